@@ -1,0 +1,97 @@
+// Host-side description of the softmax kernel families: their configurations, the names that
+// identify them, and how a configuration is launched for a problem. Plain C++ (no CUDA headers),
+// shared by the tuner (NVRTC path) and the library's dispatch (nvcc path) so both launch a
+// configuration identically.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuop/dtype.hpp"
+
+namespace cuop::kernels::softmax {
+
+enum class family : int {
+  warp_row = 0,   // THREADS_PER_ROW lanes (1..32) per row, row in registers, short rows
+  block_row = 1,  // one block per row, row in registers, single pass, medium rows
+  split_row = 2,  // SPLITS co-resident blocks per row (cooperative launch), rows of 100k+ columns
+};
+
+std::string_view name_of(family f) noexcept;
+bool parse_family(std::string_view s, family& out) noexcept;
+std::vector<family> all_families();
+
+// The tunable parameters of a family, in the order they appear in names and templates.
+// warp_row:  vec, threads_per_row, rows_per_block, chunks
+// block_row: vec, block_threads, chunks
+// split_row: vec, block_threads, chunks
+std::vector<std::string_view> param_names(family f);
+
+// One configuration. Fields a family does not use are 0.
+struct softmax_config {
+  family fam = family::block_row;
+  dtype type = dtype::f32;
+  int vec = 1;              // elements per vector access (1, 2, 4, 8; 16 bytes max)
+  int threads_per_row = 0;  // warp_row
+  int rows_per_block = 0;   // warp_row
+  int block_threads = 0;    // block_row, split_row
+  int chunks = 1;           // vectors per thread held in registers
+};
+
+// Reads a parameter by name (as in param_names); returns false for an unknown name (one not in
+// param_names(c.fam): set c.fam first) or a value outside [0, INT_MAX]. get_param returns -1 for
+// an unknown name.
+bool set_param(softmax_config& c, std::string_view name, long long value) noexcept;
+long long get_param(const softmax_config& c, std::string_view name) noexcept;
+
+// Threads per block of the configuration (warp_row: threads_per_row * rows_per_block).
+int threads_per_block(const softmax_config& c) noexcept;
+
+// Columns one row-owner holds in registers (warp_row: per row; block_row: per block;
+// split_row: per block, the row is split over ceil(cols / this) blocks).
+long long cols_per_owner(const softmax_config& c) noexcept;
+
+// Empty when the configuration is well formed for any problem, else why not (e.g. "vec * sizeof
+// > 16 bytes", "threads_per_row must be a power of two <= 32", "block of 2048 threads > 1024").
+std::string check_config(const softmax_config& c);
+
+// Stable key naming the code, e.g. "softmax_f16_warp_row_v8_t32_r4_c1". Never reused for
+// different code: every template argument appears in it.
+std::string instance_name(const softmax_config& c);
+
+// Device template instantiation spelled as source, e.g.
+// "cuop::kernels::softmax::warp_row<__half, 8, 32, 4, 1>", and the header that defines it.
+std::string template_name(const softmax_config& c);
+std::string_view header_of(family f) noexcept;
+
+// What the device offers a launch; the caller fills it from cudaGetDeviceProperties (or the
+// target's published limits when validating without a GPU).
+struct device_limits {
+  int sm_count = 0;
+  int max_threads_per_block = 1024;
+  long long max_smem_per_block = 48 * 1024;  // opt-in maximum
+  long long max_resident_blocks = 0;         // split_row: occupancy(kernel) * sm_count
+};
+
+struct launch_plan {
+  unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+  unsigned block_x = 1;
+  std::size_t smem_bytes = 0;       // dynamic shared memory
+  std::size_t workspace_bytes = 0;  // must be zeroed once when allocated
+  bool cooperative = false;         // launch with the cooperative attribute (co-residency)
+};
+
+// Grid: warp_row and block_row stride over row groups, so grid_x is capped at the resident
+// blocks (dev.max_resident_blocks when > 0, else an estimate from sm_count, else uncapped).
+// split_row: grid_x = G * SPLITS with SPLITS = ceil(cols / cols_per_owner) and G = min(rows,
+// resident / SPLITS), resident = dev.max_resident_blocks (or sm_count when 0) for this kernel;
+// the launch must be cooperative and the workspace (layout in split_workspace.hpp) zeroed once;
+// it stays valid for every later launch that needs no more bytes.
+// Plans the launch of `c` for a rows x cols problem. Returns an empty string on success, else the
+// reason this configuration cannot run the problem (e.g. "cols 5000 > 4096 held per row").
+std::string plan_launch(const softmax_config& c, long long rows, long long cols,
+                        const device_limits& dev, launch_plan& out);
+
+}  // namespace cuop::kernels::softmax

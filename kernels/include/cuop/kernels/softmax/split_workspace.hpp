@@ -1,0 +1,25 @@
+// Workspace layout of the split_row family, shared by the device code and launch planning.
+// Built-in types only: included by host C++ and by NVRTC alike.
+//
+//   u32 [0]  epoch: tags of this launch are epoch + 1 + i (i: the group's row iteration), so a
+//            zeroed slot (tag 0) never matches
+//   u32 [1]  blocks of this launch that have finished (reset by the last one)
+//   bytes [split_row_header_bytes, ...)  slots[2][G][SPLITS], 16 bytes each, by row parity:
+//            two 64-bit words {f32 max*log2e, u32 tag} and {f32 sum, u32 tag}. A 64-bit store is
+//            single-copy atomic, so a reader that sees the tag it expects in a word also sees
+//            that word's value: no fence and no counter on the per-row path.
+//
+// Zeroed once when allocated. The last block to finish a launch advances the epoch past every
+// tag the launch used, so stale slots never match later tags, whatever G and SPLITS the later
+// launch has (tags are 32-bit: they would repeat after 2^32 row iterations on one workspace).
+#pragma once
+
+namespace cuop::kernels::softmax {
+
+inline constexpr long long split_row_header_bytes = 256;
+inline constexpr long long split_row_slot_bytes = 16;
+
+// Total bytes for G groups of SPLITS blocks:
+// split_row_header_bytes + 2 * G * SPLITS * split_row_slot_bytes.
+
+}  // namespace cuop::kernels::softmax

@@ -1,0 +1,36 @@
+// cuop::softmax: row-wise softmax over the last dimension, dispatched through the table emitted
+// from tuning results (no tuning at run time).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "cuop/dtype.hpp"
+#include "cuop/status.hpp"
+
+namespace cuop {
+
+struct softmax_problem {
+  dtype type = dtype::f32;  // of both input and output; arithmetic is f32
+  long long rows = 0;
+  long long cols = 0;
+  long long in_stride = 0;   // elements between rows; 0 means cols
+  long long out_stride = 0;  // 0 means cols
+};
+
+// out[r, :] = softmax(in[r, :]). Pointers may be misaligned; in and out must not overlap.
+// Asynchronous on `stream`; errors of the launch itself are returned.
+status softmax(const softmax_problem& p, const void* in, void* out, cudaStream_t stream = nullptr);
+
+// What dispatch chooses for `p` on the current device, for logs, tests and benchmarks.
+struct softmax_choice {
+  const char* instance = nullptr;  // e.g. "softmax_f16_warp_row_v8_t32_r4_c1"
+  const char* source = nullptr;    // "tuned", "nearest-arch" or "default"
+  const char* gpu = nullptr;       // GPU the choice was measured on ("" for defaults)
+  bool same_gpu = false;           // measured on a GPU with this device's name
+  bool exact_shape = false;        // the call's shape was tuned
+  long long tuned_rows = 0, tuned_cols = 0;
+  int table_arch = 0;              // 90 for the sm_90a table
+};
+status softmax_which(const softmax_problem& p, softmax_choice& out);
+
+}  // namespace cuop

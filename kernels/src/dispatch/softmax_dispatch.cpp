@@ -1,0 +1,198 @@
+// Picks a softmax configuration from the emitted table and launches it.
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "cuop/generated/softmax_dispatch.hpp"
+#include "cuop/kernels/softmax/launch.hpp"
+#include "cuop/softmax.hpp"
+
+namespace cuop::generated {
+extern const void* const softmax_kernels[];
+}
+
+namespace cuop {
+
+namespace ks = kernels::softmax;
+
+namespace {
+
+struct device_state {
+  int cc = 0;
+  char name[256] = {};
+};
+
+status to_status(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return status::success;
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidKernelImage: return status::no_kernel_image;
+    case cudaErrorMemoryAllocation: return status::out_of_memory;
+    case cudaErrorLaunchOutOfResources:
+    case cudaErrorInvalidConfiguration:
+    case cudaErrorCooperativeLaunchTooLarge: return status::launch_failed;
+    default: return status::cuda_error;
+  }
+}
+
+status current_device(int& device, device_state& state) {
+  if (cudaGetDevice(&device) != cudaSuccess) return status::cuda_error;
+  static std::mutex m;
+  static std::map<int, device_state> cache;
+  std::lock_guard lock(m);
+  auto it = cache.find(device);
+  if (it == cache.end()) {
+    cudaDeviceProp p{};
+    if (auto e = cudaGetDeviceProperties(&p, device); e != cudaSuccess) return to_status(e);
+    device_state s;
+    s.cc = p.major * 10 + p.minor;
+    std::strncpy(s.name, p.name, sizeof(s.name) - 1);
+    it = cache.emplace(device, s).first;
+  }
+  state = it->second;
+  return status::success;
+}
+
+// The table for a device: its own architecture's, else the newest older one (PTX/family code).
+int table_arch_for(int cc) {
+  int best = 0;
+  for (const auto& e : generated::softmax_table)
+    if (e.arch == cc) return cc;
+  for (const auto& e : generated::softmax_table)
+    if (e.arch <= cc && e.arch > best) best = e.arch;
+  return best;
+}
+
+double log_distance(const detail::softmax_entry& e, long long rows, long long cols) {
+  return std::fabs(std::log(static_cast<double>(e.rows) / static_cast<double>(rows))) +
+         std::fabs(std::log(static_cast<double>(e.cols) / static_cast<double>(cols)));
+}
+
+struct selection {
+  const detail::softmax_entry* entry = nullptr;
+  ks::launch_plan plan;
+  bool same_gpu = false;
+};
+
+status limits_for(int device, const detail::softmax_entry& e, ks::device_limits& limits) {
+  // Occupancy depends only on the kernel and its block: cache it per (device, kernel).
+  static std::mutex m;
+  static std::map<std::pair<int, int>, ks::device_limits> cache;
+  std::lock_guard lock(m);
+  const auto key = std::make_pair(device, e.kernel);
+  if (auto it = cache.find(key); it != cache.end()) {
+    limits = it->second;
+    return status::success;
+  }
+  if (auto err = ks::query_limits(device, generated::softmax_kernels[e.kernel],
+                                  ks::threads_per_block(e.config), limits);
+      err != cudaSuccess)
+    return to_status(err);
+  cache.emplace(key, limits);
+  return status::success;
+}
+
+status select(const softmax_problem& p, selection& out) {
+  int device = 0;
+  device_state dev;
+  if (auto s = current_device(device, dev); s != status::success) return s;
+  const int arch = table_arch_for(dev.cc);
+  if (arch == 0) return status::no_kernel_image;
+  const auto rank = [&](const detail::softmax_entry& e) {
+    // Lower is better: exact shape on the same GPU, exact shape on the arch, then nearest shape.
+    const bool same_gpu = std::strcmp(e.gpu, dev.name) == 0;
+    const double d = log_distance(e, p.rows, p.cols);
+    return (d == 0 ? 0.0 : 10.0 + d) + (same_gpu ? 0.0 : 0.5);
+  };
+  const detail::softmax_entry* best = nullptr;
+  double best_rank = 0;
+  ks::launch_plan best_plan;
+  for (const auto& e : generated::softmax_table) {
+    if (e.arch != arch || e.type != p.type || e.source == detail::entry_source::fallback) continue;
+    const double r = rank(e);
+    if (best && r >= best_rank) continue;
+    ks::device_limits limits;
+    if (limits_for(device, e, limits) != status::success) continue;
+    ks::launch_plan plan;
+    if (!ks::plan_launch(e.config, p.rows, p.cols, limits, plan).empty()) continue;
+    best = &e;
+    best_rank = r;
+    best_plan = plan;
+  }
+  if (!best) {
+    for (const auto& e : generated::softmax_table) {
+      if (e.arch != arch || e.type != p.type || e.source != detail::entry_source::fallback) continue;
+      ks::device_limits limits;
+      if (auto s = limits_for(device, e, limits); s != status::success) return s;
+      ks::launch_plan plan;
+      if (!ks::plan_launch(e.config, p.rows, p.cols, limits, plan).empty()) continue;
+      best = &e;
+      best_plan = plan;
+      break;
+    }
+  }
+  if (!best) return status::unsupported;
+  out.entry = best;
+  out.plan = best_plan;
+  out.same_gpu = std::strcmp(best->gpu, dev.name) == 0;
+  return status::success;
+}
+
+// split_row's barrier workspace, per (device, stream): zeroed once when allocated, the kernel
+// leaves it reusable. Streams get their own so concurrent calls never share a barrier.
+status workspace_for(std::size_t bytes, cudaStream_t stream, void*& out) {
+  static std::mutex m;
+  static std::map<std::pair<int, cudaStream_t>, std::pair<void*, std::size_t>> cache;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return status::cuda_error;
+  std::lock_guard lock(m);
+  auto& slot = cache[{device, stream}];
+  if (slot.second < bytes) {
+    if (slot.first) cudaFree(slot.first);
+    slot = {nullptr, 0};
+    if (cudaMalloc(&slot.first, bytes) != cudaSuccess) return status::out_of_memory;
+    if (cudaMemset(slot.first, 0, bytes) != cudaSuccess) return status::cuda_error;
+    slot.second = bytes;
+  }
+  out = slot.first;
+  return status::success;
+}
+
+}  // namespace
+
+status softmax(const softmax_problem& p, const void* in, void* out, cudaStream_t stream) {
+  if (!in || !out || p.rows < 0 || p.cols < 0) return status::invalid_argument;
+  const long long in_stride = p.in_stride ? p.in_stride : p.cols;
+  const long long out_stride = p.out_stride ? p.out_stride : p.cols;
+  if (in_stride < p.cols || out_stride < p.cols) return status::invalid_argument;
+  if (p.rows == 0 || p.cols == 0) return status::success;
+  selection sel;
+  if (auto s = select(p, sel); s != status::success) return s;
+  void* workspace = nullptr;
+  if (sel.plan.workspace_bytes > 0)
+    if (auto s = workspace_for(sel.plan.workspace_bytes, stream, workspace); s != status::success)
+      return s;
+  const ks::softmax_args args{in, out, p.rows, p.cols, in_stride, out_stride, workspace};
+  return to_status(ks::launch(generated::softmax_kernels[sel.entry->kernel], sel.plan, args, stream));
+}
+
+status softmax_which(const softmax_problem& p, softmax_choice& out) {
+  selection sel;
+  if (auto s = select(p, sel); s != status::success) return s;
+  const auto& e = *sel.entry;
+  out.instance = e.instance;
+  out.source = detail::name_of(e.source);
+  out.gpu = e.gpu;
+  out.same_gpu = sel.same_gpu;
+  out.exact_shape = e.rows == p.rows && e.cols == p.cols;
+  out.tuned_rows = e.rows;
+  out.tuned_cols = e.cols;
+  out.table_arch = e.arch;
+  return status::success;
+}
+
+}  // namespace cuop

@@ -1,0 +1,190 @@
+#include "cuop/kernels/softmax/family.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "cuop/kernels/softmax/split_workspace.hpp"
+
+namespace cuop::kernels::softmax {
+
+namespace {
+
+constexpr int max_threads_per_sm = 2048;  // sm_80, sm_90, sm_100
+constexpr int max_blocks_per_sm = 32;
+constexpr int max_chunks = 64;
+
+bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// Pointer to the config field a parameter name stands for in family f, or null.
+int* field(softmax_config& c, std::string_view name) {
+  if (name == "vec") return &c.vec;
+  if (name == "chunks") return &c.chunks;
+  if (c.fam == family::warp_row) {
+    if (name == "threads_per_row") return &c.threads_per_row;
+    if (name == "rows_per_block") return &c.rows_per_block;
+  } else if (name == "block_threads") {
+    return &c.block_threads;
+  }
+  return nullptr;
+}
+
+// Blocks of `threads` threads that a launch can keep resident: the caller's occupancy when
+// known, else the thread/block limits of the SMs, else unbounded (validation without a GPU).
+long long resident_blocks(const device_limits& dev, int threads) {
+  if (dev.max_resident_blocks > 0) return dev.max_resident_blocks;
+  if (dev.sm_count > 0)
+    return static_cast<long long>(dev.sm_count) *
+           std::max(1, std::min(max_blocks_per_sm, max_threads_per_sm / threads));
+  return std::numeric_limits<int>::max();
+}
+
+}  // namespace
+
+std::string_view name_of(family f) noexcept {
+  switch (f) {
+    case family::warp_row: return "warp_row";
+    case family::block_row: return "block_row";
+    case family::split_row: return "split_row";
+  }
+  return "?";
+}
+
+bool parse_family(std::string_view s, family& out) noexcept {
+  for (family f : {family::warp_row, family::block_row, family::split_row}) {
+    if (s == name_of(f)) {
+      out = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<family> all_families() { return {family::warp_row, family::block_row, family::split_row}; }
+
+std::vector<std::string_view> param_names(family f) {
+  if (f == family::warp_row) return {"vec", "threads_per_row", "rows_per_block", "chunks"};
+  return {"vec", "block_threads", "chunks"};
+}
+
+bool set_param(softmax_config& c, std::string_view name, long long value) noexcept {
+  int* p = field(c, name);
+  if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
+  *p = static_cast<int>(value);
+  return true;
+}
+
+long long get_param(const softmax_config& c, std::string_view name) noexcept {
+  const int* p = field(const_cast<softmax_config&>(c), name);
+  return p == nullptr ? -1 : *p;
+}
+
+int threads_per_block(const softmax_config& c) noexcept {
+  if (c.fam == family::warp_row) return c.threads_per_row * c.rows_per_block;
+  return c.block_threads;
+}
+
+long long cols_per_owner(const softmax_config& c) noexcept {
+  const long long lanes = c.fam == family::warp_row ? c.threads_per_row : c.block_threads;
+  return static_cast<long long>(c.vec) * lanes * c.chunks;
+}
+
+std::string check_config(const softmax_config& c) {
+  if (c.type != dtype::f32 && c.type != dtype::f16 && c.type != dtype::bf16) return "unknown dtype";
+  if (c.vec != 1 && c.vec != 2 && c.vec != 4 && c.vec != 8)
+    return "vec " + std::to_string(c.vec) + " is not 1, 2, 4 or 8";
+  if (c.vec * static_cast<long long>(size_of(c.type)) > 16)
+    return "vec " + std::to_string(c.vec) + " * " + std::to_string(size_of(c.type)) +
+           " bytes > 16 bytes";
+  if (c.chunks < 1 || c.chunks > max_chunks)
+    return "chunks " + std::to_string(c.chunks) + " outside 1.." + std::to_string(max_chunks);
+  if (c.fam == family::warp_row) {
+    if (!is_pow2(c.threads_per_row) || c.threads_per_row > 32)
+      return "threads_per_row " + std::to_string(c.threads_per_row) +
+             " must be a power of two <= 32";
+    if (c.rows_per_block < 1) return "rows_per_block " + std::to_string(c.rows_per_block) + " < 1";
+  } else if (c.fam != family::block_row && c.fam != family::split_row) {
+    return "unknown family";
+  }
+  const long long threads = c.fam == family::warp_row
+                                ? static_cast<long long>(c.threads_per_row) * c.rows_per_block
+                                : c.block_threads;
+  if (threads < 32 || threads % 32 != 0)
+    return "block of " + std::to_string(threads) + " threads is not a multiple of 32";
+  if (threads > 1024) return "block of " + std::to_string(threads) + " threads > 1024";
+  return {};
+}
+
+std::string instance_name(const softmax_config& c) {
+  std::string n = "softmax_";
+  n += name_of(c.type);
+  n += '_';
+  n += name_of(c.fam);
+  n += "_v" + std::to_string(c.vec);
+  if (c.fam == family::warp_row)
+    n += "_t" + std::to_string(c.threads_per_row) + "_r" + std::to_string(c.rows_per_block);
+  else
+    n += "_b" + std::to_string(c.block_threads);
+  n += "_c" + std::to_string(c.chunks);
+  return n;
+}
+
+std::string template_name(const softmax_config& c) {
+  std::string n = "cuop::kernels::softmax::";
+  n += name_of(c.fam);
+  n += '<';
+  n += device_type_of(c.type);
+  n += ", " + std::to_string(c.vec);
+  if (c.fam == family::warp_row)
+    n += ", " + std::to_string(c.threads_per_row) + ", " + std::to_string(c.rows_per_block);
+  else
+    n += ", " + std::to_string(c.block_threads);
+  n += ", " + std::to_string(c.chunks) + ">";
+  return n;
+}
+
+std::string_view header_of(family f) noexcept {
+  switch (f) {
+    case family::warp_row: return "cuop/kernels/softmax/warp_row.cuh";
+    case family::block_row: return "cuop/kernels/softmax/block_row.cuh";
+    case family::split_row: return "cuop/kernels/softmax/split_row.cuh";
+  }
+  return "";
+}
+
+std::string plan_launch(const softmax_config& c, long long rows, long long cols,
+                        const device_limits& dev, launch_plan& out) {
+  if (std::string bad = check_config(c); !bad.empty()) return bad;
+  if (rows < 1) return "rows " + std::to_string(rows) + " < 1";
+  if (cols < 1) return "cols " + std::to_string(cols) + " < 1";
+  const int threads = threads_per_block(c);
+  if (threads > dev.max_threads_per_block)
+    return "block of " + std::to_string(threads) + " threads > device limit " +
+           std::to_string(dev.max_threads_per_block);
+  const long long held = cols_per_owner(c);
+  constexpr long long max_grid = std::numeric_limits<int>::max();
+
+  launch_plan p;
+  p.block_x = static_cast<unsigned>(threads);
+  if (c.fam == family::warp_row || c.fam == family::block_row) {
+    if (cols > held)
+      return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";
+    const long long groups = c.fam == family::warp_row ? (rows + c.rows_per_block - 1) / c.rows_per_block
+                                                       : rows;
+    p.grid_x = static_cast<unsigned>(std::min({groups, resident_blocks(dev, threads), max_grid}));
+  } else {
+    const long long splits = (cols + held - 1) / held;
+    const long long resident = dev.max_resident_blocks > 0 ? dev.max_resident_blocks : dev.sm_count;
+    if (resident < 1) return "split_row needs the device's co-resident block count";
+    if (splits > resident)
+      return "cols " + std::to_string(cols) + " need " + std::to_string(splits) + " blocks of " +
+             std::to_string(held) + " > " + std::to_string(resident) + " co-resident blocks";
+    const long long groups = std::min(rows, resident / splits);
+    p.grid_x = static_cast<unsigned>(groups * splits);
+    p.workspace_bytes = static_cast<std::size_t>(split_row_header_bytes + 2 * groups * splits * split_row_slot_bytes);
+    p.cooperative = true;
+  }
+  out = p;
+  return {};
+}
+
+}  // namespace cuop::kernels::softmax

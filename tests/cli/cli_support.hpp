@@ -1,0 +1,44 @@
+// Runs the built cuop-tune binary and captures its exit code and output.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace cuop::test {
+
+struct cli_result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+inline cli_result run_cli(const std::string& args) {
+  const std::string cmd = std::string(CUOP_TUNE_BIN) + " " + args + " 2>&1";
+  cli_result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe)) r.out += buffer.data();
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// A fresh temporary folder per test, removed afterwards.
+struct temp_dir {
+  std::filesystem::path path;
+  temp_dir() {
+    char tmpl[] = "/tmp/cuop-cli-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+}  // namespace cuop::test

@@ -1,0 +1,110 @@
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli_support.hpp"
+
+using cuop::test::run_cli;
+using cuop::test::temp_dir;
+
+namespace {
+
+const std::string data = CUOP_TEST_DATA_DIR;
+const std::string smoke = std::string(CUOP_SOURCE_DIR) + "/configs/softmax-smoke.yaml";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(cli, help_lists_the_commands_and_exits_0) {
+  const auto r = run_cli("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* cmd : {"validate", "sweep", "best", "export", "emit"})
+    EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd;
+}
+
+TEST(cli, no_subcommand_is_a_usage_error) { EXPECT_EQ(run_cli("").code, 2); }
+
+TEST(cli, unknown_subcommand_is_a_usage_error) {
+  const auto r = run_cli("swep configs/softmax.yaml");
+  EXPECT_EQ(r.code, 2);
+}
+
+TEST(cli, validate_accepts_the_shipped_configs) {
+  const auto r = run_cli("validate " + std::string(CUOP_SOURCE_DIR) + "/configs/softmax.yaml " + smoke);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("softmax.yaml: ok"), std::string::npos) << r.out;
+}
+
+TEST(cli, validate_names_the_place_of_an_unknown_key) {
+  const auto file = data + "/spec/bad_unknown_key.yaml";
+  const auto r = run_cli("validate " + file);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out.rfind("cuop-tune: error: " + file + ":", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("did you mean"), std::string::npos) << r.out;
+}
+
+TEST(cli, validate_of_a_missing_file_is_a_usage_error) {
+  EXPECT_EQ(run_cli("validate /nonexistent/sweep.yaml").code, 2);
+}
+
+TEST(cli, validation_sweep_export_emit_round_trip) {
+  temp_dir tmp;
+  const auto db = tmp / "t.db";
+  const auto sweep = run_cli("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + smoke);
+  ASSERT_EQ(sweep.code, 0) << sweep.out;
+  EXPECT_NE(sweep.out.find("compile-validation"), std::string::npos) << sweep.out;
+  EXPECT_NE(sweep.out.find("sm_100a"), std::string::npos) << sweep.out;
+
+  // Resuming: the second sweep finds the builds cached.
+  const auto again = run_cli("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + smoke);
+  ASSERT_EQ(again.code, 0) << again.out;
+
+  const auto exported = run_cli("export --db " + db + " --out " + (tmp / "results"));
+  ASSERT_EQ(exported.code, 0) << exported.out;
+  EXPECT_NE(exported.out.find("softmax/validation.json"), std::string::npos) << exported.out;
+
+  const auto emit1 = run_cli("emit --results " + (tmp / "results") + " --out " + (tmp / "gen"));
+  ASSERT_EQ(emit1.code, 0) << emit1.out;
+  const auto header = read_file(tmp / "gen/cuop/generated/softmax_dispatch.hpp");
+  EXPECT_NE(header.find("softmax_table"), std::string::npos);
+  const auto emit2 = run_cli("emit --results " + (tmp / "results") + " --out " + (tmp / "gen"));
+  ASSERT_EQ(emit2.code, 0);
+  EXPECT_NE(emit2.out.find("unchanged"), std::string::npos) << emit2.out;
+  EXPECT_EQ(read_file(tmp / "gen/cuop/generated/softmax_dispatch.hpp"), header);
+}
+
+TEST(cli, a_database_from_a_newer_schema_is_refused_and_left_intact) {
+  temp_dir tmp;
+  const auto db = tmp / "newer.db";
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(h, "CREATE TABLE x(y); PRAGMA user_version = 99;", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(h);
+  const auto before = read_file(db);
+  const auto r = run_cli("sweep --validate-only --db " + db + " " + smoke);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("newer than this cuop-tune"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(db), before);
+}
+
+TEST(cli, emit_rejects_an_unknown_target) {
+  temp_dir tmp;
+  const auto r = run_cli("emit --results " + std::string(CUOP_SOURCE_DIR) + "/results --out " +
+                         (tmp / "gen") + " --targets 80,91a");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("unknown target \"91a\""), std::string::npos) << r.out;
+}
+
+TEST(cli, best_on_a_missing_database_is_an_error_naming_it) {
+  const auto r = run_cli("best --db /nonexistent/x.db");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("/nonexistent/x.db"), std::string::npos) << r.out;
+}

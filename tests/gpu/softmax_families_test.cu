@@ -1,0 +1,273 @@
+// The softmax kernel families, instantiated directly with nvcc, planned with plan_launch and
+// checked against the reference on awkward shapes: tiny and odd column counts, one row and
+// 65537 rows, misaligned pointers, strides wider than the row. Outputs are poisoned with NaN
+// first, and the padding between rows must still hold it afterwards.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuop/kernels/softmax/block_row.cuh"
+#include "cuop/kernels/softmax/family.hpp"
+#include "cuop/kernels/softmax/split_row.cuh"
+#include "cuop/kernels/softmax/warp_row.cuh"
+#include "cuop/reference/softmax_reference.hpp"
+#include "gpu_test_support.hpp"
+
+namespace {
+
+namespace ks = cuop::kernels::softmax;
+namespace ref = cuop::reference;
+
+template <typename K>
+__global__ void __launch_bounds__(K::block_threads) entry(ks::softmax_args a) {
+  K::run(a);
+}
+
+struct shape {
+  long long rows, cols;
+};
+
+// Row strides are cols + pad; pointers are offset by off elements from a 256-byte boundary.
+struct layout {
+  long long in_pad, out_pad;
+  int in_off, out_off;
+};
+
+const std::vector<shape> shapes = {{1, 1},    {7, 3},     {65537, 3},  {65537, 128}, {129, 1000},
+                                   {33, 4097}, {1, 100003}, {3, 100003}};
+const std::vector<layout> layouts = {{0, 0, 0, 0}, {0, 0, 1, 1}, {0, 0, 1, 0},
+                                     {0, 0, 0, 1}, {5, 3, 0, 0}, {5, 3, 1, 1}};
+
+bool is_nan_bits(cuop::dtype t, const unsigned char* p) {
+  if (t == cuop::dtype::f32) {
+    std::uint32_t b;
+    std::memcpy(&b, p, 4);
+    return (b & 0x7f800000u) == 0x7f800000u && (b & 0x7fffffu) != 0;
+  }
+  std::uint16_t b;
+  std::memcpy(&b, p, 2);
+  if (t == cuop::dtype::f16) return (b & 0x7c00u) == 0x7c00u && (b & 0x3ffu) != 0;
+  return (b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0;
+}
+
+// Owns device buffers for one test; the split_row workspace is zeroed once and reused by every
+// case, which is the self-resetting contract under test.
+struct harness {
+  ks::softmax_config cfg;
+  const void* kernel;
+  ks::device_limits dev;
+  void* workspace = nullptr;
+  std::size_t workspace_size = 0;
+
+  ~harness() { cudaFree(workspace); }
+
+  void run_case(const shape& sh, const layout& lo, int repeats) {
+    SCOPED_TRACE(ks::instance_name(cfg) + " rows " + std::to_string(sh.rows) + " cols " +
+                 std::to_string(sh.cols) + " in_pad " + std::to_string(lo.in_pad) + " out_pad " +
+                 std::to_string(lo.out_pad) + " in_off " + std::to_string(lo.in_off) +
+                 " out_off " + std::to_string(lo.out_off));
+    ks::launch_plan plan;
+    const std::string why = ks::plan_launch(cfg, sh.rows, sh.cols, dev, plan);
+    const long long held = ks::cols_per_owner(cfg);
+    if (cfg.fam == ks::family::split_row) {
+      const long long splits = (sh.cols + held - 1) / held;
+      ASSERT_EQ(why.empty(), splits <= dev.max_resident_blocks) << why;
+    } else {
+      ASSERT_EQ(why.empty(), sh.cols <= held) << why;
+    }
+    if (!why.empty()) return;
+
+    const cuop::dtype t = cfg.type;
+    const std::size_t es = cuop::size_of(t);
+    const long long in_stride = sh.cols + lo.in_pad, out_stride = sh.cols + lo.out_pad;
+    const long long in_count = (sh.rows - 1) * in_stride + sh.cols + lo.in_off;
+    const long long out_count = (sh.rows - 1) * out_stride + sh.cols + lo.out_off;
+    unsigned char *in = nullptr, *out = nullptr;
+    float* expect = nullptr;
+    CUOP_CUDA_ASSERT(cudaMalloc(&in, in_count * es));
+    CUOP_CUDA_ASSERT(cudaMalloc(&out, out_count * es));
+    CUOP_CUDA_ASSERT(cudaMalloc(&expect, sh.rows * sh.cols * sizeof(float)));
+    if (plan.workspace_bytes > workspace_size) {
+      cudaFree(workspace);
+      workspace = nullptr;
+      CUOP_CUDA_ASSERT(cudaMalloc(&workspace, plan.workspace_bytes));
+      CUOP_CUDA_ASSERT(cudaMemset(workspace, 0, plan.workspace_bytes));
+      workspace_size = plan.workspace_bytes;
+    }
+    const void* in_data = in + lo.in_off * es;
+    void* out_data = out + lo.out_off * es;
+    CUOP_CUDA_ASSERT(ref::fill_random(t, in, in_count, 1234 + sh.cols, -8.f, 8.f, nullptr));
+    CUOP_CUDA_ASSERT(ref::softmax_reference(t, in_data, sh.rows, sh.cols, in_stride, expect, nullptr));
+
+    for (int rep = 0; rep < repeats; ++rep) {
+      CUOP_CUDA_ASSERT(ref::fill_nan(t, out, out_count, nullptr));
+      ks::softmax_args args{in_data, out_data, sh.rows, sh.cols, in_stride, out_stride, workspace};
+      void* params[] = {&args};
+      cudaLaunchConfig_t lc{};
+      lc.gridDim = dim3(plan.grid_x, plan.grid_y, plan.grid_z);
+      lc.blockDim = dim3(plan.block_x);
+      lc.dynamicSmemBytes = plan.smem_bytes;
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeCooperative;
+      attr.val.cooperative = 1;
+      lc.attrs = &attr;
+      lc.numAttrs = plan.cooperative ? 1 : 0;
+      CUOP_CUDA_ASSERT(cudaLaunchKernelExC(&lc, kernel, params));
+      CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
+
+      ref::compare_result r;
+      CUOP_CUDA_ASSERT(ref::compare_softmax(t, out_data, sh.rows, sh.cols, out_stride, expect,
+                                            ref::softmax_tolerance(t, sh.cols),
+                                            ref::softmax_rtol(t), &r, nullptr));
+      EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row
+                          << " col " << r.first_bad_col << ", " << r.nan_count
+                          << " NaN, max abs err " << r.max_abs_err << ", max rel err "
+                          << r.max_rel_err;
+      EXPECT_EQ(r.nan_count, 0);
+    }
+
+    // Nothing outside the rows was written: the padding still holds the poison.
+    if (lo.out_pad > 0 || lo.out_off > 0) {
+      std::vector<unsigned char> host(out_count * es);
+      CUOP_CUDA_ASSERT(cudaMemcpy(host.data(), out, host.size(), cudaMemcpyDeviceToHost));
+      long long touched = 0;
+      for (long long i = 0; i < lo.out_off; ++i) touched += !is_nan_bits(t, &host[i * es]);
+      for (long long r = 0; r + 1 < sh.rows; ++r)
+        for (long long c = sh.cols; c < out_stride; ++c)
+          touched += !is_nan_bits(t, &host[(lo.out_off + r * out_stride + c) * es]);
+      EXPECT_EQ(touched, 0) << "elements outside the rows were written";
+    }
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(expect);
+  }
+};
+
+template <typename K>
+void check_family(ks::softmax_config cfg) {
+  ASSERT_EQ(ks::check_config(cfg), "");
+  ASSERT_EQ(ks::threads_per_block(cfg), K::block_threads);
+  int device = 0, occupancy = 0;
+  cudaDeviceProp prop{};
+  CUOP_CUDA_ASSERT(cudaGetDevice(&device));
+  CUOP_CUDA_ASSERT(cudaGetDeviceProperties(&prop, device));
+  if (prop.major < 8) GTEST_SKIP() << "needs sm_80 or newer, device is sm_" << prop.major << prop.minor;
+  CUOP_CUDA_ASSERT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &occupancy, entry<K>, K::block_threads, 0));
+  ASSERT_GT(occupancy, 0) << "kernel cannot be resident";
+  harness h{cfg, reinterpret_cast<const void*>(&entry<K>), {}};
+  h.dev.sm_count = prop.multiProcessorCount;
+  h.dev.max_threads_per_block = prop.maxThreadsPerBlock;
+  h.dev.max_smem_per_block = static_cast<long long>(prop.sharedMemPerBlockOptin);
+  h.dev.max_resident_blocks = static_cast<long long>(occupancy) * prop.multiProcessorCount;
+  const int repeats = cfg.fam == ks::family::split_row ? 2 : 1;  // the workspace must self-reset
+  for (const shape& sh : shapes) {
+    // Keep each case moderate: many rows only with short rows.
+    if (sh.rows > 1000 && sh.cols > 128) continue;
+    for (const layout& lo : layouts) {
+      h.run_case(sh, lo, repeats);
+      if (testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+ks::softmax_config warp_cfg(cuop::dtype t, int vec, int tpr, int rpb, int chunks) {
+  ks::softmax_config c;
+  c.fam = ks::family::warp_row;
+  c.type = t;
+  c.vec = vec;
+  c.threads_per_row = tpr;
+  c.rows_per_block = rpb;
+  c.chunks = chunks;
+  return c;
+}
+
+ks::softmax_config block_cfg(ks::family f, cuop::dtype t, int vec, int threads, int chunks) {
+  ks::softmax_config c;
+  c.fam = f;
+  c.type = t;
+  c.vec = vec;
+  c.block_threads = threads;
+  c.chunks = chunks;
+  return c;
+}
+
+using cuop::dtype;
+constexpr ks::family split = ks::family::split_row;
+
+}  // namespace
+
+#define CUOP_WARP_TEST(NAME, T, DT, V, TPR, RPB, C)                                  \
+  TEST(sm80_softmax_warp_row, NAME) {                                               \
+    CUOP_REQUIRE_GPU();                                                             \
+    check_family<ks::warp_row<T, V, TPR, RPB, C>>(warp_cfg(DT, V, TPR, RPB, C));    \
+  }
+#define CUOP_BLOCK_TEST(FAM, NAME, T, DT, V, B, C)                                   \
+  TEST(sm80_softmax_##FAM, NAME) {                                                  \
+    CUOP_REQUIRE_GPU();                                                             \
+    check_family<ks::FAM<T, V, B, C>>(block_cfg(ks::family::FAM, DT, V, B, C));     \
+  }
+
+CUOP_WARP_TEST(f32_v4_t32_r4_c8, float, dtype::f32, 4, 32, 4, 8)
+CUOP_WARP_TEST(f16_v8_t32_r4_c1, __half, dtype::f16, 8, 32, 4, 1)
+CUOP_WARP_TEST(bf16_v8_t16_r8_c1, __nv_bfloat16, dtype::bf16, 8, 16, 8, 1)
+CUOP_WARP_TEST(bf16_v2_t4_r32_c1, __nv_bfloat16, dtype::bf16, 2, 4, 32, 1)
+CUOP_WARP_TEST(f32_v1_t1_r128_c4, float, dtype::f32, 1, 1, 128, 4)
+CUOP_WARP_TEST(f16_v8_t32_r1_c17, __half, dtype::f16, 8, 32, 1, 17)
+
+CUOP_BLOCK_TEST(block_row, f32_v4_b128_c2, float, dtype::f32, 4, 128, 2)
+CUOP_BLOCK_TEST(block_row, f16_v8_b256_c2, __half, dtype::f16, 8, 256, 2)
+CUOP_BLOCK_TEST(block_row, f32_v4_b256_c5, float, dtype::f32, 4, 256, 5)
+CUOP_BLOCK_TEST(block_row, bf16_v8_b1024_c13, __nv_bfloat16, dtype::bf16, 8, 1024, 13)
+CUOP_BLOCK_TEST(block_row, f16_v2_b64_c1, __half, dtype::f16, 2, 64, 1)
+
+CUOP_BLOCK_TEST(split_row, f32_v4_b256_c4, float, dtype::f32, 4, 256, 4)
+CUOP_BLOCK_TEST(split_row, f16_v8_b128_c1, __half, dtype::f16, 8, 128, 1)
+CUOP_BLOCK_TEST(split_row, bf16_v8_b512_c2, __nv_bfloat16, dtype::bf16, 8, 512, 2)
+CUOP_BLOCK_TEST(split_row, f32_v4_b1024_c8, float, dtype::f32, 4, 1024, 8)
+CUOP_BLOCK_TEST(split_row, f32_v1_b32_c1, float, dtype::f32, 1, 32, 1)
+
+// A row whose elements are all -inf gives no defined answer, but every family must finish.
+TEST(sm80_softmax_split_row, all_neg_inf_rows_finish) {
+  CUOP_REQUIRE_GPU();
+  using K = ks::split_row<float, 4, 256, 1>;
+  const ks::softmax_config cfg = block_cfg(split, dtype::f32, 4, 256, 1);
+  cudaDeviceProp prop{};
+  CUOP_CUDA_ASSERT(cudaGetDeviceProperties(&prop, 0));
+  int occupancy = 0;
+  CUOP_CUDA_ASSERT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, entry<K>, 256, 0));
+  ks::device_limits dev;
+  dev.sm_count = prop.multiProcessorCount;
+  dev.max_resident_blocks = static_cast<long long>(occupancy) * prop.multiProcessorCount;
+  const long long rows = 64, cols = 5000;
+  ks::launch_plan plan;
+  ASSERT_EQ(ks::plan_launch(cfg, rows, cols, dev, plan), "");
+  std::vector<float> host(rows * cols, -INFINITY);
+  float *in = nullptr, *out = nullptr;
+  void* ws = nullptr;
+  CUOP_CUDA_ASSERT(cudaMalloc(&in, host.size() * sizeof(float)));
+  CUOP_CUDA_ASSERT(cudaMalloc(&out, host.size() * sizeof(float)));
+  CUOP_CUDA_ASSERT(cudaMalloc(&ws, plan.workspace_bytes));
+  CUOP_CUDA_ASSERT(cudaMemset(ws, 0, plan.workspace_bytes));
+  CUOP_CUDA_ASSERT(cudaMemcpy(in, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  ks::softmax_args args{in, out, rows, cols, cols, cols, ws};
+  void* params[] = {&args};
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = dim3(plan.grid_x);
+  lc.blockDim = dim3(plan.block_x);
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeCooperative;
+  attr.val.cooperative = 1;
+  lc.attrs = &attr;
+  lc.numAttrs = 1;
+  CUOP_CUDA_ASSERT(cudaLaunchKernelExC(&lc, reinterpret_cast<const void*>(&entry<K>), params));
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(ws);
+}

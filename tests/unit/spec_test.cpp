@@ -1,0 +1,236 @@
+// Sweep files: valid ones parse to the expected values, malformed ones fail with one exact
+// message naming file:line:column.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+
+#include "tuner/core/error.hpp"
+#include "tuner/core/suggest.hpp"
+#include "tuner/ops/registry.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace {
+
+using cuop::spec::load;
+using cuop::spec::parse;
+
+std::string fixture(const std::string& name) { return std::string(CUOP_TEST_DATA_DIR) + "/spec/" + name; }
+
+// The message of the cuop::error `f` throws, or a marker that fails the comparison.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const cuop::error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(spec, full_example_parses) {
+  const auto s = load(fixture("valid_full.yaml"));
+  EXPECT_EQ(s.file, fixture("valid_full.yaml"));
+  EXPECT_EQ(s.op, "softmax");
+  ASSERT_EQ(s.problems.size(), 6u);
+  const std::vector<std::string> keys = {"softmax_f32_4096x4096",  "softmax_f16_32768x1024",
+                                         "softmax_bf16_32768x1024", "softmax_f32_65536x128",
+                                         "softmax_f16_65536x128",  "softmax_bf16_65536x128"};
+  for (std::size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(s.problems[i].key(s.op), keys[i]);
+  EXPECT_EQ(s.problems[1].dims.at("rows"), 32768);
+  EXPECT_EQ(s.problems[1].dims.at("cols"), 1024);
+  EXPECT_EQ(s.problems[1].where.str(), fixture("valid_full.yaml") + ":6:5");
+
+  ASSERT_EQ(s.candidates.size(), 2u);
+  const auto& warp = s.candidates[0];
+  EXPECT_EQ(warp.family, "warp_row");
+  ASSERT_EQ(warp.params.size(), 4u);
+  EXPECT_EQ(warp.params[0].name, "vec");
+  EXPECT_EQ(warp.params[0].values, (std::vector<std::int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(warp.params[1].values, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32}));
+  EXPECT_EQ(warp.params[2].values, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(warp.params[1].where.line, 12);
+  EXPECT_EQ(warp.params[1].where.column, 24);
+  ASSERT_EQ(warp.constraints.size(), 2u);
+  EXPECT_EQ(warp.constraints[1].expr, "vec * threads_per_row * chunks >= cols");
+  EXPECT_EQ(warp.constraints[1].where.str(), fixture("valid_full.yaml") + ":17:9");
+
+  const auto& block = s.candidates[1];
+  EXPECT_EQ(block.params[1].name, "block_threads");
+  EXPECT_EQ(block.params[1].values,
+            (std::vector<std::int64_t>{128, 256, 384, 512, 640, 768, 896, 1024}));
+  EXPECT_EQ(block.params[2].values, (std::vector<std::int64_t>{2}));  // a scalar is one value
+
+  ASSERT_EQ(s.constraints.size(), 1u);
+  EXPECT_EQ(s.constraints[0].expr, "vec * elem_bytes <= 16");
+  EXPECT_EQ(s.targets, (std::vector<std::string>{"sm_80", "sm_90a", "sm_100a"}));
+  EXPECT_EQ(s.measure.warmup_ms, 50);
+  EXPECT_EQ(s.measure.min_samples, 20);
+  EXPECT_EQ(s.measure.max_samples, 200);
+  EXPECT_DOUBLE_EQ(s.measure.max_time_s, 1.5);
+  EXPECT_DOUBLE_EQ(s.measure.rel_ci, 0.02);
+  EXPECT_FALSE(s.measure.flush_l2);
+  EXPECT_DOUBLE_EQ(s.measure.timeout_s, 10);
+  EXPECT_EQ(s.strategy, "exhaustive");
+}
+
+TEST(spec, minimal_file_gets_defaults) {
+  const auto s = load(fixture("valid_minimal.yaml"));
+  ASSERT_EQ(s.problems.size(), 1u);
+  EXPECT_EQ(s.problems[0].key("softmax"), "softmax_f16_8x32");
+  EXPECT_EQ(s.targets, (std::vector<std::string>{"sm_80", "sm_90a", "sm_100a"}));
+  const cuop::spec::measure_settings defaults;
+  EXPECT_EQ(s.measure.min_samples, defaults.min_samples);
+  EXPECT_EQ(s.measure.max_samples, defaults.max_samples);
+  EXPECT_TRUE(s.measure.flush_l2);
+  EXPECT_EQ(s.strategy, "exhaustive");
+  EXPECT_TRUE(s.constraints.empty());
+}
+
+TEST(spec, problem_key_follows_op_dimension_order) {
+  cuop::spec::problem p;
+  p.dtype = "bf16";
+  p.dims = {{"cols", 1024}, {"rows", 32768}};  // the map sorts cols first; the key must not
+  EXPECT_EQ(p.key("softmax"), "softmax_bf16_32768x1024");
+}
+
+TEST(spec, location_str) {
+  const cuop::spec::location l{"configs/a.yaml", 12, 5};
+  EXPECT_EQ(l.str(), "configs/a.yaml:12:5");
+}
+
+TEST(spec, messages_use_the_name_as_given) {
+  const std::string text =
+      "op: softmax\nproblems: [{rows: 4, cols: 4, dtype: f32}]\n"
+      "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunk: 1}}]\n";
+  EXPECT_EQ(error_of([&] { parse(text, "configs/x.yaml"); }),
+            "configs/x.yaml:3:70: unknown parameter \"chunk\" for family \"block_row\" (did you "
+            "mean \"chunks\"?)");
+}
+
+TEST(spec, missing_file_is_an_error) {
+  EXPECT_EQ(error_of([] { load("/nonexistent/sweep.yaml"); }),
+            "cannot open sweep file \"/nonexistent/sweep.yaml\"");
+}
+
+TEST(spec, range_expansion_is_capped) {
+  const std::string text =
+      "op: softmax\nproblems: [{rows: 4, cols: 4, dtype: f32}]\n"
+      "candidates: [{family: block_row, params: {vec: 1, block_threads: {range: [1, 100000]}, "
+      "chunks: 1}}]\n";
+  EXPECT_EQ(error_of([&] { parse(text, "x.yaml"); }),
+            "x.yaml:3:66: parameter \"block_threads\" expands to more than 4096 values");
+}
+
+struct bad_case {
+  const char* file;
+  const char* message;  // after "<path>:"
+};
+
+// Failure output names the fixture instead of dumping bytes.
+void PrintTo(const bad_case& c, std::ostream* os) { *os << c.file; }
+
+class spec_bad : public testing::TestWithParam<bad_case> {};
+
+TEST_P(spec_bad, fails_with_exact_message) {
+  const std::string path = fixture(GetParam().file);
+  EXPECT_EQ(error_of([&] { load(path); }), path + ":" + GetParam().message);
+}
+
+const bad_case bad_cases[] = {
+    {"bad_yaml_syntax.yaml", "4:11: end of map flow not found"},
+    {"bad_empty_file.yaml", "1:1: empty sweep file"},
+    {"bad_unknown_key.yaml", "7:1: unknown key \"measur\" (did you mean \"measure\"?)"},
+    {"bad_unknown_key_far.yaml",
+     "2:1: unknown key \"colour\" (expected one of: op, dtypes, problems, candidates, "
+     "constraints, targets, measure, strategy)"},
+    {"bad_duplicate_key.yaml", "4:1: duplicate key \"op\""},
+    {"bad_missing_op.yaml", "1:1: missing required key \"op\""},
+    {"bad_missing_problems.yaml", "1:1: missing required key \"problems\""},
+    {"bad_missing_candidates.yaml", "1:1: missing required key \"candidates\""},
+    {"bad_unknown_op.yaml", "1:5: unknown op \"sofmax\" (did you mean \"softmax\"?)"},
+    {"bad_problems_not_list.yaml", "2:11: expected a list for \"problems\", got a map"},
+    {"bad_unknown_family.yaml",
+     "5:13: unknown family \"warp_rows\" for op \"softmax\" (did you mean \"warp_row\"?)"},
+    {"bad_unknown_param.yaml",
+     "7:7: unknown parameter \"vecs\" for family \"block_row\" (did you mean \"vec\"?)"},
+    {"bad_missing_param.yaml", "7:7: missing parameter \"chunks\" for family \"warp_row\""},
+    {"bad_unknown_dtype.yaml", "2:15: unknown dtype \"f64\" (expected one of: f32, f16, bf16)"},
+    {"bad_no_dtype.yaml",
+     "4:5: problem has no dtype (give \"dtype\" or \"dtypes\", here or at the top level)"},
+    {"bad_unknown_target.yaml", "7:18: unknown target \"sm_90\" (did you mean \"sm_90a\"?)"},
+    {"bad_unknown_strategy.yaml",
+     "7:11: unknown strategy \"exhaustiv\" (did you mean \"exhaustive\"?)"},
+    {"bad_string_for_int.yaml", "3:12: expected a positive integer for \"rows\", got \"many\""},
+    {"bad_zero_dim.yaml", "3:24: expected a positive integer for \"cols\", got \"0\""},
+    {"bad_range_lo_gt_hi.yaml",
+     "8:30: \"range\" of parameter \"block_threads\" has lo > hi: [512, 128]"},
+    {"bad_range_step.yaml",
+     "8:41: expected a positive step for \"range\" of parameter \"block_threads\", got \"0\""},
+    {"bad_pow2_bound.yaml",
+     "8:34: bound \"768\" of \"pow2\" of parameter \"block_threads\" is not a power of two"},
+    {"bad_empty_list.yaml", "7:12: empty list for parameter \"vec\""},
+    {"bad_duplicate_value.yaml", "7:19: duplicate value \"2\" for parameter \"vec\""},
+    {"bad_duplicate_problem.yaml",
+     "4:5: duplicate problem \"softmax_f16_4096x4096\" (first at " CUOP_TEST_DATA_DIR
+     "/spec/bad_duplicate_problem.yaml:3:5)"},
+    {"bad_min_gt_max_samples.yaml", "8:16: min_samples \"50\" is greater than max_samples \"20\""},
+    {"bad_rel_ci.yaml", "7:19: expected a number in (0, 1) for \"rel_ci\", got \"0\""},
+    {"bad_timeout.yaml", "7:37: timeout_s \"2\" must be greater than max_time_s \"5\""},
+    {"bad_flush_l2.yaml", "7:21: expected true or false for \"flush_l2\", got \"sometimes\""},
+    {"bad_unknown_measure_key.yaml",
+     "8:3: unknown key \"warmup\" in \"measure\" (did you mean \"warmup_ms\"?)"},
+    {"bad_unknown_symbol.yaml",
+     "8:9: unknown symbol \"vex\" in constraint \"vex * elem_bytes <= 16\" (did you mean "
+     "\"vec\"?)"},
+    {"bad_shared_constraint_symbol.yaml",
+     "10:5: unknown symbol \"threads_per_row\" in constraint \"threads_per_row <= 32\" for family "
+     "\"block_row\" (expected one of: vec, block_threads, chunks, rows, cols, elem_bytes)"},
+    {"bad_constraint_syntax.yaml",
+     "7:19: constraint \"vec * <= 16\": unexpected token \"<= 16 \" found at position 6"},
+};
+
+INSTANTIATE_TEST_SUITE_P(files, spec_bad, testing::ValuesIn(bad_cases),
+                         [](const testing::TestParamInfo<bad_case>& info) {
+                           std::string name = info.param.file;
+                           return name.substr(0, name.find('.'));
+                         });
+
+TEST(suggest, edit_distance_counts_transpositions_as_one) {
+  EXPECT_EQ(cuop::edit_distance("measure", "measure"), 0u);
+  EXPECT_EQ(cuop::edit_distance("measur", "measure"), 1u);
+  EXPECT_EQ(cuop::edit_distance("cehv", "chev"), 1u);
+  EXPECT_EQ(cuop::edit_distance("", "abc"), 3u);
+  EXPECT_EQ(cuop::edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(suggest, closest_name_only_when_plausible) {
+  const std::vector<std::string> names = {"vec", "block_threads", "chunks"};
+  EXPECT_EQ(cuop::closest_name("vex", names).value_or("-"), "vec");
+  EXPECT_EQ(cuop::closest_name("VEC", names).value_or("-"), "vec");
+  EXPECT_EQ(cuop::closest_name("block_thread", names).value_or("-"), "block_threads");
+  EXPECT_FALSE(cuop::closest_name("x", names).has_value());
+  EXPECT_FALSE(cuop::closest_name("tile_m", names).has_value());
+  EXPECT_EQ(cuop::suggest_suffix("tile_m", names), " (expected one of: vec, block_threads, chunks)");
+  EXPECT_EQ(cuop::suggest_suffix("chunk", names), " (did you mean \"chunks\"?)");
+  EXPECT_EQ(cuop::suggest_suffix("chunk", {}), "");
+}
+
+TEST(registry, softmax_families_and_dims) {
+  const auto* op = cuop::ops::find_op("softmax");
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"rows", "cols"}));
+  EXPECT_EQ(op->family_names(), (std::vector<std::string>{"warp_row", "block_row", "split_row"}));
+  const auto* warp = op->find_family("warp_row");
+  ASSERT_NE(warp, nullptr);
+  EXPECT_EQ(warp->params,
+            (std::vector<std::string>{"vec", "threads_per_row", "rows_per_block", "chunks"}));
+  EXPECT_EQ(warp->kind, "kernel");
+  EXPECT_EQ(op->find_family("split_row")->params,
+            (std::vector<std::string>{"vec", "block_threads", "chunks"}));
+  EXPECT_EQ(op->find_family("nope"), nullptr);
+  EXPECT_EQ(cuop::ops::find_op("gemmm"), nullptr);
+  EXPECT_EQ(cuop::ops::op_names(), (std::vector<std::string>{"softmax"}));
+}
+
+}  // namespace

@@ -1,0 +1,90 @@
+// cuop-tune best: the fastest verified configuration per problem, with its speed-up over the
+// first configuration measured for that problem.
+#include <fmt/format.h>
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/cli/commands.hpp"
+#include "tuner/store/store.hpp"
+
+namespace cuop::cli {
+
+namespace {
+
+struct best_row {
+  const store::trial_record* best = nullptr;
+  const store::trial_record* first = nullptr;
+  int ok = 0, total = 0;
+};
+
+int run_best(const std::string& db_path, const std::string& op, const std::string& format) {
+  auto db = store::database::open(db_path, store::open_mode::read_only);
+  store::trial_filter filter;
+  filter.op = op;
+  const auto trials = db->trials(filter);
+  std::map<std::string, best_row> rows;  // by problem key
+  for (const auto& t : trials) {
+    if (t.status == "rejected") continue;
+    auto& r = rows[t.problem.key];
+    ++r.total;
+    if (t.status != "ok") continue;
+    ++r.ok;
+    if (!r.first || t.id < r.first->id) r.first = &t;
+    if (!r.best || t.median_us < r.best->median_us) r.best = &t;
+  }
+  if (format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& [key, r] : rows) {
+      if (!r.best) continue;
+      out.push_back({{"problem", key}, {"instance", r.best->config.instance},
+                     {"median_us", r.best->median_us}, {"gbps", r.best->gbps},
+                     {"speedup_over_first", r.first->median_us / r.best->median_us},
+                     {"ok", r.ok}, {"trials", r.total}, {"gpu_env", r.best->env_key}});
+    }
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  const bool md = format == "markdown";
+  if (md)
+    fmt::print("| problem | best configuration | median us | GB/s | vs first | ok/trials |\n"
+               "| --- | --- | ---: | ---: | ---: | ---: |\n");
+  else
+    fmt::print("{:<28} {:<40} {:>10} {:>8} {:>9} {:>10}\n", "problem", "best configuration",
+               "median us", "GB/s", "vs first", "ok/trials");
+  for (const auto& [key, r] : rows) {
+    const std::string counts = fmt::format("{}/{}", r.ok, r.total);
+    if (!r.best) {
+      if (md)
+        fmt::print("| {} | (none verified) | | | | {} |\n", key, counts);
+      else
+        fmt::print("{:<28} {:<40} {:>10} {:>8} {:>9} {:>10}\n", key, "(none verified)", "-", "-", "-", counts);
+      continue;
+    }
+    const double speedup = r.first->median_us / r.best->median_us;
+    if (md)
+      fmt::print("| {} | `{}` | {:.2f} | {:.0f} | {:.2f}x | {} |\n", key, r.best->config.instance,
+                 r.best->median_us, r.best->gbps, speedup, counts);
+    else
+      fmt::print("{:<28} {:<40} {:>10.2f} {:>8.0f} {:>8.2f}x {:>10}\n", key,
+                 r.best->config.instance, r.best->median_us, r.best->gbps, speedup, counts);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_best(CLI::App& app, action& run) {
+  auto* cmd = app.add_subcommand("best", "Print the best configuration per problem");
+  auto db = std::make_shared<std::string>(default_db_path());
+  auto op = std::make_shared<std::string>("softmax");
+  auto format = std::make_shared<std::string>("table");
+  cmd->add_option("--db", *db, "SQLite database");
+  cmd->add_option("--op", *op, "Operator");
+  cmd->add_option("--format", *format, "table, markdown or json")
+      ->check(CLI::IsMember({"table", "markdown", "json"}));
+  cmd->callback([&run, db, op, format] { run = [db, op, format] { return run_best(*db, *op, *format); }; });
+}
+
+}  // namespace cuop::cli

@@ -1,0 +1,25 @@
+// One file per subcommand; each registers its options and sets the action to run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace cuop::cli {
+
+using action = std::function<int()>;
+
+void add_validate(CLI::App& app, action& run);
+void add_sweep(CLI::App& app, action& run);
+void add_best(CLI::App& app, action& run);
+void add_export(CLI::App& app, action& run);
+void add_emit(CLI::App& app, action& run);
+void add_worker(CLI::App& app, action& run);
+
+// --db default: $CUOP_DB, else ./cuop-tune.db (git-ignored).
+std::string default_db_path();
+// Cubin cache: $CUOP_CACHE_DIR, else $XDG_CACHE_HOME/cuop-tune, else ~/.cache/cuop-tune.
+std::string default_cache_dir();
+
+}  // namespace cuop::cli

@@ -1,0 +1,62 @@
+// cuop-tune emit: the dispatch header and instantiation unit from committed results (or a db).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "tuner/cli/commands.hpp"
+#include "tuner/core/error.hpp"
+#include "tuner/emit/softmax_emit.hpp"
+
+namespace cuop::cli {
+
+namespace {
+
+struct emit_options {
+  std::string results_dir = "results";
+  std::string out_dir = "generated";
+  std::string targets = "80,90a,100a";
+  bool quiet = false;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, s.find(';') != std::string::npos ? ';' : ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int run_emit(const emit_options& o) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(o.results_dir))
+    throw error(fmt::format("{}: results directory not found", o.results_dir));
+  const auto results = emit::read_results(o.results_dir);
+  const auto targets = split_list(o.targets);
+  if (targets.empty()) throw usage_error("--targets is empty");
+  const auto out = emit::emit_softmax(results, targets);
+  // Both files are written to temporaries first: an interrupted emit leaves the old pair intact.
+  const auto header = (fs::path(o.out_dir) / "cuop" / "generated" / "softmax_dispatch.hpp").string();
+  const auto unit = (fs::path(o.out_dir) / "softmax_instances.cu").string();
+  const bool h = emit::write_if_changed(header, out.header);
+  const bool u = emit::write_if_changed(unit, out.instantiation);
+  if (!o.quiet) {
+    for (const auto& line : out.report) fmt::print("{}\n", line);
+    fmt::print("{} {}\n{} {}\n", header, h ? "written" : "unchanged", unit, u ? "written" : "unchanged");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_emit(CLI::App& app, action& run) {
+  auto* cmd = app.add_subcommand("emit", "Write the dispatch header and instantiation unit");
+  auto o = std::make_shared<emit_options>();
+  cmd->add_option("--results", o->results_dir, "Folder of exported results (default: results)");
+  cmd->add_option("--out", o->out_dir, "Output folder (default: generated)");
+  cmd->add_option("--targets", o->targets, "Target architectures, e.g. 80,90a,100a");
+  cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
+  cmd->callback([&run, o] { run = [o] { return run_emit(*o); }; });
+}
+
+}  // namespace cuop::cli

@@ -1,0 +1,29 @@
+// cuop-tune export: the database's results as reviewable files under results/<op>/.
+#include <fmt/format.h>
+
+#include "tuner/cli/commands.hpp"
+#include "tuner/emit/results_file.hpp"
+
+namespace cuop::cli {
+
+void add_export(CLI::App& app, action& run) {
+  auto* cmd = app.add_subcommand("export", "Write results/<op>/<gpu>.json from the database");
+  struct options {
+    std::string db = default_db_path();
+    std::string out = "results";
+    std::string op = "softmax";
+  };
+  auto o = std::make_shared<options>();
+  cmd->add_option("--db", o->db, "SQLite database");
+  cmd->add_option("--out", o->out, "Results folder (default: results)");
+  cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember({"softmax"}));
+  cmd->callback([&run, o] {
+    run = [o] {
+      auto db = store::database::open(o->db, store::open_mode::read_only);
+      for (const auto& path : emit::export_results(*db, o->op, o->out)) fmt::print("{}\n", path);
+      return 0;
+    };
+  });
+}
+
+}  // namespace cuop::cli

@@ -1,0 +1,23 @@
+// cuop-tune sweep FILE...: the main job (docs/cli.md).
+#include "tuner/cli/commands.hpp"
+#include "tuner/runner/sweep.hpp"
+
+namespace cuop::cli {
+
+void add_sweep(CLI::App& app, action& run) {
+  auto* cmd = app.add_subcommand(
+      "sweep", "Compile every candidate for every target, then verify and time them on the GPU");
+  auto o = std::make_shared<runner::sweep_options>();
+  o->db_path = default_db_path();
+  o->cache_dir = default_cache_dir();
+  cmd->add_option("files", o->files, "Sweep files")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--db", o->db_path, "SQLite database (default $CUOP_DB or ./cuop-tune.db)");
+  cmd->add_option("--cache", o->cache_dir, "Cubin cache folder");
+  cmd->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: all cores)");
+  cmd->add_flag("--validate-only", o->validate_only,
+                "Compile-validate for every target without measuring, even with a GPU");
+  cmd->callback([&run, o] { run = [o] { return runner::run_sweep(*o); }; });
+}
+
+}  // namespace cuop::cli

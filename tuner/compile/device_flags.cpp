@@ -1,0 +1,77 @@
+// The device flags both compilers use: one file, read by CMake for nvcc and here for NVRTC.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tuner/compile/compile.hpp"
+#include "tuner/core/error.hpp"
+
+namespace cuop::compile {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto begin = s.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return {};
+  return s.substr(begin, s.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+std::vector<std::string> split_list(std::string_view list) {
+  std::vector<std::string> out;
+  while (!list.empty()) {
+    const auto end = list.find(';');
+    if (auto item = list.substr(0, end); !item.empty()) out.emplace_back(item);
+    if (end == std::string_view::npos) break;
+    list.remove_prefix(end + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> device_flags() {
+  std::string path;
+  if (const char* env = std::getenv("CUOP_DEVICE_FLAGS_FILE"); env != nullptr && *env != '\0') {
+    path = env;
+  } else {
+#ifdef CUOP_DEVICE_FLAGS_FILE
+    path = CUOP_DEVICE_FLAGS_FILE;
+#else
+    throw error("device flags: no flags file (set CUOP_DEVICE_FLAGS_FILE)");
+#endif
+  }
+  std::ifstream in(path);
+  if (!in) throw error(fmt::format("{}: cannot read the device flags file", path));
+  std::vector<std::string> flags;
+  for (std::string line; std::getline(in, line);) {
+    line = trim(line);
+    if (!line.empty() && line.front() != '#') flags.push_back(line);
+  }
+  return flags;
+}
+
+std::vector<std::string> default_include_dirs() {
+  std::vector<std::string> dirs;
+#ifdef CUOP_KERNELS_INCLUDE_DIR
+  dirs.emplace_back(CUOP_KERNELS_INCLUDE_DIR);
+#endif
+#ifdef CUOP_CUDA_INCLUDE_DIR
+  std::vector<std::string> cuda = split_list(CUOP_CUDA_INCLUDE_DIR);
+#else
+  std::vector<std::string> cuda = {"/usr/local/cuda/include"};
+#endif
+  for (const auto& dir : cuda) {
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+    // CUDA 13 keeps CCCL (cuda/std, cub, thrust) in include/cccl, which nvcc adds by itself.
+    const auto cccl = (std::filesystem::path(dir) / "cccl").string();
+    if (std::filesystem::is_directory(cccl) &&
+        std::find(dirs.begin(), dirs.end(), cccl) == dirs.end())
+      dirs.push_back(cccl);
+  }
+  return dirs;
+}
+
+}  // namespace cuop::compile

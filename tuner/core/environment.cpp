@@ -1,0 +1,62 @@
+#include "tuner/core/environment.hpp"
+
+#include <fmt/format.h>
+#include <nvrtc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "tuner/compile/compile.hpp"
+
+namespace cuop::core {
+
+namespace fs = std::filesystem;
+
+std::string kernel_source_hash() {
+  std::vector<fs::path> files;
+  const fs::path root = fs::path(CUOP_KERNELS_INCLUDE_DIR) / "cuop" / "kernels";
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file()) files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  std::string all;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    all += fs::relative(f, root).string() + "\n" + ss.str();
+  }
+  for (const auto& flag : compile::device_flags()) all += flag + "\n";
+  return compile::hash_hex(all);
+}
+
+store::environment describe_environment(const runner::device_info& device) {
+  store::environment env;
+  if (device.present) {
+    env.gpu_name = device.name;
+    env.gpu_uuid = device.uuid;
+    env.sm_count = device.sm_count;
+    env.l2_bytes = device.l2_bytes;
+    env.cc = device.cc;
+    env.driver = device.driver;
+    env.cuda_runtime = device.runtime;
+  }
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  env.libraries = fmt::format("nvrtc {}.{}", major, minor);
+  env.git_rev = CUOP_GIT_REV;
+  std::string flags;
+  for (const auto& f : compile::device_flags()) flags += (flags.empty() ? "" : " ") + f;
+  env.build_flags = fmt::format("{} [{}]", flags, CUOP_BUILD_TYPE);
+  env.source_hash = kernel_source_hash();
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  env.hostname = host;
+  return env;
+}
+
+}  // namespace cuop::core

@@ -1,0 +1,278 @@
+#include "tuner/emit/results_file.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tuner/core/error.hpp"
+
+namespace cuop::emit {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ordered = nlohmann::ordered_json;
+
+namespace {
+
+constexpr const char* format_tag = "cuop-tune results 1";
+
+double round_sig(double x) {  // 5 significant digits: stable text, ample precision for timings
+  if (x == 0 || !std::isfinite(x)) return 0;
+  const double scale = std::pow(10.0, 4 - static_cast<int>(std::floor(std::log10(std::fabs(x)))));
+  return std::round(x * scale) / scale;
+}
+
+ordered trial_json(const result_trial& t) {
+  ordered j;
+  j["problem"] = t.problem;
+  j["dtype"] = t.dtype;
+  j["dims"] = t.dims;
+  j["instance"] = t.instance;
+  j["family"] = t.family;
+  j["params"] = t.params;
+  j["status"] = t.status;
+  if (t.status == "ok") {
+    j["median_us"] = round_sig(t.median_us);
+    j["min_us"] = round_sig(t.min_us);
+    j["q1_us"] = round_sig(t.q1_us);
+    j["q3_us"] = round_sig(t.q3_us);
+    j["ci_us"] = {round_sig(t.ci_lo_us), round_sig(t.ci_hi_us)};
+    j["samples"] = t.samples;
+    j["gbps"] = round_sig(t.gbps);
+  }
+  j["run"] = t.run;
+  return j;
+}
+
+ordered build_json(const result_build& b) {
+  ordered j;
+  j["instance"] = b.instance;
+  j["target"] = b.target;
+  j["status"] = b.status;
+  j["registers"] = b.registers;
+  j["smem"] = b.smem;
+  j["spill_stores"] = b.spill_stores;
+  j["spill_loads"] = b.spill_loads;
+  if (!b.message.empty()) j["message"] = b.message;
+  return j;
+}
+
+// Reviewable layout: the header fields, then one array element per line.
+std::string render(const result_file& f) {
+  ordered head;
+  head["format"] = format_tag;
+  head["op"] = f.op;
+  head["gpu"] = f.gpu;
+  head["cc"] = f.cc;
+  head["sm_count"] = f.sm_count;
+  head["driver"] = f.driver;
+  head["cuda_runtime"] = f.cuda_runtime;
+  head["source_hash"] = f.source_hash;
+  std::string out = "{\n";
+  for (auto it = head.begin(); it != head.end(); ++it)
+    out += fmt::format("  {}: {},\n", json(it.key()).dump(), it.value().dump());
+  const auto array = [&out](const char* name, const std::vector<ordered>& rows, bool last) {
+    out += fmt::format("  \"{}\": [\n", name);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      out += fmt::format("    {}{}\n", rows[i].dump(), i + 1 < rows.size() ? "," : "");
+    out += last ? "  ]\n" : "  ],\n";
+  };
+  std::vector<ordered> runs, trials, builds;
+  for (const auto& r : f.runs)
+    runs.push_back(ordered{{"id", r.id}, {"started_at", r.started_at}, {"spec_file", r.spec_file},
+                           {"env_key", r.env_key}, {"git_rev", r.git_rev}});
+  for (const auto& t : f.trials) trials.push_back(trial_json(t));
+  for (const auto& b : f.builds) builds.push_back(build_json(b));
+  array("runs", runs, false);
+  array("trials", trials, false);
+  array("builds", builds, true);
+  return out + "}\n";
+}
+
+result_file parse_file(const std::string& path) {
+  std::ifstream in(path);
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const std::exception& e) {
+    throw error(fmt::format("{}: not a results file: {}", path, e.what()));
+  }
+  if (j.value("format", "") != format_tag)
+    throw error(fmt::format("{}: unknown results format \"{}\" (expected \"{}\")", path,
+                            j.value("format", ""), format_tag));
+  result_file f;
+  try {
+    f.path = path;
+    f.op = j.at("op").get<std::string>();
+    f.gpu = j.at("gpu").get<std::string>();
+    f.cc = j.at("cc").get<int>();
+    f.sm_count = j.value("sm_count", 0);
+    f.driver = j.value("driver", "");
+    f.cuda_runtime = j.value("cuda_runtime", "");
+    f.source_hash = j.value("source_hash", "");
+    for (const auto& r : j.at("runs"))
+      f.runs.push_back({r.at("id").get<std::int64_t>(), r.at("started_at").get<std::string>(),
+                        r.value("spec_file", ""), r.value("env_key", ""), r.value("git_rev", "")});
+    for (const auto& t : j.at("trials")) {
+      result_trial x;
+      x.problem = t.at("problem").get<std::string>();
+      x.dtype = t.at("dtype").get<std::string>();
+      x.dims = t.at("dims").get<std::map<std::string, long long>>();
+      x.instance = t.at("instance").get<std::string>();
+      x.family = t.at("family").get<std::string>();
+      x.params = t.at("params").get<std::map<std::string, long long>>();
+      x.status = t.at("status").get<std::string>();
+      x.median_us = t.value("median_us", 0.0);
+      x.min_us = t.value("min_us", 0.0);
+      x.q1_us = t.value("q1_us", 0.0);
+      x.q3_us = t.value("q3_us", 0.0);
+      if (t.contains("ci_us")) {
+        x.ci_lo_us = t["ci_us"][0].get<double>();
+        x.ci_hi_us = t["ci_us"][1].get<double>();
+      }
+      x.samples = t.value("samples", 0);
+      x.gbps = t.value("gbps", 0.0);
+      x.run = t.value("run", std::int64_t{0});
+      f.trials.push_back(std::move(x));
+    }
+    for (const auto& b : j.at("builds"))
+      f.builds.push_back({b.at("instance").get<std::string>(), b.at("target").get<std::string>(),
+                          b.at("status").get<std::string>(), b.value("message", ""),
+                          b.value("registers", 0), b.value("smem", 0LL),
+                          b.value("spill_stores", 0LL), b.value("spill_loads", 0LL)});
+  } catch (const json::exception& e) {
+    throw error(fmt::format("{}: malformed results file: {}", path, e.what()));
+  }
+  return f;
+}
+
+}  // namespace
+
+std::string slug(const std::string& gpu_name) {
+  std::string s;
+  for (char c : gpu_name) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!s.empty() && s.back() != '-')
+      s += '-';
+  }
+  while (!s.empty() && s.back() == '-') s.pop_back();
+  return s.empty() ? "validation" : s;
+}
+
+bool write_if_changed(const std::string& path, const std::string& content) {
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::stringstream ss;
+      ss << in.rdbuf();
+      if (ss.str() == content) return false;
+    }
+  }
+  const fs::path p(path);
+  if (p.has_parent_path()) fs::create_directories(p.parent_path());
+  const std::string tmp = path + fmt::format(".tmp{}", getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw error(fmt::format("{}: cannot write ({})", tmp, std::strerror(errno)));
+    out << content;
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw error(fmt::format("{}: write failed ({})", tmp, std::strerror(errno)));
+    }
+  }
+  fs::rename(tmp, p);
+  return true;
+}
+
+std::vector<std::string> export_results(store::database& db, const std::string& op,
+                                        const std::string& dir) {
+  std::map<std::string, result_file> files;  // by slug
+  std::map<std::string, std::string> slug_of_env;
+  std::map<std::int64_t, std::string> slug_of_run;
+  for (const auto& r : db.runs()) {
+    if (r.op != op) continue;
+    const auto s = slug(r.env.gpu_name);
+    auto& f = files[s];
+    f.op = op;
+    f.gpu = r.env.gpu_name;
+    f.cc = r.env.cc;
+    f.sm_count = r.env.sm_count;
+    f.driver = r.env.driver;  // the newest run's environment describes the file
+    f.cuda_runtime = r.env.cuda_runtime;
+    f.source_hash = r.env.source_hash;
+    slug_of_env[r.env.key()] = s;
+    slug_of_run[r.id] = s;
+  }
+  // Newest trial per (problem, instance) in each file; constraint rejections are not results.
+  std::map<std::string, std::map<std::pair<std::string, std::string>, store::trial_record>> newest;
+  store::trial_filter filter;
+  filter.op = op;
+  for (auto& t : db.trials(filter)) {
+    if (t.status == "rejected") continue;
+    const auto it = slug_of_run.find(t.run_id);
+    if (it == slug_of_run.end()) continue;
+    auto& slot = newest[it->second][{t.problem.key, t.config.instance}];
+    if (slot.run_id <= t.run_id) slot = std::move(t);
+  }
+  std::vector<std::string> written;
+  std::set<std::int64_t> used_runs;
+  for (auto& [s, f] : files) {
+    for (const auto& [key, t] : newest[s]) {
+      result_trial x;
+      x.problem = t.problem.key;
+      x.dtype = t.problem.dtype;
+      x.dims = json::parse(t.problem.dims_json).get<std::map<std::string, long long>>();
+      x.instance = t.config.instance;
+      x.family = t.config.family;
+      x.params = json::parse(t.config.params_json).get<std::map<std::string, long long>>();
+      x.status = t.status;
+      x.median_us = t.median_us;
+      x.min_us = t.min_us;
+      x.q1_us = t.q1_us;
+      x.q3_us = t.q3_us;
+      x.ci_lo_us = t.ci_lo_us;
+      x.ci_hi_us = t.ci_hi_us;
+      x.samples = t.samples;
+      x.gbps = t.gbps;
+      x.run = t.run_id;
+      used_runs.insert(t.run_id);
+      f.trials.push_back(std::move(x));
+    }
+    for (const auto& r : db.runs())
+      if (slug_of_run[r.id] == s && (used_runs.contains(r.id) || f.gpu.empty()))
+        f.runs.push_back({r.id, r.started_at, r.spec_file, r.env.key(), r.env.git_rev});
+    // Builds are GPU-independent; the newest per (instance, target) goes with every file.
+    std::map<std::pair<std::string, std::string>, store::build_record> builds;
+    for (auto& b : db.builds(op)) builds[{b.instance, b.target}] = std::move(b);
+    for (const auto& [key, b] : builds)
+      f.builds.push_back({b.instance, b.target, b.status, b.message, b.registers, b.smem_static,
+                          b.spill_stores, b.spill_loads});
+    const auto path = (fs::path(dir) / op / (s + ".json")).string();
+    write_if_changed(path, render(f));
+    written.push_back(path);
+  }
+  return written;
+}
+
+std::vector<result_file> read_results(const std::string& dir) {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".json") paths.push_back(it->path().string());
+  std::sort(paths.begin(), paths.end());
+  std::vector<result_file> out;
+  for (const auto& p : paths) out.push_back(parse_file(p));
+  return out;
+}
+
+}  // namespace cuop::emit

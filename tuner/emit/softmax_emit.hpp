@@ -1,0 +1,24 @@
+// Emits the softmax dispatch table (header) and the instantiation unit (.cu) from results files.
+// Deterministic: the same results and targets give byte-identical files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tuner/emit/results_file.hpp"
+
+namespace cuop::emit {
+
+struct emitted {
+  std::string header;        // cuop/generated/softmax_dispatch.hpp
+  std::string instantiation; // softmax_instances.cu
+  std::vector<std::string> report;  // one line per target: how many entries from which link
+};
+
+// targets: "80", "90a", "sm_100a", "90a-real"... (CMake's CUDA_ARCHITECTURES spellings accepted).
+emitted emit_softmax(const std::vector<result_file>& results, const std::vector<std::string>& targets);
+
+// "90a-real" -> "sm_90a"; throws cuop::error for an unknown target.
+std::string normalize_target(const std::string& t);
+
+}  // namespace cuop::emit

@@ -1,0 +1,198 @@
+#include "tuner/ops/softmax_trial.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "cuop/kernels/softmax/launch.hpp"
+#include "cuop/reference/softmax_reference.hpp"
+#include "tuner/runner/cuda_errors.hpp"
+
+namespace cuop::ops {
+
+namespace ks = kernels::softmax;
+using runner::trial_request;
+using runner::trial_response;
+
+namespace {
+
+trial_response failure(cudaError_t e, const std::string& during) {
+  trial_response r;
+  r.worker_must_restart = runner::is_sticky(e);
+  r.status = r.worker_must_restart ? "crashed" : "launch_error";
+  r.message = fmt::format("{} during {}", runner::describe(e), during);
+  return r;
+}
+
+bool parse_config(const nlohmann::json& j, dtype t, ks::softmax_config& c, std::string& message) {
+  if (!ks::parse_family(j.at("family").get<std::string>(), c.fam)) {
+    message = fmt::format("unknown family \"{}\"", j.at("family").get<std::string>());
+    return false;
+  }
+  c.type = t;
+  for (const auto& [name, value] : j.at("params").items()) {
+    if (!ks::set_param(c, name, value.get<long long>())) {
+      message = fmt::format("unknown parameter \"{}\"", name);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+softmax_trial_runner::softmax_trial_runner(int device, cudaStream_t stream,
+                                           measure::l2_flusher* flusher)
+    : m_device(device), m_stream(stream), m_flusher(flusher) {}
+
+softmax_trial_runner::~softmax_trial_runner() {
+  release_problem();
+  if (m_workspace) cudaFree(m_workspace);
+  for (auto& [path, library] : m_libraries) cudaLibraryUnload(library);
+}
+
+void softmax_trial_runner::release_problem() {
+  cudaFree(m_problem.in);
+  cudaFree(m_problem.out);
+  cudaFree(m_problem.reference);
+  m_problem = {};
+}
+
+cudaError_t softmax_trial_runner::prepare_problem(dtype t, long long rows, long long cols,
+                                                  std::uint64_t seed) {
+  if (m_problem.in && m_problem.type == t && m_problem.rows == rows && m_problem.cols == cols)
+    return cudaSuccess;
+  release_problem();
+  const auto count = static_cast<std::size_t>(rows * cols);
+  if (auto e = cudaMalloc(&m_problem.in, count * size_of(t)); e != cudaSuccess) return e;
+  if (auto e = cudaMalloc(&m_problem.out, count * size_of(t)); e != cudaSuccess) return e;
+  if (auto e = cudaMalloc(reinterpret_cast<void**>(&m_problem.reference), count * sizeof(float)); e != cudaSuccess) return e;
+  m_problem.type = t;
+  m_problem.rows = rows;
+  m_problem.cols = cols;
+  // Random inputs, never zeros: zeros hide unwritten outputs and can run faster than real data.
+  if (auto e = reference::fill_random(t, m_problem.in, rows * cols, seed, -8.0f, 8.0f, m_stream);
+      e != cudaSuccess)
+    return e;
+  if (auto e = reference::softmax_reference(t, m_problem.in, rows, cols, cols, m_problem.reference,
+                                            m_stream);
+      e != cudaSuccess)
+    return e;
+  return cudaStreamSynchronize(m_stream);
+}
+
+cudaError_t softmax_trial_runner::prepare_workspace(std::size_t bytes) {
+  if (bytes > m_workspace_bytes) {
+    if (m_workspace) cudaFree(m_workspace);
+    m_workspace = nullptr;
+    m_workspace_bytes = 0;
+    if (auto e = cudaMalloc(&m_workspace, bytes); e != cudaSuccess) return e;
+    m_workspace_bytes = bytes;
+  }
+  if (!m_workspace) return cudaSuccess;
+  // Zeroed before every trial: a wrong candidate must not leave a broken barrier to the next one.
+  return cudaMemsetAsync(m_workspace, 0, m_workspace_bytes, m_stream);
+}
+
+cudaError_t softmax_trial_runner::load_kernel(const std::string& cubin_path,
+                                              const std::string& entry, cudaKernel_t& out,
+                                              std::string& message) {
+  auto it = m_libraries.find(cubin_path);
+  if (it == m_libraries.end()) {
+    std::ifstream file(cubin_path, std::ios::binary);
+    if (!file) {
+      message = fmt::format("{}: cannot read the cubin", cubin_path);
+      return cudaErrorInvalidValue;
+    }
+    std::vector<char> image((std::istreambuf_iterator<char>(file)), {});
+    cudaLibrary_t library{};
+    if (auto e = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr,
+                                     nullptr, 0);
+        e != cudaSuccess) {
+      message = fmt::format("{} while loading {}", runner::describe(e), cubin_path);
+      return e;
+    }
+    it = m_libraries.emplace(cubin_path, library).first;
+  }
+  if (auto e = cudaLibraryGetKernel(&out, it->second, entry.c_str()); e != cudaSuccess) {
+    message = fmt::format("{} looking up kernel \"{}\"", runner::describe(e), entry);
+    return e;
+  }
+  return cudaSuccess;
+}
+
+trial_response softmax_trial_runner::run(const trial_request& request) {
+  trial_response r;
+  const auto type = parse_dtype(request.dtype);
+  ks::softmax_config config;
+  if (!type || !parse_config(request.config, *type, config, r.message)) {
+    r.status = "launch_error";
+    if (!type) r.message = fmt::format("unknown dtype \"{}\"", request.dtype);
+    return r;
+  }
+  const long long rows = request.dims.at("rows").get<long long>();
+  const long long cols = request.dims.at("cols").get<long long>();
+
+  cudaKernel_t kernel{};
+  if (auto e = load_kernel(request.cubin_path, request.entry, kernel, r.message); e != cudaSuccess) {
+    r.status = runner::is_sticky(e) ? "crashed" : "launch_error";
+    r.worker_must_restart = runner::is_sticky(e);
+    return r;
+  }
+  const auto* function = reinterpret_cast<const void*>(kernel);
+
+  ks::device_limits limits;
+  if (auto e = ks::query_limits(m_device, function, ks::threads_per_block(config), limits);
+      e != cudaSuccess)
+    return failure(e, "the occupancy query");
+  ks::launch_plan plan;
+  if (auto reason = ks::plan_launch(config, rows, cols, limits, plan); !reason.empty()) {
+    r.status = "unsupported";
+    r.message = reason;
+    return r;
+  }
+
+  if (auto e = prepare_problem(*type, rows, cols, request.seed); e != cudaSuccess)
+    return failure(e, "input preparation");
+  if (auto e = prepare_workspace(plan.workspace_bytes); e != cudaSuccess)
+    return failure(e, "workspace allocation");
+
+  const ks::softmax_args args{m_problem.in, m_problem.out, rows, cols, cols, cols, m_workspace};
+  const auto launch = [&](cudaStream_t s) { return ks::launch(function, plan, args, s); };
+
+  // Verify before timing, on an output poisoned with NaN: every element must be written.
+  if (auto e = reference::fill_nan(*type, m_problem.out, rows * cols, m_stream); e != cudaSuccess)
+    return failure(e, "output poisoning");
+  if (auto e = launch(m_stream); e != cudaSuccess) return failure(e, "the verification launch");
+  if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess)
+    return failure(e, "the verification run");
+  reference::compare_result cmp{};
+  const double atol = reference::softmax_tolerance(*type, cols);
+  if (auto e = reference::compare_softmax(*type, m_problem.out, rows, cols, cols,
+                                          m_problem.reference, atol,
+                                          reference::softmax_rtol(*type), &cmp, m_stream);
+      e != cudaSuccess)
+    return failure(e, "verification");
+  r.max_error = cmp.max_abs_err;
+  if (cmp.bad > 0 || cmp.nan_count > 0) {
+    r.status = "wrong_answer";
+    r.message = fmt::format(
+        "{} of {} elements wrong ({} NaN), first at row {} column {}, max abs error {:.3g} "
+        "(tolerance {:.3g} + {:.3g} x |reference|)",
+        cmp.bad, rows * cols, cmp.nan_count, cmp.first_bad_row, cmp.first_bad_col,
+        cmp.max_abs_err, atol, reference::softmax_rtol(*type));
+    return r;
+  }
+
+  auto timing = measure::time_launches(launch, request.measure,
+                                       request.measure.flush_l2 ? m_flusher : nullptr, m_stream);
+  if (timing.error != cudaSuccess) return failure(timing.error, "timing");
+  r.status = "ok";
+  r.samples_us = std::move(timing.samples_us);
+  r.stop_reason = timing.stop_reason;
+  return r;
+}
+
+}  // namespace cuop::ops

@@ -1,0 +1,49 @@
+// Runs one softmax trial inside a worker: load the candidate's cubin, plan, verify against the
+// reference (output poisoned with NaN first), then time it. Keeps the problem's input and
+// reference output between trials of the same problem.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <string>
+
+#include "cuop/dtype.hpp"
+#include "tuner/measure/timer.hpp"
+#include "tuner/runner/protocol.hpp"
+
+namespace cuop::ops {
+
+class softmax_trial_runner {
+ public:
+  softmax_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher);
+  ~softmax_trial_runner();
+  softmax_trial_runner(const softmax_trial_runner&) = delete;
+  softmax_trial_runner& operator=(const softmax_trial_runner&) = delete;
+
+  runner::trial_response run(const runner::trial_request& request);
+
+ private:
+  struct problem_buffers {
+    dtype type = dtype::f32;
+    long long rows = 0, cols = 0;
+    void* in = nullptr;
+    void* out = nullptr;
+    float* reference = nullptr;
+  };
+  cudaError_t prepare_problem(dtype t, long long rows, long long cols, std::uint64_t seed);
+  cudaError_t prepare_workspace(std::size_t bytes);
+  cudaError_t load_kernel(const std::string& cubin_path, const std::string& entry,
+                          cudaKernel_t& out, std::string& message);
+  void release_problem();
+
+  int m_device;
+  cudaStream_t m_stream;
+  measure::l2_flusher* m_flusher;
+  problem_buffers m_problem;
+  void* m_workspace = nullptr;
+  std::size_t m_workspace_bytes = 0;
+  std::map<std::string, cudaLibrary_t> m_libraries;  // by cubin path
+};
+
+}  // namespace cuop::ops

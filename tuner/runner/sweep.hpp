@@ -1,0 +1,22 @@
+// `cuop-tune sweep`: enumerate, compile for every target, then (with a GPU) verify and time every
+// legal configuration in a worker process, committing each trial as it finishes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cuop::runner {
+
+struct sweep_options {
+  std::vector<std::string> files;
+  std::string db_path;
+  std::string cache_dir;
+  int device = 0;
+  bool validate_only = false;  // compile-validation only, even with a GPU present
+  int jobs = 0;                // compile threads (0: all cores)
+};
+
+// Returns the process exit code.
+int run_sweep(const sweep_options& options);
+
+}  // namespace cuop::runner

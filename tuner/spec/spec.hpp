@@ -1,0 +1,78 @@
+// A sweep definition as parsed from YAML (docs/configs.md). Every value remembers where it came
+// from so later stages (constraints, enumeration) can report errors at file:line:column.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cuop::spec {
+
+struct location {
+  std::string file;
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based
+  std::string str() const;  // "file:line:column"
+};
+
+struct param_space {
+  std::string name;
+  std::vector<std::int64_t> values;  // expanded from a list, {range: [lo, hi, step]} or {pow2: [lo, hi]}
+  location where;
+};
+
+struct constraint {
+  std::string expr;  // muparser syntax over parameter names and problem fields
+  location where;
+};
+
+struct candidate {
+  std::string family;  // a kernel family or library back end known to the op
+  std::vector<param_space> params;
+  std::vector<constraint> constraints;
+  location where;
+};
+
+struct problem {
+  std::string dtype;                          // "f32", "f16", "bf16"
+  std::map<std::string, std::int64_t> dims;   // softmax: rows, cols
+  location where;
+  std::string key(const std::string& op) const;  // "softmax_f16_32768x1024" (dims in op order)
+};
+
+struct measure_settings {
+  int warmup_ms = 30;         // minimum warm-up time before samples are kept
+  int min_samples = 10;
+  int max_samples = 300;
+  double max_time_s = 2.0;    // per trial, samples only
+  double rel_ci = 0.01;       // stop when the 95% CI of the median is within this of it
+  bool flush_l2 = true;
+  double timeout_s = 30.0;    // a trial taking longer is killed and stored as "timeout"
+};
+
+struct sweep {
+  std::string file;
+  std::string op;                     // "softmax"
+  std::vector<problem> problems;      // dtypes x shapes, already crossed
+  std::vector<candidate> candidates;
+  std::vector<constraint> constraints;  // apply to every candidate
+  std::vector<std::string> targets;   // "sm_80", "sm_90a", "sm_100a"
+  measure_settings measure;
+  std::string strategy = "exhaustive";
+};
+
+// Parses and checks a sweep file; throws cuop::error naming file:line:column on any problem.
+// Messages name the file as `path` / `file_name` was given. Constraints are checked too
+// (space::check_constraints), so a file that loads can be enumerated.
+sweep load(const std::string& path);
+sweep parse(const std::string& text, const std::string& file_name);
+
+// Values `strategy:` accepts (the sweep's search strategies).
+std::vector<std::string> strategy_names();
+
+// Most values one parameter may expand to (a guard against `range: [1, 1000000000]`).
+inline constexpr std::size_t max_param_values = 4096;
+
+}  // namespace cuop::spec

@@ -1,0 +1,55 @@
+// Checked access to a parsed YAML document: every accessor either returns a well-typed value or
+// throws cuop::error at the node's file:line:column, in the project's message style.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tuner/spec/spec.hpp"
+
+namespace cuop::spec::detail {
+
+struct entry {
+  std::string key;
+  YAML::Node key_node;
+  YAML::Node value;
+};
+
+class yaml_reader {
+ public:
+  explicit yaml_reader(std::string file) : m_file(std::move(file)) {}
+
+  // 1-based; a node without a mark (absent) reports 1:1.
+  location where(const YAML::Node& n) const;
+  location where(const YAML::Mark& m) const;
+  [[noreturn]] void fail(const location& at, const std::string& message) const;
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& message) const;
+
+  // The entries of a map in file order. Rejects a non-map, duplicate keys and keys not in
+  // `allowed` (with the closest one). `noun` names keys in messages ("key", "parameter");
+  // `context` follows it (" for \"measure\"", or empty at the top level).
+  std::vector<entry> map(const YAML::Node& n, const std::vector<std::string>& allowed,
+                         const std::string& noun, const std::string& context) const;
+
+  // Scalars and lists. `what` completes "expected ... for <what>" (e.g. "\"rows\"").
+  std::vector<YAML::Node> list(const YAML::Node& n, const std::string& what) const;  // non-empty
+  std::string string(const YAML::Node& n, const std::string& what) const;  // a non-empty scalar
+  std::int64_t integer(const YAML::Node& n, const std::string& what) const;
+  std::int64_t positive_integer(const YAML::Node& n, const std::string& what) const;
+  double number(const YAML::Node& n, const std::string& what) const;
+  bool boolean(const YAML::Node& n, const std::string& what) const;
+
+  // "a map", "a list", "nothing" or the scalar quoted: the "got ..." of a type error.
+  static std::string describe(const YAML::Node& n);
+
+ private:
+  std::string m_file;
+};
+
+// Finds an entry by key; nullptr when absent.
+const entry* find(const std::vector<entry>& entries, const std::string& key);
+
+}  // namespace cuop::spec::detail

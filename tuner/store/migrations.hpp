@@ -1,0 +1,26 @@
+// Schema migrations: an ordered list of steps, step i taking user_version i-1 to i. Adding schema
+// version 2 means appending one entry (and bumping store::schema_version).
+#pragma once
+
+#include <span>
+
+#include "tuner/store/sqlite_handle.hpp"
+
+namespace cuop::store::detail {
+
+extern const char schema_v1_sql[];
+
+struct migration {
+  int to_version;   // user_version after this step
+  const char* sql;  // schema statements only, never values
+};
+
+std::span<const migration> migrations();
+
+int read_user_version(connection& c);
+
+// Applies every step above the file's user_version, each in its own BEGIN IMMEDIATE transaction
+// (re-reading the version inside it, so two processes opening a new file race safely).
+void migrate(connection& c);
+
+}  // namespace cuop::store::detail

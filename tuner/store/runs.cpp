@@ -1,0 +1,82 @@
+#include "tuner/core/error.hpp"
+#include "tuner/store/sqlite_database.hpp"
+
+namespace cuop::store::detail {
+namespace {
+
+constexpr const char* run_columns =
+    "id, started_at, finished_at, spec_file, spec_hash, op, mode, state, gpu_name, gpu_uuid, "
+    "sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, git_rev, build_flags, source_hash, "
+    "hostname";
+
+run_info read_run(const statement& s) {
+  run_info r;
+  r.id = s.int64(0);
+  r.started_at = s.text(1);
+  r.finished_at = s.text(2);  // NULL reads as ""
+  r.spec_file = s.text(3);
+  r.spec_hash = s.text(4);
+  r.op = s.text(5);
+  r.mode = s.text(6);
+  r.state = s.text(7);
+  environment& e = r.env;
+  e.gpu_name = s.text(8);
+  e.gpu_uuid = s.text(9);
+  e.sm_count = static_cast<int>(s.int64(10));
+  e.l2_bytes = s.int64(11);
+  e.cc = static_cast<int>(s.int64(12));
+  e.driver = s.text(13);
+  e.cuda_runtime = s.text(14);
+  e.libraries = s.text(15);
+  e.git_rev = s.text(16);
+  e.build_flags = s.text(17);
+  e.source_hash = s.text(18);
+  e.hostname = s.text(19);
+  return r;
+}
+
+}  // namespace
+
+std::int64_t sqlite_database::begin_run(const run_info& r) {
+  constexpr const char* what = "begin_run";
+  require_writable(what);
+  const environment& e = r.env;
+  statement s(m_conn,
+              "INSERT INTO runs (started_at, spec_file, spec_hash, op, mode, state, env_key, "
+              "gpu_name, gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, "
+              "git_rev, build_flags, source_hash, hostname) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              what);
+  s.bind_all(r.started_at.empty() ? utc_now() : r.started_at, r.spec_file, r.spec_hash, r.op,
+             r.mode, r.state.empty() ? std::string("running") : r.state, e.key(), e.gpu_name,
+             e.gpu_uuid, e.sm_count, e.l2_bytes, e.cc, e.driver, e.cuda_runtime, e.libraries,
+             e.git_rev, e.build_flags, e.source_hash, e.hostname);
+  s.run();
+  return m_conn.last_insert_rowid();
+}
+
+void sqlite_database::finish_run(std::int64_t run_id, const std::string& state) {
+  constexpr const char* what = "finish_run";
+  require_writable(what);
+  statement s(m_conn, "UPDATE runs SET finished_at = ?, state = ? WHERE id = ?", what);
+  s.bind_all(utc_now(), state, run_id);
+  s.run();
+  if (m_conn.changes() == 0)
+    throw error(m_conn.path() + ": finish_run: no run with id " + std::to_string(run_id));
+}
+
+std::vector<run_info> sqlite_database::runs() {
+  statement s(m_conn, std::string("SELECT ") + run_columns + " FROM runs ORDER BY id", "runs");
+  std::vector<run_info> out;
+  while (s.step()) out.push_back(read_run(s));
+  return out;
+}
+
+std::optional<run_info> sqlite_database::run(std::int64_t id) {
+  statement s(m_conn, std::string("SELECT ") + run_columns + " FROM runs WHERE id = ?", "run");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  return read_run(s);
+}
+
+}  // namespace cuop::store::detail
