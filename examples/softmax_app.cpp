@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "cuop/reference/softmax_reference.hpp"
 #include "cuop/softmax.hpp"

@@ -83,45 +83,26 @@ void expect_same_usage(const std::string& source, const std::string& entry,
 
 bool have_nvcc() { return fs::exists(nvcc_path()); }
 
-// A block reduction over registers and dynamic shared memory, written like the kernel templates
-// (CCCL headers only), so the mechanism is checked even without the softmax family.
-const char* k_stand_in = R"(
-#include <cuda/std/limits>
-extern "C" __global__ void __launch_bounds__(256) stand_in_row_max(const float* in, float* out,
-                                                                  long long cols) {
-  extern __shared__ float partial[];
-  float m = -cuda::std::numeric_limits<float>::infinity();
-  const float* row = in + blockIdx.x * cols;
-  for (long long i = threadIdx.x; i < cols; i += blockDim.x) m = fmaxf(m, row[i]);
-  for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = m;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (unsigned w = 1; w < blockDim.x / 32; ++w) m = fmaxf(m, partial[w]);
-    out[blockIdx.x] = m;
-  }
-}
-)";
-
 }  // namespace
 
-TEST(nvrtc_nvcc_parity, stand_in_kernel) {
-  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found at " << nvcc_path() << " (set CUDACXX)";
-  for (const char* t : {"sm_90a", "sm_80"})
-    expect_same_usage(k_stand_in, "stand_in_row_max", t, 256);
-}
-
-TEST(nvrtc_nvcc_parity, softmax_configuration) {
+// One configuration of every family, on every target: the code the tuner measured (NVRTC) and
+// the code the library ships (nvcc) use the same registers, shared memory, stack and spills.
+// Known trap (docs/ARCHITECTURE.md): NVRTC addresses shared memory through 64-bit generic
+// pointers where nvcc uses 32-bit ones, so kernels must not index shared memory through generic
+// pointers with run-time offsets; these families do not, and this test keeps them honest.
+TEST(nvrtc_nvcc_parity, softmax_configuration_of_every_family) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not found at " << nvcc_path() << " (set CUDACXX)";
   namespace ks = cuop::kernels::softmax;
-  ks::softmax_config cfg;
-  cfg.fam = ks::family::block_row;
-  cfg.type = cuop::dtype::f16;
-  cfg.vec = 8;
-  cfg.block_threads = 256;
-  cfg.chunks = 2;
-  ASSERT_EQ(ks::check_config(cfg), "");
-  const std::string source = cuop::ops::softmax_entry_source(cfg);
-  for (const char* t : {"sm_90a", "sm_80"})
-    expect_same_usage(source, ks::instance_name(cfg), t, ks::threads_per_block(cfg));
+  std::vector<ks::softmax_config> configs(3);
+  configs[0] = {ks::family::warp_row, cuop::dtype::bf16, 8, 32, 4, 0, 2};
+  configs[1] = {ks::family::block_row, cuop::dtype::f16, 8, 0, 0, 256, 2};
+  configs[2] = {ks::family::split_row, cuop::dtype::f32, 4, 0, 0, 512, 8};
+  for (const auto& cfg : configs) {
+    ASSERT_EQ(ks::check_config(cfg), "") << ks::instance_name(cfg);
+    const std::string source = cuop::ops::softmax_entry_source(cfg);
+    for (const char* t : {"sm_80", "sm_90a", "sm_100a"}) {
+      SCOPED_TRACE(ks::instance_name(cfg) + " " + t);
+      expect_same_usage(source, ks::instance_name(cfg), t, ks::threads_per_block(cfg));
+    }
+  }
 }

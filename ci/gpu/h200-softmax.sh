@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One device call: build (sm_90a), run every test including the GPU ones, run the softmax sweep,
+# export the results, rebuild the library against them, run the example and the side-by-side
+# comparison with torch.softmax. Everything worth keeping goes to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT="${OUT:-/tmp/cuop-out}"
+mkdir -p "$OUT"
+log="$OUT/log.txt"
+step() { echo "== $(date +%T) $*" | tee -a "$log"; }
+
+step "offline dependencies"
+args=$(ci/gpu/setup-offline-deps.sh /tmp/cuop-deps) || exit 1
+export LD_LIBRARY_PATH="/tmp/cuop-deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+export PATH="/usr/local/cuda/bin:$PATH"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
+
+step "configure + build"
+# shellcheck disable=SC2086
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+cmake --build build -j16 >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -30; exit 1; }
+
+step "tests"
+(cd build && ctest -j4 --output-on-failure) >>"$log" 2>&1
+grep -E "tests passed|tests failed|Failed|\(Failed\)|Skipped" "$log" | tail -12
+
+step "sweep"
+./build/tuner/cuop-tune sweep configs/softmax.yaml --db "$OUT/h200.db" --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+tail -16 "$log"
+./build/tuner/cuop-tune best --db "$OUT/h200.db" --format markdown >"$OUT/best.md" 2>&1
+./build/tuner/cuop-tune export --db "$OUT/h200.db" --out "$OUT/results" >>"$log" 2>&1
+
+step "rebuild against the new results"
+cmake -S . -B build -DCUOP_RESULTS_DIR="$OUT/results" >>"$log" 2>&1
+cmake --build build -j16 >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | tail -30; exit 1; }
+./build/examples/softmax_app 2>&1 | tee -a "$log"
+(cd build && ctest -L gpu -j2) >>"$log" 2>&1; grep -E "tests passed|tests failed" "$log" | tail -1
+
+step "cuop::softmax vs torch.softmax"
+python3 scripts/softmax_vs_torch.py build >"$OUT/softmax-h200.md" 2>>"$log"
+cat "$OUT/softmax-h200.md"
+step "done"
