@@ -20,6 +20,13 @@ int main(int argc, char** argv) {
                                {8192, 8192, cuop::dtype::bf16},    {65536, 128, cuop::dtype::f16},
                                {1024, 65536, cuop::dtype::f32},    {16384, 32000, cuop::dtype::bf16},
                                {256, 262144, cuop::dtype::f32}};
+  // softmax_bench [--dirty-flush] [ROWS COLS DTYPE]
+  auto mode = cuop::measure::l2_flusher::mode::clean_read;
+  if (argc > 1 && std::string(argv[1]) == "--dirty-flush") {
+    mode = cuop::measure::l2_flusher::mode::dirty_write;
+    --argc;
+    ++argv;
+  }
   if (argc == 4) shapes = {{std::atoll(argv[1]), std::atoll(argv[2]), *cuop::parse_dtype(argv[3])}};
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -30,7 +37,7 @@ int main(int argc, char** argv) {
   cudaGetDeviceProperties(&prop, 0);
   cudaStream_t stream{};
   cudaStreamCreate(&stream);
-  cuop::measure::l2_flusher flusher(prop.l2CacheSize);
+  cuop::measure::l2_flusher flusher(prop.l2CacheSize, mode);
   cuop::spec::measure_settings settings;
   settings.max_samples = 500;
   int failures = 0;

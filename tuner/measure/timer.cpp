@@ -3,6 +3,7 @@
 #include <array>
 #include <chrono>
 
+#include "cuop/reference/memory.hpp"
 #include "tuner/measure/statistics.hpp"
 
 namespace cuop::measure {
@@ -38,18 +39,26 @@ struct event_pairs {
 
 }  // namespace
 
-l2_flusher::l2_flusher(long long l2_bytes) : m_bytes(static_cast<std::size_t>(2 * l2_bytes)) {
-  if (m_bytes > 0) m_status = cudaMalloc(&m_buffer, m_bytes);
+l2_flusher::l2_flusher(long long l2_bytes, mode m)
+    : m_bytes(static_cast<std::size_t>(2 * l2_bytes)), m_mode(m) {
+  if (m_bytes == 0) return;
+  if ((m_status = cudaMalloc(&m_buffer, m_bytes)) != cudaSuccess) return;
+  if ((m_status = cudaMalloc(reinterpret_cast<void**>(&m_sink), sizeof(unsigned))) != cudaSuccess) return;
+  m_status = cudaMemset(m_buffer, 0x5a, m_bytes);
 }
 
 l2_flusher::~l2_flusher() {
   if (m_buffer) cudaFree(m_buffer);
+  if (m_sink) cudaFree(m_sink);
 }
 
 cudaError_t l2_flusher::flush(cudaStream_t stream) {
-  if (!m_buffer) return m_status;
-  m_value = (m_value + 1) & 0xff;  // a changing value, so no write can be skipped
-  return cudaMemsetAsync(m_buffer, static_cast<int>(m_value), m_bytes, stream);
+  if (!m_buffer || !m_sink) return m_status;
+  if (m_mode == mode::dirty_write) {
+    m_value = (m_value + 1) & 0xff;  // a changing value, so no write can be skipped
+    return cudaMemsetAsync(m_buffer, static_cast<int>(m_value), m_bytes, stream);
+  }
+  return reference::read_sweep(m_buffer, m_bytes, m_sink, stream);
 }
 
 timing time_launches(const launcher& launch, const spec::measure_settings& settings,

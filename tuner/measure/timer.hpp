@@ -12,10 +12,14 @@
 
 namespace cuop::measure {
 
-// Overwrites a buffer of twice the L2 size so no sample finds its inputs in cache.
+// Reads a buffer of twice the L2 size before each sample, so no sample finds its inputs in cache
+// and the cache holds only clean lines: the write-back of the previous launch's dirty lines
+// happens here, outside the timed region, instead of being charged to the next sample (which a
+// memset flush does: docs/measurement.md).
 class l2_flusher {
  public:
-  explicit l2_flusher(long long l2_bytes);
+  enum class mode { clean_read, dirty_write };  // dirty_write: a memset, as Triton and nvbench do
+  explicit l2_flusher(long long l2_bytes, mode m = mode::clean_read);
   ~l2_flusher();
   l2_flusher(const l2_flusher&) = delete;
   l2_flusher& operator=(const l2_flusher&) = delete;
@@ -25,6 +29,8 @@ class l2_flusher {
  private:
   void* m_buffer = nullptr;
   std::size_t m_bytes = 0;
+  unsigned* m_sink = nullptr;
+  mode m_mode;
   unsigned m_value = 0;
   cudaError_t m_status = cudaSuccess;
 };

@@ -22,14 +22,15 @@ std::string self_executable() {
   return std::string(buffer, static_cast<std::size_t>(n));
 }
 
-worker_process::worker_process(int device) : m_device(device) {}
+worker_process::worker_process(int device, std::string executable)
+    : m_device(device), m_executable(std::move(executable)) {}
 
 worker_process::~worker_process() { stop(false); }
 
 void worker_process::start() {
   int to[2], from[2];
   if (pipe(to) != 0 || pipe(from) != 0) throw error(fmt::format("pipe: {}", std::strerror(errno)));
-  const std::string exe = self_executable();
+  const std::string& exe = m_executable;
   const std::string device = std::to_string(m_device);
   const pid_t pid = fork();
   if (pid < 0) throw error(fmt::format("fork: {}", std::strerror(errno)));

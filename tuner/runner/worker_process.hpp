@@ -10,9 +10,13 @@
 
 namespace cuop::runner {
 
+// Path of the running executable (the worker is the same binary).
+std::string self_executable();
+
 class worker_process {
  public:
-  explicit worker_process(int device);
+  // `executable` is a cuop-tune binary (default: this process's own executable).
+  explicit worker_process(int device, std::string executable = self_executable());
   ~worker_process();
   worker_process(const worker_process&) = delete;
   worker_process& operator=(const worker_process&) = delete;
@@ -35,14 +39,12 @@ class worker_process {
   std::string reap();  // waits for the process; describes how it ended
 
   int m_device;
+  std::string m_executable;
   pid_t m_pid = -1;
   int m_to_worker = -1;
   int m_from_worker = -1;
   std::string m_pending;  // bytes read past the last answer line
   int m_restarts = -1;    // the first start is not a restart
 };
-
-// Path of the running executable (the worker is the same binary).
-std::string self_executable();
 
 }  // namespace cuop::runner
