@@ -25,10 +25,10 @@ step "tests"
 grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)" "$log" | tail -12
 
 step "sweep"
-./build/tuner/cuop-tune sweep configs/softmax.yaml --db "$OUT/h200.db" --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+./build/tuner/cuop-tune sweep configs/softmax.yaml --db /tmp/cuop-h200.db --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
 tail -16 "$log"
-./build/tuner/cuop-tune best --db "$OUT/h200.db" --format markdown >"$OUT/best.md" 2>&1
-./build/tuner/cuop-tune export --db "$OUT/h200.db" --out "$OUT/results" >>"$log" 2>&1
+./build/tuner/cuop-tune best --db /tmp/cuop-h200.db --format markdown >"$OUT/best.md" 2>&1
+./build/tuner/cuop-tune export --db /tmp/cuop-h200.db --out "$OUT/results" >>"$log" 2>&1
 
 step "rebuild against the new results"
 cmake -S . -B build -DCUOP_RESULTS_DIR="$OUT/results" >>"$log" 2>&1
@@ -40,4 +40,5 @@ step "cuop::softmax vs torch.softmax"
 python3 scripts/softmax_vs_torch.py build >"$OUT/softmax-h200.md" 2>>"$log"
 python3 scripts/softmax_vs_torch.py build --dirty-flush >"$OUT/softmax-h200-dirty.md" 2>>"$log"
 cat "$OUT/softmax-h200.md" "$OUT/softmax-h200-dirty.md"
+cp /tmp/cuop-h200.db "$OUT/h200.db"
 step "done"
