@@ -89,7 +89,7 @@ TEST_F(worker_isolation, faults_are_recorded_and_the_sweep_goes_on) {
   EXPECT_EQ(status_of(wrong), "wrong_answer") << wrong.answer.dump();
 
   const auto hang = trial(w, faulty("hang_kernel",
-      "volatile int spin = 1; while (spin) {}"), "hang_kernel");
+      "for (;;) asm volatile(\"nanosleep.u32 1000;\");"), "hang_kernel");
   EXPECT_EQ(status_of(hang), "timeout") << hang.message;
 
   // After all that, a healthy configuration still measures.

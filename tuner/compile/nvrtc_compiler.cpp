@@ -81,6 +81,50 @@ double ms_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// One NVRTC compilation into `res` (log, cubin, or the failure). Returns false on failure, with
+// status and message set.
+bool run_nvrtc(const std::string& source, const std::string& entry,
+               const std::vector<std::string>& options, const target& t, int block_threads,
+               long long dynamic_smem, result& res) {
+  program prog;
+  const std::string name = entry + ".cu";
+  if (nvrtcResult rc =
+          nvrtcCreateProgram(&prog.handle, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+      rc != NVRTC_SUCCESS)
+    throw error(fmt::format("nvrtc: cannot create program for \"{}\": {}", entry,
+                            nvrtcGetErrorString(rc)));
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  const nvrtcResult rc = nvrtcCompileProgram(prog.handle, static_cast<int>(argv.size()), argv.data());
+  std::size_t size = 0;
+  nvrtcGetProgramLogSize(prog.handle, &size);
+  res.log.resize(size);
+  if (size > 0) nvrtcGetProgramLog(prog.handle, res.log.data());
+  while (!res.log.empty() && res.log.back() == '\0') res.log.pop_back();
+  if (rc != NVRTC_SUCCESS) {
+    // ptxas rejects some limits itself (static shared memory over 48 KB) and NVRTC's log then
+    // holds only the usage: report the limit rather than a bare failure.
+    try {
+      res.usage = parse_ptxas_log(res.log, entry);
+      res.message = check_limits(res.usage, t, block_threads, dynamic_smem);
+    } catch (const error&) {
+    }
+    res.status = res.message.empty() ? build_status::compile_error : build_status::over_limit;
+    if (res.message.empty()) res.message = first_error_lines(res.log);
+    if (res.message.empty()) res.message = fmt::format("nvrtc: {}", nvrtcGetErrorString(rc));
+    return false;
+  }
+  nvrtcGetCUBINSize(prog.handle, &size);
+  res.cubin.resize(size);
+  if (size > 0) nvrtcGetCUBIN(prog.handle, res.cubin.data());
+  if (res.cubin.empty()) {
+    res.status = build_status::compile_error;
+    res.message = fmt::format("nvrtc: no cubin for {}", t.name);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 compiler::compiler(std::string cache_dir, std::vector<std::string> include_dirs)
@@ -111,50 +155,22 @@ result compiler::build(const request& r) const {
     res.log = std::move(cached->log);
     res.cubin = std::move(cached->cubin);
   } else {
-    program prog;
-    const std::string name = r.entry + ".cu";
-    if (nvrtcResult rc =
-            nvrtcCreateProgram(&prog.handle, r.source.c_str(), name.c_str(), 0, nullptr, nullptr);
-        rc != NVRTC_SUCCESS)
-      throw error(fmt::format("nvrtc: cannot create program for \"{}\": {}", r.entry,
-                              nvrtcGetErrorString(rc)));
-    std::vector<const char*> argv;
-    for (const auto& o : options) argv.push_back(o.c_str());
-    const nvrtcResult rc =
-        nvrtcCompileProgram(prog.handle, static_cast<int>(argv.size()), argv.data());
-    std::size_t size = 0;
-    nvrtcGetProgramLogSize(prog.handle, &size);
-    res.log.resize(size);
-    if (size > 0) nvrtcGetProgramLog(prog.handle, res.log.data());
-    while (!res.log.empty() && res.log.back() == '\0') res.log.pop_back();
-
-    if (rc != NVRTC_SUCCESS) {
-      // ptxas rejects some limits itself (static shared memory over 48 KB) and NVRTC's log then
-      // holds only the usage: report the limit rather than a bare failure.
-      try {
-        res.usage = parse_ptxas_log(res.log, r.entry);
-        res.message = check_limits(res.usage, *t, r.block_threads, r.dynamic_smem);
-      } catch (const error&) {
-      }
-      res.status = res.message.empty() ? build_status::compile_error : build_status::over_limit;
-      if (res.message.empty()) res.message = first_error_lines(res.log);
-      if (res.message.empty()) res.message = fmt::format("nvrtc: {}", nvrtcGetErrorString(rc));
+    if (!run_nvrtc(r.source, r.entry, options, *t, r.block_threads, r.dynamic_smem, res)) {
       res.compile_ms = ms_since(start);
       return res;
     }
-    nvrtcGetCUBINSize(prog.handle, &size);
-    res.cubin.resize(size);
-    if (size > 0) nvrtcGetCUBIN(prog.handle, res.cubin.data());
-    if (res.cubin.empty()) {
-      res.status = build_status::compile_error;
-      res.message = fmt::format("nvrtc: no cubin for {}", t->name);
-      res.compile_ms = ms_since(start);
-      return res;
+    // Seen on one GPU host (CUDA 13.0): a successful compile whose log lacked the ptxas report.
+    // A source differing only in a comment compiles to the same code and gets a fresh report.
+    if (res.log.find("Compiling entry function '" + r.entry + "'") == std::string::npos) {
+      result again;
+      if (run_nvrtc(r.source + "\n// cuop-tune: recompiled for the ptxas report\n", r.entry,
+                    options, *t, r.block_threads, r.dynamic_smem, again) &&
+          again.cubin == res.cubin)
+        res.log = std::move(again.log);
     }
     if (!m_cache_dir.empty())
       detail::cache_store(m_cache_dir, t->name, res.source_hash, {res.cubin, res.log});
   }
-
   res.cubin_hash = hash_hex(std::string_view(res.cubin.data(), res.cubin.size()));
   try {
     res.usage = parse_ptxas_log(res.log, r.entry);
