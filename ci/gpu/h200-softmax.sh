@@ -27,6 +27,8 @@ grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)" "$log" | tail -12
 step "sweep"
 ./build/tuner/cuop-tune sweep configs/softmax.yaml --db /tmp/cuop-h200.db --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
 tail -16 "$log"
+step "sweep again: resumes, measures nothing twice"
+./build/tuner/cuop-tune sweep configs/softmax.yaml --db /tmp/cuop-h200.db --cache /tmp/cuop-cache -j16 2>&1 | tail -1 | tee -a "$log"
 ./build/tuner/cuop-tune best --db /tmp/cuop-h200.db --format markdown >"$OUT/best.md" 2>&1
 ./build/tuner/cuop-tune export --db /tmp/cuop-h200.db --out "$OUT/results" >>"$log" 2>&1
 

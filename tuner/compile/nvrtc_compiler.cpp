@@ -4,6 +4,7 @@
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -130,7 +131,12 @@ bool run_nvrtc(const std::string& source, const std::string& entry,
 compiler::compiler(std::string cache_dir, std::vector<std::string> include_dirs)
     : m_cache_dir(std::move(cache_dir)),
       m_include_dirs(std::move(include_dirs)),
-      m_headers_hash(headers_hash(m_include_dirs)) {}
+      m_headers_hash(headers_hash(m_include_dirs)) {
+  // Where a driver is installed, NVRTC serves repeated compilations from the driver's compute
+  // cache and then prints no ptxas report, so resource usage would be lost (seen on the H200
+  // host; NVIDIA/cuda-python#1124). This compiler keeps its own cache, keyed on everything.
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
+}
 
 result compiler::build(const request& r) const {
   const target* t = find_target(r.target);
@@ -158,15 +164,6 @@ result compiler::build(const request& r) const {
     if (!run_nvrtc(r.source, r.entry, options, *t, r.block_threads, r.dynamic_smem, res)) {
       res.compile_ms = ms_since(start);
       return res;
-    }
-    // Seen on one GPU host (CUDA 13.0): a successful compile whose log lacked the ptxas report.
-    // A source differing only in a comment compiles to the same code and gets a fresh report.
-    if (res.log.find("Compiling entry function '" + r.entry + "'") == std::string::npos) {
-      result again;
-      if (run_nvrtc(r.source + "\n// cuop-tune: recompiled for the ptxas report\n", r.entry,
-                    options, *t, r.block_threads, r.dynamic_smem, again) &&
-          again.cubin == res.cubin)
-        res.log = std::move(again.log);
     }
     if (!m_cache_dir.empty())
       detail::cache_store(m_cache_dir, t->name, res.source_hash, {res.cubin, res.log});
