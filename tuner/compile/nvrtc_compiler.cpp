@@ -126,17 +126,18 @@ bool run_nvrtc(const std::string& source, const std::string& entry,
   return true;
 }
 
+// Where a driver is installed, NVRTC serves repeated compilations from the driver's compute cache
+// and then prints no ptxas report, so resource usage would be lost (seen on the H200 host;
+// NVIDIA/cuda-python#1124). The driver reads the switch when it initializes, so it is set before
+// main, ahead of any CUDA call. This compiler keeps its own cache, keyed on everything.
+[[maybe_unused]] const bool driver_compute_cache_off = setenv("CUDA_CACHE_DISABLE", "1", 1) == 0;
+
 }  // namespace
 
 compiler::compiler(std::string cache_dir, std::vector<std::string> include_dirs)
     : m_cache_dir(std::move(cache_dir)),
       m_include_dirs(std::move(include_dirs)),
-      m_headers_hash(headers_hash(m_include_dirs)) {
-  // Where a driver is installed, NVRTC serves repeated compilations from the driver's compute
-  // cache and then prints no ptxas report, so resource usage would be lost (seen on the H200
-  // host; NVIDIA/cuda-python#1124). This compiler keeps its own cache, keyed on everything.
-  setenv("CUDA_CACHE_DISABLE", "1", 1);
-}
+      m_headers_hash(headers_hash(m_include_dirs)) {}
 
 result compiler::build(const request& r) const {
   const target* t = find_target(r.target);
