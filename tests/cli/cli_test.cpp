@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -107,4 +108,21 @@ TEST(cli, best_on_a_missing_database_is_an_error_naming_it) {
   const auto r = run_cli("best --db /nonexistent/x.db");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("/nonexistent/x.db"), std::string::npos) << r.out;
+}
+
+TEST(cli, emit_does_not_depend_on_where_the_results_are) {
+  temp_dir tmp;
+  namespace fs = std::filesystem;
+  const std::string committed = std::string(CUOP_SOURCE_DIR) + "/results";
+  for (const char* copy : {"a", "b/deeper"})
+    fs::copy(committed, fs::path(tmp / copy) / "results", fs::copy_options::recursive);
+  for (const char* copy : {"a", "b/deeper"}) {
+    const auto r = run_cli("emit --results " + (tmp / copy) + "/results --out " + (tmp / copy) + "/gen");
+    ASSERT_EQ(r.code, 0) << r.out;
+  }
+  const auto a = read_file(tmp / "a/gen/cuop/generated/softmax_dispatch.hpp");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, read_file(tmp / "b/deeper/gen/cuop/generated/softmax_dispatch.hpp"));
+  EXPECT_EQ(read_file(tmp / "a/gen/softmax_instances.cu"),
+            read_file(tmp / "b/deeper/gen/softmax_instances.cu"));
 }

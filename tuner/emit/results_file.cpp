@@ -271,7 +271,11 @@ std::vector<result_file> read_results(const std::string& dir) {
     if (it->is_regular_file() && it->path().extension() == ".json") paths.push_back(it->path().string());
   std::sort(paths.begin(), paths.end());
   std::vector<result_file> out;
-  for (const auto& p : paths) out.push_back(parse_file(p));
+  for (const auto& p : paths) {
+    out.push_back(parse_file(p));
+    // Relative to the results folder: generated files must not depend on where the checkout is.
+    out.back().path = fs::relative(p, dir).generic_string();
+  }
   return out;
 }
 
