@@ -114,8 +114,10 @@ TEST(cli, emit_does_not_depend_on_where_the_results_are) {
   temp_dir tmp;
   namespace fs = std::filesystem;
   const std::string committed = std::string(CUOP_SOURCE_DIR) + "/results";
-  for (const char* copy : {"a", "b/deeper"})
+  for (const char* copy : {"a", "b/deeper"}) {
+    fs::create_directories(fs::path(tmp / copy) / "results");
     fs::copy(committed, fs::path(tmp / copy) / "results", fs::copy_options::recursive);
+  }
   for (const char* copy : {"a", "b/deeper"}) {
     const auto r = run_cli("emit --results " + (tmp / copy) + "/results --out " + (tmp / copy) + "/gen");
     ASSERT_EQ(r.code, 0) << r.out;
@@ -125,4 +127,31 @@ TEST(cli, emit_does_not_depend_on_where_the_results_are) {
   EXPECT_EQ(a, read_file(tmp / "b/deeper/gen/cuop/generated/softmax_dispatch.hpp"));
   EXPECT_EQ(read_file(tmp / "a/gen/softmax_instances.cu"),
             read_file(tmp / "b/deeper/gen/softmax_instances.cu"));
+}
+
+// tests/data/store/h200-softmax.db: the H200 sweep behind results/softmax/nvidia-h200.json, with
+// raw samples and constraint rejections removed to keep it small.
+const std::string h200_db = data + "/store/h200-softmax.db";
+
+TEST(cli, best_reports_the_fastest_verified_configuration_per_gpu_and_problem) {
+  const auto r = run_cli("best --db " + h200_db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("softmax_f32_4096x4096        softmax_f32_block_row_v4_b128_c8"), std::string::npos) << r.out;
+  const auto md = run_cli("best --format markdown --db " + h200_db);
+  EXPECT_NE(md.out.find("| softmax_f32_256x262144 | `softmax_f32_split_row_v4_b512_c10` |"), std::string::npos) << md.out;
+  const auto js = run_cli("best --format json --db " + h200_db);
+  EXPECT_NE(js.out.find("\"speedup_over_first\""), std::string::npos) << js.out;
+}
+
+TEST(cli, committed_results_are_fresh_exports_of_their_database) {
+  temp_dir tmp;
+  const auto r = run_cli("export --db " + h200_db + " --out " + (tmp / "results"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(read_file(tmp / "results/softmax/nvidia-h200.json"),
+            read_file(std::string(CUOP_SOURCE_DIR) + "/results/softmax/nvidia-h200.json"));
+}
+
+TEST(cli, best_rejects_an_unknown_format) {
+  EXPECT_EQ(run_cli("best --format yaml --db " + h200_db).code, 2);
 }

@@ -1,5 +1,6 @@
-// cuop-tune best: the fastest verified configuration per problem, with its speed-up over the
-// first configuration measured for that problem.
+// cuop-tune best: the fastest verified configuration per problem and GPU model, with its speed-up
+// over the first configuration measured for that problem on that GPU. Timings from different GPU
+// models are never compared with each other.
 #include <fmt/format.h>
 
 #include <map>
@@ -24,10 +25,14 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
   store::trial_filter filter;
   filter.op = op;
   const auto trials = db->trials(filter);
-  std::map<std::string, best_row> rows;  // by problem key
+  std::map<std::int64_t, std::string> gpu_of_run;
+  for (const auto& run : db->runs()) gpu_of_run[run.id] = run.env.gpu_name;
+  std::map<std::pair<std::string, std::string>, best_row> rows;  // by (gpu, problem key)
   for (const auto& t : trials) {
     if (t.status == "rejected") continue;
-    auto& r = rows[t.problem.key];
+    const auto& gpu = gpu_of_run[t.run_id];
+    if (gpu.empty()) continue;  // compile-validation runs time nothing
+    auto& r = rows[{gpu, t.problem.key}];
     ++r.total;
     if (t.status != "ok") continue;
     ++r.ok;
@@ -38,22 +43,27 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [key, r] : rows) {
       if (!r.best) continue;
-      out.push_back({{"problem", key}, {"instance", r.best->config.instance},
+      out.push_back({{"gpu", key.first}, {"problem", key.second}, {"instance", r.best->config.instance},
                      {"median_us", r.best->median_us}, {"gbps", r.best->gbps},
                      {"speedup_over_first", r.first->median_us / r.best->median_us},
-                     {"ok", r.ok}, {"trials", r.total}, {"gpu_env", r.best->env_key}});
+                     {"ok", r.ok}, {"trials", r.total}, {"env_key", r.best->env_key}});
     }
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
   const bool md = format == "markdown";
-  if (md)
-    fmt::print("| problem | best configuration | median us | GB/s | vs first | ok/trials |\n"
-               "| --- | --- | ---: | ---: | ---: | ---: |\n");
-  else
-    fmt::print("{:<28} {:<40} {:>10} {:>8} {:>9} {:>10}\n", "problem", "best configuration",
-               "median us", "GB/s", "vs first", "ok/trials");
-  for (const auto& [key, r] : rows) {
+  std::string gpu;
+  for (const auto& [gpu_and_key, r] : rows) {
+    const auto& key = gpu_and_key.second;
+    if (gpu_and_key.first != gpu) {
+      gpu = gpu_and_key.first;
+      if (md)
+        fmt::print("\n{}\n\n| problem | best configuration | median us | GB/s | vs first | ok/trials |\n"
+                   "| --- | --- | ---: | ---: | ---: | ---: |\n", gpu);
+      else
+        fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8} {:>9} {:>10}\n", gpu, "problem",
+                   "best configuration", "median us", "GB/s", "vs first", "ok/trials");
+    }
     const std::string counts = fmt::format("{}/{}", r.ok, r.total);
     if (!r.best) {
       if (md)

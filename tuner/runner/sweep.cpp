@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -27,6 +29,23 @@ namespace fs = std::filesystem;
 namespace ks = kernels::softmax;
 
 namespace {
+
+// Ctrl-C / SIGTERM: finish the trial in flight, mark the run interrupted, stop. A second signal
+// kills at once (nothing is lost either way: every finished trial is already committed).
+std::atomic<bool> g_stop_requested{false};
+
+extern "C" void request_stop(int signal_number) {
+  if (g_stop_requested.exchange(true)) {
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+  }
+}
+
+struct interrupted {};
+
+void check_stop() {
+  if (g_stop_requested.load()) throw interrupted{};
+}
 
 struct candidate_build {
   ks::softmax_config config;
@@ -164,6 +183,7 @@ void sweep_run::compile_all() {
       m_builds.at(name).by_target[target] = std::move(r);
     }
     bar.advance(end - i);
+    check_stop();
   }
   bar.finish();
   for (const auto& [target, counts] : per_target)
@@ -255,6 +275,7 @@ void sweep_run::measure_all(const compile::target& target) {
     t.created_at = store::utc_now();
     m_db.put_trial(t);
     bar.advance();
+    check_stop();
   }
   bar.finish();
 }
@@ -290,14 +311,23 @@ int sweep_run::execute() {
   info.env = m_env;
   m_run_id = m_db.begin_run(info);
 
-  enumerate();
-  fmt::print(stderr, "[{}] {}: {} problems, {} configurations, targets {}\n", m_spec.op,
-             m_spec.file, m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
-  compile_all();
-  record_rejections();
-  if (target) {
-    measure_all(*target);
-    print_summary();
+  try {
+    enumerate();
+    fmt::print(stderr, "[{}] {}: {} problems, {} configurations, targets {}\n", m_spec.op,
+               m_spec.file, m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
+    compile_all();
+    record_rejections();
+    if (target) {
+      measure_all(*target);
+      print_summary();
+    }
+  } catch (const interrupted&) {
+    m_db.finish_run(m_run_id, "interrupted");
+    throw error(fmt::format("{}: interrupted; finished trials are stored and the next sweep resumes",
+                            m_spec.file));
+  } catch (...) {
+    m_db.finish_run(m_run_id, "failed");
+    throw;
   }
   m_db.finish_run(m_run_id, "finished");
   return exit_code::ok;
@@ -334,6 +364,8 @@ int run_sweep(const sweep_options& o) {
                dev.index, dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver);
 
   const auto env = core::describe_environment(dev);
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
   for (const auto& s : specs) sweep_run(s, o, *db, env, dev, worker.get()).execute();
   return exit_code::ok;
 }

@@ -35,6 +35,9 @@ void worker_process::start() {
   const pid_t pid = fork();
   if (pid < 0) throw error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
+    // Ctrl-C reaches the whole process group: the parent decides when to stop, and a worker
+    // killed by it would record the trial in flight as a crash.
+    signal(SIGINT, SIG_IGN);
     dup2(to[0], STDIN_FILENO);
     dup2(from[1], STDOUT_FILENO);
     close(to[0]);

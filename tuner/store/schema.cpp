@@ -2,7 +2,7 @@
 //
 //   runs      one sweep (or validation) invocation and the environment it ran in.
 //             started_at/finished_at are ISO 8601 UTC; finished_at is NULL while running or when
-//             the process was killed. state: running | finished | interrupted | invalid.
+//             the process was killed. state: running | finished | interrupted | failed | invalid.
 //             env_key = environment::key(): rows with the same key may be compared.
 //   problems  one shape of one op and dtype; key ("softmax_f16_32768x1024") is unique.
 //             dims_json holds the dimensions, bytes the traffic used for GB/s.
