@@ -1,6 +1,8 @@
 // Enumeration of a sweep's configuration space and the constraints that filter it.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -13,15 +15,7 @@ namespace {
 using cuop::space::enumerate;
 using cuop::space::verdict;
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const cuop::error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using cuop::test::error_of;
 
 std::size_t accepted(const std::vector<verdict>& vs) {
   return static_cast<std::size_t>(

@@ -2,6 +2,8 @@
 // message naming file:line:column.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <ostream>
 #include <string>
 
@@ -17,16 +19,7 @@ using cuop::spec::parse;
 
 std::string fixture(const std::string& name) { return std::string(CUOP_TEST_DATA_DIR) + "/spec/" + name; }
 
-// The message of the cuop::error `f` throws, or a marker that fails the comparison.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const cuop::error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using cuop::test::error_of;
 
 TEST(spec, full_example_parses) {
   const auto s = load(fixture("valid_full.yaml"));

@@ -1,6 +1,8 @@
 // The SQLite store: schema and migrations, open modes and their errors, round trips, resume,
 // crash safety (a writer killed mid-transaction) and WAL concurrency.
 #include <gtest/gtest.h>
+
+#include "test_support.hpp"
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -107,17 +109,7 @@ environment make_env() {
   return e;
 }
 
-// Runs `f` and returns the cuop::error message it throws ("" if none, which fails the caller).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const cuop::error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a cuop::error";
-  return "";
-}
+using cuop::test::error_of;
 
 class store_test : public ::testing::Test {
  protected:
