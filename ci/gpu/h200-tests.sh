@@ -15,3 +15,14 @@ for run in 1 2; do
   echo "== ctest run $run"
   ctest -j4 --output-on-failure 2>&1 | tail -4
 done
+cd ..
+echo "== interrupt a sweep with SIGINT, then resume it"
+rm -f /tmp/int.db
+./build/tuner/cuop-tune sweep configs/softmax.yaml --db /tmp/int.db --cache /tmp/int-cache -j16 >/tmp/int1.log 2>&1 &
+pid=$!
+sleep 95
+kill -INT $pid
+wait $pid
+echo "first sweep exit code $? ($(tail -1 /tmp/int1.log))"
+./build/tuner/cuop-tune sweep configs/softmax.yaml --db /tmp/int.db --cache /tmp/int-cache -j16 2>&1 | tail -1
+./build/tuner/cuop-tune best --db /tmp/int.db | head -4
