@@ -155,3 +155,33 @@ TEST(cli, committed_results_are_fresh_exports_of_their_database) {
 TEST(cli, best_rejects_an_unknown_format) {
   EXPECT_EQ(run_cli("best --format yaml --db " + h200_db).code, 2);
 }
+
+TEST(cli, a_terminated_sweep_marks_its_run_interrupted_and_keeps_what_it_stored) {
+  temp_dir tmp;
+  const auto db = tmp / "t.db";
+  // The full sweep compiles ~1500 kernels: two seconds in, it is busy compiling.
+  const std::string script = "sh -c '" + std::string(CUOP_TUNE_BIN) + " sweep --validate-only -j 1 --db " + db +
+                             " --cache " + (tmp / "cache") + " " + CUOP_SOURCE_DIR +
+                             "/configs/softmax.yaml & pid=$!; sleep 2; kill -TERM $pid; wait $pid; echo exit=$?'";
+  FILE* pipe = popen((script + " 2>&1").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe)) out += buffer;
+  pclose(pipe);
+  EXPECT_NE(out.find("interrupted; finished trials are stored"), std::string::npos) << out;
+  EXPECT_NE(out.find("exit=1"), std::string::npos) << out;
+
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT state FROM runs", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "interrupted");
+  sqlite3_finalize(st);
+  ASSERT_EQ(sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "ok");
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+}

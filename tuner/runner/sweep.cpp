@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/environment.hpp"
@@ -161,8 +162,11 @@ void sweep_run::compile_all() {
   }
   report::progress bar(fmt::format("[{}] compile", m_spec.op), requests.size());
   compile::compiler cc(m_options.cache_dir, compile::default_include_dirs());
-  // Compile in slices so the display moves and every finished slice is stored.
-  const std::size_t slice = 64;
+  // Compile in slices of a few per thread, so the display moves, every finished slice is stored
+  // and an interruption is answered within seconds.
+  const unsigned threads = m_options.jobs > 0 ? static_cast<unsigned>(m_options.jobs)
+                                              : std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t slice = 4 * threads;
   std::map<std::string, std::pair<int, int>> per_target;  // ok, failed
   for (const auto& [name, b] : m_builds) m_db.put_config(config_record_of(m_spec, b));
   for (std::size_t i = 0; i < requests.size(); i += slice) {
