@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One device call: build (sm_90a), run every test including the GPU ones, run the softmax sweep,
 # export the results, rebuild the library against them, run the example and the side-by-side
-# comparison with torch.softmax. Everything worth keeping goes to $OUT.
+# comparison with torch.softmax. Everything worth keeping goes to $OUT. Run it as
+# `CUOP_GIT_REV=<rev> bash ci/gpu/h200-softmax.sh` where the tree has no .git, so the revision is
+# recorded with every run (CMake reads the variable).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/cuop-out}"

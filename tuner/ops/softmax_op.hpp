@@ -12,7 +12,7 @@ namespace cuop::ops {
 // Throws cuop::error for an unknown family, parameter or dtype.
 kernels::softmax::softmax_config softmax_config_of(const space::point& p, const std::string& dtype);
 
-// {"family": "...", "params": {...}} in the family's parameter order.
+// {"family": "...", "params": {...}} (parameters by name).
 nlohmann::json config_json(const space::point& p);
 
 // One read and one write of the tensor.
