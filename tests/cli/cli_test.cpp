@@ -185,3 +185,34 @@ TEST(cli, a_terminated_sweep_marks_its_run_interrupted_and_keeps_what_it_stored)
   sqlite3_finalize(st);
   sqlite3_close(h);
 }
+
+TEST(cli, a_sweep_whose_constraints_leave_nothing_is_refused_before_any_database_exists) {
+  temp_dir tmp;
+  const auto db = tmp / "never.db";
+  const auto r = run_cli("sweep --validate-only --db " + db + " " + data + "/spec/empty_space.yaml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("no configuration satisfies the constraints for problem softmax_f32_8x100000"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+TEST(cli, emit_names_a_corrupt_results_file_and_leaves_the_old_header) {
+  temp_dir tmp;
+  std::filesystem::create_directories(tmp / "results/softmax");
+  const auto good = run_cli("emit --results " + (tmp / "results") + " --out " + (tmp / "gen"));
+  ASSERT_EQ(good.code, 0) << good.out;
+  const auto before = read_file(tmp / "gen/cuop/generated/softmax_dispatch.hpp");
+  std::ofstream(tmp / "results/softmax/broken.json") << "{\"format\": \"cuop-tune results 1\", \"op\": ";
+  const auto r = run_cli("emit --results " + (tmp / "results") + " --out " + (tmp / "gen"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("softmax/broken.json: not a results file"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(tmp / "gen/cuop/generated/softmax_dispatch.hpp"), before);
+}
+
+TEST(cli, emit_without_a_results_folder_says_so) {
+  temp_dir tmp;
+  const auto r = run_cli("emit --results " + (tmp / "absent") + " --out " + (tmp / "gen"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("absent: results directory not found"), std::string::npos) << r.out;
+}
