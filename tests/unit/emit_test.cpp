@@ -117,3 +117,14 @@ TEST(results_file, slug_of_gpu_names) {
   EXPECT_EQ(slug("NVIDIA A100-SXM4-80GB"), "nvidia-a100-sxm4-80gb");
   EXPECT_EQ(slug(""), "validation");
 }
+
+TEST(emit, header_and_unit_carry_the_same_emit_id) {
+  const auto out = emit_softmax({h200_results()}, {"90a"});
+  const std::string key = "softmax_emit_id = 0x";
+  const auto at = out.header.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const std::string id = out.header.substr(at + key.size(), 16);
+  EXPECT_NE(out.instantiation.find("softmax_emit_id == 0x" + id + "ull"), std::string::npos) << out.instantiation;
+  // Different data, different id.
+  EXPECT_EQ(emit_softmax({}, {"90a"}).header.find(id), std::string::npos);
+}

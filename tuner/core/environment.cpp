@@ -6,11 +6,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "tuner/compile/compile.hpp"
+#include "tuner/core/files.hpp"
 
 namespace cuop::core {
 
@@ -24,12 +23,8 @@ std::string kernel_source_hash() {
     if (it->is_regular_file()) files.push_back(it->path());
   std::sort(files.begin(), files.end());
   std::string all;
-  for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    all += fs::relative(f, root).string() + "\n" + ss.str();
-  }
+  for (const auto& f : files)
+    all += fs::relative(f, root).string() + "\n" + read_file(f.string()).value_or("");
   for (const auto& flag : compile::device_flags()) all += flag + "\n";
   return compile::hash_hex(all);
 }

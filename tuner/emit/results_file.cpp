@@ -1,17 +1,15 @@
 #include "tuner/emit/results_file.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <cstring>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "tuner/core/error.hpp"
+#include "tuner/core/files.hpp"
 
 namespace cuop::emit {
 
@@ -168,29 +166,8 @@ std::string slug(const std::string& gpu_name) {
 }
 
 bool write_if_changed(const std::string& path, const std::string& content) {
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::stringstream ss;
-      ss << in.rdbuf();
-      if (ss.str() == content) return false;
-    }
-  }
-  const fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path());
-  const std::string tmp = path + fmt::format(".tmp{}", getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw error(fmt::format("{}: cannot write ({})", tmp, std::strerror(errno)));
-    out << content;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw error(fmt::format("{}: write failed ({})", tmp, std::strerror(errno)));
-    }
-  }
-  fs::rename(tmp, p);
+  if (const auto old = core::read_file(path); old && *old == content) return false;
+  core::write_atomically(path, content);
   return true;
 }
 

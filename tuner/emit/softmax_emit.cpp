@@ -176,8 +176,15 @@ emitted emit_softmax(const std::vector<result_file>& results, const std::vector<
         e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, e.gpu, name_of(e.type), e.rows,
         e.cols, cxx_config(e.config), kernel_index.at(name), e.source, e.median_us, name);
   }
-  h += fmt::format("}};\n\ninline constexpr int softmax_table_size = {};\ninline constexpr int softmax_kernel_count = {};\n\n}}  // namespace cuop::generated\n",
-                   entries.size(), kernel_index.size());
+  // Both files carry the same emit id: a header and a unit from different emits (an emit
+  // interrupted between its two renames) fail to compile instead of dispatching wrong kernels.
+  std::string kernel_list;
+  for (const auto& [name, c] : kernels_by_name) kernel_list += name + "\n";
+  const std::string emit_id = compile::hash_hex(h + kernel_list);
+  h += fmt::format(
+      "}};\n\ninline constexpr int softmax_table_size = {};\ninline constexpr int softmax_kernel_count = {};\n"
+      "inline constexpr unsigned long long softmax_emit_id = 0x{}ull;\n\n}}  // namespace cuop::generated\n",
+      entries.size(), kernel_index.size(), emit_id);
 
   std::string& u = out.instantiation;
   u += banner;
@@ -188,6 +195,11 @@ emitted emit_softmax(const std::vector<result_file>& results, const std::vector<
   for (const auto& inc : includes) u += fmt::format("#include <{}>\n", inc);
   u += "\n";
   for (const auto& [name, c] : kernels_by_name) u += ops::softmax_entry_definition(c) + "\n";
+  u += fmt::format(
+      "#include \"cuop/generated/softmax_dispatch.hpp\"\n\n"
+      "static_assert(cuop::generated::softmax_emit_id == 0x{}ull,\n"
+      "              \"softmax_dispatch.hpp and softmax_instances.cu come from different emits\");\n\n",
+      emit_id);
   u += "namespace cuop::generated {\n\nextern const void* const softmax_kernels[] = {\n";
   for (const auto& [name, c] : kernels_by_name) u += fmt::format("    reinterpret_cast<const void*>(&{}),\n", name);
   u += "};\n\n}  // namespace cuop::generated\n";

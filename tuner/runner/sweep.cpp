@@ -6,15 +6,14 @@
 #include <atomic>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/environment.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/files.hpp"
 #include "tuner/measure/statistics.hpp"
 #include "tuner/ops/softmax_op.hpp"
 #include "tuner/ops/softmax_source.hpp"
@@ -55,10 +54,7 @@ struct candidate_build {
 };
 
 std::string file_hash(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return compile::hash_hex(ss.str());
+  return compile::hash_hex(core::read_file(path).value_or(""));
 }
 
 store::problem_record problem_record_of(const spec::sweep& s, const spec::problem& p) {
@@ -87,15 +83,9 @@ const compile::target* target_for(const spec::sweep& s, int cc) {
 
 std::string write_cubin(const std::string& cache_dir, const std::string& instance,
                         const compile::result& r) {
-  const fs::path dir = fs::path(cache_dir) / "cubins";
-  fs::create_directories(dir);
-  const fs::path path = dir / fmt::format("{}.{}.cubin", instance, r.cubin_hash);
-  if (!fs::exists(path)) {
-    const fs::path tmp = path.string() + ".tmp" + std::to_string(getpid());
-    std::ofstream(tmp, std::ios::binary).write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
-    fs::rename(tmp, path);
-  }
-  return path.string();
+  const auto path = (fs::path(cache_dir) / "cubins" / fmt::format("{}.{}.cubin", instance, r.cubin_hash)).string();
+  if (!fs::exists(path)) core::write_atomically(path, std::string_view(r.cubin.data(), r.cubin.size()));
+  return path;
 }
 
 class sweep_run {
