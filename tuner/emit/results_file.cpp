@@ -190,15 +190,24 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
     slug_of_env[r.env.key()] = s;
     slug_of_run[r.id] = s;
   }
-  // Newest trial per (problem, instance) in each file; constraint rejections are not results.
-  std::map<std::string, std::map<std::pair<std::string, std::string>, store::trial_record>> newest;
+  // Only the newest environment of each GPU model (driver, runtime, flags, kernel sources): stale
+  // timings are never mixed with fresh ones. Within it, the newest trial per (problem, instance);
+  // constraint rejections are not results.
   store::trial_filter filter;
   filter.op = op;
-  for (auto& t : db.trials(filter)) {
-    if (t.status == "rejected") continue;
-    const auto it = slug_of_run.find(t.run_id);
-    if (it == slug_of_run.end()) continue;
-    auto& slot = newest[it->second][{t.problem.key, t.config.instance}];
+  auto trials = db.trials(filter);
+  std::map<std::string, std::pair<std::int64_t, std::string>> current_env;  // slug -> run, env
+  for (const auto& t : trials) {
+    if (t.status == "rejected" || !slug_of_run.contains(t.run_id)) continue;
+    auto& env = current_env[slug_of_run[t.run_id]];
+    if (t.run_id > env.first) env = {t.run_id, t.env_key};
+  }
+  std::map<std::string, std::map<std::pair<std::string, std::string>, store::trial_record>> newest;
+  for (auto& t : trials) {
+    if (t.status == "rejected" || !slug_of_run.contains(t.run_id)) continue;
+    const auto& s = slug_of_run[t.run_id];
+    if (t.env_key != current_env[s].second) continue;
+    auto& slot = newest[s][{t.problem.key, t.config.instance}];
     if (slot.run_id <= t.run_id) slot = std::move(t);
   }
   std::vector<std::string> written;
