@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <utility>
 
 #include "cuop/generated/softmax_dispatch.hpp"
@@ -96,7 +97,7 @@ status limits_for(int device, const detail::softmax_entry& e, ks::device_limits&
   return status::success;
 }
 
-status select(const softmax_problem& p, selection& out) {
+status select_uncached(const softmax_problem& p, selection& out) {
   int device = 0;
   device_state dev;
   if (auto s = current_device(device, dev); s != status::success) return s;
@@ -139,6 +140,28 @@ status select(const softmax_problem& p, selection& out) {
   out.entry = best;
   out.plan = best_plan;
   out.same_gpu = std::strcmp(best->gpu, dev.name) == 0;
+  return status::success;
+}
+
+// The choice depends only on the device and the call's dtype and shape: made once, then looked
+// up, so a call costs one map lookup instead of a walk over the table with occupancy queries.
+status select(const softmax_problem& p, selection& out) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return status::cuda_error;
+  using key_t = std::tuple<int, dtype, long long, long long>;
+  static std::mutex m;
+  static std::map<key_t, selection> cache;
+  const key_t key{device, p.type, p.rows, p.cols};
+  {
+    std::lock_guard lock(m);
+    if (const auto it = cache.find(key); it != cache.end()) {
+      out = it->second;
+      return status::success;
+    }
+  }
+  if (auto s = select_uncached(p, out); s != status::success) return s;
+  std::lock_guard lock(m);
+  cache.emplace(key, out);
   return status::success;
 }
 
