@@ -1,0 +1,90 @@
+// Host-side description of our GEMM kernel families: their configurations, the names that
+// identify them, and how a configuration is launched for a problem. Plain C++ (no CUDA headers),
+// shared by the tuner (NVRTC path) and the library's dispatch (nvcc path).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuop/dtype.hpp"
+
+namespace cuop::kernels::gemm {
+
+enum class family : int {
+  mma = 0,     // tensor cores through mma.sync m16n8k16 + ldmatrix + multi-stage cp.async (sm_80+)
+  skinny = 1,  // decode-sized M (1..64): bound by reading B, 16-byte loads, split-K over SMs
+};
+
+// Layout of B (A is row-major, C and D row-major; see args.cuh).
+enum class b_layout : int { row = 0, col = 1 };
+
+std::string_view name_of(family f) noexcept;
+bool parse_family(std::string_view s, family& out) noexcept;
+std::string_view name_of(b_layout l) noexcept;  // "row" / "col"
+bool parse_b_layout(std::string_view s, b_layout& out) noexcept;
+
+// Tunable parameters of a family, in the order they appear in names and templates.
+// mma:    block_m, block_n, block_k, warp_m, warp_n, stages, group_m, split_k
+// skinny: block_n, threads, m_tile, k_chunk, split_k
+std::vector<std::string_view> param_names(family f);
+
+// One configuration. Fields a family does not use are 0.
+struct gemm_config {
+  family fam = family::mma;
+  dtype in = dtype::bf16;    // A and B: f16 or bf16
+  dtype out = dtype::f32;    // C and D: f32 or the input type
+  b_layout b = b_layout::col;
+  // mma
+  int block_m = 0, block_n = 0, block_k = 0;  // block tile
+  int warp_m = 0, warp_n = 0;                 // warp tile (block_m % warp_m == 0, ...)
+  int stages = 0;                             // cp.async pipeline depth (2..6)
+  int group_m = 0;                            // rasterization: block rows per swizzle group (1 = none)
+  // skinny
+  int threads = 0;   // threads per block
+  int m_tile = 0;    // rows of A (and D) one block computes (1..64)
+  int k_chunk = 0;   // elements of K per thread per step (multiple of 8: one 16-byte load)
+  // both
+  int split_k = 1;   // K split over this many blocks, reduced in the workspace (1 = no split)
+};
+
+bool set_param(gemm_config& c, std::string_view name, long long value) noexcept;
+long long get_param(const gemm_config& c, std::string_view name) noexcept;
+
+int threads_per_block(const gemm_config& c) noexcept;
+
+// Empty when the configuration is well formed for any problem, else why not.
+std::string check_config(const gemm_config& c);
+
+// Stable key naming the code, e.g. "gemm_bf16_f32_col_mma_m128_n128_k32_wm64_wn64_s4_g8_sk1".
+// Never reused for different code: every template argument appears in it.
+std::string instance_name(const gemm_config& c);
+
+// Device template instantiation spelled as source, and the header that defines it.
+std::string template_name(const gemm_config& c);
+std::string_view header_of(family f) noexcept;
+
+struct device_limits {
+  int sm_count = 0;
+  int max_threads_per_block = 1024;
+  long long max_smem_per_block = 48 * 1024;  // opt-in maximum
+};
+
+struct launch_plan {
+  unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+  unsigned block_x = 1;
+  std::size_t smem_bytes = 0;       // dynamic shared memory
+  std::size_t workspace_bytes = 0;  // zeroed once when allocated; self-resetting afterwards
+};
+
+// Plans the launch of `c` for an m x n x k problem. Empty on success, else why this
+// configuration cannot run the problem.
+std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_limits& dev,
+                        launch_plan& out);
+
+// Floating-point operations of the problem (2 m n k) and bytes of A, B and D touched once.
+double gemm_flops(int m, int n, int k) noexcept;
+double gemm_bytes(dtype in, dtype out, int m, int n, int k) noexcept;
+
+}  // namespace cuop::kernels::gemm
