@@ -1,18 +1,25 @@
-// The softmax kernel families, instantiated directly with nvcc, planned with plan_launch and
-// checked against the reference on awkward shapes: tiny and odd column counts, one row and
-// 65537 rows, misaligned pointers, strides wider than the row. Outputs are poisoned with NaN
-// first, and the padding between rows must still hold it afterwards.
+// The softmax kernel families, instantiated directly with nvcc, planned with plan_launch,
+// launched with launch() and checked against the reference on awkward shapes: tiny and odd
+// column counts, one row and 65537 rows, misaligned pointers, strides wider than the row, and
+// rows in which whole per-thread or per-block segments are -inf. Outputs are poisoned with NaN
+// first, and the padding between rows must still hold it afterwards. cluster_row needs sm_90:
+// its tests skip, saying so, on older devices.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuop/kernels/softmax/block_row.cuh"
+#include "cuop/kernels/softmax/cluster_row.cuh"
 #include "cuop/kernels/softmax/family.hpp"
+#include "cuop/kernels/softmax/launch.hpp"
 #include "cuop/kernels/softmax/split_row.cuh"
 #include "cuop/kernels/softmax/warp_row.cuh"
 #include "cuop/reference/softmax_reference.hpp"
@@ -26,6 +33,29 @@ namespace ref = cuop::reference;
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads) entry(ks::softmax_args a) {
   K::run(a);
+}
+
+// Columns [begin, end) of every row set to -inf.
+template <typename T>
+__global__ void set_neg_inf(T* data, long long rows, long long stride, long long begin,
+                            long long end) {
+  const long long width = end - begin;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < rows * width;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    T* p = data + (i / width) * stride + begin + i % width;
+    if constexpr (sizeof(T) == 4) *reinterpret_cast<unsigned*>(p) = 0xff800000u;
+    else if constexpr (std::is_same_v<T, __half>) *reinterpret_cast<unsigned short*>(p) = 0xfc00u;
+    else *reinterpret_cast<unsigned short*>(p) = 0xff80u;
+  }
+}
+
+cudaError_t fill_neg_inf(cuop::dtype t, void* data, long long rows, long long stride,
+                         long long begin, long long end) {
+  if (end <= begin) return cudaSuccess;
+  if (t == cuop::dtype::f32) set_neg_inf<<<256, 256>>>(static_cast<float*>(data), rows, stride, begin, end);
+  else if (t == cuop::dtype::f16) set_neg_inf<<<256, 256>>>(static_cast<__half*>(data), rows, stride, begin, end);
+  else set_neg_inf<<<256, 256>>>(static_cast<__nv_bfloat16*>(data), rows, stride, begin, end);
+  return cudaGetLastError();
 }
 
 struct shape {
@@ -63,6 +93,7 @@ struct harness {
   ks::device_limits dev;
   void* workspace = nullptr;
   std::size_t workspace_size = 0;
+  long long inf_begin = 0, inf_end = 0;  // columns set to -inf in every row (none when equal)
 
   ~harness() { cudaFree(workspace); }
 
@@ -77,6 +108,13 @@ struct harness {
     if (cfg.fam == ks::family::split_row) {
       const long long splits = (sh.cols + held - 1) / held;
       ASSERT_EQ(why.empty(), splits <= dev.max_resident_blocks) << why;
+    } else if (cfg.fam == ks::family::cluster_row) {
+      ASSERT_EQ(why.empty(), sh.cols <= cfg.cluster * held) << why;
+      if (why.empty()) {
+        ASSERT_EQ(plan.cluster_x, static_cast<unsigned>(cfg.cluster));
+        ASSERT_EQ(plan.grid_x % plan.cluster_x, 0u);
+        ASSERT_LE(plan.grid_x / plan.cluster_x, static_cast<unsigned long long>(dev.max_active_clusters));
+      }
     } else {
       ASSERT_EQ(why.empty(), sh.cols <= held) << why;
     }
@@ -102,22 +140,14 @@ struct harness {
     const void* in_data = in + lo.in_off * es;
     void* out_data = out + lo.out_off * es;
     CUOP_CUDA_ASSERT(ref::fill_random(t, in, in_count, 1234 + sh.cols, -8.f, 8.f, nullptr));
+    CUOP_CUDA_ASSERT(fill_neg_inf(t, in + lo.in_off * es, sh.rows, in_stride, std::min(inf_begin, sh.cols),
+                                  std::min(inf_end, sh.cols)));
     CUOP_CUDA_ASSERT(ref::softmax_reference(t, in_data, sh.rows, sh.cols, in_stride, expect, nullptr));
 
     for (int rep = 0; rep < repeats; ++rep) {
       CUOP_CUDA_ASSERT(ref::fill_nan(t, out, out_count, nullptr));
-      ks::softmax_args args{in_data, out_data, sh.rows, sh.cols, in_stride, out_stride, workspace};
-      void* params[] = {&args};
-      cudaLaunchConfig_t lc{};
-      lc.gridDim = dim3(plan.grid_x, plan.grid_y, plan.grid_z);
-      lc.blockDim = dim3(plan.block_x);
-      lc.dynamicSmemBytes = plan.smem_bytes;
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeCooperative;
-      attr.val.cooperative = 1;
-      lc.attrs = &attr;
-      lc.numAttrs = plan.cooperative ? 1 : 0;
-      CUOP_CUDA_ASSERT(cudaLaunchKernelExC(&lc, kernel, params));
+      const ks::softmax_args args{in_data, out_data, sh.rows, sh.cols, in_stride, out_stride, workspace};
+      CUOP_CUDA_ASSERT(ks::launch(kernel, plan, args, nullptr));
       CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
 
       ref::compare_result r;
@@ -148,23 +178,31 @@ struct harness {
   }
 };
 
+// Skips (with the reason) on a device older than the family needs; else the limits for K from
+// query_limits, as the tuner and the dispatch get them.
 template <typename K>
-void check_family(ks::softmax_config cfg) {
+void prepare(const ks::softmax_config& cfg, ks::device_limits& dev) {
   ASSERT_EQ(ks::check_config(cfg), "");
   ASSERT_EQ(ks::threads_per_block(cfg), K::block_threads);
-  int device = 0, occupancy = 0;
+  int device = 0;
   cudaDeviceProp prop{};
   CUOP_CUDA_ASSERT(cudaGetDevice(&device));
   CUOP_CUDA_ASSERT(cudaGetDeviceProperties(&prop, device));
-  if (prop.major < 8) GTEST_SKIP() << "needs sm_80 or newer, device is sm_" << prop.major << prop.minor;
-  CUOP_CUDA_ASSERT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &occupancy, entry<K>, K::block_threads, 0));
-  ASSERT_GT(occupancy, 0) << "kernel cannot be resident";
+  const int sm = prop.major * 10 + prop.minor;
+  if (sm < ks::min_sm(cfg.fam))
+    GTEST_SKIP() << ks::name_of(cfg.fam) << " needs sm_" << ks::min_sm(cfg.fam)
+                 << " or newer, device is sm_" << sm;
+  CUOP_CUDA_ASSERT(ks::query_limits(device, reinterpret_cast<const void*>(&entry<K>), cfg, dev));
+  ASSERT_GT(dev.max_resident_blocks, 0) << "kernel cannot be resident";
+  if (cfg.fam == ks::family::cluster_row)
+    ASSERT_GT(dev.max_active_clusters, 0) << "a cluster of " << cfg.cluster << " cannot be resident";
+}
+
+template <typename K>
+void check_family(ks::softmax_config cfg) {
   harness h{cfg, reinterpret_cast<const void*>(&entry<K>), {}};
-  h.dev.sm_count = prop.multiProcessorCount;
-  h.dev.max_threads_per_block = prop.maxThreadsPerBlock;
-  h.dev.max_smem_per_block = static_cast<long long>(prop.sharedMemPerBlockOptin);
-  h.dev.max_resident_blocks = static_cast<long long>(occupancy) * prop.multiProcessorCount;
+  prepare<K>(cfg, h.dev);
+  if (testing::Test::HasFatalFailure() || testing::Test::IsSkipped()) return;
   const int repeats = cfg.fam == ks::family::split_row ? 2 : 1;  // the workspace must self-reset
   for (const shape& sh : shapes) {
     // Keep each case moderate: many rows only with short rows.
@@ -174,6 +212,48 @@ void check_family(ks::softmax_config cfg) {
       if (testing::Test::HasFatalFailure()) return;
     }
   }
+}
+
+// Columns [begin, end) of every row of a rows x cols problem are -inf: whole per-thread tiles
+// (and per-block segments, when the segment is shorter than the run) hold only -inf, whose
+// elements must come out 0 while the rest of the row is normalized as usual.
+template <typename K>
+void check_neg_inf_segment(ks::softmax_config cfg, shape sh, long long begin, long long end) {
+  harness h{cfg, reinterpret_cast<const void*>(&entry<K>), {}};
+  prepare<K>(cfg, h.dev);
+  if (testing::Test::HasFatalFailure() || testing::Test::IsSkipped()) return;
+  h.inf_begin = begin;
+  h.inf_end = end;
+  for (const layout& lo : {layout{0, 0, 0, 0}, layout{5, 3, 1, 1}}) {
+    h.run_case(sh, lo, 1);
+    if (testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// A row whose elements are all -inf gives no defined answer, but every family must finish.
+template <typename K>
+void check_all_neg_inf_rows_finish(ks::softmax_config cfg, long long rows, long long cols) {
+  ks::device_limits dev;
+  prepare<K>(cfg, dev);
+  if (testing::Test::HasFatalFailure() || testing::Test::IsSkipped()) return;
+  ks::launch_plan plan;
+  ASSERT_EQ(ks::plan_launch(cfg, rows, cols, dev, plan), "");
+  std::vector<float> host(rows * cols, -INFINITY);
+  float *in = nullptr, *out = nullptr;
+  void* ws = nullptr;
+  CUOP_CUDA_ASSERT(cudaMalloc(&in, host.size() * sizeof(float)));
+  CUOP_CUDA_ASSERT(cudaMalloc(&out, host.size() * sizeof(float)));
+  if (plan.workspace_bytes > 0) {
+    CUOP_CUDA_ASSERT(cudaMalloc(&ws, plan.workspace_bytes));
+    CUOP_CUDA_ASSERT(cudaMemset(ws, 0, plan.workspace_bytes));
+  }
+  CUOP_CUDA_ASSERT(cudaMemcpy(in, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  const ks::softmax_args args{in, out, rows, cols, cols, cols, ws};
+  CUOP_CUDA_ASSERT(ks::launch(reinterpret_cast<const void*>(&entry<K>), plan, args, nullptr));
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(ws);
 }
 
 ks::softmax_config warp_cfg(cuop::dtype t, int vec, int tpr, int rpb, int chunks) {
@@ -194,6 +274,12 @@ ks::softmax_config block_cfg(ks::family f, cuop::dtype t, int vec, int threads, 
   c.vec = vec;
   c.block_threads = threads;
   c.chunks = chunks;
+  return c;
+}
+
+ks::softmax_config cluster_cfg(cuop::dtype t, int vec, int threads, int chunks, int cluster) {
+  ks::softmax_config c = block_cfg(ks::family::cluster_row, t, vec, threads, chunks);
+  c.cluster = cluster;
   return c;
 }
 
@@ -232,42 +318,61 @@ CUOP_BLOCK_TEST(split_row, bf16_v8_b512_c2, __nv_bfloat16, dtype::bf16, 8, 512, 
 CUOP_BLOCK_TEST(split_row, f32_v4_b1024_c8, float, dtype::f32, 4, 1024, 8)
 CUOP_BLOCK_TEST(split_row, f32_v1_b32_c1, float, dtype::f32, 1, 32, 1)
 
-// A row whose elements are all -inf gives no defined answer, but every family must finish.
+#define CUOP_CLUSTER_TEST(NAME, T, DT, V, B, C, K)                                   \
+  TEST(sm90_softmax_cluster_row, NAME) {                                              \
+    CUOP_REQUIRE_GPU();                                                               \
+    check_family<ks::cluster_row<T, V, B, C, K>>(cluster_cfg(DT, V, B, C, K));        \
+  }
+
+// Prefetching and not, every cluster size (16 is non-portable), 4- to 16-byte and scalar
+// vectors; capacities from 256 columns (most shapes rejected, {7, 3} leaves blocks with empty
+// segments) to 131072 (the 100003-column rows).
+CUOP_CLUSTER_TEST(f32_v4_b256_c4_k4, float, dtype::f32, 4, 256, 4, 4)
+CUOP_CLUSTER_TEST(f16_v8_b128_c1_k2, __half, dtype::f16, 8, 128, 1, 2)
+CUOP_CLUSTER_TEST(bf16_v8_b512_c2_k8, __nv_bfloat16, dtype::bf16, 8, 512, 2, 8)
+CUOP_CLUSTER_TEST(bf16_v8_b256_c8_k4, __nv_bfloat16, dtype::bf16, 8, 256, 8, 4)
+CUOP_CLUSTER_TEST(f32_v4_b256_c8_k16, float, dtype::f32, 4, 256, 8, 16)
+CUOP_CLUSTER_TEST(f32_v4_b1024_c8_k2, float, dtype::f32, 4, 1024, 8, 2)
+CUOP_CLUSTER_TEST(f16_v2_b64_c3_k8, __half, dtype::f16, 2, 64, 3, 8)
+CUOP_CLUSTER_TEST(f32_v1_b32_c1_k8, float, dtype::f32, 1, 32, 1, 8)
+
+// f32 tiles keep exps relative to each thread's own max: a thread whose elements are all -inf
+// (the first chunk of every thread is -inf, the later ones past the row for some threads), or a
+// whole split or cluster block, must write zeros, not NaN.
+TEST(sm80_softmax_warp_row, neg_inf_segment) {
+  CUOP_REQUIRE_GPU();
+  check_neg_inf_segment<ks::warp_row<float, 4, 32, 4, 8>>(warp_cfg(dtype::f32, 4, 32, 4, 8),
+                                                          {129, 200}, 0, 128);
+}
+TEST(sm80_softmax_block_row, neg_inf_segment) {
+  CUOP_REQUIRE_GPU();
+  check_neg_inf_segment<ks::block_row<float, 4, 128, 2>>(
+      block_cfg(ks::family::block_row, dtype::f32, 4, 128, 2), {129, 700}, 0, 512);
+}
+TEST(sm80_softmax_split_row, neg_inf_segment) {
+  CUOP_REQUIRE_GPU();
+  check_neg_inf_segment<ks::split_row<float, 4, 256, 4>>(block_cfg(split, dtype::f32, 4, 256, 4),
+                                                         {33, 20000}, 4096, 12000);
+}
+TEST(sm90_softmax_cluster_row, neg_inf_segment) {
+  CUOP_REQUIRE_GPU();
+  check_neg_inf_segment<ks::cluster_row<float, 4, 256, 4, 4>>(cluster_cfg(dtype::f32, 4, 256, 4, 4),
+                                                              {33, 16000}, 4000, 9000);
+}
+TEST(sm90_softmax_cluster_row, neg_inf_segment_bf16) {
+  CUOP_REQUIRE_GPU();
+  check_neg_inf_segment<ks::cluster_row<__nv_bfloat16, 8, 256, 8, 4>>(
+      cluster_cfg(dtype::bf16, 8, 256, 8, 4), {33, 60000}, 100, 40000);
+}
+
 TEST(sm80_softmax_split_row, all_neg_inf_rows_finish) {
   CUOP_REQUIRE_GPU();
-  using K = ks::split_row<float, 4, 256, 1>;
-  const ks::softmax_config cfg = block_cfg(split, dtype::f32, 4, 256, 1);
-  cudaDeviceProp prop{};
-  CUOP_CUDA_ASSERT(cudaGetDeviceProperties(&prop, 0));
-  int occupancy = 0;
-  CUOP_CUDA_ASSERT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, entry<K>, 256, 0));
-  ks::device_limits dev;
-  dev.sm_count = prop.multiProcessorCount;
-  dev.max_resident_blocks = static_cast<long long>(occupancy) * prop.multiProcessorCount;
-  const long long rows = 64, cols = 5000;
-  ks::launch_plan plan;
-  ASSERT_EQ(ks::plan_launch(cfg, rows, cols, dev, plan), "");
-  std::vector<float> host(rows * cols, -INFINITY);
-  float *in = nullptr, *out = nullptr;
-  void* ws = nullptr;
-  CUOP_CUDA_ASSERT(cudaMalloc(&in, host.size() * sizeof(float)));
-  CUOP_CUDA_ASSERT(cudaMalloc(&out, host.size() * sizeof(float)));
-  CUOP_CUDA_ASSERT(cudaMalloc(&ws, plan.workspace_bytes));
-  CUOP_CUDA_ASSERT(cudaMemset(ws, 0, plan.workspace_bytes));
-  CUOP_CUDA_ASSERT(cudaMemcpy(in, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
-  ks::softmax_args args{in, out, rows, cols, cols, cols, ws};
-  void* params[] = {&args};
-  cudaLaunchConfig_t lc{};
-  lc.gridDim = dim3(plan.grid_x);
-  lc.blockDim = dim3(plan.block_x);
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeCooperative;
-  attr.val.cooperative = 1;
-  lc.attrs = &attr;
-  lc.numAttrs = 1;
-  CUOP_CUDA_ASSERT(cudaLaunchKernelExC(&lc, reinterpret_cast<const void*>(&entry<K>), params));
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  cudaFree(in);
-  cudaFree(out);
-  cudaFree(ws);
+  check_all_neg_inf_rows_finish<ks::split_row<float, 4, 256, 1>>(block_cfg(split, dtype::f32, 4, 256, 1),
+                                                                 64, 5000);
+}
+
+TEST(sm90_softmax_cluster_row, all_neg_inf_rows_finish) {
+  CUOP_REQUIRE_GPU();
+  check_all_neg_inf_rows_finish<ks::cluster_row<float, 4, 256, 1, 8>>(
+      cluster_cfg(dtype::f32, 4, 256, 1, 8), 64, 5000);
 }

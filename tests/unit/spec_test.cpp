@@ -213,7 +213,8 @@ TEST(registry, softmax_families_and_dims) {
   const auto* op = cuop::ops::find_op("softmax");
   ASSERT_NE(op, nullptr);
   EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"rows", "cols"}));
-  EXPECT_EQ(op->family_names(), (std::vector<std::string>{"warp_row", "block_row", "split_row"}));
+  EXPECT_EQ(op->family_names(),
+            (std::vector<std::string>{"warp_row", "block_row", "split_row", "cluster_row"}));
   const auto* warp = op->find_family("warp_row");
   ASSERT_NE(warp, nullptr);
   EXPECT_EQ(warp->params,
@@ -221,9 +222,11 @@ TEST(registry, softmax_families_and_dims) {
   EXPECT_EQ(warp->kind, "kernel");
   EXPECT_EQ(op->find_family("split_row")->params,
             (std::vector<std::string>{"vec", "block_threads", "chunks"}));
+  EXPECT_EQ(op->find_family("cluster_row")->params,
+            (std::vector<std::string>{"vec", "block_threads", "chunks", "cluster"}));
   EXPECT_EQ(op->find_family("nope"), nullptr);
   EXPECT_EQ(cuop::ops::find_op("gemmm"), nullptr);
-  EXPECT_EQ(cuop::ops::op_names(), (std::vector<std::string>{"softmax"}));
+  EXPECT_EQ(cuop::ops::op_names(), (std::vector<std::string>{"softmax", "gemm"}));
 }
 
 }  // namespace

@@ -8,11 +8,22 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/ops/op_adapter.hpp"
+#include "tuner/ops/registry.hpp"
 #include "tuner/store/store.hpp"
 
 namespace cuop::cli {
 
 namespace {
+
+// TFLOP/s of a trial for compute ops (GEMM), else its GB/s: the rate that says how good it is.
+double rate_of(const ops::op_adapter& op, const store::trial_record& t) {
+  spec::problem p;
+  p.dtype = t.problem.dtype;
+  p.dims = nlohmann::json::parse(t.problem.dims_json).get<std::map<std::string, std::int64_t>>();
+  const double flops = op.flops(p);
+  return flops > 0 ? flops / t.median_us / 1e6 : t.gbps;
+}
 
 struct best_row {
   const store::trial_record* best = nullptr;
@@ -25,6 +36,12 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
   store::trial_filter filter;
   filter.op = op;
   const auto trials = db->trials(filter);
+  const auto& adapter = ops::adapter_for(op);
+  spec::problem probe;
+  probe.dtype = "bf16";
+  for (const auto& d : ops::find_op(op)->problem_dims) probe.dims[d] = 1;
+  const bool compute = adapter.flops(probe) > 0;
+  const char* unit = compute ? "TFLOP/s" : "GB/s";
   std::map<std::int64_t, std::string> gpu_of_run;
   for (const auto& run : db->runs()) gpu_of_run[run.id] = run.env.gpu_name;
   std::map<std::pair<std::string, std::string>, best_row> rows;  // by (gpu, problem key)
@@ -45,6 +62,7 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
       if (!r.best) continue;
       out.push_back({{"gpu", key.first}, {"problem", key.second}, {"instance", r.best->config.instance},
                      {"median_us", r.best->median_us}, {"gbps", r.best->gbps},
+                     {compute ? "tflops" : "rate_gbps", rate_of(adapter, *r.best)},
                      {"speedup_over_first", r.first->median_us / r.best->median_us},
                      {"ok", r.ok}, {"trials", r.total}, {"env_key", r.best->env_key}});
     }
@@ -58,11 +76,11 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     if (gpu_and_key.first != gpu) {
       gpu = gpu_and_key.first;
       if (md)
-        fmt::print("\n{}\n\n| problem | best configuration | median us | GB/s | vs first | ok/trials |\n"
-                   "| --- | --- | ---: | ---: | ---: | ---: |\n", gpu);
+        fmt::print("\n{}\n\n| problem | best configuration | median us | {} | vs first | ok/trials |\n"
+                   "| --- | --- | ---: | ---: | ---: | ---: |\n", gpu, unit);
       else
         fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8} {:>9} {:>10}\n", gpu, "problem",
-                   "best configuration", "median us", "GB/s", "vs first", "ok/trials");
+                   "best configuration", "median us", unit, "vs first", "ok/trials");
     }
     const std::string counts = fmt::format("{}/{}", r.ok, r.total);
     if (!r.best) {
@@ -74,11 +92,12 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     }
     const double speedup = r.first->median_us / r.best->median_us;
     if (md)
-      fmt::print("| {} | `{}` | {:.2f} | {:.0f} | {:.2f}x | {} |\n", key, r.best->config.instance,
-                 r.best->median_us, r.best->gbps, speedup, counts);
+      fmt::print("| {} | `{}` | {:.2f} | {:.{}f} | {:.2f}x | {} |\n", key, r.best->config.instance,
+                 r.best->median_us, rate_of(adapter, *r.best), compute ? 1 : 0, speedup, counts);
     else
-      fmt::print("{:<28} {:<40} {:>10.2f} {:>8.0f} {:>8.2f}x {:>10}\n", key,
-                 r.best->config.instance, r.best->median_us, r.best->gbps, speedup, counts);
+      fmt::print("{:<28} {:<40} {:>10.2f} {:>8.{}f} {:>8.2f}x {:>10}\n", key,
+                 r.best->config.instance, r.best->median_us, rate_of(adapter, *r.best),
+                 compute ? 1 : 0, speedup, counts);
   }
   return 0;
 }
@@ -91,7 +110,7 @@ void add_best(CLI::App& app, action& run) {
   auto op = std::make_shared<std::string>("softmax");
   auto format = std::make_shared<std::string>("table");
   cmd->add_option("--db", *db, "SQLite database");
-  cmd->add_option("--op", *op, "Operator");
+  cmd->add_option("--op", *op, "Operator")->check(CLI::IsMember(ops::op_names()));
   cmd->add_option("--format", *format, "table, markdown or json")
       ->check(CLI::IsMember({"table", "markdown", "json"}));
   cmd->callback([&run, db, op, format] { run = [db, op, format] { return run_best(*db, *op, *format); }; });

@@ -6,6 +6,7 @@
 
 #include "tuner/cli/commands.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/emit/gemm_emit.hpp"
 #include "tuner/emit/softmax_emit.hpp"
 
 namespace cuop::cli {
@@ -34,15 +35,23 @@ int run_emit(const emit_options& o) {
   const auto results = emit::read_results(o.results_dir);
   const auto targets = split_list(o.targets);
   if (targets.empty()) throw usage_error("--targets is empty");
-  const auto out = emit::emit_softmax(results, targets);
-  // Both files are written to temporaries first: an interrupted emit leaves the old pair intact.
-  const auto header = (fs::path(o.out_dir) / "cuop" / "generated" / "softmax_dispatch.hpp").string();
-  const auto unit = (fs::path(o.out_dir) / "softmax_instances.cu").string();
-  const bool h = emit::write_if_changed(header, out.header);
-  const bool u = emit::write_if_changed(unit, out.instantiation);
-  if (!o.quiet) {
-    for (const auto& line : out.report) fmt::print("{}\n", line);
-    fmt::print("{} {}\n{} {}\n", header, h ? "written" : "unchanged", unit, u ? "written" : "unchanged");
+  struct op_output {
+    std::string op;
+    emit::emitted files;
+  };
+  const op_output outputs[] = {{"softmax", emit::emit_softmax(results, targets)},
+                               {"gemm", emit::emit_gemm(results, targets)}};
+  // Each file is written to a temporary first: an interrupted emit leaves the old file intact,
+  // and a header and unit from different emits refuse to compile together (emit id).
+  for (const auto& [op, out] : outputs) {
+    const auto header = (fs::path(o.out_dir) / "cuop" / "generated" / (op + "_dispatch.hpp")).string();
+    const auto unit = (fs::path(o.out_dir) / (op + "_instances.cu")).string();
+    const bool h = emit::write_if_changed(header, out.header);
+    const bool u = emit::write_if_changed(unit, out.instantiation);
+    if (!o.quiet) {
+      for (const auto& line : out.report) fmt::print("{}\n", line);
+      fmt::print("{} {}\n{} {}\n", header, h ? "written" : "unchanged", unit, u ? "written" : "unchanged");
+    }
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 
 #include "tuner/cli/commands.hpp"
 #include "tuner/emit/results_file.hpp"
+#include "tuner/ops/registry.hpp"
 
 namespace cuop::cli {
 
@@ -16,7 +17,7 @@ void add_export(CLI::App& app, action& run) {
   auto o = std::make_shared<options>();
   cmd->add_option("--db", o->db, "SQLite database");
   cmd->add_option("--out", o->out, "Results folder (default: results)");
-  cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember({"softmax"}));
+  cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember(ops::op_names()));
   cmd->callback([&run, o] {
     run = [o] {
       auto db = store::database::open(o->db, store::open_mode::read_only);

@@ -15,6 +15,8 @@ void add_sweep(CLI::App& app, action& run) {
   cmd->add_option("--cache", o->cache_dir, "Cubin cache folder");
   cmd->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: all cores)");
+  cmd->add_option("--only", o->only,
+                  "Only the problems whose key contains one of these comma-separated texts");
   cmd->add_flag("--validate-only", o->validate_only,
                 "Compile-validate for every target without measuring, even with a GPU");
   cmd->callback([&run, o] { run = [o] { return runner::run_sweep(*o); }; });

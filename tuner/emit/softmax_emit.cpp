@@ -11,6 +11,7 @@
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
+#include "tuner/emit/emit_common.hpp"
 #include "tuner/emit/softmax_defaults.hpp"
 #include "tuner/ops/softmax_source.hpp"
 
@@ -39,85 +40,33 @@ ks::softmax_config config_of(const result_trial& t) {
   return c;
 }
 
-// Legal on `target`: it compiled and fit there (compile validation), or it was measured there.
-bool legal_on(const result_file& f, const std::string& instance, const std::string& target) {
-  for (const auto& b : f.builds)
-    if (b.instance == instance && b.target == target) return b.status == "ok";
-  return false;
-}
-
-// The fastest ok trial per problem of one results file, keeping only configurations legal on
-// `target`. Ties on the median break on the instance name, for determinism.
-std::map<std::string, const result_trial*> best_per_problem(const result_file& f,
-                                                            const std::string& target) {
-  std::map<std::string, const result_trial*> best;
-  for (const auto& t : f.trials) {
-    if (t.status != "ok" || !legal_on(f, t.instance, target)) continue;
-    auto& b = best[t.problem];
-    if (!b || t.median_us < b->median_us ||
-        (t.median_us == b->median_us && t.instance < b->instance))
-      b = &t;
-  }
-  return best;
-}
-
-std::string run_provenance(const result_file& f, std::int64_t run) {
-  for (const auto& r : f.runs)
-    if (r.id == run) return fmt::format("run {} of {} ({})", r.id, r.spec_file, r.started_at);
-  return fmt::format("run {}", run);
-}
-
 std::string cxx_config(const ks::softmax_config& c) {
   return fmt::format(
-      "{{kernels::softmax::family::{}, dtype::{}, {}, {}, {}, {}, {}}}", ks::name_of(c.fam),
-      name_of(c.type), c.vec, c.threads_per_row, c.rows_per_block, c.block_threads, c.chunks);
+      "{{kernels::softmax::family::{}, dtype::{}, {}, {}, {}, {}, {}, {}}}", ks::name_of(c.fam),
+      name_of(c.type), c.vec, c.threads_per_row, c.rows_per_block, c.block_threads, c.chunks,
+      c.cluster);
 }
 
 }  // namespace
 
-std::string normalize_target(const std::string& raw) {
-  std::string t = raw;
-  if (const auto dash = t.find('-'); dash != std::string::npos) t = t.substr(0, dash);
-  if (t.rfind("sm_", 0) != 0) t = "sm_" + t;
-  if (!compile::find_target(t))
-    throw error(fmt::format("unknown target \"{}\"{}", raw, suggest_suffix(raw, compile::target_names())));
-  return t;
-}
-
 emitted emit_softmax(const std::vector<result_file>& results, const std::vector<std::string>& raw_targets) {
-  std::vector<std::string> targets;
-  for (const auto& t : raw_targets) targets.push_back(normalize_target(t));
-  std::sort(targets.begin(), targets.end());
-  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-
-  std::vector<const result_file*> measured;
-  for (const auto& f : results)
-    if (f.op == "softmax" && !f.gpu.empty()) measured.push_back(&f);
+  const auto targets = normalize_targets(raw_targets);
 
   emitted out;
   std::vector<entry> entries;
   std::set<std::string> provenance_lines;
   for (const auto& target : targets) {
     const int cc = compile::find_target(target)->cc;
-    // Link 1 and 2 of the chain: GPUs of this architecture (the dispatcher prefers the same GPU).
-    std::vector<const result_file*> same_arch;
-    for (const auto* f : measured)
-      if (f->cc == cc) same_arch.push_back(f);
-    // Link 3: the nearest measured architecture (ties: the older, more conservative one).
-    std::vector<const result_file*> nearest;
-    if (same_arch.empty() && !measured.empty()) {
-      int best_cc = -1;
-      for (const auto* f : measured)
-        if (best_cc < 0 || std::abs(f->cc - cc) < std::abs(best_cc - cc) ||
-            (std::abs(f->cc - cc) == std::abs(best_cc - cc) && f->cc < best_cc))
-          best_cc = f->cc;
-      for (const auto* f : measured)
-        if (f->cc == best_cc) nearest.push_back(f);
-    }
-    const bool tuned = !same_arch.empty();
+    const auto chosen = results_for_target(results, "softmax", target);
     std::size_t count = 0;
-    for (const auto* f : tuned ? same_arch : nearest) {
-      for (const auto& [problem, t] : best_per_problem(*f, target)) {
+    const bool tuned = chosen.tuned;
+    for (const auto* f : chosen.files) {
+      // Compiled and fit there, and the family runs there (cluster_row compiles to a trap below
+      // sm_90: its build succeeds but it is not legal).
+      const auto legal = [&](const result_trial& t) {
+        return legal_on(*f, t.instance, target) && ks::min_sm(config_of(t).fam) <= cc;
+      };
+      for (const auto& [problem, t] : best_per_problem(*f, legal)) {
         entry e;
         e.arch = cc;
         e.gpu = f->gpu;

@@ -18,7 +18,4 @@ struct emitted {
 // targets: "80", "90a", "sm_100a", "90a-real"... (CMake's CUDA_ARCHITECTURES spellings accepted).
 emitted emit_softmax(const std::vector<result_file>& results, const std::vector<std::string>& targets);
 
-// "90a-real" -> "sm_90a"; throws cuop::error for an unknown target.
-std::string normalize_target(const std::string& t);
-
 }  // namespace cuop::emit

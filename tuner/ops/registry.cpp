@@ -1,6 +1,8 @@
 #include "tuner/ops/registry.hpp"
 
+#include "cuop/kernels/gemm/family.hpp"
 #include "cuop/kernels/softmax/family.hpp"
+#include "tuner/ops/gemm_op.hpp"
 
 namespace cuop::ops {
 
@@ -17,8 +19,20 @@ op_desc softmax_op() {
   return op;
 }
 
+op_desc gemm_op() {
+  namespace kg = kernels::gemm;
+  op_desc op{"gemm", {"m", "n", "k"}, {}};
+  for (kg::family f : {kg::family::mma, kg::family::skinny}) {
+    family_desc d{std::string(kg::name_of(f)), {}, "kernel"};
+    for (std::string_view p : kg::param_names(f)) d.params.emplace_back(p);
+    op.families.push_back(std::move(d));
+  }
+  op.families.push_back({std::string(cublaslt_family), cublaslt_param_names(), "library"});
+  return op;
+}
+
 const std::vector<op_desc>& table() {
-  static const std::vector<op_desc> ops = {softmax_op()};
+  static const std::vector<op_desc> ops = {softmax_op(), gemm_op()};
   return ops;
 }
 

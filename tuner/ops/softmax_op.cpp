@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/ops/softmax_source.hpp"
 
 namespace cuop::ops {
 
@@ -20,16 +21,31 @@ ks::softmax_config softmax_config_of(const space::point& p, const std::string& d
   return c;
 }
 
-nlohmann::json config_json(const space::point& p) {
-  nlohmann::json params = nlohmann::json::object();
-  for (const auto& [name, value] : p.params) params[name] = value;
-  return {{"family", p.family}, {"params", params}};
-}
-
 double softmax_bytes(const spec::problem& p) {
   const auto t = parse_dtype(p.dtype);
   const double elems = static_cast<double>(p.dims.at("rows")) * static_cast<double>(p.dims.at("cols"));
   return 2.0 * elems * static_cast<double>(t ? size_of(*t) : 4);
+}
+
+namespace {
+
+class softmax_ops final : public op_adapter {
+ public:
+  double bytes(const spec::problem& p) const override { return softmax_bytes(p); }
+  double flops(const spec::problem&) const override { return 0; }
+  bool is_library(std::string_view) const override { return false; }
+  kernel_candidate kernel(const space::point& point, const spec::problem& p) const override {
+    const auto c = softmax_config_of(point, p.dtype);
+    return {ks::instance_name(c), softmax_entry_source(c), std::string(name_of(c.type)),
+            ks::threads_per_block(c), 0};
+  }
+};
+
+}  // namespace
+
+const op_adapter& softmax_adapter() {
+  static const softmax_ops ops;
+  return ops;
 }
 
 }  // namespace cuop::ops

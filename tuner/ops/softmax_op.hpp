@@ -5,6 +5,7 @@
 
 #include "cuop/kernels/softmax/family.hpp"
 #include "tuner/space/space.hpp"
+#include "tuner/ops/op_adapter.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace cuop::ops {
@@ -12,10 +13,9 @@ namespace cuop::ops {
 // Throws cuop::error for an unknown family, parameter or dtype.
 kernels::softmax::softmax_config softmax_config_of(const space::point& p, const std::string& dtype);
 
-// {"family": "...", "params": {...}} (parameters by name).
-nlohmann::json config_json(const space::point& p);
-
 // One read and one write of the tensor.
 double softmax_bytes(const spec::problem& p);
+
+const op_adapter& softmax_adapter();
 
 }  // namespace cuop::ops

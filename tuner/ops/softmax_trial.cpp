@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iterator>
-#include <vector>
 
 #include "cuop/kernels/softmax/launch.hpp"
 #include "cuop/reference/softmax_reference.hpp"
@@ -19,11 +16,7 @@ using runner::trial_response;
 namespace {
 
 trial_response failure(cudaError_t e, const std::string& during) {
-  trial_response r;
-  r.worker_must_restart = runner::is_sticky(e);
-  r.status = r.worker_must_restart ? "crashed" : "launch_error";
-  r.message = fmt::format("{} during {}", runner::describe(e), during);
-  return r;
+  return runner::trial_failure(e, during);
 }
 
 bool parse_config(const nlohmann::json& j, dtype t, ks::softmax_config& c, std::string& message) {
@@ -50,7 +43,6 @@ softmax_trial_runner::softmax_trial_runner(int device, cudaStream_t stream,
 softmax_trial_runner::~softmax_trial_runner() {
   release_problem();
   if (m_workspace) cudaFree(m_workspace);
-  for (auto& [path, library] : m_libraries) cudaLibraryUnload(library);
 }
 
 void softmax_trial_runner::release_problem() {
@@ -96,33 +88,6 @@ cudaError_t softmax_trial_runner::prepare_workspace(std::size_t bytes) {
   return cudaMemsetAsync(m_workspace, 0, m_workspace_bytes, m_stream);
 }
 
-cudaError_t softmax_trial_runner::load_kernel(const std::string& cubin_path,
-                                              const std::string& entry, cudaKernel_t& out,
-                                              std::string& message) {
-  auto it = m_libraries.find(cubin_path);
-  if (it == m_libraries.end()) {
-    std::ifstream file(cubin_path, std::ios::binary);
-    if (!file) {
-      message = fmt::format("{}: cannot read the cubin", cubin_path);
-      return cudaErrorInvalidValue;
-    }
-    std::vector<char> image((std::istreambuf_iterator<char>(file)), {});
-    cudaLibrary_t library{};
-    if (auto e = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr,
-                                     nullptr, 0);
-        e != cudaSuccess) {
-      message = fmt::format("{} while loading {}", runner::describe(e), cubin_path);
-      return e;
-    }
-    it = m_libraries.emplace(cubin_path, library).first;
-  }
-  if (auto e = cudaLibraryGetKernel(&out, it->second, entry.c_str()); e != cudaSuccess) {
-    message = fmt::format("{} looking up kernel \"{}\"", runner::describe(e), entry);
-    return e;
-  }
-  return cudaSuccess;
-}
-
 trial_response softmax_trial_runner::run(const trial_request& request) {
   trial_response r;
   const auto type = parse_dtype(request.dtype);
@@ -136,7 +101,7 @@ trial_response softmax_trial_runner::run(const trial_request& request) {
   const long long cols = request.dims.at("cols").get<long long>();
 
   cudaKernel_t kernel{};
-  if (auto e = load_kernel(request.cubin_path, request.entry, kernel, r.message); e != cudaSuccess) {
+  if (auto e = m_cubins.kernel(request.cubin_path, request.entry, kernel, r.message); e != cudaSuccess) {
     r.status = runner::is_sticky(e) ? "crashed" : "launch_error";
     r.worker_must_restart = runner::is_sticky(e);
     return r;
@@ -144,7 +109,7 @@ trial_response softmax_trial_runner::run(const trial_request& request) {
   const auto* function = reinterpret_cast<const void*>(kernel);
 
   ks::device_limits limits;
-  if (auto e = ks::query_limits(m_device, function, ks::threads_per_block(config), limits);
+  if (auto e = ks::query_limits(m_device, function, config, limits);
       e != cudaSuccess)
     return failure(e, "the occupancy query");
   ks::launch_plan plan;

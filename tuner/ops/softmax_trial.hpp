@@ -5,11 +5,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include <map>
 #include <string>
 
 #include "cuop/dtype.hpp"
 #include "tuner/measure/timer.hpp"
+#include "tuner/runner/cubin_loader.hpp"
 #include "tuner/runner/protocol.hpp"
 
 namespace cuop::ops {
@@ -33,8 +33,6 @@ class softmax_trial_runner {
   };
   cudaError_t prepare_problem(dtype t, long long rows, long long cols, std::uint64_t seed);
   cudaError_t prepare_workspace(std::size_t bytes);
-  cudaError_t load_kernel(const std::string& cubin_path, const std::string& entry,
-                          cudaKernel_t& out, std::string& message);
   void release_problem();
 
   int m_device;
@@ -43,7 +41,7 @@ class softmax_trial_runner {
   problem_buffers m_problem;
   void* m_workspace = nullptr;
   std::size_t m_workspace_bytes = 0;
-  std::map<std::string, cudaLibrary_t> m_libraries;  // by cubin path
+  runner::cubin_loader m_cubins;
 };
 
 }  // namespace cuop::ops

@@ -13,6 +13,8 @@ class progress {
  public:
   progress(std::string label, std::size_t total, std::FILE* out = stderr);
   void advance(std::size_t n = 1);
+  // Work discovered on the way (a library's configurations, listed on the GPU).
+  void add_total(std::size_t n) { m_total += n; }
   // Best median so far for a problem (kept for the display).
   void best(const std::string& problem, double median_us, double gbps);
   void finish();

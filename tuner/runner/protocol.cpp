@@ -30,6 +30,7 @@ device_info device_info_from_json(const json& j) {
 json to_json(const trial_request& r) {
   const auto& m = r.measure;
   return {{"cmd", "trial"},
+          {"op", r.op},
           {"cubin_path", r.cubin_path},
           {"entry", r.entry},
           {"dtype", r.dtype},
@@ -48,6 +49,7 @@ json to_json(const trial_request& r) {
 
 trial_request trial_request_from_json(const json& j) {
   trial_request r;
+  r.op = j.value("op", "softmax");
   r.cubin_path = j.at("cubin_path").get<std::string>();
   r.entry = j.at("entry").get<std::string>();
   r.dtype = j.at("dtype").get<std::string>();

@@ -27,7 +27,8 @@ struct device_info {
 };
 
 struct trial_request {
-  std::string cubin_path;
+  std::string op = "softmax";
+  std::string cubin_path;    // empty for a library configuration
   std::string entry;         // kernel name in the cubin
   std::string dtype;
   nlohmann::json config;     // the family and its parameters

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <filesystem>
@@ -15,8 +16,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
 #include "tuner/measure/statistics.hpp"
-#include "tuner/ops/softmax_op.hpp"
-#include "tuner/ops/softmax_source.hpp"
+#include "tuner/ops/op_adapter.hpp"
 #include "tuner/report/progress.hpp"
 #include "tuner/runner/protocol.hpp"
 #include "tuner/runner/worker_process.hpp"
@@ -26,7 +26,6 @@
 namespace cuop::runner {
 
 namespace fs = std::filesystem;
-namespace ks = kernels::softmax;
 
 namespace {
 
@@ -48,7 +47,7 @@ void check_stop() {
 }
 
 struct candidate_build {
-  ks::softmax_config config;
+  ops::kernel_candidate kernel;
   space::point point;
   std::map<std::string, compile::result> by_target;
 };
@@ -65,13 +64,20 @@ store::problem_record problem_record_of(const spec::sweep& s, const spec::proble
   nlohmann::json dims = nlohmann::json::object();
   for (const auto& [k, v] : p.dims) dims[k] = v;
   r.dims_json = dims.dump();
-  r.bytes = ops::softmax_bytes(p);
+  r.bytes = ops::adapter_for(s.op).bytes(p);
   return r;
 }
 
 store::config_record config_record_of(const spec::sweep& s, const candidate_build& b) {
-  return {ks::instance_name(b.config), s.op, b.point.family, std::string(name_of(b.config.type)),
+  return {b.kernel.instance, s.op, b.point.family, b.kernel.dtype_label,
           ops::config_json(b.point).at("params").dump()};
+}
+
+// A library configuration as the worker lists it: {"instance", "family", "params"}.
+store::config_record config_record_of(const spec::sweep& s, const std::string& dtype,
+                                      const nlohmann::json& listed) {
+  return {listed.at("instance").get<std::string>(), s.op, listed.at("family").get<std::string>(),
+          dtype, listed.at("params").dump()};
 }
 
 // The sweep target that runs on a device of compute capability `cc`.
@@ -92,7 +98,8 @@ class sweep_run {
  public:
   sweep_run(const spec::sweep& s, const sweep_options& o, store::database& db,
             const store::environment& env, const device_info& dev, worker_process* worker)
-      : m_spec(s), m_options(o), m_db(db), m_env(env), m_dev(dev), m_worker(worker) {}
+      : m_spec(s), m_options(o), m_db(db), m_env(env), m_dev(dev), m_worker(worker),
+        m_op(ops::adapter_for(s.op)) {}
 
   int execute();
 
@@ -100,9 +107,12 @@ class sweep_run {
   void enumerate();
   void compile_all();
   void measure_all(const compile::target& target);
+  void measure_library(std::size_t problem, const space::point& point, report::progress& bar);
   void record_rejections();
   void print_summary();
-  store::trial_record blank_trial(std::size_t problem, const candidate_build& b) const;
+  store::trial_record blank_trial(std::size_t problem, const store::config_record& c) const;
+  // Runs one trial in the worker (or records why it cannot run) and stores it.
+  void run_trial(store::trial_record& t, const trial_request* request, report::progress& bar);
 
   const spec::sweep& m_spec;
   const sweep_options& m_options;
@@ -110,19 +120,22 @@ class sweep_run {
   const store::environment& m_env;
   const device_info& m_dev;
   worker_process* m_worker;
+  const ops::op_adapter& m_op;
   std::int64_t m_run_id = 0;
   std::vector<std::vector<space::verdict>> m_verdicts;  // per problem
+  std::vector<std::vector<std::string>> m_instances;    // per problem: accepted kernel instances
+  std::vector<std::vector<space::point>> m_library;     // per problem: library candidates
   std::map<std::string, candidate_build> m_builds;     // by instance name
   std::map<std::string, std::pair<std::string, double>> m_best;  // problem -> instance, median
   int m_measured = 0, m_failed = 0, m_skipped = 0;
 };
 
-store::trial_record sweep_run::blank_trial(std::size_t problem, const candidate_build& b) const {
+store::trial_record sweep_run::blank_trial(std::size_t problem, const store::config_record& c) const {
   store::trial_record t;
   t.run_id = m_run_id;
   t.env_key = m_env.key();
   t.problem = problem_record_of(m_spec, m_spec.problems[problem]);
-  t.config = config_record_of(m_spec, b);
+  t.config = c;
   t.device = m_dev.index;
   return t;
 }
@@ -130,13 +143,22 @@ store::trial_record sweep_run::blank_trial(std::size_t problem, const candidate_
 void sweep_run::enumerate() {
   for (const auto& p : m_spec.problems) {
     auto verdicts = space::enumerate(m_spec, p);
+    std::vector<std::string> instances;
+    std::vector<space::point> library;
     for (const auto& v : verdicts) {
       if (!v.accepted) continue;
-      auto config = ops::softmax_config_of(v.config, p.dtype);
-      const auto name = ks::instance_name(config);
-      if (!m_builds.contains(name)) m_builds.emplace(name, candidate_build{config, v.config, {}});
+      if (m_op.is_library(v.config.family)) {
+        library.push_back(v.config);
+        continue;
+      }
+      auto kernel = m_op.kernel(v.config, p);
+      const std::string name = kernel.instance;  // the key must not be moved from
+      instances.push_back(name);
+      if (!m_builds.contains(name)) m_builds.emplace(name, candidate_build{std::move(kernel), v.config, {}});
     }
     m_verdicts.push_back(std::move(verdicts));
+    m_instances.push_back(std::move(instances));
+    m_library.push_back(std::move(library));
   }
 }
 
@@ -144,9 +166,8 @@ void sweep_run::compile_all() {
   std::vector<compile::request> requests;
   std::vector<std::pair<std::string, std::string>> keys;  // instance, target
   for (const auto& [name, b] : m_builds) {
-    const auto source = ops::softmax_entry_source(b.config);
     for (const auto& target : m_spec.targets) {
-      requests.push_back({source, name, target, ks::threads_per_block(b.config), 0});
+      requests.push_back({b.kernel.source, name, target, b.kernel.block_threads, b.kernel.dynamic_smem});
       keys.emplace_back(name, target);
     }
   }
@@ -183,14 +204,19 @@ void sweep_run::compile_all() {
   for (const auto& [target, counts] : per_target)
     fmt::print(stderr, "[{}] {}: {} configurations compile and fit, {} rejected\n", m_spec.op,
                target, counts.first, counts.second);
+  std::size_t library = 0;
+  for (const auto& l : m_library) library += l.size();
+  if (library > 0)
+    fmt::print(stderr, "[{}] {} library candidates: enumerated and verified on the GPU{}\n",
+               m_spec.op, library, m_dev.present ? "" : " (no GPU: skipped)");
 }
 
 void sweep_run::record_rejections() {
   for (std::size_t p = 0; p < m_spec.problems.size(); ++p) {
     for (const auto& v : m_verdicts[p]) {
-      if (v.accepted) continue;
-      const candidate_build b{ops::softmax_config_of(v.config, m_spec.problems[p].dtype), v.config, {}};
-      auto t = blank_trial(p, b);
+      if (v.accepted || m_op.is_library(v.config.family)) continue;
+      const candidate_build b{m_op.kernel(v.config, m_spec.problems[p]), v.config, {}};
+      auto t = blank_trial(p, config_record_of(m_spec, b));
       if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) continue;
       t.status = "rejected";
       t.message = v.reason;
@@ -200,18 +226,108 @@ void sweep_run::record_rejections() {
   }
 }
 
+void sweep_run::run_trial(store::trial_record& t, const trial_request* req, report::progress& bar) {
+  if (req) {
+    const auto outcome = m_worker->call(to_json(*req), m_spec.measure.timeout_s);
+    if (outcome.kind == worker_process::outcome_kind::timed_out) {
+      t.status = "timeout";
+      t.message = outcome.message;
+    } else if (outcome.kind == worker_process::outcome_kind::died) {
+      t.status = "crashed";
+      t.message = outcome.message;
+    } else {
+      const auto r = trial_response_from_json(outcome.answer);
+      t.status = r.status;
+      t.message = r.message;
+      t.max_error = r.max_error;
+      t.stop_reason = r.stop_reason;
+      t.sample_us = r.samples_us;
+    }
+  }
+  if (t.status == "ok") {
+    const auto s = measure::summarize(t.sample_us);
+    t.min_us = s.min;
+    t.median_us = s.median;
+    t.q1_us = s.q1;
+    t.q3_us = s.q3;
+    t.mean_us = s.mean;
+    t.stdev_us = s.stdev;
+    t.ci_lo_us = s.ci_lo;
+    t.ci_hi_us = s.ci_hi;
+    t.samples = s.count;
+    t.gbps = t.problem.bytes / s.median / 1e3;
+    ++m_measured;
+    auto& best = m_best[t.problem.key];
+    if (best.first.empty() || s.median < best.second) {
+      best = {t.config.instance, s.median};
+      bar.best(t.problem.key, s.median, t.gbps);
+    }
+  } else {
+    ++m_failed;
+  }
+  t.created_at = store::utc_now();
+  m_db.put_trial(t);
+}
+
+trial_request base_request(const spec::sweep& s, const spec::problem& problem) {
+  trial_request req;
+  req.op = s.op;
+  req.dtype = problem.dtype;
+  for (const auto& [k, v] : problem.dims) req.dims[k] = v;
+  req.measure = s.measure;
+  return req;
+}
+
+// Library candidates: the worker lists the configurations the library offers for the problem
+// (the heuristic's first choice always among them), each then measured like a kernel.
+void sweep_run::measure_library(std::size_t p, const space::point& point, report::progress& bar) {
+  const auto& problem = m_spec.problems[p];
+  auto listing = base_request(m_spec, problem);
+  nlohmann::json ask = to_json(listing);
+  ask["cmd"] = "list_library";
+  ask["config"] = ops::config_json(point);
+  const auto outcome = m_worker->call(ask, m_spec.measure.timeout_s * 4);
+  if (outcome.kind != worker_process::outcome_kind::answered ||
+      outcome.answer.value("status", "") != "ok") {
+    const auto why = outcome.kind == worker_process::outcome_kind::answered
+                         ? outcome.answer.value("message", "")
+                         : outcome.message;
+    fmt::print(stderr, "[{}] {}: {} could not be enumerated: {}\n", m_spec.op, problem.key(m_spec.op),
+               space::str(point), why);
+    ++m_failed;
+    return;
+  }
+  const auto& configs = outcome.answer.at("configs");
+  bar.add_total(configs.size());
+  for (const auto& listed : configs) {
+    auto t = blank_trial(p, config_record_of(m_spec, problem.dtype, listed));
+    if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
+      ++m_skipped;
+      bar.advance();
+      continue;
+    }
+    m_db.put_config(t.config);
+    auto req = base_request(m_spec, problem);
+    req.entry = t.config.instance;
+    req.config = {{"family", listed.at("family")}, {"params", listed.at("params")}};
+    run_trial(t, &req, bar);
+    bar.advance();
+    check_stop();
+  }
+}
+
 void sweep_run::measure_all(const compile::target& target) {
   strategy::exhaustive order;
   for (std::size_t p = 0; p < m_spec.problems.size(); ++p)
-    for (const auto& v : m_verdicts[p])
-      if (v.accepted)
-        order.add(p, ks::instance_name(ops::softmax_config_of(v.config, m_spec.problems[p].dtype)));
+    for (const auto& instance : m_instances[p]) order.add(p, instance);
 
   report::progress bar(fmt::format("[{}] measure {}", m_spec.op, m_dev.name), order.size());
+  std::size_t library_done = 0;  // problems whose library candidates ran (before their kernels)
   while (auto next = order.next()) {
-    const auto& problem = m_spec.problems[next->problem];
+    for (; library_done <= next->problem; ++library_done)
+      for (const auto& point : m_library[library_done]) measure_library(library_done, point, bar);
     const auto& b = m_builds.at(next->instance);
-    auto t = blank_trial(next->problem, b);
+    auto t = blank_trial(next->problem, config_record_of(m_spec, b));
     if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
       ++m_skipped;
       bar.advance();
@@ -221,61 +337,26 @@ void sweep_run::measure_all(const compile::target& target) {
     if (built.status != compile::build_status::ok) {
       t.status = "not_built";
       t.message = fmt::format("{}: {}", target.name, built.message);
+      run_trial(t, nullptr, bar);
     } else {
-      trial_request req;
+      auto req = base_request(m_spec, m_spec.problems[next->problem]);
       req.cubin_path = write_cubin(m_options.cache_dir, next->instance, built);
       req.entry = next->instance;
-      req.dtype = problem.dtype;
       req.config = ops::config_json(b.point);
-      for (const auto& [k, v] : problem.dims) req.dims[k] = v;
-      req.measure = m_spec.measure;
-      const auto outcome = m_worker->call(to_json(req), m_spec.measure.timeout_s);
-      if (outcome.kind == worker_process::outcome_kind::timed_out) {
-        t.status = "timeout";
-        t.message = outcome.message;
-      } else if (outcome.kind == worker_process::outcome_kind::died) {
-        t.status = "crashed";
-        t.message = outcome.message;
-      } else {
-        const auto r = trial_response_from_json(outcome.answer);
-        t.status = r.status;
-        t.message = r.message;
-        t.max_error = r.max_error;
-        t.stop_reason = r.stop_reason;
-        t.sample_us = r.samples_us;
-      }
+      run_trial(t, &req, bar);
     }
-    if (t.status == "ok") {
-      const auto s = measure::summarize(t.sample_us);
-      t.min_us = s.min;
-      t.median_us = s.median;
-      t.q1_us = s.q1;
-      t.q3_us = s.q3;
-      t.mean_us = s.mean;
-      t.stdev_us = s.stdev;
-      t.ci_lo_us = s.ci_lo;
-      t.ci_hi_us = s.ci_hi;
-      t.samples = s.count;
-      t.gbps = t.problem.bytes / s.median / 1e3;
-      ++m_measured;
-      auto& best = m_best[t.problem.key];
-      if (best.first.empty() || s.median < best.second) {
-        best = {t.config.instance, s.median};
-        bar.best(t.problem.key, s.median, t.gbps);
-      }
-    } else {
-      ++m_failed;
-    }
-    t.created_at = store::utc_now();
-    m_db.put_trial(t);
     bar.advance();
     check_stop();
   }
+  for (; library_done < m_spec.problems.size(); ++library_done)
+    for (const auto& point : m_library[library_done]) measure_library(library_done, point, bar);
   bar.finish();
 }
 
 void sweep_run::print_summary() {
-  fmt::print("\n{:<28} {:>10} {:>9}  {}\n", "problem", "median us", "GB/s", "best configuration");
+  const bool compute = m_op.flops(m_spec.problems.front()) > 0;
+  fmt::print("\n{:<28} {:>10} {:>9}  {}\n", "problem", "median us", compute ? "TFLOP/s" : "GB/s",
+             "best configuration");
   for (const auto& p : m_spec.problems) {
     const auto key = p.key(m_spec.op);
     const auto it = m_best.find(key);
@@ -283,8 +364,10 @@ void sweep_run::print_summary() {
       fmt::print("{:<28} {:>10} {:>9}  {}\n", key, "-", "-", "(nothing measured in this run)");
       continue;
     }
-    const double gbps = ops::softmax_bytes(p) / it->second.second / 1e3;
-    fmt::print("{:<28} {:>10.2f} {:>9.0f}  {}\n", key, it->second.second, gbps, it->second.first);
+    const double rate = compute ? m_op.flops(p) / it->second.second / 1e6
+                                : m_op.bytes(p) / it->second.second / 1e3;
+    fmt::print("{:<28} {:>10.2f} {:>9.{}f}  {}\n", key, it->second.second, rate, compute ? 1 : 0,
+               it->second.first);
   }
   fmt::print("\n{} trials measured, {} failed or rejected at run time, {} already in the database\n",
              m_measured, m_failed, m_skipped);
@@ -333,7 +416,27 @@ int run_sweep(const sweep_options& o) {
   std::vector<spec::sweep> specs;
   for (const auto& f : o.files) {
     specs.push_back(spec::load(f));
-    space::require_nonempty(specs.back());  // before anything is stored or compiled
+    auto& s = specs.back();
+    if (!o.only.empty()) {
+      // A comma-separated list: a problem stays when its key contains any of the texts.
+      std::vector<std::string> texts;
+      for (std::size_t a = 0, b; a <= o.only.size(); a = b + 1) {
+        b = o.only.find(',', a);
+        if (b == std::string::npos) b = o.only.size();
+        if (b > a) texts.push_back(o.only.substr(a, b - a));
+      }
+      std::erase_if(s.problems, [&](const spec::problem& p) {
+        const auto key = p.key(s.op);
+        return std::none_of(texts.begin(), texts.end(),
+                            [&](const std::string& t) { return key.find(t) != std::string::npos; });
+      });
+      if (s.problems.empty()) {
+        fmt::print(stderr, "cuop-tune: {}: no problem matches --only \"{}\": skipped\n", f, o.only);
+        specs.pop_back();
+        continue;
+      }
+    }
+    space::require_nonempty(s);  // before anything is stored or compiled
   }
   auto db = store::database::open(o.db_path, store::open_mode::read_write);
 

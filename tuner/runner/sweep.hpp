@@ -14,6 +14,7 @@ struct sweep_options {
   int device = 0;
   bool validate_only = false;  // compile-validation only, even with a GPU present
   int jobs = 0;                // compile threads (0: all cores)
+  std::string only;            // keep only problems whose key contains this (empty: all)
 };
 
 // Returns the process exit code.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tuner/measure/timer.hpp"
+#include "tuner/ops/gemm_trial.hpp"
 #include "tuner/ops/softmax_trial.hpp"
 #include "tuner/runner/cuda_errors.hpp"
 
@@ -73,6 +74,7 @@ int run_worker(int device) {
   cudaStream_t stream{};
   std::unique_ptr<measure::l2_flusher> flusher;
   std::unique_ptr<ops::softmax_trial_runner> softmax;
+  std::unique_ptr<ops::gemm_trial_runner> gemm;
   if (info.present) {
     if (auto e = cudaSetDevice(device); e != cudaSuccess) {
       std::cerr << "cuop-tune worker: " << describe(e) << '\n';
@@ -81,6 +83,7 @@ int run_worker(int device) {
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     flusher = std::make_unique<measure::l2_flusher>(info.l2_bytes);
     softmax = std::make_unique<ops::softmax_trial_runner>(device, stream, flusher.get());
+    gemm = std::make_unique<ops::gemm_trial_runner>(device, stream, flusher.get());
   }
 
   std::string line;
@@ -105,7 +108,13 @@ int run_worker(int device) {
         r.message = fmt::format("no usable GPU: {}", info.error);
       } else {
         try {
-          r = softmax->run(trial_request_from_json(request));
+          const auto req = trial_request_from_json(request);
+          if (req.op == "gemm") r = gemm->run(req);
+          else if (req.op == "softmax") r = softmax->run(req);
+          else {
+            r.status = "launch_error";
+            r.message = fmt::format("unknown op \"{}\"", req.op);
+          }
         } catch (const std::exception& e) {
           r.status = "launch_error";
           r.message = e.what();
@@ -113,11 +122,24 @@ int run_worker(int device) {
       }
       reply(to_json(r));
       if (r.worker_must_restart) return 0;  // the context is dead; let the parent start anew
+    } else if (cmd == "list_library") {
+      if (!gemm) {
+        reply({{"status", "error"}, {"message", fmt::format("no usable GPU: {}", info.error)}});
+        continue;
+      }
+      try {
+        const auto req = trial_request_from_json(request);
+        if (req.op != "gemm") throw std::runtime_error(fmt::format("op \"{}\" has no library back end", req.op));
+        reply(gemm->list_library(req));
+      } catch (const std::exception& e) {
+        reply({{"status", "error"}, {"message", e.what()}});
+      }
     } else {
       reply({{"status", "launch_error"}, {"message", fmt::format("unknown command \"{}\"", cmd)}});
     }
   }
   softmax.reset();
+  gemm.reset();
   flusher.reset();
   if (stream) cudaStreamDestroy(stream);
   return 0;

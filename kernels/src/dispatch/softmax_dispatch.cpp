@@ -11,6 +11,7 @@
 #include "cuop/generated/softmax_dispatch.hpp"
 #include "cuop/kernels/softmax/launch.hpp"
 #include "cuop/softmax.hpp"
+#include "dispatch_common.hpp"
 
 namespace cuop::generated {
 extern const void* const softmax_kernels[];
@@ -22,41 +23,9 @@ namespace ks = kernels::softmax;
 
 namespace {
 
-struct device_state {
-  int cc = 0;
-  char name[256] = {};
-};
-
-status to_status(cudaError_t e) {
-  switch (e) {
-    case cudaSuccess: return status::success;
-    case cudaErrorNoKernelImageForDevice:
-    case cudaErrorInvalidKernelImage: return status::no_kernel_image;
-    case cudaErrorMemoryAllocation: return status::out_of_memory;
-    case cudaErrorLaunchOutOfResources:
-    case cudaErrorInvalidConfiguration:
-    case cudaErrorCooperativeLaunchTooLarge: return status::launch_failed;
-    default: return status::cuda_error;
-  }
-}
-
-status current_device(int& device, device_state& state) {
-  if (cudaGetDevice(&device) != cudaSuccess) return status::cuda_error;
-  static std::mutex m;
-  static std::map<int, device_state> cache;
-  std::lock_guard lock(m);
-  auto it = cache.find(device);
-  if (it == cache.end()) {
-    cudaDeviceProp p{};
-    if (auto e = cudaGetDeviceProperties(&p, device); e != cudaSuccess) return to_status(e);
-    device_state s;
-    s.cc = p.major * 10 + p.minor;
-    std::strncpy(s.name, p.name, sizeof(s.name) - 1);
-    it = cache.emplace(device, s).first;
-  }
-  state = it->second;
-  return status::success;
-}
+using dispatch::current_device;
+using dispatch::device_state;
+using dispatch::to_status;
 
 // The table for a device: its own architecture's, else the newest older one (PTX/family code).
 int table_arch_for(int cc) {
@@ -89,8 +58,7 @@ status limits_for(int device, const detail::softmax_entry& e, ks::device_limits&
     limits = it->second;
     return status::success;
   }
-  if (auto err = ks::query_limits(device, generated::softmax_kernels[e.kernel],
-                                  ks::threads_per_block(e.config), limits);
+  if (auto err = ks::query_limits(device, generated::softmax_kernels[e.kernel], e.config, limits);
       err != cudaSuccess)
     return to_status(err);
   cache.emplace(key, limits);
@@ -166,23 +134,9 @@ status select(const softmax_problem& p, selection& out) {
 }
 
 // split_row's barrier workspace, per (device, stream): zeroed once when allocated, the kernel
-// leaves it reusable. Streams get their own so concurrent calls never share a barrier.
+// leaves it reusable.
 status workspace_for(std::size_t bytes, cudaStream_t stream, void*& out) {
-  static std::mutex m;
-  static std::map<std::pair<int, cudaStream_t>, std::pair<void*, std::size_t>> cache;
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return status::cuda_error;
-  std::lock_guard lock(m);
-  auto& slot = cache[{device, stream}];
-  if (slot.second < bytes) {
-    if (slot.first) cudaFree(slot.first);
-    slot = {nullptr, 0};
-    if (cudaMalloc(&slot.first, bytes) != cudaSuccess) return status::out_of_memory;
-    if (cudaMemset(slot.first, 0, bytes) != cudaSuccess) return status::cuda_error;
-    slot.second = bytes;
-  }
-  out = slot.first;
-  return status::success;
+  return dispatch::buffer_for(bytes, stream, dispatch::buffer_purpose::self_resetting, out);
 }
 
 }  // namespace

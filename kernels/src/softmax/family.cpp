@@ -24,6 +24,8 @@ int* field(softmax_config& c, std::string_view name) {
     if (name == "rows_per_block") return &c.rows_per_block;
   } else if (name == "block_threads") {
     return &c.block_threads;
+  } else if (name == "cluster" && c.fam == family::cluster_row) {
+    return &c.cluster;
   }
   return nullptr;
 }
@@ -38,6 +40,17 @@ long long resident_blocks(const device_limits& dev, int threads) {
   return std::numeric_limits<int>::max();
 }
 
+// Clusters that a launch can keep resident: the occupancy calculator's count when known, else
+// unbounded (one cluster per row). Not estimated from the SM count: a cluster must fit in one GPC,
+// so fragmentation leaves fewer than blocks / cluster (on an H200 with one block per SM, 30
+// clusters of 4, not 33), and a persistent grid only a few clusters too large runs those clusters,
+// with all their rows, after the others have finished; one cluster per row lets the hardware
+// schedule clusters as they fit, at the cost of the next-row prefetch.
+long long resident_clusters(const device_limits& dev) {
+  if (dev.max_active_clusters != 0) return dev.max_active_clusters;
+  return std::numeric_limits<int>::max();
+}
+
 }  // namespace
 
 std::string_view name_of(family f) noexcept {
@@ -45,12 +58,13 @@ std::string_view name_of(family f) noexcept {
     case family::warp_row: return "warp_row";
     case family::block_row: return "block_row";
     case family::split_row: return "split_row";
+    case family::cluster_row: return "cluster_row";
   }
   return "?";
 }
 
 bool parse_family(std::string_view s, family& out) noexcept {
-  for (family f : {family::warp_row, family::block_row, family::split_row}) {
+  for (family f : all_families()) {
     if (s == name_of(f)) {
       out = f;
       return true;
@@ -59,10 +73,15 @@ bool parse_family(std::string_view s, family& out) noexcept {
   return false;
 }
 
-std::vector<family> all_families() { return {family::warp_row, family::block_row, family::split_row}; }
+std::vector<family> all_families() {
+  return {family::warp_row, family::block_row, family::split_row, family::cluster_row};
+}
+
+int min_sm(family f) noexcept { return f == family::cluster_row ? 90 : 80; }
 
 std::vector<std::string_view> param_names(family f) {
   if (f == family::warp_row) return {"vec", "threads_per_row", "rows_per_block", "chunks"};
+  if (f == family::cluster_row) return {"vec", "block_threads", "chunks", "cluster"};
   return {"vec", "block_threads", "chunks"};
 }
 
@@ -102,6 +121,9 @@ std::string check_config(const softmax_config& c) {
       return "threads_per_row " + std::to_string(c.threads_per_row) +
              " must be a power of two <= 32";
     if (c.rows_per_block < 1) return "rows_per_block " + std::to_string(c.rows_per_block) + " < 1";
+  } else if (c.fam == family::cluster_row) {
+    if (c.cluster != 2 && c.cluster != 4 && c.cluster != 8 && c.cluster != 16)
+      return "cluster " + std::to_string(c.cluster) + " is not 2, 4, 8 or 16";
   } else if (c.fam != family::block_row && c.fam != family::split_row) {
     return "unknown family";
   }
@@ -125,6 +147,7 @@ std::string instance_name(const softmax_config& c) {
   else
     n += "_b" + std::to_string(c.block_threads);
   n += "_c" + std::to_string(c.chunks);
+  if (c.fam == family::cluster_row) n += "_k" + std::to_string(c.cluster);
   return n;
 }
 
@@ -138,8 +161,9 @@ std::string template_name(const softmax_config& c) {
     n += ", " + std::to_string(c.threads_per_row) + ", " + std::to_string(c.rows_per_block);
   else
     n += ", " + std::to_string(c.block_threads);
-  n += ", " + std::to_string(c.chunks) + ">";
-  return n;
+  n += ", " + std::to_string(c.chunks);
+  if (c.fam == family::cluster_row) n += ", " + std::to_string(c.cluster);
+  return n + ">";
 }
 
 std::string_view header_of(family f) noexcept {
@@ -147,6 +171,7 @@ std::string_view header_of(family f) noexcept {
     case family::warp_row: return "cuop/kernels/softmax/warp_row.cuh";
     case family::block_row: return "cuop/kernels/softmax/block_row.cuh";
     case family::split_row: return "cuop/kernels/softmax/split_row.cuh";
+    case family::cluster_row: return "cuop/kernels/softmax/cluster_row.cuh";
   }
   return "";
 }
@@ -156,6 +181,9 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
   if (std::string bad = check_config(c); !bad.empty()) return bad;
   if (rows < 1) return "rows " + std::to_string(rows) + " < 1";
   if (cols < 1) return "cols " + std::to_string(cols) + " < 1";
+  if (dev.sm > 0 && dev.sm < min_sm(c.fam))
+    return std::string(name_of(c.fam)) + " needs sm_" + std::to_string(min_sm(c.fam)) +
+           " or newer (device sm_" + std::to_string(dev.sm) + ")";
   const int threads = threads_per_block(c);
   if (threads > dev.max_threads_per_block)
     return "block of " + std::to_string(threads) + " threads > device limit " +
@@ -171,6 +199,18 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
     const long long groups = c.fam == family::warp_row ? (rows + c.rows_per_block - 1) / c.rows_per_block
                                                        : rows;
     p.grid_x = static_cast<unsigned>(std::min({groups, resident_blocks(dev, threads), max_grid}));
+  } else if (c.fam == family::cluster_row) {
+    if (cols > c.cluster * held)
+      return "cols " + std::to_string(cols) + " > " + std::to_string(c.cluster * held) +
+             " held by a cluster of " + std::to_string(c.cluster) + " blocks of " +
+             std::to_string(held);
+    const long long resident = resident_clusters(dev);
+    if (resident < 1)
+      return "a cluster of " + std::to_string(c.cluster) + " blocks of " + std::to_string(threads) +
+             " threads cannot be resident on this device";
+    const long long clusters = std::min({rows, resident, max_grid / c.cluster});
+    p.grid_x = static_cast<unsigned>(clusters * c.cluster);
+    p.cluster_x = static_cast<unsigned>(c.cluster);
   } else {
     const long long splits = (cols + held - 1) / held;
     const long long resident = dev.max_resident_blocks > 0 ? dev.max_resident_blocks : dev.sm_count;

@@ -2,8 +2,27 @@
 
 namespace cuop::kernels::softmax {
 
+namespace {
+
+constexpr unsigned max_portable_cluster = 8;
+
+// Clusters of more than 8 blocks need the kernel's opt-in, before the occupancy query and the
+// launch alike.
+cudaError_t allow_cluster(const void* kernel, unsigned cluster) {
+  if (cluster <= max_portable_cluster) return cudaSuccess;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+}
+
+}  // namespace
+
 cudaError_t query_limits(int device, const void* kernel, int block_threads, device_limits& out) {
-  cudaError_t e = cudaDeviceGetAttribute(&out.sm_count, cudaDevAttrMultiProcessorCount, device);
+  int major = 0, minor = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e != cudaSuccess) return e;
+  e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (e != cudaSuccess) return e;
+  out.sm = major * 10 + minor;
+  e = cudaDeviceGetAttribute(&out.sm_count, cudaDevAttrMultiProcessorCount, device);
   if (e != cudaSuccess) return e;
   e = cudaDeviceGetAttribute(&out.max_threads_per_block, cudaDevAttrMaxThreadsPerBlock, device);
   if (e != cudaSuccess) return e;
@@ -18,6 +37,35 @@ cudaError_t query_limits(int device, const void* kernel, int block_threads, devi
   return cudaSuccess;
 }
 
+cudaError_t query_limits(int device, const void* kernel, const softmax_config& c,
+                         device_limits& out) {
+  const int threads = threads_per_block(c);
+  cudaError_t e = query_limits(device, kernel, threads, out);
+  if (e != cudaSuccess || c.fam != family::cluster_row) return e;
+  if (out.sm < min_sm(c.fam) || c.cluster < 1) {  // plan_launch says why
+    out.max_active_clusters = -1;
+    return cudaSuccess;
+  }
+  const auto cluster = static_cast<unsigned>(c.cluster);
+  e = allow_cluster(kernel, cluster);
+  if (e != cudaSuccess) return e;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(cluster, 1, 1);
+  config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = cluster;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+  if (e != cudaSuccess) return e;
+  out.max_active_clusters = clusters > 0 ? clusters : -1;
+  return cudaSuccess;
+}
+
 cudaError_t launch(const void* kernel, const launch_plan& plan, const softmax_args& args,
                    cudaStream_t stream) {
   if (plan.smem_bytes > 48 * 1024) {
@@ -25,18 +73,28 @@ cudaError_t launch(const void* kernel, const launch_plan& plan, const softmax_ar
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.smem_bytes));
     if (e != cudaSuccess) return e;
   }
+  if (const cudaError_t e = allow_cluster(kernel, plan.cluster_x); e != cudaSuccess) return e;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(plan.grid_x, plan.grid_y, plan.grid_z);
   config.blockDim = dim3(plan.block_x, 1, 1);
   config.dynamicSmemBytes = plan.smem_bytes;
   config.stream = stream;
-  cudaLaunchAttribute attribute{};
+  cudaLaunchAttribute attributes[2]{};
+  unsigned count = 0;
   if (plan.cooperative) {
-    attribute.id = cudaLaunchAttributeCooperative;
-    attribute.val.cooperative = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    attributes[count].id = cudaLaunchAttributeCooperative;
+    attributes[count].val.cooperative = 1;
+    ++count;
   }
+  if (plan.cluster_x > 1) {
+    attributes[count].id = cudaLaunchAttributeClusterDimension;
+    attributes[count].val.clusterDim.x = plan.cluster_x;
+    attributes[count].val.clusterDim.y = 1;
+    attributes[count].val.clusterDim.z = 1;
+    ++count;
+  }
+  config.attrs = count > 0 ? attributes : nullptr;
+  config.numAttrs = count;
   softmax_args copy = args;
   void* params[] = {&copy};
   return cudaLaunchKernelExC(&config, kernel, params);

@@ -255,7 +255,13 @@ template <typename T, int VEC, int NT, int CHUNKS>
 struct tile {
   using vec_t = packed<T, VEC>;
   static constexpr int bytes = vec_t::bytes;
+  // 32-bit elements: local_stats replaces each element by its exp2(x*log2e - m_max) in place,
+  // and store only rescales it, so each element costs one exp2 instead of two. 16-bit tiles keep
+  // their inputs (an exp rounded to 16 bits, then rescaled and rounded again, would lose
+  // accuracy) and compute the exp a second time in store.
+  static constexpr bool exps_in_place = elem<T>::bits == 32;
   vec_t v[CHUNKS];
+  float m_max;  // exps_in_place: the local max (log2 domain) the exps are relative to
 
   // First element of this thread's vector 0.
   static __device__ __forceinline__ long long first(long long begin, int head, int t) {
@@ -290,8 +296,8 @@ struct tile {
     }
   }
 
-  // This thread's statistics; m is in the log2 domain.
-  __device__ __forceinline__ stats local_stats() const {
+  // This thread's statistics; m is in the log2 domain. Overwrites a 32-bit tile with its exps.
+  __device__ __forceinline__ stats local_stats() {
     float m = neg_inf();
     if constexpr (elem<T>::bits == 16 && VEC >= 2) {
       // Packed max of two elements at a time: no float copies of the tile stay alive.
@@ -313,27 +319,42 @@ struct tile {
 #pragma unroll
     for (int c = 0; c < CHUNKS; ++c)
 #pragma unroll
-      for (int i = 0; i < VEC; ++i) s += fast_exp2(fmaf(v[c].get(i), log2e, -ms));
+      for (int i = 0; i < VEC; ++i) {
+        const float e = fast_exp2(fmaf(v[c].get(i), log2e, -ms));
+        if constexpr (exps_in_place) v[c].w[i] = __float_as_uint(e);
+        s += e;
+      }
+    if constexpr (exps_in_place) m_max = m;
     return {m, s};
   }
 
-  // Writes exp2(x*log2e - r.m) / r.s for every element of the segment inside [0, cols).
+  // Writes exp2(x*log2e - r.m) / r.s for every element of the segment inside [0, cols), after
+  // local_stats. A 32-bit tile holds e = exp2(x*log2e - m_max) and writes e * exp2(m_max - r.m)
+  // / r.s: the same values, -inf rows and segments included (an all -inf segment has m_max =
+  // -inf and e = 0, so its scale is 0 * (1 / r.s): 0, or NaN for an all -inf row, as before).
   __device__ __forceinline__ void store(T* row, long long begin, long long cols,
                                         row_layout<T, VEC> l, int t, stats r) const {
     const float m = r.m == neg_inf() ? 0.f : r.m;
     const float inv = 1.f / r.s;
+    float scale = inv;
+    if constexpr (exps_in_place) scale = (m_max == neg_inf() ? 0.f : fast_exp2(m_max - m)) * inv;
     const long long e0 = first(begin, l.head, t);
     const bool all = whole(e0, cols, l.fast);
 #pragma unroll
     for (int c = 0; c < CHUNKS; ++c) {
-      // Re-read the packed words opaquely: otherwise the compiler keeps the floats converted by
-      // local_stats alive across the reduction, doubling the registers a 16-bit tile takes.
-      vec_t x;
-#pragma unroll
-      for (int k = 0; k < vec_t::words; ++k) asm volatile("mov.b32 %0, %1;" : "=r"(x.w[k]) : "r"(v[c].w[k]));
       float f[VEC];
+      if constexpr (exps_in_place) {
 #pragma unroll
-      for (int i = 0; i < VEC; ++i) f[i] = fast_exp2(fmaf(x.get(i), log2e, -m)) * inv;
+        for (int i = 0; i < VEC; ++i) f[i] = v[c].get(i) * scale;
+      } else {
+        // Re-read the packed words opaquely: otherwise the compiler keeps the floats converted
+        // by local_stats alive across the reduction, doubling the registers a 16-bit tile takes.
+        vec_t x;
+#pragma unroll
+        for (int k = 0; k < vec_t::words; ++k) asm volatile("mov.b32 %0, %1;" : "=r"(x.w[k]) : "r"(v[c].w[k]));
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) f[i] = fast_exp2(fmaf(x.get(i), log2e, -m)) * scale;
+      }
       vec_t o;
       o.set(f);
       const long long e = e0 + static_cast<long long>(c) * NT * VEC;

@@ -17,16 +17,23 @@ enum class family : int {
   warp_row = 0,   // THREADS_PER_ROW lanes (1..32) per row, row in registers, short rows
   block_row = 1,  // one block per row, row in registers, single pass, medium rows
   split_row = 2,  // SPLITS co-resident blocks per row (cooperative launch), rows of 100k+ columns
+  cluster_row = 3,  // the CLUSTER blocks of a thread-block cluster per row (sm_90+), long rows
 };
 
 std::string_view name_of(family f) noexcept;
 bool parse_family(std::string_view s, family& out) noexcept;
 std::vector<family> all_families();
 
+// Oldest SM architecture (compute capability x 10) that can run the family: 80 for warp_row,
+// block_row and split_row, 90 for cluster_row (thread-block clusters). Its kernels still compile
+// for older targets, where they trap: the tuner and emit skip them there.
+int min_sm(family f) noexcept;
+
 // The tunable parameters of a family, in the order they appear in names and templates.
 // warp_row:  vec, threads_per_row, rows_per_block, chunks
 // block_row: vec, block_threads, chunks
 // split_row: vec, block_threads, chunks
+// cluster_row: vec, block_threads, chunks, cluster
 std::vector<std::string_view> param_names(family f);
 
 // One configuration. Fields a family does not use are 0.
@@ -36,8 +43,9 @@ struct softmax_config {
   int vec = 1;              // elements per vector access (1, 2, 4, 8; 16 bytes max)
   int threads_per_row = 0;  // warp_row
   int rows_per_block = 0;   // warp_row
-  int block_threads = 0;    // block_row, split_row
+  int block_threads = 0;    // block_row, split_row, cluster_row
   int chunks = 1;           // vectors per thread held in registers
+  int cluster = 0;          // cluster_row: blocks per cluster (2, 4, 8 or 16)
 };
 
 // Reads a parameter by name (as in param_names); returns false for an unknown name (one not in
@@ -50,15 +58,17 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept;
 int threads_per_block(const softmax_config& c) noexcept;
 
 // Columns one row-owner holds in registers (warp_row: per row; block_row: per block;
-// split_row: per block, the row is split over ceil(cols / this) blocks).
+// split_row: per block, the row is split over ceil(cols / this) blocks; cluster_row: per block,
+// a row holds at most cluster times this).
 long long cols_per_owner(const softmax_config& c) noexcept;
 
 // Empty when the configuration is well formed for any problem, else why not (e.g. "vec * sizeof
 // > 16 bytes", "threads_per_row must be a power of two <= 32", "block of 2048 threads > 1024").
 std::string check_config(const softmax_config& c);
 
-// Stable key naming the code, e.g. "softmax_f16_warp_row_v8_t32_r4_c1". Never reused for
-// different code: every template argument appears in it.
+// Stable key naming the code, e.g. "softmax_f16_warp_row_v8_t32_r4_c1",
+// "softmax_f32_cluster_row_v4_b512_c8_k8". Never reused for different code: every template
+// argument appears in it.
 std::string instance_name(const softmax_config& c);
 
 // Device template instantiation spelled as source, e.g.
@@ -69,10 +79,15 @@ std::string_view header_of(family f) noexcept;
 // What the device offers a launch; the caller fills it from cudaGetDeviceProperties (or the
 // target's published limits when validating without a GPU).
 struct device_limits {
+  int sm = 0;  // compute capability x 10 (90 for 9.0); 0: unknown (validation without a GPU)
   int sm_count = 0;
   int max_threads_per_block = 1024;
   long long max_smem_per_block = 48 * 1024;  // opt-in maximum
   long long max_resident_blocks = 0;         // split_row: occupancy(kernel) * sm_count
+  // cluster_row: clusters of the configuration's size that can be resident at once
+  // (cudaOccupancyMaxActiveClusters); 0: unknown (plan_launch then gives one cluster per row);
+  // negative: such a cluster cannot be resident on this device at all.
+  long long max_active_clusters = 0;
 };
 
 struct launch_plan {
@@ -81,6 +96,7 @@ struct launch_plan {
   std::size_t smem_bytes = 0;       // dynamic shared memory
   std::size_t workspace_bytes = 0;  // must be zeroed once when allocated
   bool cooperative = false;         // launch with the cooperative attribute (co-residency)
+  unsigned cluster_x = 1;           // blocks per thread-block cluster along x; 1: no cluster
 };
 
 // Grid: warp_row and block_row stride over row groups, so grid_x is capped at the resident
@@ -89,6 +105,13 @@ struct launch_plan {
 // resident / SPLITS), resident = dev.max_resident_blocks (or sm_count when 0) for this kernel;
 // the launch must be cooperative and the workspace (layout in split_workspace.hpp) zeroed once;
 // it stays valid for every later launch that needs no more bytes.
+// cluster_row: grid_x = clusters * CLUSTER and cluster_x = CLUSTER, clusters = min(rows,
+// dev.max_active_clusters), or rows when that count is unknown (0): an estimate from the SM count
+// can exceed what GPC fragmentation leaves resident, and a persistent grid larger than the
+// resident clusters runs its last ones after the others. Clusters stride over rows, so they need
+// not be co-resident with each other and the launch is not cooperative. Rejected when cols >
+// CLUSTER * cols_per_owner.
+// Every family: a device (dev.sm, when known) older than min_sm(c.fam) is rejected.
 // Plans the launch of `c` for a rows x cols problem. Returns an empty string on success, else the
 // reason this configuration cannot run the problem (e.g. "cols 5000 > 4096 held per row").
 std::string plan_launch(const softmax_config& c, long long rows, long long cols,

@@ -10,12 +10,20 @@
 
 namespace cuop::kernels::softmax {
 
-// Device limits for planning `kernel` with `block_threads` threads: SM count, per-block limits and
-// (for cooperative families) the number of co-resident blocks from the occupancy calculator.
+// Device limits for planning `kernel` with `block_threads` threads: compute capability, SM count,
+// per-block limits and (for cooperative families) the number of co-resident blocks from the
+// occupancy calculator. Leaves max_active_clusters at 0 (unknown).
 cudaError_t query_limits(int device, const void* kernel, int block_threads,
                          device_limits& out);
 
-// Launches `kernel` (an entry function or a cudaKernel_t cast to const void*) with the plan.
+// The same for configuration `c`; for cluster_row also the clusters of c.cluster blocks that can
+// be resident (cudaOccupancyMaxActiveClusters; -1 on a device without clusters, below sm_90).
+cudaError_t query_limits(int device, const void* kernel, const softmax_config& c,
+                         device_limits& out);
+
+// Launches `kernel` (an entry function or a cudaKernel_t cast to const void*) with the plan:
+// cooperative and cluster attributes as the plan says (clusters of more than 8 blocks are
+// allowed on the kernel first: cudaFuncAttributeNonPortableClusterSizeAllowed).
 cudaError_t launch(const void* kernel, const launch_plan& plan, const softmax_args& args,
                    cudaStream_t stream);
 

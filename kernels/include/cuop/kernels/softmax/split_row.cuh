@@ -86,7 +86,7 @@ struct split_row {
   }
 
   // Phase 1: this block's (max, sum) goes to its slot, tagged with the row iteration.
-  static __device__ __forceinline__ void publish(const tile_t& x, const group_t& g,
+  static __device__ __forceinline__ void publish(tile_t& x, const group_t& g,
                                                  scratch_t& scratch, int parity) {
     const detail::stats mine = detail::block_reduce<BLOCK_THREADS>(x.local_stats(), scratch, parity);
     if (threadIdx.x == 0) detail::st_slot(slots(g, parity) + 4 * g.split, mine, g.tag);

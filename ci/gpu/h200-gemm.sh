@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The GEMM (and softmax) device run, in phases that fit the device's 10-minute calls; run them
+# back to back on the same warm machine (the build folder and /tmp/cuop-h200.db carry over):
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh build     configure, build (sm_90a), GPU + CPU tests
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh sweep     softmax + GEMM (bf16) sweeps, export
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh compare   rebuild against the results, example,
+#                                                         cuop vs cuBLASLt vs torch tables
+# Everything worth keeping goes to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT="${OUT:-/tmp/cuop-out}"
+mkdir -p "$OUT"
+log="$OUT/log-${1:-all}.txt"
+step() { echo "== $(date +%T) $*" | tee -a "$log"; }
+DB=/tmp/cuop-h200.db
+args=$(ci/gpu/setup-offline-deps.sh /tmp/cuop-deps) || exit 1
+export LD_LIBRARY_PATH="/tmp/cuop-deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+export PATH="/usr/local/cuda/bin:$PATH"
+tune=./build/tuner/cuop-tune
+
+SHAPES="1x4096x4096,1x28672x8192,1x8192x28672,16x4096x4096,16x28672x8192,64x8192x8192,128x4096x4096,512x28672x8192,2048x8192x8192,4096x4096x4096,4096x1024x4096,16384x4096x4096,127x1031x4093,1000x1000x1000,4097x4097x4097,8192x8192x8192"
+only=$(echo "$SHAPES" | sed 's/\([0-9x]*\)/gemm_bf16_\1/g')
+
+case "${1:-}" in
+quick)  # one call: build, GEMM tests, a GEMM sweep over $SHAPES, export, rebuild, compare
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
+  step "configure + build"
+  # shellcheck disable=SC2086
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  cmake --build build -j16 --target cuop-tune cuop_gpu_tests gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
+  step "GEMM GPU tests"
+  timeout 90 ./build/tests/cuop_gpu_tests --gtest_filter='*gemm*:*cublaslt*' >"$OUT/gemm-tests.txt" 2>&1
+  grep -E "^\[  (PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -12
+  step "gemm sweep (bf16, $SHAPES)"
+  timeout "${GEMM_SWEEP_S:-240}" $tune sweep configs/gemm.yaml --only "$only" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+  echo "sweep exit $?" | tee -a "$log"
+  tail -22 "$log"
+  $tune best --db $DB --op gemm --format markdown >"$OUT/best-gemm.md" 2>&1
+  python3 scripts/gemm_families.py $DB >"$OUT/gemm-families.md" 2>&1
+  $tune export --db $DB --op gemm --out "$OUT/results" >>"$log" 2>&1
+  cp -r results/softmax "$OUT/results/" 2>/dev/null
+  cp $DB "$OUT/h200.db"
+  step "rebuild against the new results"
+  cmake -S . -B build -DCUOP_RESULTS_DIR="$OUT/results" >>"$log" 2>&1
+  cmake --build build -j16 --target gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | tail -30; exit 1; }
+  ./build/examples/gemm_app 2>&1 | tee -a "$log"
+  step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul"
+  timeout 150 python3 scripts/gemm_vs_torch.py build "$SHAPES" --dtype bf16 >"$OUT/gemm-h200.md" 2>>"$log"
+  cat "$OUT/gemm-h200.md"
+  ;;
+build)
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
+  step "configure + build"
+  # shellcheck disable=SC2086
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  cmake --build build -j16 >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
+  step "tests"
+  (cd build && ctest -j4 --output-on-failure --timeout 300) >>"$log" 2>&1
+  grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|\(Timeout\)" "$log" | tail -20
+  grep -B2 -A25 -E "^\[  FAILED  \]" "$log" | head -80
+  ;;
+sweep)
+  step "softmax sweep"
+  $tune sweep configs/softmax.yaml --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+  tail -14 "$log"
+  step "gemm sweep (bf16)"
+  timeout "${GEMM_SWEEP_S:-420}" $tune sweep configs/gemm.yaml --only gemm_bf16_ --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+  echo "sweep exit $?" | tee -a "$log"
+  tail -75 "$log"
+  $tune best --db $DB --op softmax --format markdown >"$OUT/best-softmax.md" 2>&1
+  $tune best --db $DB --op gemm --format markdown >"$OUT/best-gemm.md" 2>&1
+  python3 scripts/gemm_families.py $DB >"$OUT/gemm-families.md" 2>&1
+  $tune export --db $DB --op softmax --out "$OUT/results" >>"$log" 2>&1
+  $tune export --db $DB --op gemm --out "$OUT/results" >>"$log" 2>&1
+  cp $DB "$OUT/h200.db"
+  ;;
+compare)
+  step "rebuild against the new results"
+  cmake -S . -B build -DCUOP_RESULTS_DIR="$OUT/results" >>"$log" 2>&1
+  cmake --build build -j16 >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | tail -30; exit 1; }
+  ./build/examples/gemm_app 2>&1 | tee -a "$log"
+  ./build/examples/softmax_app 2>&1 | tee -a "$log"
+  (cd build && ctest -L gpu -j2 --timeout 300) >>"$log" 2>&1; grep -E "tests passed|tests failed" "$log" | tail -1
+  step "cuop::softmax vs torch.softmax"
+  python3 scripts/softmax_vs_torch.py build >"$OUT/softmax-h200.md" 2>>"$log"
+  cat "$OUT/softmax-h200.md"
+  step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul"
+  python3 scripts/gemm_vs_torch.py build configs/gemm.yaml --dtype bf16 >"$OUT/gemm-h200.md" 2>>"$log"
+  cat "$OUT/gemm-h200.md"
+  ;;
+*)
+  echo "usage: $0 build|sweep|compare" >&2
+  exit 2
+  ;;
+esac
+step "done"

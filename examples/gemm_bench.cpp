@@ -1,0 +1,210 @@
+// Google Benchmark of the dispatched cuop::gemm against cuBLASLt's heuristic first choice on the
+// same buffers: CUDA events around each launch (manual time), the L2 flushed outside the timed
+// region, the answer of both verified against the reference before timing. Counters: TFLOP/s
+// and, for decode shapes, the bandwidth of reading B.
+//   gemm_bench [--shapes MxNxK,...] [google benchmark flags]
+#include <benchmark/benchmark.h>
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cuop/gemm.hpp"
+#include "cuop/gemm/cublaslt_backend.hpp"
+#include "cuop/reference/gemm_reference.hpp"
+#include "tuner/measure/timer.hpp"
+
+namespace {
+
+struct shape {
+  int m, n, k;
+  cuop::dtype type;
+};
+
+// Buffers of one shape, made once and shared by both benchmarks of it.
+struct problem {
+  shape s;
+  void *a = nullptr, *b = nullptr, *d = nullptr;
+  float* ref = nullptr;
+  bool verified_cuop = false, verified_lt = false;
+  ~problem() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(d);
+    cudaFree(ref);
+  }
+};
+
+cudaStream_t g_stream{};
+std::unique_ptr<cuop::measure::l2_flusher> g_flusher;
+
+problem& problem_for(const shape& s) {
+  static std::map<std::tuple<int, int, int, cuop::dtype>, std::unique_ptr<problem>> cache;
+  auto& p = cache[{s.m, s.n, s.k, s.type}];
+  if (p) return *p;
+  p = std::make_unique<problem>();
+  p->s = s;
+  const std::size_t e = cuop::size_of(s.type);
+  cudaMalloc(&p->a, static_cast<std::size_t>(s.m) * s.k * e);
+  cudaMalloc(&p->b, static_cast<std::size_t>(s.n) * s.k * e);
+  cudaMalloc(&p->d, static_cast<std::size_t>(s.m) * s.n * e);
+  cudaMalloc(reinterpret_cast<void**>(&p->ref), static_cast<std::size_t>(s.m) * s.n * sizeof(float));
+  cuop::reference::fill_random(s.type, p->a, static_cast<long long>(s.m) * s.k, 11, -1.f, 1.f, g_stream);
+  cuop::reference::fill_random(s.type, p->b, static_cast<long long>(s.n) * s.k, 12, -1.f, 1.f, g_stream);
+  cuop::reference::gemm_reference(s.type, s.type, true, p->a, s.k, p->b, s.k, nullptr, s.n, s.m, s.n,
+                                  s.k, 1.f, 0.f, p->ref, g_stream);
+  cudaStreamSynchronize(g_stream);
+  return *p;
+}
+
+bool verify(problem& p, const std::function<cudaError_t(cudaStream_t)>& launch, std::string& why) {
+  const auto& s = p.s;
+  cuop::reference::fill_nan(s.type, p.d, static_cast<long long>(s.m) * s.n, g_stream);
+  if (auto e = launch(g_stream); e != cudaSuccess) {
+    why = cudaGetErrorString(e);
+    return false;
+  }
+  cuop::reference::compare_result cmp{};
+  cuop::reference::compare_gemm(s.type, p.d, s.n, s.m, s.n, p.ref, cuop::reference::gemm_atol(s.type, s.type, s.k),
+                                cuop::reference::gemm_rtol(s.type), &cmp, g_stream);
+  if (cmp.bad || cmp.nan_count) {
+    why = std::to_string(cmp.bad) + " wrong elements";
+    return false;
+  }
+  return true;
+}
+
+// Times `launch` one launch per iteration with CUDA events, flushing the L2 first.
+void time_it(benchmark::State& state, const shape& s,
+             const std::function<cudaError_t(cudaStream_t)>& launch) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (int i = 0; i < 3; ++i) launch(g_stream);  // warm-up
+  for (auto _ : state) {
+    g_flusher->flush(g_stream);
+    cudaEventRecord(start, g_stream);
+    launch(g_stream);
+    cudaEventRecord(stop, g_stream);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    state.SetIterationTime(ms / 1e3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  const double flops = 2.0 * s.m * s.n * static_cast<double>(s.k);
+  state.counters["TFLOPs"] = benchmark::Counter(flops / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["B_TBps"] = benchmark::Counter(static_cast<double>(s.n) * s.k * cuop::size_of(s.type) / 1e12,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void bm_cuop(benchmark::State& state, shape s) {
+  auto& p = problem_for(s);
+  cuop::gemm_problem g;
+  g.in = g.out = s.type;
+  g.m = s.m;
+  g.n = s.n;
+  g.k = s.k;
+  const auto launch = [&](cudaStream_t st) {
+    return cuop::gemm(g, p.a, p.b, nullptr, p.d, st) == cuop::status::success ? cudaSuccess : cudaErrorUnknown;
+  };
+  std::string why;
+  if (!verify(p, launch, why)) {
+    state.SkipWithError(("cuop::gemm answer is wrong: " + why).c_str());
+    return;
+  }
+  cuop::gemm_choice choice;
+  cuop::gemm_which(g, choice);
+  state.SetLabel(std::string(choice.instance) + " (" + choice.source + ")");
+  time_it(state, s, launch);
+}
+
+void bm_cublaslt(benchmark::State& state, shape s) {
+  auto& p = problem_for(s);
+  static cublasLtHandle_t handle = [] {
+    cublasLtHandle_t h = nullptr;
+    cublasLtCreate(&h);
+    return h;
+  }();
+  cuop::backends::lt_gemm lt;
+  const cuop::backends::lt_problem lp{s.type, s.type, cuop::kernels::gemm::b_layout::col, s.m, s.n, s.k, s.k, s.k, s.n, s.n};
+  std::vector<cuop::backends::lt_config> configs;
+  std::vector<cublasLtMatmulAlgo_t> algos;
+  std::string why;
+  if (lt.init(lp, &why) != CUBLAS_STATUS_SUCCESS ||
+      lt.heuristic(handle, 1, 32u << 20, configs, &why, &algos) != CUBLAS_STATUS_SUCCESS || algos.empty()) {
+    state.SkipWithError(("cuBLASLt heuristic: " + why).c_str());
+    return;
+  }
+  void* ws = nullptr;
+  if (configs[0].workspace_bytes) cudaMalloc(&ws, configs[0].workspace_bytes);
+  const auto launch = [&](cudaStream_t st) {
+    return lt.run(handle, algos[0], p.a, p.b, nullptr, p.d, 1.f, 0.f, ws, configs[0].workspace_bytes, st) ==
+                   CUBLAS_STATUS_SUCCESS
+               ? cudaSuccess
+               : cudaErrorUnknown;
+  };
+  if (!verify(p, launch, why)) {
+    state.SkipWithError(("cuBLASLt answer is wrong: " + why).c_str());
+  } else {
+    state.SetLabel(cuop::backends::lt_config_id(configs[0]));
+    time_it(state, s, launch);
+  }
+  cudaFree(ws);
+}
+
+std::vector<shape> parse_shapes(const std::string& list, cuop::dtype t) {
+  std::vector<shape> out;
+  std::size_t pos = 0;
+  while (pos < list.size()) {
+    auto end = list.find(',', pos);
+    if (end == std::string::npos) end = list.size();
+    shape s{0, 0, 0, t};
+    if (std::sscanf(list.substr(pos, end - pos).c_str(), "%dx%dx%d", &s.m, &s.n, &s.k) == 3) out.push_back(s);
+    pos = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string shapes = "4096x4096x4096,8192x8192x8192,16x4096x4096,128x4096x4096,127x1031x4093,"
+                       "32768x1024x1024,512x28672x8192,2048x2048x128,1x14336x4096,64x8192x28672";
+  cuop::dtype type = cuop::dtype::bf16;
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--shapes=", 9) == 0) shapes = argv[i] + 9;
+    else if (std::strcmp(argv[i], "--f16") == 0) type = cuop::dtype::f16;
+    else rest.push_back(argv[i]);
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "gemm_bench: no CUDA device: skipped\n");
+    return 77;
+  }
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  cudaStreamCreate(&g_stream);
+  g_flusher = std::make_unique<cuop::measure::l2_flusher>(prop.l2CacheSize);
+  for (const auto& s : parse_shapes(shapes, type)) {
+    const auto name = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + "/" +
+                      std::string(cuop::name_of(s.type));
+    benchmark::RegisterBenchmark(("cuop_gemm/" + name).c_str(), bm_cuop, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+    benchmark::RegisterBenchmark(("cublaslt_heuristic/" + name).c_str(), bm_cublaslt, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+  }
+  int n = static_cast<int>(rest.size());
+  benchmark::Initialize(&n, rest.data());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  g_flusher.reset();
+  return 0;
+}

@@ -1,0 +1,673 @@
+#include "cuop/gemm/cublaslt_backend.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <utility>
+
+namespace cuop::backends {
+
+namespace {
+
+using kernels::gemm::b_layout;
+
+constexpr cublasComputeType_t compute_type = CUBLAS_COMPUTE_32F;
+constexpr cudaDataType_t scale_type = CUDA_R_32F;
+
+cudaDataType_t cuda_type(dtype t) {
+  switch (t) {
+    case dtype::f32:
+      return CUDA_R_32F;
+    case dtype::f16:
+      return CUDA_R_16F;
+    case dtype::bf16:
+      return CUDA_R_16BF;
+  }
+  return CUDA_R_32F;
+}
+
+cublasStatus_t fail(std::string* why, cublasStatus_t s, std::string message) {
+  if (why != nullptr) *why = std::move(message);
+  return s;
+}
+
+std::string join(const std::vector<std::uint32_t>& v) {
+  std::string out;
+  for (const auto x : v) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(x);
+  }
+  return out.empty() ? "none" : out;
+}
+
+// Typed access to one attribute: the size must be the attribute's own, or cuBLASLt refuses.
+template <class T>
+cublasStatus_t get_config(const cublasLtMatmulAlgo_t& algo,
+                          cublasLtMatmulAlgoConfigAttributes_t attr, T& value) {
+  std::size_t written = 0;
+  const cublasStatus_t s =
+      cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof(T), &written);
+  if (s == CUBLAS_STATUS_SUCCESS && written != sizeof(T)) return CUBLAS_STATUS_INTERNAL_ERROR;
+  return s;
+}
+
+template <class T>
+cublasStatus_t set_config(cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr,
+                          const T& value) {
+  return cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &value, sizeof(T));
+}
+
+template <class T>
+cublasStatus_t get_cap(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attr,
+                       T& value) {
+  std::size_t written = 0;
+  return cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &value, sizeof(T), &written);
+}
+
+cublasStatus_t get_cap_list(const cublasLtMatmulAlgo_t& algo,
+                            cublasLtMatmulAlgoCapAttributes_t attr,
+                            std::vector<std::uint32_t>& out) {
+  out.clear();
+  std::size_t needed = 0;
+  cublasStatus_t s = cublasLtMatmulAlgoCapGetAttribute(&algo, attr, nullptr, 0, &needed);
+  if (s != CUBLAS_STATUS_SUCCESS || needed == 0) return s;
+  out.resize(needed / sizeof(std::uint32_t));
+  std::size_t written = 0;
+  s = cublasLtMatmulAlgoCapGetAttribute(&algo, attr, out.data(), out.size() * sizeof(std::uint32_t),
+                                        &written);
+  out.resize(s == CUBLAS_STATUS_SUCCESS ? written / sizeof(std::uint32_t) : 0);
+  return s;
+}
+
+// Sets every identity attribute of an initialized algorithm; the name of the one refused, if any.
+cublasStatus_t set_identity(cublasLtMatmulAlgo_t& algo, const lt_config& c, const char*& refused) {
+  struct step {
+    const char* name;
+    cublasStatus_t status;
+  };
+  const step steps[] = {
+      {"tile", set_config(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, c.tile)},
+      {"stages", set_config(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, c.stages)},
+      {"split-K", set_config(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, c.split_k)},
+      {"reduction scheme", set_config(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, c.reduction)},
+      {"CTA swizzling", set_config(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, c.swizzle)},
+      {"custom option", set_config(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, c.custom)},
+      {"inner shape", set_config(algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, c.inner_shape)},
+      {"cluster shape", set_config(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, c.cluster_shape)},
+  };
+  for (const auto& st : steps)
+    if (st.status != CUBLAS_STATUS_SUCCESS) {
+      refused = st.name;
+      return st.status;
+    }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// Why `c` lies outside the algorithm's capabilities; empty if it does not. Only clear-cut cases:
+// the library's defaults (0, split-K 1) always pass and are left to cublasLtMatmulAlgoCheck.
+std::string outside_caps(const lt_config& c, const lt_caps& caps) {
+  const std::string algo = "algorithm " + std::to_string(c.algo_id);
+  const auto listed = [](const std::vector<std::uint32_t>& v, std::uint32_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  if (c.tile != 0 && !listed(caps.tiles, c.tile))
+    return "tile " + std::to_string(c.tile) + " is not one " + algo +
+           " supports (tiles: " + join(caps.tiles) + ")";
+  if (c.stages != 0 && !listed(caps.stages, c.stages))
+    return "stages " + std::to_string(c.stages) + " is not one " + algo +
+           " supports (stages: " + join(caps.stages) + ")";
+  if (c.split_k > 1 && !caps.split_k)
+    return "split-K " + std::to_string(c.split_k) + " but " + algo + " does not split K";
+  if (c.split_k < 0) return "split-K " + std::to_string(c.split_k) + " is negative";
+  if ((c.reduction & ~caps.reduction_mask) != 0)
+    return "reduction scheme " + std::to_string(c.reduction) + " is not in the mask " +
+           std::to_string(caps.reduction_mask) + " of " + algo;
+  if (c.swizzle > caps.swizzle_max)
+    return "CTA swizzling " + std::to_string(c.swizzle) + " but " + algo + " supports 0.." +
+           std::to_string(caps.swizzle_max);
+  if (c.custom > caps.custom_max)
+    return "custom option " + std::to_string(c.custom) + " but " + algo + " supports 0.." +
+           std::to_string(caps.custom_max);
+  return {};
+}
+
+cublasStatus_t read_caps(const cublasLtMatmulAlgo_t& algo, lt_caps& out, std::string* why) {
+  lt_caps caps;
+  std::int32_t split = 0, custom_max = 0, out_of_place = 1;
+  cublasStatus_t s = get_cap_list(algo, CUBLASLT_ALGO_CAP_TILE_IDS, caps.tiles);
+  if (s == CUBLAS_STATUS_SUCCESS) s = get_cap_list(algo, CUBLASLT_ALGO_CAP_STAGES_IDS, caps.stages);
+  if (s == CUBLAS_STATUS_SUCCESS) s = get_cap(algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, split);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = get_cap(algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, caps.reduction_mask);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = get_cap(algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, caps.swizzle_max);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = get_cap(algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, custom_max);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    return fail(why, s, "cublasLtMatmulAlgoCapGetAttribute failed: " + lt_status_text(s));
+  // Informational capabilities: absent from a library, they keep their permissive defaults.
+  if (get_cap(algo, CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT, out_of_place) !=
+      CUBLAS_STATUS_SUCCESS)
+    out_of_place = 1;
+  // cuBLASLt's A is our B and its B our A.
+  get_cap(algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, caps.align_b);
+  get_cap(algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES, caps.align_a);
+  get_cap(algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES, caps.align_c);
+  get_cap(algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES, caps.align_d);
+  caps.split_k = split != 0;
+  caps.custom_max = custom_max > 0 ? static_cast<std::uint32_t>(custom_max) : 0;
+  caps.out_of_place = out_of_place != 0;
+  out = std::move(caps);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+struct preference_deleter {
+  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const noexcept {
+    cublasLtMatmulPreferenceDestroy(p);
+  }
+};
+using preference_ptr = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, preference_deleter>;
+
+// A fixed 64-bit mix of the identity (splitmix64 steps): the enumeration's shuffle. Defined
+// here, not by std::hash, so the order is the same on every platform and build.
+std::uint64_t identity_hash(const lt_config& c) {
+  const auto mix = [](std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  std::uint64_t h = 0;
+  for (const std::uint64_t v :
+       {static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.algo_id)), std::uint64_t{c.tile},
+        std::uint64_t{c.stages}, static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.split_k)),
+        std::uint64_t{c.reduction}, std::uint64_t{c.swizzle}, std::uint64_t{c.custom},
+        std::uint64_t{c.inner_shape}, std::uint64_t{c.cluster_shape}})
+    h = mix(h ^ v);
+  return h;
+}
+
+struct identity_order {
+  bool operator()(const lt_config& a, const lt_config& b) const noexcept {
+    return identity_less(a, b);
+  }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Free functions
+
+std::string check_problem(const lt_problem& p) {
+  if (p.in != dtype::f16 && p.in != dtype::bf16)
+    return "input type \"" + std::string(name_of(p.in)) + "\" is not f16 or bf16";
+  if (p.out != dtype::f32 && p.out != p.in)
+    return "output type \"" + std::string(name_of(p.out)) + "\" is neither f32 nor the input type";
+  if (p.b != b_layout::row && p.b != b_layout::col) return "unknown layout of B";
+  if (p.m < 1 || p.n < 1 || p.k < 1)
+    return "empty problem m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
+           " k=" + std::to_string(p.k);
+  const auto too_small = [](const char* name, long long ld, const char* dim, int v) {
+    return std::string(name) + " " + std::to_string(ld) + " < " + dim + " " + std::to_string(v);
+  };
+  if (p.lda < p.k) return too_small("lda", p.lda, "k", p.k);
+  if (p.b == b_layout::row && p.ldb < p.n) return too_small("ldb", p.ldb, "n", p.n);
+  if (p.b == b_layout::col && p.ldb < p.k) return too_small("ldb", p.ldb, "k", p.k);
+  if (p.ldc < p.n) return too_small("ldc", p.ldc, "n", p.n);
+  if (p.ldd < p.n) return too_small("ldd", p.ldd, "n", p.n);
+  return {};
+}
+
+std::string describe(const lt_problem& p) {
+  return std::string(name_of(p.in)) + "->" + std::string(name_of(p.out)) +
+         " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) +
+         (p.b == b_layout::col ? " b=col" : " b=row");
+}
+
+std::string lt_status_text(cublasStatus_t s) {
+  const char* name = cublasLtGetStatusName(s);
+  const char* text = cublasLtGetStatusString(s);
+  std::string out = name != nullptr ? name : "CUBLAS_STATUS_" + std::to_string(static_cast<int>(s));
+  if (text != nullptr && *text != '\0') out += std::string(" (") + text + ")";
+  return out;
+}
+
+cublasStatus_t lt_config_of(const cublasLtMatmulAlgo_t& algo, lt_config& out, std::string* why) {
+  lt_config c = out;
+  struct step {
+    const char* name;
+    cublasStatus_t status;
+  };
+  const step steps[] = {
+      {"CUBLASLT_ALGO_CONFIG_ID", get_config(algo, CUBLASLT_ALGO_CONFIG_ID, c.algo_id)},
+      {"CUBLASLT_ALGO_CONFIG_TILE_ID", get_config(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, c.tile)},
+      {"CUBLASLT_ALGO_CONFIG_STAGES_ID",
+       get_config(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, c.stages)},
+      {"CUBLASLT_ALGO_CONFIG_SPLITK_NUM",
+       get_config(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, c.split_k)},
+      {"CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME",
+       get_config(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, c.reduction)},
+      {"CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING",
+       get_config(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, c.swizzle)},
+      {"CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION",
+       get_config(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, c.custom)},
+      {"CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID",
+       get_config(algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, c.inner_shape)},
+      {"CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID",
+       get_config(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, c.cluster_shape)},
+  };
+  for (const auto& st : steps)
+    if (st.status != CUBLAS_STATUS_SUCCESS)
+      return fail(why, st.status,
+                  std::string("reading ") + st.name +
+                      " of an algorithm failed: " + lt_status_text(st.status));
+  out = c;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// lt_gemm: descriptors
+
+lt_gemm::~lt_gemm() { reset(); }
+
+lt_gemm::lt_gemm(lt_gemm&& other) noexcept { *this = std::move(other); }
+
+lt_gemm& lt_gemm::operator=(lt_gemm&& other) noexcept {
+  if (this != &other) {
+    reset();
+    m_problem = other.m_problem;
+    m_desc = std::exchange(other.m_desc, nullptr);
+    m_layout_b = std::exchange(other.m_layout_b, nullptr);
+    m_layout_a = std::exchange(other.m_layout_a, nullptr);
+    m_layout_c = std::exchange(other.m_layout_c, nullptr);
+    m_layout_d = std::exchange(other.m_layout_d, nullptr);
+  }
+  return *this;
+}
+
+void lt_gemm::reset() noexcept {
+  for (auto* layout : {&m_layout_b, &m_layout_a, &m_layout_c, &m_layout_d}) {
+    if (*layout != nullptr) cublasLtMatrixLayoutDestroy(*layout);
+    *layout = nullptr;
+  }
+  if (m_desc != nullptr) cublasLtMatmulDescDestroy(m_desc);
+  m_desc = nullptr;
+}
+
+cublasStatus_t lt_gemm::init(const lt_problem& p, std::string* why) {
+  reset();
+  if (std::string bad = check_problem(p); !bad.empty())
+    return fail(why, CUBLAS_STATUS_INVALID_VALUE, std::move(bad));
+  m_problem = p;
+  const cudaDataType_t in = cuda_type(p.in), out = cuda_type(p.out);
+  const auto u = [](long long v) { return static_cast<std::uint64_t>(v); };
+  // The transposed column-major problem: see the header.
+  const cublasOperation_t op_b = p.b == b_layout::col ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = CUBLAS_OP_N;
+  const std::uint64_t b_rows = p.b == b_layout::col ? u(p.k) : u(p.n);
+  const std::uint64_t b_cols = p.b == b_layout::col ? u(p.n) : u(p.k);
+
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasStatus_t s = cublasLtMatmulDescCreate(&desc, compute_type, scale_type);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof(op_b));
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof(op_a));
+  m_desc = desc;
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatrixLayoutCreate(&m_layout_b, in, b_rows, b_cols, p.ldb);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatrixLayoutCreate(&m_layout_a, in, u(p.k), u(p.m), p.lda);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatrixLayoutCreate(&m_layout_c, out, u(p.n), u(p.m), p.ldc);
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatrixLayoutCreate(&m_layout_d, out, u(p.n), u(p.m), p.ldd);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    reset();
+    return fail(
+        why, s,
+        "creating the cuBLASLt descriptors of " + describe(p) + " failed: " + lt_status_text(s));
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t lt_gemm::init_algo(cublasLtHandle_t handle, int algo_id,
+                                  cublasLtMatmulAlgo_t& algo) const {
+  const cudaDataType_t in = cuda_type(m_problem.in), out = cuda_type(m_problem.out);
+  return cublasLtMatmulAlgoInit(handle, compute_type, scale_type, in, in, out, out, algo_id, &algo);
+}
+
+cublasStatus_t lt_gemm::check(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t& algo,
+                              cublasLtMatmulHeuristicResult_t& result) const {
+  result = {};
+  return cublasLtMatmulAlgoCheck(handle, m_desc, m_layout_b, m_layout_a, m_layout_c, m_layout_d,
+                                 &algo, &result);
+}
+
+// ---------------------------------------------------------------------------------------------
+// lt_gemm: the heuristic
+
+cublasStatus_t lt_gemm::heuristic(cublasLtHandle_t handle, int top_n, std::size_t workspace_limit,
+                                  std::vector<lt_config>& out, std::string* why,
+                                  std::vector<cublasLtMatmulAlgo_t>* algos) const {
+  out.clear();
+  if (algos != nullptr) algos->clear();
+  if (!ready()) return fail(why, CUBLAS_STATUS_NOT_INITIALIZED, "lt_gemm used before init()");
+  if (top_n < 1)
+    return fail(why, CUBLAS_STATUS_INVALID_VALUE,
+                "heuristic asked for " + std::to_string(top_n) + " answers");
+
+  cublasLtMatmulPreference_t raw = nullptr;
+  cublasStatus_t s = cublasLtMatmulPreferenceCreate(&raw);
+  const preference_ptr pref(raw);
+  const std::uint64_t limit = workspace_limit;
+  if (s == CUBLAS_STATUS_SUCCESS)
+    s = cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit,
+                                             sizeof(limit));
+  if (s != CUBLAS_STATUS_SUCCESS)
+    return fail(why, s, "creating the cuBLASLt preference failed: " + lt_status_text(s));
+
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(top_n));
+  int count = 0;
+  s = cublasLtMatmulAlgoGetHeuristic(handle, m_desc, m_layout_b, m_layout_a, m_layout_c, m_layout_d,
+                                     raw, top_n, results.data(), &count);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    return fail(why, s,
+                "cublasLtMatmulAlgoGetHeuristic failed for " + describe(m_problem) + ": " +
+                    lt_status_text(s));
+
+  for (int i = 0; i < count && i < top_n; ++i) {
+    const auto& r = results[static_cast<std::size_t>(i)];
+    if (r.state != CUBLAS_STATUS_SUCCESS || r.workspaceSize > workspace_limit) continue;
+    lt_config c;
+    if (const cublasStatus_t e = lt_config_of(r.algo, c, why); e != CUBLAS_STATUS_SUCCESS) {
+      out.clear();
+      if (algos != nullptr) algos->clear();
+      return e;
+    }
+    c.workspace_bytes = r.workspaceSize;
+    c.waves = r.wavesCount;
+    const bool seen = std::any_of(out.begin(), out.end(),
+                                  [&](const lt_config& o) { return same_identity(o, c); });
+    if (seen) continue;
+    out.push_back(c);
+    if (algos != nullptr) algos->push_back(r.algo);
+  }
+  if (out.empty())
+    return fail(why, CUBLAS_STATUS_NOT_SUPPORTED,
+                "cublasLtMatmulAlgoGetHeuristic found no algorithm for " + describe(m_problem) +
+                    " within " + std::to_string(workspace_limit) + " bytes of workspace");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// lt_gemm: capabilities, build, run
+
+cublasStatus_t lt_gemm::capabilities(cublasLtHandle_t handle, int algo_id, lt_caps& out,
+                                     std::string* why) const {
+  if (!ready()) return fail(why, CUBLAS_STATUS_NOT_INITIALIZED, "lt_gemm used before init()");
+  cublasLtMatmulAlgo_t algo{};
+  if (const cublasStatus_t s = init_algo(handle, algo_id, algo); s != CUBLAS_STATUS_SUCCESS)
+    return fail(why, s,
+                "cuBLASLt does not offer algorithm " + std::to_string(algo_id) + " for " +
+                    describe(m_problem) + ": " + lt_status_text(s));
+  return read_caps(algo, out, why);
+}
+
+bool lt_gemm::build(cublasLtHandle_t handle, const lt_config& c, cublasLtMatmulAlgo_t& out,
+                    std::string* why, std::size_t* workspace_bytes) const {
+  const std::string id = lt_config_id(c);
+  const auto reject = [&](std::string message) {
+    if (why != nullptr) *why = id + ": " + std::move(message);
+    return false;
+  };
+  if (!ready()) return reject("lt_gemm used before init()");
+  cublasLtMatmulAlgo_t algo{};
+  cublasStatus_t s = init_algo(handle, c.algo_id, algo);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    return reject("cuBLASLt does not offer algorithm " + std::to_string(c.algo_id) + " for " +
+                  describe(m_problem) + ": " + lt_status_text(s));
+  lt_caps caps;
+  std::string message;
+  if (read_caps(algo, caps, &message) != CUBLAS_STATUS_SUCCESS) return reject(message);
+  if (message = outside_caps(c, caps); !message.empty()) return reject(message);
+  const char* refused = "";
+  if (s = set_identity(algo, c, refused); s != CUBLAS_STATUS_SUCCESS)
+    return reject("cuBLASLt refused the " + std::string(refused) + " value: " + lt_status_text(s));
+  // What was set must be what is read back: the identifier is the algorithm, exactly.
+  lt_config back;
+  if (lt_config_of(algo, back, &message) != CUBLAS_STATUS_SUCCESS) return reject(message);
+  if (!same_identity(back, c)) return reject("cuBLASLt holds it as " + lt_config_id(back));
+  cublasLtMatmulHeuristicResult_t result;
+  if (s = check(handle, algo, result); s != CUBLAS_STATUS_SUCCESS)
+    return reject("cublasLtMatmulAlgoCheck rejects it for " + describe(m_problem) + ": " +
+                  lt_status_text(s));
+  out = algo;
+  if (workspace_bytes != nullptr) *workspace_bytes = result.workspaceSize;
+  return true;
+}
+
+cublasStatus_t lt_gemm::run(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t& algo,
+                            const void* a, const void* b, const void* c, void* d, float alpha,
+                            float beta, void* workspace, std::size_t workspace_bytes,
+                            cudaStream_t stream) const {
+  if (!ready()) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (a == nullptr || b == nullptr || d == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  cublasLtMatrixLayout_t c_layout = m_layout_c;
+  if (c == nullptr) {
+    if (beta != 0.0f) return CUBLAS_STATUS_INVALID_VALUE;
+    c = d;
+    c_layout = m_layout_d;
+  }
+  // Our B is cuBLASLt's A, our A its B (see the header).
+  return cublasLtMatmul(handle, m_desc, &alpha, b, m_layout_b, a, m_layout_a, &beta, c, c_layout, d,
+                        m_layout_d, &algo, workspace, workspace_bytes, stream);
+}
+
+// ---------------------------------------------------------------------------------------------
+// lt_gemm: the whole space
+
+namespace {
+
+// One algorithm's candidates, in the enumeration's order, consumed one valid candidate at a time.
+struct algo_stream {
+  cublasLtMatmulAlgo_t base{};   // as cublasLtMatmulAlgoInit left it
+  std::vector<lt_config> order;  // candidates, hash-ordered
+  std::size_t next = 0;
+  bool done() const { return next >= order.size(); }
+};
+
+}  // namespace
+
+cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace_limit, int budget,
+                                  std::vector<lt_config>& out, std::string* why,
+                                  const lt_enumerate_options& opts,
+                                  lt_enumerate_stats* stats) const {
+  out.clear();
+  lt_enumerate_stats st;
+  const auto finish = [&](cublasStatus_t s) {
+    if (stats != nullptr) *stats = st;
+    return s;
+  };
+  if (!ready())
+    return finish(fail(why, CUBLAS_STATUS_NOT_INITIALIZED, "lt_gemm used before init()"));
+  if (budget < 1) {
+    st.complete = budget == 0;
+    return finish(budget == 0 ? CUBLAS_STATUS_SUCCESS
+                              : fail(why, CUBLAS_STATUS_INVALID_VALUE,
+                                     "enumeration budget " + std::to_string(budget) + " < 0"));
+  }
+
+  std::set<lt_config, identity_order> taken;
+  const auto take = [&](const lt_config& c) {
+    if (static_cast<int>(out.size()) >= budget || !taken.insert(c).second) return false;
+    out.push_back(c);
+    return true;
+  };
+
+  // 1. The heuristic's own answers lead. None (an unusual problem) is not an error here.
+  if (opts.heuristic_seeds > 0) {
+    std::vector<lt_config> seeds;
+    std::string ignored;
+    if (heuristic(handle, opts.heuristic_seeds, workspace_limit, seeds, &ignored) ==
+        CUBLAS_STATUS_SUCCESS)
+      for (const auto& c : seeds) st.seeds += take(c) ? 1 : 0;
+  }
+
+  // 2. Every algorithm id of the type combination.
+  const cudaDataType_t in = cuda_type(m_problem.in), out_type = cuda_type(m_problem.out);
+  std::vector<int> ids(4096);
+  int id_count = 0;
+  cublasStatus_t s =
+      cublasLtMatmulAlgoGetIds(handle, compute_type, scale_type, in, in, out_type, out_type,
+                               static_cast<int>(ids.size()), ids.data(), &id_count);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    return finish(fail(
+        why, s,
+        "cublasLtMatmulAlgoGetIds failed for " + describe(m_problem) + ": " + lt_status_text(s)));
+  ids.resize(static_cast<std::size_t>(std::max(0, id_count)));
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  st.algorithms = static_cast<int>(ids.size());
+
+  bool clusters = false;
+  if (opts.cluster_shapes) {
+    int device = 0, cluster_launch = 0;
+    clusters =
+        cudaGetDevice(&device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device) == cudaSuccess &&
+        cluster_launch != 0;
+  }
+
+  const auto checked = [&](const cublasLtMatmulAlgo_t& base, const lt_config& c,
+                           cublasLtMatmulHeuristicResult_t& result) {
+    if (st.checks >= opts.max_checks) {
+      st.check_limit_hit = true;
+      return false;
+    }
+    cublasLtMatmulAlgo_t algo = base;
+    const char* refused = "";
+    if (set_identity(algo, c, refused) != CUBLAS_STATUS_SUCCESS) return false;
+    ++st.checks;
+    return check(handle, algo, result) == CUBLAS_STATUS_SUCCESS;
+  };
+
+  std::vector<algo_stream> streams;
+  for (const int id : ids) {
+    algo_stream as;
+    if (init_algo(handle, id, as.base) != CUBLAS_STATUS_SUCCESS) continue;
+    lt_caps caps;
+    if (read_caps(as.base, caps, nullptr) != CUBLAS_STATUS_SUCCESS || !caps.out_of_place) continue;
+    lt_config def;
+    if (lt_config_of(as.base, def, nullptr) != CUBLAS_STATUS_SUCCESS) continue;
+    def.algo_id = id;
+
+    const std::vector<std::uint32_t> tiles =
+        caps.tiles.empty() ? std::vector<std::uint32_t>{0} : caps.tiles;
+    const std::vector<std::uint32_t> stages =
+        caps.stages.empty() ? std::vector<std::uint32_t>{0} : caps.stages;
+
+    // The cores: (tile, stages, cluster shape) with the other attributes at their defaults.
+    // Each (tile, stages) is checked with the auto cluster shape and, on a device that launches
+    // clusters, with every explicit one: architecture-specific kernels may accept only explicit
+    // shapes (algorithm 66 on sm_90 refuses auto), while kernels that do not use clusters accept
+    // every shape and ignore it. A pair that accepts every explicit shape is such a kernel: it
+    // keeps one core (auto, or 1x1x1 if auto is refused) instead of 50 names for one kernel.
+    std::vector<lt_config> cores;
+    cublasLtMatmulHeuristicResult_t result;
+    std::vector<lt_config> explicit_ok;
+    for (const auto t : tiles)
+      for (const auto sg : stages) {
+        lt_config c = def;
+        c.tile = t;
+        c.stages = sg;
+        c.inner_shape = 0;
+        c.cluster_shape = CUBLASLT_CLUSTER_SHAPE_AUTO;
+        const bool auto_ok = checked(as.base, c, result);
+        explicit_ok.clear();
+        if (clusters)
+          for (std::uint16_t cl = CUBLASLT_CLUSTER_SHAPE_1x1x1; cl < CUBLASLT_CLUSTER_SHAPE_END;
+               ++cl) {
+            c.cluster_shape = cl;
+            if (checked(as.base, c, result)) explicit_ok.push_back(c);
+          }
+        const bool ignores_cluster =
+            explicit_ok.size() ==
+            std::size_t{CUBLASLT_CLUSTER_SHAPE_END - CUBLASLT_CLUSTER_SHAPE_1x1x1};
+        if (auto_ok) {
+          c.cluster_shape = CUBLASLT_CLUSTER_SHAPE_AUTO;
+          cores.push_back(c);
+        }
+        if (ignores_cluster && auto_ok) continue;
+        if (ignores_cluster) {
+          cores.push_back(explicit_ok.front());
+          continue;
+        }
+        cores.insert(cores.end(), explicit_ok.begin(), explicit_ok.end());
+      }
+    if (cores.empty()) continue;
+
+    // The variants of each core: (split-K, reduction) x swizzle x custom option.
+    std::vector<std::pair<std::int32_t, std::uint32_t>> splits{{def.split_k, 0}};
+    if (caps.split_k)
+      for (const int sk : opts.split_k) {
+        if (sk < 2 || sk == def.split_k ||
+            static_cast<long long>(m_problem.k) <
+                static_cast<long long>(sk) * std::max(1, opts.min_k_per_split))
+          continue;
+        for (std::uint32_t bit = 1; bit <= CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE; bit <<= 1)
+          if ((caps.reduction_mask & bit) != 0) splits.emplace_back(sk, bit);
+      }
+    for (const auto& core : cores)
+      for (const auto& [sk, red] : splits)
+        for (std::uint32_t w = 0; w <= caps.swizzle_max; ++w)
+          for (std::uint32_t cu = 0; cu <= caps.custom_max; ++cu) {
+            lt_config c = core;
+            c.split_k = sk;
+            c.reduction = red;
+            c.swizzle = w;
+            c.custom = cu;
+            as.order.push_back(c);
+          }
+    std::sort(as.order.begin(), as.order.end(), [](const lt_config& a, const lt_config& b) {
+      const std::uint64_t ha = identity_hash(a), hb = identity_hash(b);
+      return ha != hb ? ha < hb : identity_less(a, b);
+    });
+    streams.push_back(std::move(as));
+  }
+  st.algorithms_used = static_cast<int>(streams.size());
+
+  // 3. Round-robin over the algorithms until the budget is spent or every stream is exhausted.
+  bool progress = true;
+  while (static_cast<int>(out.size()) < budget && progress) {
+    progress = false;
+    for (auto& as : streams) {
+      if (static_cast<int>(out.size()) >= budget) break;
+      while (!as.done() && !st.check_limit_hit) {
+        lt_config c = as.order[as.next++];
+        if (taken.count(c) != 0) continue;  // a heuristic seed
+        cublasLtMatmulHeuristicResult_t result;
+        if (!checked(as.base, c, result)) continue;
+        ++st.valid;
+        if (result.workspaceSize > workspace_limit) {
+          ++st.over_workspace;
+          continue;
+        }
+        c.workspace_bytes = result.workspaceSize;
+        c.waves = result.wavesCount;
+        take(c);
+        progress = true;
+        break;
+      }
+    }
+  }
+  st.complete = !st.check_limit_hit && std::all_of(streams.begin(), streams.end(),
+                                                   [](const algo_stream& a) { return a.done(); });
+  if (out.empty())
+    return finish(fail(why, CUBLAS_STATUS_NOT_SUPPORTED,
+                       "cuBLASLt offers no configuration for " + describe(m_problem) + " within " +
+                           std::to_string(workspace_limit) + " bytes of workspace"));
+  return finish(CUBLAS_STATUS_SUCCESS);
+}
+
+}  // namespace cuop::backends

@@ -1,0 +1,255 @@
+#include "cuop/kernels/gemm/family.hpp"
+
+#include <limits>
+
+#include "cuop/kernels/gemm/skinny_plan.hpp"
+
+namespace cuop::kernels::gemm {
+
+namespace {
+
+// Shared memory of one block on sm_80 (163 KiB opt-in) is less; 227 KiB is the most any target
+// (sm_90, sm_100) offers, so larger configurations are malformed everywhere.
+constexpr long long max_smem_any_target = 227 * 1024;
+constexpr int max_stages = 16;
+constexpr int max_group_m = 256;
+constexpr int max_split_k = 64;  // the reduction is unrolled over SPLIT_K
+
+// Split-K workspace of the mma family (kernels/include/cuop/kernels/gemm/mma.cuh,
+// detail::mma_split_*): a fixed region of u32 counters, then f32 partials[split_k][tiles][bm * bn].
+constexpr int mma_split_max_tiles = 16384;
+constexpr long long mma_split_counter_bytes = 4ll * mma_split_max_tiles;
+
+// Pointer to the config field a parameter name stands for in family f, or null.
+int* field(gemm_config& c, std::string_view name) {
+  if (name == "split_k") return &c.split_k;
+  if (c.fam == family::mma) {
+    if (name == "block_m") return &c.block_m;
+    if (name == "block_n") return &c.block_n;
+    if (name == "block_k") return &c.block_k;
+    if (name == "warp_m") return &c.warp_m;
+    if (name == "warp_n") return &c.warp_n;
+    if (name == "stages") return &c.stages;
+    if (name == "group_m") return &c.group_m;
+  } else if (c.fam == family::skinny) {
+    if (name == "block_n") return &c.block_n;
+    if (name == "threads") return &c.threads;
+    if (name == "m_tile") return &c.m_tile;
+    if (name == "k_chunk") return &c.k_chunk;
+  }
+  return nullptr;
+}
+
+std::string check_dtypes(const gemm_config& c) {
+  if (c.in != dtype::f16 && c.in != dtype::bf16)
+    return "input dtype " + std::string(name_of(c.in)) + " is not f16 or bf16";
+  if (c.out != dtype::f32 && c.out != c.in)
+    return "output dtype " + std::string(name_of(c.out)) + " is neither f32 nor the input dtype " +
+           std::string(name_of(c.in));
+  if (c.b != b_layout::row && c.b != b_layout::col) return "unknown b layout";
+  return {};
+}
+
+long long mma_smem_bytes(const gemm_config& c) {
+  return static_cast<long long>(c.stages) * (static_cast<long long>(c.block_m) + c.block_n) *
+         c.block_k * 2;
+}
+
+std::string check_mma(const gemm_config& c) {
+  const auto s = [](long long v) { return std::to_string(v); };
+  // ldmatrix.x4 loads 16 rows of A and two n8 tiles of B at a time.
+  if (c.warp_m < 16 || c.warp_m % 16 != 0)
+    return "warp_m " + s(c.warp_m) + " is not a positive multiple of 16";
+  if (c.warp_n < 16 || c.warp_n % 16 != 0)
+    return "warp_n " + s(c.warp_n) + " is not a positive multiple of 16";
+  if (c.block_m < c.warp_m || c.block_m % c.warp_m != 0)
+    return "block_m " + s(c.block_m) + " is not a multiple of warp_m " + s(c.warp_m);
+  if (c.block_n < c.warp_n || c.block_n % c.warp_n != 0)
+    return "block_n " + s(c.block_n) + " is not a multiple of warp_n " + s(c.warp_n);
+  const long long threads =
+      32ll * (c.block_m / c.warp_m) * static_cast<long long>(c.block_n / c.warp_n);
+  if (threads > 1024) return "block of " + s(threads) + " threads > 1024";
+  if (c.block_k != 16 && c.block_k != 32 && c.block_k != 64)
+    return "block_k " + s(c.block_k) + " is not 16, 32 or 64";
+  if (c.stages < 2 || c.stages > max_stages)
+    return "stages " + s(c.stages) + " outside 2.." + s(max_stages);
+  if (c.group_m < 1 || c.group_m > max_group_m)
+    return "group_m " + s(c.group_m) + " outside 1.." + s(max_group_m);
+  if (c.split_k < 1 || c.split_k > max_split_k)
+    return "split_k " + s(c.split_k) + " outside 1.." + s(max_split_k);
+  if (const long long smem = mma_smem_bytes(c); smem > max_smem_any_target)
+    return "shared memory of " + s(smem) + " bytes (stages * (block_m + block_n) * block_k * 2) > " +
+           s(max_smem_any_target) + " (227 KiB)";
+  return {};
+}
+
+std::string plan_mma(const gemm_config& c, int m, int n, const device_limits& dev,
+                     launch_plan& out) {
+  const auto s = [](long long v) { return std::to_string(v); };
+  const int threads = threads_per_block(c);
+  if (threads > dev.max_threads_per_block)
+    return "block of " + s(threads) + " threads > device limit " + s(dev.max_threads_per_block);
+  const long long smem = mma_smem_bytes(c);
+  if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)
+    return "shared memory of " + s(smem) + " bytes > device limit " + s(dev.max_smem_per_block);
+  const long long tiles = ((static_cast<long long>(m) + c.block_m - 1) / c.block_m) *
+                          ((static_cast<long long>(n) + c.block_n - 1) / c.block_n);
+  if (tiles > std::numeric_limits<int>::max())
+    return s(tiles) + " output tiles > " + s(std::numeric_limits<int>::max());
+  launch_plan p;
+  p.grid_x = static_cast<unsigned>(tiles);
+  p.grid_z = static_cast<unsigned>(c.split_k);
+  p.block_x = static_cast<unsigned>(threads);
+  p.smem_bytes = static_cast<std::size_t>(smem);
+  if (c.split_k > 1) {
+    if (tiles > mma_split_max_tiles)
+      return "split_k " + s(c.split_k) + " with " + s(tiles) + " output tiles > " +
+             s(mma_split_max_tiles) + " split-K counters";
+    p.workspace_bytes = static_cast<std::size_t>(
+        mma_split_counter_bytes + static_cast<long long>(c.split_k) * tiles * c.block_m * c.block_n * 4);
+  }
+  out = p;
+  return {};
+}
+
+}  // namespace
+
+std::string_view name_of(family f) noexcept {
+  switch (f) {
+    case family::mma: return "mma";
+    case family::skinny: return "skinny";
+  }
+  return "?";
+}
+
+bool parse_family(std::string_view s, family& out) noexcept {
+  for (family f : {family::mma, family::skinny}) {
+    if (s == name_of(f)) {
+      out = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view name_of(b_layout l) noexcept {
+  switch (l) {
+    case b_layout::row: return "row";
+    case b_layout::col: return "col";
+  }
+  return "?";
+}
+
+bool parse_b_layout(std::string_view s, b_layout& out) noexcept {
+  for (b_layout l : {b_layout::row, b_layout::col}) {
+    if (s == name_of(l)) {
+      out = l;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string_view> param_names(family f) {
+  if (f == family::mma)
+    return {"block_m", "block_n", "block_k", "warp_m", "warp_n", "stages", "group_m", "split_k"};
+  if (f == family::skinny) return {"block_n", "threads", "m_tile", "k_chunk", "split_k"};
+  return {};
+}
+
+bool set_param(gemm_config& c, std::string_view name, long long value) noexcept {
+  int* p = field(c, name);
+  if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
+  *p = static_cast<int>(value);
+  return true;
+}
+
+long long get_param(const gemm_config& c, std::string_view name) noexcept {
+  const int* p = field(const_cast<gemm_config&>(c), name);
+  return p == nullptr ? -1 : *p;
+}
+
+int threads_per_block(const gemm_config& c) noexcept {
+  if (c.fam == family::skinny) return c.threads;
+  if (c.warp_m <= 0 || c.warp_n <= 0) return 0;
+  const long long t = 32ll * (c.block_m / c.warp_m) * static_cast<long long>(c.block_n / c.warp_n);
+  return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
+}
+
+std::string check_config(const gemm_config& c) {
+  if (std::string bad = check_dtypes(c); !bad.empty()) return bad;
+  switch (c.fam) {
+    case family::mma: return check_mma(c);
+    case family::skinny: return detail::check_skinny(c);
+  }
+  return "unknown family";
+}
+
+std::string instance_name(const gemm_config& c) {
+  const auto s = [](int v) { return std::to_string(v); };
+  std::string n = "gemm_";
+  n += name_of(c.in);
+  n += '_';
+  n += name_of(c.out);
+  n += '_';
+  n += name_of(c.b);
+  n += '_';
+  n += name_of(c.fam);
+  if (c.fam == family::mma) {
+    n += "_m" + s(c.block_m) + "_n" + s(c.block_n) + "_k" + s(c.block_k) + "_wm" + s(c.warp_m) +
+         "_wn" + s(c.warp_n) + "_s" + s(c.stages) + "_g" + s(c.group_m);
+  } else {
+    n += "_n" + s(c.block_n) + "_t" + s(c.threads) + "_m" + s(c.m_tile) + "_kc" + s(c.k_chunk);
+  }
+  n += "_sk" + s(c.split_k);
+  return n;
+}
+
+std::string template_name(const gemm_config& c) {
+  const auto s = [](int v) { return std::to_string(v); };
+  std::string n = "cuop::kernels::gemm::";
+  n += name_of(c.fam);
+  n += '<';
+  n += device_type_of(c.in);
+  n += ", ";
+  n += device_type_of(c.out);
+  n += c.b == b_layout::col ? ", true" : ", false";
+  if (c.fam == family::mma) {
+    n += ", " + s(c.block_m) + ", " + s(c.block_n) + ", " + s(c.block_k) + ", " + s(c.warp_m) +
+         ", " + s(c.warp_n) + ", " + s(c.stages) + ", " + s(c.group_m);
+  } else {
+    n += ", " + s(c.block_n) + ", " + s(c.threads) + ", " + s(c.m_tile) + ", " + s(c.k_chunk);
+  }
+  n += ", " + s(c.split_k) + ">";
+  return n;
+}
+
+std::string_view header_of(family f) noexcept {
+  switch (f) {
+    case family::mma: return "cuop/kernels/gemm/mma.cuh";
+    case family::skinny: return "cuop/kernels/gemm/skinny.cuh";
+  }
+  return "";
+}
+
+std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_limits& dev,
+                        launch_plan& out) {
+  if (std::string bad = check_config(c); !bad.empty()) return bad;
+  if (m < 1) return "m " + std::to_string(m) + " < 1";
+  if (n < 1) return "n " + std::to_string(n) + " < 1";
+  if (k < 1) return "k " + std::to_string(k) + " < 1";
+  if (c.fam == family::skinny) return detail::plan_skinny(c, m, n, k, dev, out);
+  return plan_mma(c, m, n, dev, out);
+}
+
+double gemm_flops(int m, int n, int k) noexcept {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+double gemm_bytes(dtype in, dtype out, int m, int n, int k) noexcept {
+  const double mm = m, nn = n, kk = k;
+  return static_cast<double>(size_of(in)) * (mm * kk + kk * nn) +
+         static_cast<double>(size_of(out)) * mm * nn;
+}
+
+}  // namespace cuop::kernels::gemm

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Side by side on one GPU, in one run: the dispatched cuop::gemm and cuBLASLt's heuristic first
+choice (examples/gemm_bench, Google Benchmark with CUDA-event manual time, L2 flushed, both
+answers verified), and torch.matmul timed the same way (CUDA events, L2 flushed by reading a
+buffer of twice its size, warm-up, median). Prints a markdown table and the goals' figures.
+
+usage: gemm_vs_torch.py BUILD_DIR SWEEP_YAML|MxNxK,... [--dtype bf16]"""
+import json
+import math
+import statistics
+import subprocess
+import sys
+
+import torch
+import yaml
+
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+
+
+def time_cold(fn, flush, samples=50, warmup=5):
+    for _ in range(warmup):
+        flush.sum()
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(samples):
+        flush.sum()  # reads every byte: the L2 holds only clean lines of the flush buffer
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) * 1000.0)
+    return statistics.median(times)
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    build, sweep = sys.argv[1], sys.argv[2]
+    dtype = sys.argv[sys.argv.index("--dtype") + 1] if "--dtype" in sys.argv else "bf16"
+    if sweep.endswith(".yaml"):
+        shapes = [(p["m"], p["n"], p["k"]) for p in yaml.safe_load(open(sweep))["problems"]]
+    else:
+        shapes = [tuple(int(x) for x in s.split("x")) for s in sweep.split(",")]
+    args = [f"{build}/examples/gemm_bench", "--shapes=" + ",".join(f"{m}x{n}x{k}" for m, n, k in shapes),
+            "--benchmark_format=json"] + (["--f16"] if dtype == "f16" else [])
+    bench = subprocess.run(args, capture_output=True, text=True)
+    if bench.returncode != 0:
+        sys.exit(f"gemm_bench failed ({bench.returncode}): {bench.stderr[-2000:]}")
+    results = {}
+    for b in json.loads(bench.stdout)["benchmarks"]:
+        who, shape, _ = b["name"].split("/")[:3]
+        results[(who, shape)] = b
+    props = torch.cuda.get_device_properties(0)
+    flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
+
+    print(f"GPU: {props.name}; {dtype}; L2 flushed (read); torch {torch.__version__}; D = A (m x k) * W^T (W: n x k)\n")
+    print("| m x n x k | cuop choice (source) | cuop us | cuop TFLOP/s | B read TB/s | cuBLASLt heuristic TFLOP/s | cuop / heuristic | torch.matmul TFLOP/s |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    ratios, decode, slower = [], [], []
+    for m, n, k in shapes:
+        key = f"{m}x{n}x{k}"
+        ours, lt = results.get(("cuop_gemm", key)), results.get(("cublaslt_heuristic", key))
+        if not ours or not lt or ours.get("error_occurred") or lt.get("error_occurred"):
+            msg = (ours or {}).get("error_message", "") + " " + (lt or {}).get("error_message", "")
+            print(f"| {key} | (failed: {msg.strip()}) | | | | | | |")
+            continue
+        a = torch.rand(m, k, device="cuda", dtype=DTYPES[dtype]) * 2 - 1
+        w = torch.rand(n, k, device="cuda", dtype=DTYPES[dtype]) * 2 - 1
+        torch_us = time_cold(lambda: torch.matmul(a, w.t()), flush)
+        del a, w
+        flops = 2.0 * m * n * k
+        ours_us, lt_us = ours["real_time"], lt["real_time"]  # microseconds (manual time)
+        ratio = lt_us / ours_us
+        ratios.append(ratio)
+        if m <= 64:
+            decode.append(ratio)
+        if ratio < 0.98:
+            slower.append((key, ratio))
+        print(f"| {key} | `{ours.get('label', '?')}` | {ours_us:.1f} | {flops / ours_us / 1e6:.1f} | "
+              f"{n * k * 2 / ours_us / 1e6:.2f} | {flops / lt_us / 1e6:.1f} | {ratio:.2f}x | {flops / torch_us / 1e6:.1f} |")
+    print(f"\nGeometric mean cuop / cuBLASLt heuristic over {len(ratios)} shapes: {geomean(ratios):.3f}x")
+    print(f"Decode shapes (m <= 64): geometric mean {geomean(decode):.2f}x, min {min(decode) if decode else float('nan'):.2f}x")
+    print("Shapes more than 2% slower than the heuristic: " + (", ".join(f"{s} ({r:.2f}x)" for s, r in slower) or "none"))
+
+
+if __name__ == "__main__":
+    main()

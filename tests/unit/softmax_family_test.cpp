@@ -1,0 +1,125 @@
+// Host-side description of the softmax families: names, parameters, checks and launch planning,
+// for cluster_row in particular (no GPU needed).
+#include <gtest/gtest.h>
+
+#include "cuop/kernels/softmax/family.hpp"
+
+namespace {
+
+namespace ks = cuop::kernels::softmax;
+using cuop::dtype;
+
+ks::softmax_config cluster_cfg(dtype t, int vec, int threads, int chunks, int cluster) {
+  ks::softmax_config c;
+  c.fam = ks::family::cluster_row;
+  c.type = t;
+  c.vec = vec;
+  c.block_threads = threads;
+  c.chunks = chunks;
+  c.cluster = cluster;
+  return c;
+}
+
+TEST(softmax_family, cluster_row_names_and_parameters) {
+  const auto c = cluster_cfg(dtype::f32, 4, 512, 8, 8);
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_cluster_row_v4_b512_c8_k8");
+  EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::cluster_row<float, 4, 512, 8, 8>");
+  EXPECT_EQ(ks::header_of(ks::family::cluster_row), "cuop/kernels/softmax/cluster_row.cuh");
+  EXPECT_EQ(ks::param_names(ks::family::cluster_row),
+            (std::vector<std::string_view>{"vec", "block_threads", "chunks", "cluster"}));
+  ks::family f{};
+  ASSERT_TRUE(ks::parse_family("cluster_row", f));
+  EXPECT_EQ(f, ks::family::cluster_row);
+  EXPECT_EQ(ks::cols_per_owner(c), 4 * 512 * 8);
+  EXPECT_EQ(ks::threads_per_block(c), 512);
+
+  ks::softmax_config p;
+  p.fam = ks::family::cluster_row;
+  EXPECT_TRUE(ks::set_param(p, "cluster", 16));
+  EXPECT_EQ(ks::get_param(p, "cluster"), 16);
+  p.fam = ks::family::split_row;  // the other families have no cluster parameter
+  EXPECT_FALSE(ks::set_param(p, "cluster", 2));
+  EXPECT_EQ(ks::get_param(p, "cluster"), -1);
+}
+
+TEST(softmax_family, min_sm) {
+  EXPECT_EQ(ks::min_sm(ks::family::warp_row), 80);
+  EXPECT_EQ(ks::min_sm(ks::family::block_row), 80);
+  EXPECT_EQ(ks::min_sm(ks::family::split_row), 80);
+  EXPECT_EQ(ks::min_sm(ks::family::cluster_row), 90);
+}
+
+TEST(softmax_family, cluster_row_checks_the_cluster_size) {
+  for (int k : {2, 4, 8, 16}) EXPECT_EQ(ks::check_config(cluster_cfg(dtype::bf16, 8, 256, 8, k)), "");
+  EXPECT_EQ(ks::check_config(cluster_cfg(dtype::bf16, 8, 256, 8, 3)), "cluster 3 is not 2, 4, 8 or 16");
+  EXPECT_EQ(ks::check_config(cluster_cfg(dtype::bf16, 8, 256, 8, 0)), "cluster 0 is not 2, 4, 8 or 16");
+  EXPECT_EQ(ks::check_config(cluster_cfg(dtype::bf16, 8, 256, 8, 32)), "cluster 32 is not 2, 4, 8 or 16");
+}
+
+TEST(softmax_family, cluster_row_plan_uses_the_resident_clusters) {
+  const auto c = cluster_cfg(dtype::f32, 4, 512, 8, 4);  // 16384 columns per block, 65536 per row
+  ks::device_limits dev;
+  dev.sm_count = 132;
+  dev.max_resident_blocks = 132;
+  dev.max_active_clusters = 32;
+  ks::launch_plan p;
+  ASSERT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "");
+  EXPECT_EQ(p.grid_x, 32u * 4u);
+  EXPECT_EQ(p.cluster_x, 4u);
+  EXPECT_EQ(p.block_x, 512u);
+  EXPECT_FALSE(p.cooperative);
+  EXPECT_EQ(p.workspace_bytes, 0u);
+
+  ASSERT_EQ(ks::plan_launch(c, 5, 100, dev, p), "");  // fewer rows than clusters
+  EXPECT_EQ(p.grid_x, 5u * 4u);
+
+  // Unknown cluster count, even with the resident blocks known: one cluster per row, never a
+  // persistent grid larger than what can be resident.
+  dev.max_active_clusters = 0;
+  ASSERT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "");
+  EXPECT_EQ(p.grid_x, 1024u * 4u);
+  ASSERT_EQ(ks::plan_launch(c, 1024, 65536, ks::device_limits{}, p), "");
+  EXPECT_EQ(p.grid_x, 1024u * 4u);
+}
+
+TEST(softmax_family, cluster_row_plan_rejects) {
+  const auto c = cluster_cfg(dtype::f32, 4, 512, 8, 4);
+  ks::device_limits dev;
+  dev.sm_count = 132;
+  dev.max_active_clusters = 32;
+  ks::launch_plan p;
+  EXPECT_EQ(ks::plan_launch(c, 1024, 65537, dev, p),
+            "cols 65537 > 65536 held by a cluster of 4 blocks of 16384");
+  dev.max_active_clusters = -1;
+  EXPECT_EQ(ks::plan_launch(c, 1024, 65536, dev, p),
+            "a cluster of 4 blocks of 512 threads cannot be resident on this device");
+  dev.max_active_clusters = 32;
+  dev.sm = 86;
+  EXPECT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "cluster_row needs sm_90 or newer (device sm_86)");
+  dev.sm = 90;
+  EXPECT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "");
+  dev.sm = 100;
+  EXPECT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "");
+}
+
+TEST(softmax_family, other_families_launch_without_clusters) {
+  ks::softmax_config c;
+  c.fam = ks::family::split_row;
+  c.vec = 4;
+  c.block_threads = 512;
+  c.chunks = 8;
+  ks::device_limits dev;
+  dev.sm = 80;
+  dev.sm_count = 108;
+  dev.max_resident_blocks = 108;
+  ks::launch_plan p;
+  ASSERT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "");
+  EXPECT_EQ(p.cluster_x, 1u);
+  EXPECT_TRUE(p.cooperative);
+  c.fam = ks::family::block_row;
+  ASSERT_EQ(ks::plan_launch(c, 1024, 16384, dev, p), "");
+  EXPECT_EQ(p.cluster_x, 1u);
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_block_row_v4_b512_c8");
+}
+
+}  // namespace

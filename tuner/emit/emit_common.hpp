@@ -1,0 +1,40 @@
+// What every op's emitter shares: targets, the fallback chain's choice of results files for a
+// target, the fastest legal trial per problem, and provenance lines.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tuner/emit/results_file.hpp"
+
+namespace cuop::emit {
+
+// "90a-real" -> "sm_90a"; throws cuop::error for an unknown target.
+std::string normalize_target(const std::string& t);
+
+// Normalized, sorted, without duplicates.
+std::vector<std::string> normalize_targets(const std::vector<std::string>& raw);
+
+// Links 1-3 of the fallback chain for one target: the measured files of GPUs of the target's
+// architecture ("tuned"), else those of the nearest measured architecture (ties: the older).
+struct chosen_results {
+  std::vector<const result_file*> files;
+  bool tuned = false;
+};
+chosen_results results_for_target(const std::vector<result_file>& results, const std::string& op,
+                                  const std::string& target);
+
+// Legal on `target`: it compiled and fit there (a build record says ok).
+bool legal_on(const result_file& f, const std::string& instance, const std::string& target);
+
+// The fastest ok trial per problem, keeping only trials `keep` accepts. Ties on the median break
+// on the instance name, for determinism.
+std::map<std::string, const result_trial*> best_per_problem(
+    const result_file& f, const std::function<bool(const result_trial&)>& keep);
+
+// "run 3 of configs/x.yaml (2026-11-30T13:49:00Z)"
+std::string run_provenance(const result_file& f, std::int64_t run);
+
+}  // namespace cuop::emit

@@ -1,0 +1,193 @@
+#include "tuner/emit/gemm_emit.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+#include <set>
+
+#include "tuner/compile/compile.hpp"
+#include "tuner/core/error.hpp"
+#include "tuner/emit/emit_common.hpp"
+#include "tuner/ops/gemm_op.hpp"
+
+namespace cuop::emit {
+
+namespace kg = kernels::gemm;
+
+namespace {
+
+struct entry {
+  int arch = 0;
+  std::string gpu;
+  dtype in = dtype::bf16, out = dtype::bf16;
+  kg::b_layout b = kg::b_layout::col;
+  long long m = 0, n = 0, k = 0;
+  std::string kind;  // kernel, cublaslt, cublaslt_heuristic
+  kg::gemm_config config;
+  std::string lt_id;
+  std::string instance;
+  std::string source;  // tuned, nearest_arch, fallback
+  double median_us = 0;
+  std::string provenance;
+};
+
+bool is_library(const result_trial& t) { return t.family == ops::cublaslt_family; }
+
+// "gemm_bf16_cublaslt_<id>" -> "<id>" ("heuristic" for the heuristic's choice).
+std::string library_id(const result_trial& t) {
+  const auto prefix = fmt::format("gemm_{}_cublaslt_", t.dtype);
+  if (t.instance.rfind(prefix, 0) != 0)
+    throw error(fmt::format("cuBLASLt instance \"{}\" does not start with \"{}\"", t.instance, prefix));
+  return t.instance.substr(prefix.size());
+}
+
+kg::gemm_config config_of(const result_trial& t) {
+  kg::gemm_config c;
+  if (!kg::parse_family(t.family, c.fam)) throw error(fmt::format("unknown gemm family \"{}\"", t.family));
+  c.in = *parse_dtype(t.dtype);
+  c.out = c.in;
+  c.b = kg::b_layout::col;
+  for (const auto& [name, v] : t.params) kg::set_param(c, name, v);
+  return c;
+}
+
+std::string cxx_config(const kg::gemm_config& c) {
+  return fmt::format(
+      "{{kernels::gemm::family::{}, dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
+      "{}, {}, {}, {}, {}, {}, {}, {}}}",
+      kg::name_of(c.fam), name_of(c.in), name_of(c.out), kg::name_of(c.b), c.block_m, c.block_n,
+      c.block_k, c.warp_m, c.warp_n, c.stages, c.group_m, c.threads, c.m_tile, c.k_chunk, c.split_k);
+}
+
+std::string heuristic_instance(dtype in, dtype out, kg::b_layout b) {
+  return fmt::format("gemm_{}_{}_{}_cublaslt_heuristic", name_of(in), name_of(out), kg::name_of(b));
+}
+
+}  // namespace
+
+emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std::string>& raw_targets) {
+  const auto targets = normalize_targets(raw_targets);
+  emitted out;
+  std::vector<entry> entries;
+  std::set<std::string> provenance_lines;
+  for (const auto& target : targets) {
+    const int cc = compile::find_target(target)->cc;
+    const auto chosen = results_for_target(results, "gemm", target);
+    std::size_t count = 0;
+    for (const auto* f : chosen.files) {
+      const auto keep = [&](const result_trial& t) { return is_library(t) || legal_on(*f, t.instance, target); };
+      for (const auto& [problem, t] : best_per_problem(*f, keep)) {
+        entry e;
+        e.arch = cc;
+        e.gpu = f->gpu;
+        e.in = e.out = *parse_dtype(t->dtype);
+        e.m = t->dims.at("m");
+        e.n = t->dims.at("n");
+        e.k = t->dims.at("k");
+        e.source = chosen.tuned ? "tuned" : "nearest_arch";
+        e.median_us = t->median_us;
+        e.provenance = run_provenance(*f, t->run);
+        if (!is_library(*t)) {
+          e.kind = "kernel";
+          e.config = config_of(*t);
+          e.instance = kg::instance_name(e.config);
+        } else if (const auto id = library_id(*t); id != "heuristic" && chosen.tuned) {
+          e.kind = "cublaslt";
+          e.lt_id = id;
+          e.instance = t->instance;
+        } else {  // the heuristic's choice, or a configuration measured on another architecture
+          e.kind = "cublaslt_heuristic";
+          e.instance = heuristic_instance(e.in, e.out, e.b);
+        }
+        provenance_lines.insert(fmt::format("{} on {} (sm_{}): {}", f->path, f->gpu, f->cc, e.provenance));
+        entries.push_back(std::move(e));
+        ++count;
+      }
+    }
+    // Defaults: cuBLASLt's heuristic for every type and layout the API accepts.
+    std::size_t defaults = 0;
+    for (const dtype in : {dtype::f16, dtype::bf16})
+      for (const dtype o : {in, dtype::f32})
+        for (const kg::b_layout b : {kg::b_layout::col, kg::b_layout::row}) {
+          entry e;
+          e.arch = cc;
+          e.in = in;
+          e.out = o;
+          e.b = b;
+          e.kind = "cublaslt_heuristic";
+          e.instance = heuristic_instance(in, o, b);
+          e.source = "fallback";
+          entries.push_back(std::move(e));
+          ++defaults;
+        }
+    out.report.push_back(fmt::format("gemm {}: {} {} entries, {} defaults", target, count,
+                                     chosen.tuned ? "tuned" : (count ? "nearest-arch" : "no measured"),
+                                     defaults));
+  }
+
+  std::map<std::string, kg::gemm_config> kernels_by_name;
+  for (const auto& e : entries)
+    if (e.kind == "kernel") kernels_by_name.emplace(e.instance, e.config);
+  std::map<std::string, int> kernel_index;
+  for (const auto& [name, c] : kernels_by_name) kernel_index.emplace(name, static_cast<int>(kernel_index.size()));
+
+  std::string provenance;
+  for (const auto& line : provenance_lines) provenance += "//   " + line + "\n";
+  if (provenance.empty()) provenance = "//   (no measured results: every entry is a default)\n";
+  const std::string banner = fmt::format(
+      "// Generated by cuop-tune emit; do not edit. Targets: {}.\n// Measured results:\n{}",
+      fmt::join(targets, ", "), provenance);
+
+  std::string& h = out.header;
+  h += banner;
+  h += "//\n// Dispatch rule: an exact (arch, types, layout, m, n, k) entry measured on the running GPU\n"
+       "// wins, then one measured on another GPU of the same architecture; an untuned shape takes\n"
+       "// the nearest tuned shape in log space (sum of |log ratio| of m, n and k) whose choice can\n"
+       "// run it; otherwise, and for types or layouts never tuned, cuBLASLt's heuristic. A cuBLASLt\n"
+       "// configuration the installed library rejects falls back to the heuristic, said once.\n"
+       "#pragma once\n\n#include \"cuop/detail/gemm_table.hpp\"\n\n"
+       "namespace cuop::generated {\n\n"
+       "inline constexpr detail::gemm_entry gemm_table[] = {\n";
+  for (const auto& e : entries) {
+    h += fmt::format(
+        "    // {}{}\n    {{{}, \"{}\", dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
+        "detail::gemm_kind::{},\n     {},\n     \"{}\", {}, detail::entry_source::{}, {:.4g}, \"{}\"}},\n",
+        e.source == "fallback" ? "default" : fmt::format("{} {}x{}x{}", e.source, e.m, e.n, e.k),
+        e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, e.gpu, name_of(e.in),
+        name_of(e.out), kg::name_of(e.b), e.m, e.n, e.k, e.kind,
+        e.kind == "kernel" ? cxx_config(e.config) : "{}", e.lt_id,
+        e.kind == "kernel" ? kernel_index.at(e.instance) : -1, e.source, e.median_us, e.instance);
+  }
+  std::string kernel_list;
+  for (const auto& [name, c] : kernels_by_name) kernel_list += name + "\n";
+  const std::string emit_id = compile::hash_hex(h + kernel_list);
+  h += fmt::format(
+      "}};\n\ninline constexpr int gemm_table_size = {};\ninline constexpr int gemm_kernel_count = {};\n"
+      "inline constexpr unsigned long long gemm_emit_id = 0x{}ull;\n\n}}  // namespace cuop::generated\n",
+      entries.size(), kernel_index.size(), emit_id);
+
+  std::string& u = out.instantiation;
+  u += banner;
+  u += "// The chosen kernels, from the same source text the tuner compiled with NVRTC.\n";
+  std::set<std::string> includes;
+  for (const auto& [name, c] : kernels_by_name)
+    for (const auto& inc : ops::gemm_entry_includes(c)) includes.insert(inc);
+  for (const auto& inc : includes) u += fmt::format("#include <{}>\n", inc);
+  u += "\n";
+  for (const auto& [name, c] : kernels_by_name) u += ops::gemm_entry_definition(c) + "\n";
+  u += fmt::format(
+      "#include \"cuop/generated/gemm_dispatch.hpp\"\n\n"
+      "static_assert(cuop::generated::gemm_emit_id == 0x{}ull,\n"
+      "              \"gemm_dispatch.hpp and gemm_instances.cu come from different emits\");\n\n",
+      emit_id);
+  u += "namespace cuop::generated {\n\n";
+  // A zero-length array is not C++: an empty table still declares one (null) slot.
+  u += fmt::format("extern const void* const gemm_kernels[{}] = {{\n", std::max<std::size_t>(1, kernels_by_name.size()));
+  for (const auto& [name, c] : kernels_by_name) u += fmt::format("    reinterpret_cast<const void*>(&{}),\n", name);
+  if (kernels_by_name.empty()) u += "    nullptr,\n";
+  u += "};\n\n}  // namespace cuop::generated\n";
+  return out;
+}
+
+}  // namespace cuop::emit

@@ -1,0 +1,159 @@
+#include "tuner/ops/gemm_library.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "cuop/gemm/cublaslt_backend.hpp"
+
+namespace cuop::ops {
+
+namespace bk = backends;
+
+std::string library_instance(dtype t, const std::string& identifier) {
+  return fmt::format("gemm_{}_cublaslt_{}", name_of(t), identifier);
+}
+
+namespace {
+
+// The identity fields as the parameters stored with a configuration (integers, by name).
+nlohmann::json params_of(const bk::lt_config& c) {
+  return {{"algo", c.algo_id},       {"tile", c.tile},       {"stages", c.stages},
+          {"split_k", c.split_k},    {"reduction", c.reduction}, {"swizzle", c.swizzle},
+          {"custom", c.custom},      {"inner", c.inner_shape}, {"cluster", c.cluster_shape}};
+}
+
+bk::lt_config config_of(const nlohmann::json& p) {
+  bk::lt_config c;
+  c.algo_id = p.at("algo").get<std::int32_t>();
+  c.tile = p.at("tile").get<std::uint32_t>();
+  c.stages = p.at("stages").get<std::uint32_t>();
+  c.split_k = p.at("split_k").get<std::int32_t>();
+  c.reduction = p.at("reduction").get<std::uint32_t>();
+  c.swizzle = p.at("swizzle").get<std::uint32_t>();
+  c.custom = p.at("custom").get<std::uint32_t>();
+  c.inner_shape = p.at("inner").get<std::uint16_t>();
+  c.cluster_shape = p.at("cluster").get<std::uint16_t>();
+  return c;
+}
+
+std::size_t workspace_limit(const nlohmann::json& params) {
+  return static_cast<std::size_t>(params.value("workspace_mb", 32LL)) << 20;
+}
+
+struct prepared {
+  const bk::lt_gemm* gemm = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+};
+
+}  // namespace
+
+struct gemm_library::impl {
+  cublasLtHandle_t handle = nullptr;
+  cublasStatus_t handle_status = CUBLAS_STATUS_NOT_INITIALIZED;
+  std::map<std::tuple<dtype, int, int, int>, bk::lt_gemm> problems;
+
+  // The problem's descriptors, made once; null with `why` when cuBLASLt refuses the problem.
+  const bk::lt_gemm* problem(dtype t, int m, int n, int k, std::string& why) {
+    if (!handle) {
+      why = "cublasLtCreate failed: " + bk::lt_status_text(handle_status);
+      return nullptr;
+    }
+    const auto key = std::make_tuple(t, m, n, k);
+    if (auto it = problems.find(key); it != problems.end()) return &it->second;
+    bk::lt_gemm g;
+    bk::lt_problem p{t, t, kernels::gemm::b_layout::col, m, n, k, k, k, n, n};
+    if (g.init(p, &why) != CUBLAS_STATUS_SUCCESS) return nullptr;
+    return &problems.emplace(key, std::move(g)).first->second;
+  }
+};
+
+gemm_library::gemm_library() : m(std::make_unique<impl>()) {
+  m->handle_status = cublasLtCreate(&m->handle);
+  if (m->handle_status != CUBLAS_STATUS_SUCCESS) m->handle = nullptr;
+}
+
+gemm_library::~gemm_library() {
+  m->problems.clear();
+  if (m->handle) cublasLtDestroy(m->handle);
+}
+
+nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann::json& point,
+                                  std::string& message) {
+  const auto* g = m->problem(t, mm, n, k, message);
+  if (!g) return nullptr;
+  const auto& params = point.at("params");
+  const int top = static_cast<int>(params.value("top", 8LL));
+  const int space = static_cast<int>(params.value("space", 0LL));
+  const std::size_t limit = workspace_limit(params);
+  const long long workspace_mb = static_cast<long long>(limit >> 20);
+
+  std::vector<bk::lt_config> ranked;
+  if (g->heuristic(m->handle, std::max(1, top), limit, ranked, &message) != CUBLAS_STATUS_SUCCESS)
+    return nullptr;
+  if (ranked.empty()) {
+    message = "cuBLASLt's heuristic has no algorithm for this problem";
+    return nullptr;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  std::set<std::string> seen;
+  // The heuristic's first choice, whatever it is on the running library: the reference to beat.
+  out.push_back({{"instance", library_instance(t, "heuristic")},
+                 {"family", "cublaslt"},
+                 {"params", {{"rank", 0}, {"workspace_mb", workspace_mb}}}});
+  seen.insert(bk::lt_config_id(ranked.front()));
+  const auto add = [&](const bk::lt_config& c) {
+    const auto id = bk::lt_config_id(c);
+    if (!seen.insert(id).second) return;
+    out.push_back({{"instance", library_instance(t, id)}, {"family", "cublaslt"}, {"params", params_of(c)}});
+  };
+  for (std::size_t i = 1; i < ranked.size(); ++i) add(ranked[i]);
+  if (space > 0) {
+    std::vector<bk::lt_config> all;
+    if (g->enumerate(m->handle, limit, space, all, &message) != CUBLAS_STATUS_SUCCESS) return nullptr;
+    for (const auto& c : all) add(c);
+  }
+  message.clear();
+  return out;
+}
+
+std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann::json& config,
+                                  library_call& out) {
+  std::string why;
+  const auto* g = m->problem(t, mm, n, k, why);
+  if (!g) return why;
+  const auto& params = config.at("params");
+  auto state = std::make_shared<prepared>();
+  state->gemm = g;
+  if (params.contains("rank")) {  // the heuristic's answer of that rank, asked now
+    const int rank = params.at("rank").get<int>();
+    std::vector<bk::lt_config> ranked;
+    std::vector<cublasLtMatmulAlgo_t> algos;
+    if (g->heuristic(m->handle, rank + 1, workspace_limit(params), ranked, &why, &algos) != CUBLAS_STATUS_SUCCESS)
+      return why;
+    if (static_cast<int>(algos.size()) <= rank)
+      return fmt::format("cuBLASLt's heuristic has no answer of rank {}", rank);
+    state->algo = algos[static_cast<std::size_t>(rank)];
+    out.workspace_bytes = ranked[static_cast<std::size_t>(rank)].workspace_bytes;
+  } else {
+    std::size_t workspace = 0;
+    if (!g->build(m->handle, config_of(params), state->algo, &why, &workspace)) return why;
+    out.workspace_bytes = workspace;
+  }
+  out.state = std::move(state);
+  return {};
+}
+
+cudaError_t gemm_library::run(const library_call& call, const kernels::gemm::gemm_args& a,
+                              void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+  const auto* p = static_cast<const prepared*>(call.state.get());
+  const auto s = p->gemm->run(m->handle, p->algo, a.a, a.b, a.c, a.d, a.alpha, a.beta, workspace,
+                              workspace_bytes, stream);
+  if (s == CUBLAS_STATUS_SUCCESS) return cudaSuccess;
+  // cuBLASLt reports its own status; the CUDA error behind an execution failure is the one
+  // that says whether the context survived.
+  const cudaError_t e = cudaGetLastError();
+  return e != cudaSuccess ? e : cudaErrorNotSupported;
+}
+
+}  // namespace cuop::ops

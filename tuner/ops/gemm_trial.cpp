@@ -1,0 +1,215 @@
+#include "tuner/ops/gemm_trial.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "cuop/kernels/gemm/launch.hpp"
+#include "cuop/reference/gemm_reference.hpp"
+#include "tuner/ops/gemm_library.hpp"
+#include "tuner/runner/cuda_errors.hpp"
+
+namespace cuop::ops {
+
+namespace kg = kernels::gemm;
+using runner::trial_failure;
+using runner::trial_request;
+using runner::trial_response;
+
+struct gemm_trial_runner::problem_buffers {
+  dtype type = dtype::bf16;
+  int m = 0, n = 0, k = 0;
+  void* a = nullptr;  // m x k, row-major
+  void* b = nullptr;  // n x k: column-major B
+  void* d = nullptr;  // m x n, row-major
+  float* reference = nullptr;
+  ~problem_buffers() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(d);
+    cudaFree(reference);
+  }
+};
+
+namespace {
+
+bool parse_config(const nlohmann::json& j, dtype t, kg::gemm_config& c, std::string& message) {
+  const auto family = j.at("family").get<std::string>();
+  if (!kg::parse_family(family, c.fam)) {
+    message = fmt::format("unknown gemm family \"{}\"", family);
+    return false;
+  }
+  c.in = t;
+  c.out = t;
+  c.b = kg::b_layout::col;
+  for (const auto& [name, value] : j.at("params").items()) {
+    if (!kg::set_param(c, name, value.get<long long>())) {
+      message = fmt::format("unknown parameter \"{}\"", name);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+gemm_trial_runner::gemm_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher)
+    : m_device(device), m_stream(stream), m_flusher(flusher),
+      m_library(std::make_unique<gemm_library>()) {}
+
+gemm_trial_runner::~gemm_trial_runner() {
+  m_library.reset();
+  m_problem.reset();
+  if (m_workspace) cudaFree(m_workspace);
+}
+
+cudaError_t gemm_trial_runner::prepare_problem(dtype t, int m, int n, int k, std::uint64_t seed) {
+  if (m_problem && m_problem->type == t && m_problem->m == m && m_problem->n == n && m_problem->k == k)
+    return cudaSuccess;
+  m_problem.reset();
+  auto p = std::make_unique<problem_buffers>();
+  const auto mk = static_cast<std::size_t>(m) * k, nk = static_cast<std::size_t>(n) * k,
+             mn = static_cast<std::size_t>(m) * n;
+  if (auto e = cudaMalloc(&p->a, mk * size_of(t)); e != cudaSuccess) return e;
+  if (auto e = cudaMalloc(&p->b, nk * size_of(t)); e != cudaSuccess) return e;
+  if (auto e = cudaMalloc(&p->d, mn * size_of(t)); e != cudaSuccess) return e;
+  if (auto e = cudaMalloc(reinterpret_cast<void**>(&p->reference), mn * sizeof(float)); e != cudaSuccess)
+    return e;
+  p->type = t;
+  p->m = m;
+  p->n = n;
+  p->k = k;
+  // Random inputs in [-1, 1], never zeros: zeros hide unwritten outputs and run faster.
+  if (auto e = reference::fill_random(t, p->a, static_cast<long long>(mk), seed, -1.f, 1.f, m_stream);
+      e != cudaSuccess)
+    return e;
+  if (auto e = reference::fill_random(t, p->b, static_cast<long long>(nk), seed + 1, -1.f, 1.f, m_stream);
+      e != cudaSuccess)
+    return e;
+  if (auto e = reference::gemm_reference(t, t, true, p->a, k, p->b, k, nullptr, n, m, n, k, 1.f, 0.f,
+                                         p->reference, m_stream);
+      e != cudaSuccess)
+    return e;
+  if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess) return e;
+  m_problem = std::move(p);
+  return cudaSuccess;
+}
+
+cudaError_t gemm_trial_runner::prepare_workspace(std::size_t bytes) {
+  if (bytes > m_workspace_bytes) {
+    if (m_workspace) cudaFree(m_workspace);
+    m_workspace = nullptr;
+    m_workspace_bytes = 0;
+    if (auto e = cudaMalloc(&m_workspace, bytes); e != cudaSuccess) return e;
+    m_workspace_bytes = bytes;
+  }
+  if (!m_workspace) return cudaSuccess;
+  // Zeroed before every trial: a wrong candidate must not leave stale counters to the next one.
+  return cudaMemsetAsync(m_workspace, 0, m_workspace_bytes, m_stream);
+}
+
+trial_response gemm_trial_runner::verify_and_time(const measure::launcher& launch, dtype t,
+                                                  const trial_request& request) {
+  trial_response r;
+  const auto& p = *m_problem;
+  const long long count = static_cast<long long>(p.m) * p.n;
+  if (auto e = reference::fill_nan(t, p.d, count, m_stream); e != cudaSuccess)
+    return trial_failure(e, "output poisoning");
+  if (auto e = launch(m_stream); e != cudaSuccess) return trial_failure(e, "the verification launch");
+  if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess)
+    return trial_failure(e, "the verification run");
+  reference::compare_result cmp{};
+  const double atol = reference::gemm_atol(t, t, p.k), rtol = reference::gemm_rtol(t);
+  if (auto e = reference::compare_gemm(t, p.d, p.n, p.m, p.n, p.reference, atol, rtol, &cmp, m_stream);
+      e != cudaSuccess)
+    return trial_failure(e, "verification");
+  r.max_error = cmp.max_abs_err;
+  if (cmp.bad > 0 || cmp.nan_count > 0) {
+    r.status = "wrong_answer";
+    r.message = fmt::format(
+        "{} of {} elements wrong ({} NaN), first at row {} column {}, max abs error {:.3g} "
+        "(tolerance {:.3g} + {:.3g} x |reference|)",
+        cmp.bad, count, cmp.nan_count, cmp.first_bad_row, cmp.first_bad_col, cmp.max_abs_err, atol, rtol);
+    return r;
+  }
+  auto timing = measure::time_launches(launch, request.measure,
+                                       request.measure.flush_l2 ? m_flusher : nullptr, m_stream);
+  if (timing.error != cudaSuccess) return trial_failure(timing.error, "timing");
+  r.status = "ok";
+  r.samples_us = std::move(timing.samples_us);
+  r.stop_reason = timing.stop_reason;
+  return r;
+}
+
+trial_response gemm_trial_runner::run(const trial_request& request) {
+  trial_response r;
+  const auto type = parse_dtype(request.dtype);
+  if (!type || *type == dtype::f32) {
+    r.status = "launch_error";
+    r.message = fmt::format("gemm takes f16 or bf16, not \"{}\"", request.dtype);
+    return r;
+  }
+  const int m = request.dims.at("m").get<int>();
+  const int n = request.dims.at("n").get<int>();
+  const int k = request.dims.at("k").get<int>();
+  if (auto e = prepare_problem(*type, m, n, k, request.seed); e != cudaSuccess)
+    return trial_failure(e, "input preparation");
+  const auto& p = *m_problem;
+  const kg::gemm_args args{p.a, p.b, nullptr, p.d, m, n, k, k, k, n, n, 1.f, 0.f, nullptr};
+
+  if (request.cubin_path.empty()) {  // a library configuration
+    library_call call;
+    if (auto why = m_library->prepare(*type, m, n, k, request.config, call); !why.empty()) {
+      r.status = "unsupported";
+      r.message = why;
+      return r;
+    }
+    if (auto e = prepare_workspace(call.workspace_bytes); e != cudaSuccess)
+      return trial_failure(e, "workspace allocation");
+    void* ws = m_workspace;
+    const std::size_t ws_bytes = m_workspace_bytes;
+    return verify_and_time(
+        [&](cudaStream_t s) { return m_library->run(call, args, ws, ws_bytes, s); }, *type, request);
+  }
+
+  kg::gemm_config config;
+  if (!parse_config(request.config, *type, config, r.message)) {
+    r.status = "launch_error";
+    return r;
+  }
+  cudaKernel_t kernel{};
+  if (auto e = m_cubins.kernel(request.cubin_path, request.entry, kernel, r.message); e != cudaSuccess) {
+    r.status = runner::is_sticky(e) ? "crashed" : "launch_error";
+    r.worker_must_restart = runner::is_sticky(e);
+    return r;
+  }
+  const auto* function = reinterpret_cast<const void*>(kernel);
+  kg::device_limits limits;
+  if (auto e = kg::query_limits(m_device, limits); e != cudaSuccess)
+    return trial_failure(e, "the device query");
+  kg::launch_plan plan;
+  if (auto reason = kg::plan_launch(config, m, n, k, limits, plan); !reason.empty()) {
+    r.status = "unsupported";
+    r.message = reason;
+    return r;
+  }
+  if (auto e = prepare_workspace(plan.workspace_bytes); e != cudaSuccess)
+    return trial_failure(e, "workspace allocation");
+  auto run_args = args;
+  run_args.workspace = m_workspace;
+  return verify_and_time([&](cudaStream_t s) { return kg::launch(function, plan, run_args, s); },
+                         *type, request);
+}
+
+nlohmann::json gemm_trial_runner::list_library(const trial_request& request) {
+  const auto type = parse_dtype(request.dtype);
+  if (!type || *type == dtype::f32)
+    return {{"status", "error"}, {"message", fmt::format("gemm takes f16 or bf16, not \"{}\"", request.dtype)}};
+  std::string message;
+  auto configs = m_library->list(*type, request.dims.at("m").get<int>(), request.dims.at("n").get<int>(),
+                                 request.dims.at("k").get<int>(), request.config, message);
+  if (!message.empty()) return {{"status", "error"}, {"message", message}};
+  return {{"status", "ok"}, {"configs", configs}};
+}
+
+}  // namespace cuop::ops

@@ -1,0 +1,32 @@
+// Loads candidate cubins into the worker's context once each and looks kernels up by entry name.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <string>
+
+#include "tuner/runner/protocol.hpp"
+
+namespace cuop::runner {
+
+class cubin_loader {
+ public:
+  cubin_loader() = default;
+  ~cubin_loader();
+  cubin_loader(const cubin_loader&) = delete;
+  cubin_loader& operator=(const cubin_loader&) = delete;
+
+  // On failure `message` says what and where.
+  cudaError_t kernel(const std::string& cubin_path, const std::string& entry, cudaKernel_t& out,
+                     std::string& message);
+
+ private:
+  std::map<std::string, cudaLibrary_t> m_libraries;  // by cubin path
+};
+
+// A failed CUDA call during `during` as a trial response: "crashed" (and a worker restart) when
+// the error is sticky, else "launch_error".
+trial_response trial_failure(cudaError_t e, const std::string& during);
+
+}  // namespace cuop::runner
