@@ -128,7 +128,7 @@ std::string plan_skinny(const gemm_config& c, int m, int n, int k, const device_
            str(dev.max_threads_per_block);
   const mapping map = map_of(c);
   const long long smem = smem_of(c, map);
-  if (smem > dev.max_smem_per_block)
+  if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)  // 0: not known (no device)
     return "shared memory " + str(smem) + " bytes > device limit " + str(dev.max_smem_per_block);
 
   const long long gx = (static_cast<long long>(n) + c.block_n - 1) / c.block_n;

@@ -68,7 +68,7 @@ std::string_view header_of(family f) noexcept;
 struct device_limits {
   int sm_count = 0;
   int max_threads_per_block = 1024;
-  long long max_smem_per_block = 48 * 1024;  // opt-in maximum
+  long long max_smem_per_block = 48 * 1024;  // opt-in maximum; 0: not known (validation, no device)
 };
 
 struct launch_plan {
