@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,25 @@ std::map<std::string, const result_trial*> best_per_problem(
 
 // "run 3 of configs/x.yaml (2026-11-30T13:49:00Z)"
 std::string run_provenance(const result_file& f, std::int64_t run);
+
+// The first lines of both generated files: targets and where the measured results come from.
+std::string emit_banner(const std::vector<std::string>& targets,
+                        const std::set<std::string>& provenance_lines);
+
+// One chosen kernel of the instantiation unit.
+struct unit_kernel {
+  std::string name;                   // extern "C" entry
+  std::vector<std::string> includes;  // headers its definition needs
+  std::string definition;             // the same text the tuner compiled with NVRTC
+};
+
+// Completes an op's pair of files. `header` holds the banner, the rule and the table up to its
+// last entry; this closes the table, adds <op>_table_size, <op>_kernel_count and <op>_emit_id,
+// and writes the unit: includes, kernel definitions, a static_assert on the emit id (a header and
+// a unit of different emits fail to compile instead of dispatching wrong kernels), and the array
+// <op>_kernels of the kernels in `kernels` order (one null slot when empty: C++ has no
+// zero-length arrays).
+void finish_files(const std::string& op, const std::string& banner, std::size_t table_size,
+                  const std::vector<unit_kernel>& kernels, std::string& header, std::string& unit);
 
 }  // namespace cuop::emit
