@@ -216,3 +216,12 @@ TEST(cli, emit_without_a_results_folder_says_so) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("absent: results directory not found"), std::string::npos) << r.out;
 }
+
+TEST(cli, sweep_only_matching_nothing_is_an_error_and_creates_no_database) {
+  temp_dir tmp;
+  const auto r = run_cli("sweep " + std::string(CUOP_SOURCE_DIR) + "/configs/gemm.yaml --validate-only --only no_such_problem --db " +
+                         (tmp / "x.db"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("no problem of any file matches --only \"no_such_problem\""), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "x.db"));
+}

@@ -438,6 +438,7 @@ int run_sweep(const sweep_options& o) {
     }
     space::require_nonempty(s);  // before anything is stored or compiled
   }
+  if (specs.empty()) throw error(fmt::format("no problem of any file matches --only \"{}\"", o.only));
   auto db = store::database::open(o.db_path, store::open_mode::read_write);
 
   device_info dev;
