@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cuop/gemm.hpp"
-#include "cuop/gemm/cublaslt_backend.hpp"
+#include "cuop/backends/cublaslt_backend.hpp"
 #include "cuop/reference/gemm_reference.hpp"
 #include "tuner/measure/timer.hpp"
 

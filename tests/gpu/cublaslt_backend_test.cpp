@@ -1,7 +1,7 @@
 // The cuBLASLt back end on the GPU: the heuristic's choices and the enumerated space of awkward
 // and ordinary problems, identifiers rebuilt into algorithms that give bitwise the answer of the
 // original and agree with the reference, and configurations the library must refuse.
-#include "cuop/gemm/cublaslt_backend.hpp"
+#include "cuop/backends/cublaslt_backend.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cuop/gemm/cublaslt.hpp"
+#include "cuop/backends/cublaslt.hpp"
 #include "cuop/reference/gemm_reference.hpp"
 #include "gpu_test_support.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cuop/gemm/cublaslt.hpp"
+#include "cuop/backends/cublaslt.hpp"
 
 namespace {
 

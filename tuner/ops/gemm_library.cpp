@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "cuop/gemm/cublaslt_backend.hpp"
+#include "cuop/backends/cublaslt_backend.hpp"
 
 namespace cuop::ops {
 

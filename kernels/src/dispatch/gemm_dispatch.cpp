@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cuop/gemm.hpp"
-#include "cuop/gemm/cublaslt_backend.hpp"
+#include "cuop/backends/cublaslt_backend.hpp"
 #include "cuop/generated/gemm_dispatch.hpp"
 #include "cuop/kernels/gemm/launch.hpp"
 #include "dispatch_common.hpp"

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "cuop/dtype.hpp"
-#include "cuop/gemm/cublaslt.hpp"
+#include "cuop/backends/cublaslt.hpp"
 #include "cuop/kernels/gemm/family.hpp"
 
 namespace cuop::backends {

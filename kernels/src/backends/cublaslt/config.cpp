@@ -3,7 +3,7 @@
 #include <limits>
 #include <tuple>
 
-#include "cuop/gemm/cublaslt.hpp"
+#include "cuop/backends/cublaslt.hpp"
 
 namespace cuop::backends {
 

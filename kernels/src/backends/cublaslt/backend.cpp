@@ -1,4 +1,4 @@
-#include "cuop/gemm/cublaslt_backend.hpp"
+#include "cuop/backends/cublaslt_backend.hpp"
 
 #include <algorithm>
 #include <memory>
