@@ -60,7 +60,6 @@ gemm_trial_runner::gemm_trial_runner(int device, cudaStream_t stream, measure::l
 gemm_trial_runner::~gemm_trial_runner() {
   m_library.reset();
   m_problem.reset();
-  if (m_workspace) cudaFree(m_workspace);
 }
 
 cudaError_t gemm_trial_runner::prepare_problem(dtype t, int m, int n, int k, std::uint64_t seed) {
@@ -93,19 +92,6 @@ cudaError_t gemm_trial_runner::prepare_problem(dtype t, int m, int n, int k, std
   if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess) return e;
   m_problem = std::move(p);
   return cudaSuccess;
-}
-
-cudaError_t gemm_trial_runner::prepare_workspace(std::size_t bytes) {
-  if (bytes > m_workspace_bytes) {
-    if (m_workspace) cudaFree(m_workspace);
-    m_workspace = nullptr;
-    m_workspace_bytes = 0;
-    if (auto e = cudaMalloc(&m_workspace, bytes); e != cudaSuccess) return e;
-    m_workspace_bytes = bytes;
-  }
-  if (!m_workspace) return cudaSuccess;
-  // Zeroed before every trial: a wrong candidate must not leave stale counters to the next one.
-  return cudaMemsetAsync(m_workspace, 0, m_workspace_bytes, m_stream);
 }
 
 trial_response gemm_trial_runner::verify_and_time(const measure::launcher& launch, dtype t,
@@ -164,10 +150,10 @@ trial_response gemm_trial_runner::run(const trial_request& request) {
       r.message = why;
       return r;
     }
-    if (auto e = prepare_workspace(call.workspace_bytes); e != cudaSuccess)
+    if (auto e = m_workspace.prepare(call.workspace_bytes, m_stream); e != cudaSuccess)
       return trial_failure(e, "workspace allocation");
-    void* ws = m_workspace;
-    const std::size_t ws_bytes = m_workspace_bytes;
+    void* ws = m_workspace.data();
+    const std::size_t ws_bytes = m_workspace.bytes();
     return verify_and_time(
         [&](cudaStream_t s) { return m_library->run(call, args, ws, ws_bytes, s); }, *type, request);
   }
@@ -193,10 +179,10 @@ trial_response gemm_trial_runner::run(const trial_request& request) {
     r.message = reason;
     return r;
   }
-  if (auto e = prepare_workspace(plan.workspace_bytes); e != cudaSuccess)
+  if (auto e = m_workspace.prepare(plan.workspace_bytes, m_stream); e != cudaSuccess)
     return trial_failure(e, "workspace allocation");
   auto run_args = args;
-  run_args.workspace = m_workspace;
+  run_args.workspace = m_workspace.data();
   return verify_and_time([&](cudaStream_t s) { return kg::launch(function, plan, run_args, s); },
                          *type, request);
 }

@@ -15,6 +15,7 @@
 #include "tuner/measure/timer.hpp"
 #include "tuner/runner/cubin_loader.hpp"
 #include "tuner/runner/protocol.hpp"
+#include "tuner/runner/trial_workspace.hpp"
 
 namespace cuop::ops {
 
@@ -36,7 +37,6 @@ class gemm_trial_runner {
  private:
   struct problem_buffers;
   cudaError_t prepare_problem(dtype t, int m, int n, int k, std::uint64_t seed);
-  cudaError_t prepare_workspace(std::size_t bytes);
   runner::trial_response verify_and_time(const measure::launcher& launch, dtype t,
                                          const runner::trial_request& request);
 
@@ -45,8 +45,7 @@ class gemm_trial_runner {
   measure::l2_flusher* m_flusher;
   std::unique_ptr<problem_buffers> m_problem;
   std::unique_ptr<gemm_library> m_library;
-  void* m_workspace = nullptr;
-  std::size_t m_workspace_bytes = 0;
+  runner::trial_workspace m_workspace;
   runner::cubin_loader m_cubins;
 };
 

@@ -42,7 +42,6 @@ softmax_trial_runner::softmax_trial_runner(int device, cudaStream_t stream,
 
 softmax_trial_runner::~softmax_trial_runner() {
   release_problem();
-  if (m_workspace) cudaFree(m_workspace);
 }
 
 void softmax_trial_runner::release_problem() {
@@ -73,19 +72,6 @@ cudaError_t softmax_trial_runner::prepare_problem(dtype t, long long rows, long 
       e != cudaSuccess)
     return e;
   return cudaStreamSynchronize(m_stream);
-}
-
-cudaError_t softmax_trial_runner::prepare_workspace(std::size_t bytes) {
-  if (bytes > m_workspace_bytes) {
-    if (m_workspace) cudaFree(m_workspace);
-    m_workspace = nullptr;
-    m_workspace_bytes = 0;
-    if (auto e = cudaMalloc(&m_workspace, bytes); e != cudaSuccess) return e;
-    m_workspace_bytes = bytes;
-  }
-  if (!m_workspace) return cudaSuccess;
-  // Zeroed before every trial: a wrong candidate must not leave a broken barrier to the next one.
-  return cudaMemsetAsync(m_workspace, 0, m_workspace_bytes, m_stream);
 }
 
 trial_response softmax_trial_runner::run(const trial_request& request) {
@@ -121,10 +107,10 @@ trial_response softmax_trial_runner::run(const trial_request& request) {
 
   if (auto e = prepare_problem(*type, rows, cols, request.seed); e != cudaSuccess)
     return failure(e, "input preparation");
-  if (auto e = prepare_workspace(plan.workspace_bytes); e != cudaSuccess)
+  if (auto e = m_workspace.prepare(plan.workspace_bytes, m_stream); e != cudaSuccess)
     return failure(e, "workspace allocation");
 
-  const ks::softmax_args args{m_problem.in, m_problem.out, rows, cols, cols, cols, m_workspace};
+  const ks::softmax_args args{m_problem.in, m_problem.out, rows, cols, cols, cols, m_workspace.data()};
   const auto launch = [&](cudaStream_t s) { return ks::launch(function, plan, args, s); };
 
   // Verify before timing, on an output poisoned with NaN: every element must be written.

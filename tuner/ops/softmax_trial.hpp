@@ -11,6 +11,7 @@
 #include "tuner/measure/timer.hpp"
 #include "tuner/runner/cubin_loader.hpp"
 #include "tuner/runner/protocol.hpp"
+#include "tuner/runner/trial_workspace.hpp"
 
 namespace cuop::ops {
 
@@ -32,15 +33,13 @@ class softmax_trial_runner {
     float* reference = nullptr;
   };
   cudaError_t prepare_problem(dtype t, long long rows, long long cols, std::uint64_t seed);
-  cudaError_t prepare_workspace(std::size_t bytes);
   void release_problem();
 
   int m_device;
   cudaStream_t m_stream;
   measure::l2_flusher* m_flusher;
   problem_buffers m_problem;
-  void* m_workspace = nullptr;
-  std::size_t m_workspace_bytes = 0;
+  runner::trial_workspace m_workspace;
   runner::cubin_loader m_cubins;
 };
 

@@ -1,5 +1,7 @@
 #include "cuop/reference/gemm_reference.hpp"
 
+#include "by_dtype.cuh"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -56,16 +58,6 @@ cudaError_t by_input(dtype t, F&& f) {
   return cudaErrorInvalidValue;
 }
 
-template <typename F>
-cudaError_t by_output(dtype t, F&& f) {
-  switch (t) {
-    case dtype::f32: return f(float{});
-    case dtype::f16: return f(__half{});
-    case dtype::bf16: return f(__nv_bfloat16{});
-  }
-  return cudaErrorInvalidValue;
-}
-
 }  // namespace
 
 cudaError_t gemm_reference(dtype in, dtype out, bool b_col_major, const void* a, long long lda,
@@ -77,7 +69,7 @@ cudaError_t gemm_reference(dtype in, dtype out, bool b_col_major, const void* a,
   const unsigned grid = blocks_for(static_cast<long long>(m) * n);
   return by_input(in, [&](auto in_tag) {
     using TIn = decltype(in_tag);
-    return by_output(out, [&](auto out_tag) {
+    return detail::by_dtype(out, [&](auto out_tag) {
       using TOut = decltype(out_tag);
       const TIn* ap = static_cast<const TIn*>(a);
       const TIn* bp = static_cast<const TIn*>(b);

@@ -1,5 +1,7 @@
 #include "cuop/reference/softmax_reference.hpp"
 
+#include "by_dtype.cuh"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -123,22 +125,12 @@ unsigned blocks_for(long long work) {
   return static_cast<unsigned>(b < 1 ? 1 : (b > max_blocks ? max_blocks : b));
 }
 
-template <typename F>
-cudaError_t by_type(dtype t, F&& f) {
-  switch (t) {
-    case dtype::f32: return f(float{});
-    case dtype::f16: return f(__half{});
-    case dtype::bf16: return f(__nv_bfloat16{});
-  }
-  return cudaErrorInvalidValue;
-}
-
 }  // namespace
 
 cudaError_t fill_random(dtype t, void* data, long long count, unsigned long long seed, float lo,
                         float hi, cudaStream_t s) {
   if (count <= 0) return cudaSuccess;
-  return by_type(t, [&](auto tag) {
+  return detail::by_dtype(t, [&](auto tag) {
     using T = decltype(tag);
     fill_random_kernel<T><<<blocks_for(count), threads, 0, s>>>(static_cast<T*>(data), count, seed, lo, hi);
     return cudaGetLastError();
@@ -147,7 +139,7 @@ cudaError_t fill_random(dtype t, void* data, long long count, unsigned long long
 
 cudaError_t fill_nan(dtype t, void* data, long long count, cudaStream_t s) {
   if (count <= 0) return cudaSuccess;
-  return by_type(t, [&](auto tag) {
+  return detail::by_dtype(t, [&](auto tag) {
     using T = decltype(tag);
     fill_nan_kernel<T><<<blocks_for(count), threads, 0, s>>>(static_cast<T*>(data), count);
     return cudaGetLastError();
@@ -158,7 +150,7 @@ cudaError_t softmax_reference(dtype t, const void* in, long long rows, long long
                               long long in_stride, float* out_f32, cudaStream_t s) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
   const unsigned grid = static_cast<unsigned>(rows < max_blocks ? rows : max_blocks);
-  return by_type(t, [&](auto tag) {
+  return detail::by_dtype(t, [&](auto tag) {
     using T = decltype(tag);
     reference_kernel<T><<<grid, threads, 0, s>>>(static_cast<const T*>(in), rows, cols, in_stride, out_f32);
     return cudaGetLastError();
@@ -174,7 +166,7 @@ cudaError_t compare_softmax(dtype t, const void* out, long long rows, long long 
   if (e != cudaSuccess) return e;
   e = cudaMemcpyAsync(d, &init, sizeof init, cudaMemcpyHostToDevice, s);
   if (e == cudaSuccess && rows > 0 && cols > 0) {
-    e = by_type(t, [&](auto tag) {
+    e = detail::by_dtype(t, [&](auto tag) {
       using T = decltype(tag);
       compare_kernel<T><<<blocks_for(rows * cols), threads, 0, s>>>(
           static_cast<const T*>(out), rows, cols, out_stride, ref, atol, rtol, d);
