@@ -5,6 +5,8 @@
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh sweep     softmax + GEMM (bf16) sweeps, export
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh compare   rebuild against the results, example,
 #                                                         cuop vs cuBLASLt vs torch tables
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh decode    build, GEMM GPU tests, bf16 sweep of the
+#                                                         decode problems (m <= 64), per-family table
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -52,6 +54,25 @@ quick)  # one call: build, GEMM tests, a GEMM sweep over $SHAPES, export, rebuil
   timeout 240 python3 scripts/gemm_vs_torch.py build "$SHAPES" --dtype bf16 >"$OUT/gemm-h200.md" 2>>"$log"
   cat "$OUT/gemm-h200.md"
   ;;
+decode)
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
+  step "configure + build"
+  # shellcheck disable=SC2086
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  cmake --build build -j16 --target cuop-tune cuop_gpu_tests >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
+  step "GEMM GPU tests"
+  timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter="${TEST_FILTER:-*gemm*:*cublaslt*}" >"$OUT/gemm-tests.txt" 2>&1
+  echo "tests exit $?" | tee -a "$log"
+  grep -E "^\[ +(OK|PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -40
+  step "decode sweep"
+  timeout "${GEMM_SWEEP_S:-240}" $tune sweep configs/gemm.yaml --only "${ONLY:-gemm_bf16_1x,gemm_bf16_16x,gemm_bf16_64x}" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+  echo "sweep exit $?" | tee -a "$log"
+  tail -8 "$log"
+  python3 scripts/gemm_families.py $DB >"$OUT/gemm-families.md" 2>&1
+  cat "$OUT/gemm-families.md"
+  $tune best --db $DB --op gemm --format markdown >"$OUT/best-gemm.md" 2>&1
+  cp $DB "$OUT/h200.db"
+  ;;
 build)
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
   step "configure + build"
@@ -93,7 +114,7 @@ compare)
   cat "$OUT/gemm-h200.md"
   ;;
 *)
-  echo "usage: $0 build|sweep|compare" >&2
+  echo "usage: $0 quick|decode|build|sweep|compare" >&2
   exit 2
   ;;
 esac

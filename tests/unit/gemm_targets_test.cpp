@@ -40,7 +40,7 @@ cuop::compile::result build(const kg::gemm_config& c, const char* target) {
 
 }  // namespace
 
-TEST(gemm_targets, both_families_compile_for_every_target) {
+TEST(gemm_targets, every_family_compiles_for_every_target) {
   kg::gemm_config skinny;
   skinny.fam = kg::family::skinny;
   skinny.in = skinny.out = cuop::dtype::bf16;
@@ -49,7 +49,14 @@ TEST(gemm_targets, both_families_compile_for_every_target) {
   skinny.m_tile = 1;
   skinny.k_chunk = 32;
   skinny.split_k = 2;
-  for (const auto& c : {mma(128, 128, 32, 4), skinny}) {
+  kg::gemm_config skinny_mma = skinny;
+  skinny_mma.fam = kg::family::skinny_mma;
+  skinny_mma.block_n = 64;
+  skinny_mma.threads = 128;
+  skinny_mma.m_tile = 16;
+  skinny_mma.k_chunk = 64;
+  skinny_mma.split_k = 8;
+  for (const auto& c : {mma(128, 128, 32, 4), skinny, skinny_mma}) {
     ASSERT_EQ(kg::check_config(c), "");
     for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) {
       SCOPED_TRACE(kg::instance_name(c) + " on " + target);

@@ -22,7 +22,7 @@ op_desc softmax_op() {
 op_desc gemm_op() {
   namespace kg = kernels::gemm;
   op_desc op{"gemm", {"m", "n", "k"}, {}};
-  for (kg::family f : {kg::family::mma, kg::family::skinny}) {
+  for (kg::family f : kg::all_families()) {
     family_desc d{std::string(kg::name_of(f)), {}, "kernel"};
     for (std::string_view p : kg::param_names(f)) d.params.emplace_back(p);
     op.families.push_back(std::move(d));

@@ -213,6 +213,49 @@ __device__ __forceinline__ float select(bool c, float a, float b) {
   return r;
 }
 
+// D[m][n] = alpha * v + beta * C[m][n]; C is read only when beta != 0.
+template <typename TOut>
+__device__ __forceinline__ void store_out(const gemm_args& a, long long m, long long n, float v) {
+  float r = a.alpha * v;
+  if (a.beta != 0.f) r = fmaf(a.beta, to_float(static_cast<const TOut*>(a.c)[m * a.ldc + n]), r);
+  static_cast<TOut*>(a.d)[m * a.ldd + n] = from_float<TOut>(r);
+}
+
+// The split-K tail shared by the skinny families, once every thread of the block has stored its
+// part of this slice's f32 partial tile (TILE_OUTPUTS values, row-major, BLOCK_N wide) at
+// partials[tile][blockIdx.z] of the workspace (layout in the header comment). Publishes the slice
+// and counts it; the last slice of the tile adds all of them in slice order and stores D. The
+// barrier orders every thread's partial stores before thread 0's release (cumulative at gpu
+// scope), as its acquire orders the last block's loads after every other slice's stores.
+template <typename TOut, int SPLIT_K, int THREADS, int BLOCK_N, int TILE_OUTPUTS>
+__device__ __forceinline__ void split_k_finish(const gemm_args& a, unsigned tile, long long m0,
+                                               long long n0, unsigned& last_flag) {
+  __syncthreads();
+  unsigned* counter = static_cast<unsigned*>(a.workspace) + tile;
+  if (threadIdx.x == 0) {
+    __threadfence();
+    const unsigned arrived = atom_add_acq_rel(counter, 1u);
+    const bool last = arrived == SPLIT_K - 1;
+    if (last) st_relaxed(counter, 0u);  // every slice has arrived
+    last_flag = last ? 1u : 0u;
+  }
+  __syncthreads();
+  if (last_flag == 0u) return;
+  __threadfence();
+  const float* all = reinterpret_cast<const float*>(static_cast<const char*>(a.workspace) +
+                                                    skinny_split_counter_bytes) +
+                     static_cast<long long>(tile) * SPLIT_K * TILE_OUTPUTS;
+  for (int o = static_cast<int>(threadIdx.x); o < TILE_OUTPUTS; o += THREADS) {
+    const long long m = m0 + o / BLOCK_N, n = n0 + o % BLOCK_N;
+    if (m < a.m && n < a.n) {
+      float s = 0.f;
+#pragma unroll 4
+      for (int z = 0; z < SPLIT_K; ++z) s += __ldcg(all + static_cast<long long>(z) * TILE_OUTPUTS + o);
+      store_out<TOut>(a, m, n, s);
+    }
+  }
+}
+
 // ---- warp reduce-scatter ---------------------------------------------------------------------
 // Sums v[0..N) (N a power of two) over the lanes that differ only in the BITS highest lane bits
 // (xor masks 16, 8, ..., 32 >> BITS). Stage s splits the values still held in halves: the lane
@@ -519,11 +562,8 @@ struct skinny {
 
   // ---- epilogue ------------------------------------------------------------------------------
 
-  // D[m][n] = alpha * v + beta * C[m][n]; C is read only when beta != 0.
   static __device__ __forceinline__ void store(const gemm_args& a, long long m, long long n, float v) {
-    float r = a.alpha * v;
-    if (a.beta != 0.f) r = fmaf(a.beta, skinny_detail::to_float(static_cast<const TOut*>(a.c)[m * a.ldc + n]), r);
-    static_cast<TOut*>(a.d)[m * a.ldd + n] = skinny_detail::from_float<TOut>(r);
+    skinny_detail::store_out<TOut>(a, m, n, v);
   }
 
   // Output o (row-major in the tile) of this block's slice has the value v.
@@ -616,35 +656,9 @@ struct skinny {
       }
     }
 
-    if constexpr (SPLIT_K > 1) {
-      // Publish this slice, then count it; the last slice of the tile finishes it. The barrier
-      // orders every thread's partial stores before thread 0's release (cumulative at gpu scope),
-      // as its acquire orders the last block's loads after every other slice's stores.
-      __syncthreads();
-      unsigned* counter = static_cast<unsigned*>(a.workspace) + tile;
-      if (tid == 0) {
-        __threadfence();
-        const unsigned arrived = skinny_detail::atom_add_acq_rel(counter, 1u);
-        const bool last = arrived == SPLIT_K - 1;
-        if (last) skinny_detail::st_relaxed(counter, 0u);  // every slice has arrived
-        last_flag = last ? 1u : 0u;
-      }
-      __syncthreads();
-      if (last_flag == 0u) return;
-      __threadfence();
-      const float* all = reinterpret_cast<const float*>(static_cast<const char*>(a.workspace) +
-                                                        skinny_split_counter_bytes) +
-                         static_cast<long long>(tile) * SPLIT_K * tile_outputs;
-      for (int o = tid; o < tile_outputs; o += THREADS) {
-        const long long m = t.m0 + o / BLOCK_N, n = t.n0 + o % BLOCK_N;
-        if (m < a.m && n < a.n) {
-          float s = 0.f;
-#pragma unroll 4
-          for (int z = 0; z < SPLIT_K; ++z) s += __ldcg(all + static_cast<long long>(z) * tile_outputs + o);
-          store(a, m, n, s);
-        }
-      }
-    }
+    if constexpr (SPLIT_K > 1)
+      skinny_detail::split_k_finish<TOut, SPLIT_K, THREADS, BLOCK_N, tile_outputs>(a, tile, t.m0, t.n0,
+                                                                                   last_flag);
   }
 };
 
