@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Per GEMM problem of a sweep database: the best verified time of each candidate family (our mma,
-skinny and skinny_mma kernels, cuBLASLt's heuristic first choice, the best of cuBLASLt's listed
+"""Per GEMM problem of a sweep database: the best verified time of each candidate family (our mma
+and skinny kernels, cuBLASLt's heuristic first choice, the best of cuBLASLt's listed
 answers), in TFLOP/s, the best choice against the heuristic, and the geometric means of that
 ratio (all problems, decode problems m <= 64). Markdown on stdout.
 
@@ -25,10 +25,10 @@ for key, dims, family, instance, us, n in rows:
     entry = best.setdefault(key, {"flops": 2.0 * d["m"] * d["n"] * d["k"], "dims": d})
     slot = "heuristic" if instance.endswith("_cublaslt_heuristic") else family
     entry[slot] = min(us, entry.get(slot, float("inf")))
-OURS = ("mma", "skinny", "skinny_mma")
-print("| problem | heuristic TFLOP/s | best cuBLASLt listed | mma best | skinny best | skinny_mma best "
+OURS = ("mma", "skinny")
+print("| problem | heuristic TFLOP/s | best cuBLASLt listed | mma best | skinny best "
       "| best B read TB/s | best / heuristic |")
-print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 tf = lambda e, s: f"{e['flops'] / e[s] / 1e6:.1f}" if s in e else "-"
 ratios, decode = [], []
 for key in sorted(best, key=lambda k: (best[k]["dims"]["m"], best[k]["dims"]["n"], best[k]["dims"]["k"])):
@@ -45,7 +45,7 @@ for key in sorted(best, key=lambda k: (best[k]["dims"]["m"], best[k]["dims"]["n"
             decode.append(r)
     b_tbs = 2.0 * d["n"] * d["k"] / e["best"] / 1e6
     print(f"| {key} | {tf(e, 'heuristic')} | {tf(e, 'lt')} | {tf(e, 'mma')} | {tf(e, 'skinny')} "
-          f"| {tf(e, 'skinny_mma')} | {b_tbs:.2f} | {ratio} |")
+          f"| {b_tbs:.2f} | {ratio} |")
 geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
 print(f"\nBest / heuristic, geometric mean: {geo(ratios):.3f}x over {len(ratios)} problems; "
       f"decode (m <= 64): {geo(decode):.3f}x over {len(decode)} (min {min(decode, default=float('nan')):.2f}x).")

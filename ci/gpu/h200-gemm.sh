@@ -29,6 +29,7 @@ fi
 
 case "${1:-}" in
 quick)  # one call: build, GEMM tests, a GEMM sweep over $SHAPES, export, rebuild, compare
+        # (COMPARE=0 stops after the export)
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
   step "configure + build"
   # shellcheck disable=SC2086
@@ -46,6 +47,8 @@ quick)  # one call: build, GEMM tests, a GEMM sweep over $SHAPES, export, rebuil
   $tune export --db $DB --op gemm --out "$OUT/results" >>"$log" 2>&1
   cp -r results/softmax "$OUT/results/" 2>/dev/null
   cp $DB "$OUT/h200.db"
+  cat "$OUT/gemm-families.md"
+  [[ "${COMPARE:-1}" == 1 ]] || { step "done (COMPARE=0: no rebuild, no side-by-side table)"; exit 0; }
   step "rebuild against the new results"
   cmake -S . -B build -DCUOP_RESULTS_DIR="$OUT/results" >>"$log" 2>&1
   cmake --build build -j16 --target gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | tail -30; exit 1; }

@@ -1,5 +1,4 @@
-// The skinny GEMM families (skinny on CUDA cores, skinny_mma on tensor cores), instantiated
-// directly with nvcc, planned with plan_launch and checked
+// The skinny GEMM family, instantiated directly with nvcc, planned with plan_launch and checked
 // against the reference on awkward shapes: M of 1, 7, 16, 64 and 130 (more than one row tile), N
 // and K of 1, 7, 129 and 4097, leading dimensions and pointers that defeat 16-byte loads (of A, of
 // B, of both), both B layouts, beta 0 and 0.5, split-K 1, 3 and 4, f16 and bf16 inputs, f32 and
@@ -18,7 +17,6 @@
 #include "cuop/kernels/gemm/family.hpp"
 #include "cuop/kernels/gemm/launch.hpp"
 #include "cuop/kernels/gemm/skinny.cuh"
-#include "cuop/kernels/gemm/skinny_mma.cuh"
 #include "cuop/reference/gemm_reference.hpp"
 #include "gpu_test_support.hpp"
 
@@ -111,7 +109,7 @@ struct harness {
     ASSERT_EQ(plan.grid_y, static_cast<unsigned>(gy));
     ASSERT_EQ(plan.grid_z, static_cast<unsigned>(cfg.split_k));
     ASSERT_EQ(plan.smem_bytes, 0u);
-    // The layout skinny.cuh (and skinny_mma.cuh) documents: counters, then f32 partials[tiles][split_k][m_tile * block_n].
+    // The layout skinny.cuh documents: counters, then f32 partials[tiles][split_k][m_tile * block_n].
     const std::size_t ws = cfg.split_k == 1 ? 0
                                             : static_cast<std::size_t>(kg::skinny_split_counter_bytes +
                                                                        4LL * gx * gy * cfg.split_k * m_tile * block_n);
@@ -207,9 +205,9 @@ void check_config(const kg::gemm_config& cfg) {
 }
 
 kg::gemm_config skinny_cfg(dtype in, dtype out, kg::b_layout b, int block_n, int threads, int m_tile,
-                           int k_chunk, int split_k, kg::family fam = kg::family::skinny) {
+                           int k_chunk, int split_k) {
   kg::gemm_config c;
-  c.fam = fam;
+  c.fam = kg::family::skinny;
   c.in = in;
   c.out = out;
   c.b = b;
@@ -254,25 +252,3 @@ CUOP_SKINNY_TEST(bf16_f32_row_n64_t256_m4_kc32_sk1, bf16, float, dtype::bf16, dt
 CUOP_SKINNY_TEST(f16_f32_row_n512_t128_m3_kc16_sk4, __half, float, dtype::f16, dtype::f32, row,
                  512, 128, 3, 16, 4)
 
-#define CUOP_SKINNY_MMA_TEST(NAME, TI, TO, DI, DO, BN, T, MT, KC, SK)                              \
-  TEST(sm80_gemm_skinny_mma, NAME) {                                                            \
-    CUOP_REQUIRE_GPU();                                                                         \
-    check_config<kg::skinny_mma<TI, TO, true, BN, T, MT, KC, SK>, MT, BN>(                      \
-        skinny_cfg(DI, DO, col, BN, T, MT, KC, SK, kg::family::skinny_mma));                    \
-  }
-
-// A warp per 16 columns, two 8-row groups, split-K 8 (the m = 16 decode shape's kind).
-CUOP_SKINNY_MMA_TEST(bf16_bf16_n64_t128_m16_kc64_sk8, bf16, bf16, dtype::bf16, dtype::bf16,
-                     64, 128, 16, 64, 8)
-// Two warps per column group (partials added in shared memory), 8 row groups, split-K 4.
-CUOP_SKINNY_MMA_TEST(bf16_f32_n32_t128_m64_kc64_sk4, bf16, float, dtype::bf16, dtype::f32,
-                     32, 128, 64, 64, 4)
-// Eight warps share 16 columns along K, one row group, no split.
-CUOP_SKINNY_MMA_TEST(f16_f16_n16_t256_m8_kc128_sk1, __half, __half, dtype::f16, dtype::f16,
-                     16, 256, 8, 128, 1)
-// Two 16-column tiles per warp, four row groups, split-K 3 (uneven slices).
-CUOP_SKINNY_MMA_TEST(f16_f32_n128_t128_m32_kc32_sk3, __half, float, dtype::f16, dtype::f32,
-                     128, 128, 32, 32, 3)
-// Two tiles per warp and four chunks per step: the widest prefetch (64 registers of B per step).
-CUOP_SKINNY_MMA_TEST(bf16_bf16_n128_t128_m16_kc128_sk1, bf16, bf16, dtype::bf16, dtype::bf16,
-                     128, 128, 16, 128, 1)

@@ -45,7 +45,7 @@ kg::gemm_config skinny_64() {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(gemm_family, names_round_trip) {
-  ASSERT_EQ(kg::all_families().size(), 3u);
+  ASSERT_EQ(kg::all_families().size(), 2u);
   for (kg::family f : kg::all_families()) {
     kg::family g = kg::family::mma;
     ASSERT_TRUE(kg::parse_family(kg::name_of(f), g));
@@ -53,7 +53,6 @@ TEST(gemm_family, names_round_trip) {
   }
   EXPECT_EQ(kg::name_of(kg::family::mma), "mma");
   EXPECT_EQ(kg::name_of(kg::family::skinny), "skinny");
-  EXPECT_EQ(kg::name_of(kg::family::skinny_mma), "skinny_mma");
   kg::family f;
   EXPECT_FALSE(kg::parse_family("wmma", f));
   kg::b_layout l = kg::b_layout::row;
@@ -64,25 +63,8 @@ TEST(gemm_family, names_round_trip) {
   EXPECT_FALSE(kg::parse_b_layout("tn", l));
   EXPECT_EQ(kg::header_of(kg::family::mma), "cuop/kernels/gemm/mma.cuh");
   EXPECT_EQ(kg::header_of(kg::family::skinny), "cuop/kernels/gemm/skinny.cuh");
-  EXPECT_EQ(kg::header_of(kg::family::skinny_mma), "cuop/kernels/gemm/skinny_mma.cuh");
 }
 
-TEST(gemm_family, skinny_mma_names_and_parameters) {
-  kg::gemm_config c = skinny_64();
-  c.fam = kg::family::skinny_mma;
-  c.out = dtype::bf16;
-  c.m_tile = 16;
-  c.split_k = 8;
-  EXPECT_EQ(kg::check_config(c), "");
-  EXPECT_EQ(kg::instance_name(c), "gemm_bf16_bf16_col_skinny_mma_n64_t256_m16_kc64_sk8");
-  EXPECT_EQ(kg::template_name(c),
-            "cuop::kernels::gemm::skinny_mma<__nv_bfloat16, __nv_bfloat16, true, 64, 256, 16, 64, 8>");
-  EXPECT_EQ(kg::param_names(kg::family::skinny_mma), kg::param_names(kg::family::skinny));
-  EXPECT_TRUE(kg::set_param(c, "k_chunk", 128));
-  EXPECT_EQ(kg::get_param(c, "k_chunk"), 128);
-  EXPECT_FALSE(kg::set_param(c, "block_m", 64));  // an mma parameter
-  EXPECT_EQ(kg::threads_per_block(c), 256);
-}
 
 TEST(gemm_family, instance_and_template_names) {
   kg::gemm_config c = mma_128();

@@ -1,6 +1,5 @@
-// Validity and launch planning of the skinny GEMM families: what check_skinny and
-// check_skinny_mma reject and why, and the grid, block, shared memory and split-K workspace the
-// plans give a problem.
+// Validity and launch planning of the skinny GEMM family: what check_skinny rejects and why, and
+// the grid, block, shared memory and split-K workspace plan_skinny gives a problem.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -176,66 +175,3 @@ TEST(gemm_skinny_plan, problems_it_cannot_run) {
 }
 
 }  // namespace
-
-namespace {
-
-kg::gemm_config mma_cfg(int block_n, int threads, int m_tile, int k_chunk, int split_k) {
-  kg::gemm_config c = cfg(col, block_n, threads, m_tile, k_chunk, split_k);
-  c.fam = kg::family::skinny_mma;
-  return c;
-}
-
-}  // namespace
-
-TEST(gemm_skinny_mma_plan, well_formed_configurations) {
-  using kg::detail::check_skinny_mma;
-  EXPECT_EQ(check_skinny_mma(mma_cfg(64, 128, 16, 64, 8)), "");    // a warp per 16 columns
-  EXPECT_EQ(check_skinny_mma(mma_cfg(32, 128, 64, 64, 4)), "");    // two warps per 16 columns
-  EXPECT_EQ(check_skinny_mma(mma_cfg(16, 256, 8, 128, 1)), "");    // eight warps along K
-  EXPECT_EQ(check_skinny_mma(mma_cfg(128, 128, 32, 32, 3)), "");   // two 16-column tiles per warp
-  EXPECT_EQ(check_skinny_mma(mma_cfg(48, 96, 24, 96, 5)), "");     // nothing needs powers of two
-  EXPECT_EQ(kg::check_config(mma_cfg(64, 128, 16, 64, 8)), "");    // family.cpp delegates
-}
-
-TEST(gemm_skinny_mma_plan, rejections_say_why) {
-  using kg::detail::check_skinny_mma;
-  kg::gemm_config r = mma_cfg(64, 128, 16, 64, 1);
-  r.b = row;
-  EXPECT_TRUE(contains(check_skinny_mma(r), "needs column-major b")) << check_skinny_mma(r);
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(64, 128, 4, 64, 1)), "m_tile 4 is not 8, 16"));
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(64, 128, 72, 64, 1)), "m_tile 72"));
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(64, 128, 16, 48, 1)), "k_chunk 48 is not a positive multiple of 32"));
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(24, 128, 16, 64, 1)), "block_n 24 is not a positive multiple of 16"));
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(48, 128, 16, 64, 1)),
-                       "block_n / 16 = 3 is neither a multiple nor a divisor of the 4 warps"));
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(64, 100, 16, 64, 1)), "threads 100"));
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(64, 128, 16, 64, 0)), "split_k 0 < 1"));
-  // 4 tiles per warp x 8 row groups x 4 = 128 accumulators is the most; 8 tiles is too many.
-  EXPECT_EQ(check_skinny_mma(mma_cfg(256, 128, 64, 32, 1)), "");
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(512, 128, 64, 32, 1)), "256 accumulators per lane > 128"));
-  // 2 tiles x 4 chunks x 8 registers = 64 registers of B per step is the most.
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(128, 128, 16, 160, 1)), "80 registers of b per step > 64"));
-  // 32 warps share 16 columns: 32 x 64 x 16 x 4 bytes of partials > 48 KiB.
-  EXPECT_TRUE(contains(check_skinny_mma(mma_cfg(16, 1024, 64, 32, 1)), "shared memory 131076 bytes"));
-}
-
-TEST(gemm_skinny_mma_plan, grid_workspace_and_limits) {
-  kg::launch_plan p;
-  ASSERT_EQ(kg::plan_launch(mma_cfg(64, 128, 16, 64, 8), 16, 4096, 4096, h200(), p), "");
-  EXPECT_EQ(p.grid_x, 64u);
-  EXPECT_EQ(p.grid_y, 1u);
-  EXPECT_EQ(p.grid_z, 8u);
-  EXPECT_EQ(p.block_x, 128u);
-  EXPECT_EQ(p.smem_bytes, 0u);
-  EXPECT_EQ(p.workspace_bytes, static_cast<std::size_t>(4 * 16384 + 4LL * 64 * 8 * 16 * 64));
-  ASSERT_EQ(kg::plan_launch(mma_cfg(64, 128, 16, 64, 1), 130, 4097, 7, h200(), p), "");
-  EXPECT_EQ(p.grid_x, 65u);
-  EXPECT_EQ(p.grid_y, 9u);
-  EXPECT_EQ(p.workspace_bytes, 0u);
-  kg::device_limits small = h200();
-  small.max_threads_per_block = 128;
-  EXPECT_TRUE(contains(kg::plan_launch(mma_cfg(64, 256, 16, 64, 1), 16, 64, 64, small, p),
-                       "block of 256 threads > device limit 128"));
-  EXPECT_TRUE(contains(kg::plan_launch(mma_cfg(16, 128, 8, 32, 2), 8, 16 * 16385, 64, h200(), p),
-                       "needs a counter per output tile"));
-}

@@ -49,14 +49,7 @@ TEST(gemm_targets, every_family_compiles_for_every_target) {
   skinny.m_tile = 1;
   skinny.k_chunk = 32;
   skinny.split_k = 2;
-  kg::gemm_config skinny_mma = skinny;
-  skinny_mma.fam = kg::family::skinny_mma;
-  skinny_mma.block_n = 64;
-  skinny_mma.threads = 128;
-  skinny_mma.m_tile = 16;
-  skinny_mma.k_chunk = 64;
-  skinny_mma.split_k = 8;
-  for (const auto& c : {mma(128, 128, 32, 4), skinny, skinny_mma}) {
+  for (const auto& c : {mma(128, 128, 32, 4), skinny}) {
     ASSERT_EQ(kg::check_config(c), "");
     for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) {
       SCOPED_TRACE(kg::instance_name(c) + " on " + target);

@@ -31,7 +31,7 @@ int* field(gemm_config& c, std::string_view name) {
     if (name == "warp_n") return &c.warp_n;
     if (name == "stages") return &c.stages;
     if (name == "group_m") return &c.group_m;
-  } else if (c.fam == family::skinny || c.fam == family::skinny_mma) {
+  } else if (c.fam == family::skinny) {
     if (name == "block_n") return &c.block_n;
     if (name == "threads") return &c.threads;
     if (name == "m_tile") return &c.m_tile;
@@ -118,12 +118,11 @@ std::string_view name_of(family f) noexcept {
   switch (f) {
     case family::mma: return "mma";
     case family::skinny: return "skinny";
-    case family::skinny_mma: return "skinny_mma";
   }
   return "?";
 }
 
-std::vector<family> all_families() { return {family::mma, family::skinny, family::skinny_mma}; }
+std::vector<family> all_families() { return {family::mma, family::skinny}; }
 
 bool parse_family(std::string_view s, family& out) noexcept {
   for (family f : all_families()) {
@@ -156,8 +155,7 @@ bool parse_b_layout(std::string_view s, b_layout& out) noexcept {
 std::vector<std::string_view> param_names(family f) {
   if (f == family::mma)
     return {"block_m", "block_n", "block_k", "warp_m", "warp_n", "stages", "group_m", "split_k"};
-  if (f == family::skinny || f == family::skinny_mma)
-    return {"block_n", "threads", "m_tile", "k_chunk", "split_k"};
+  if (f == family::skinny) return {"block_n", "threads", "m_tile", "k_chunk", "split_k"};
   return {};
 }
 
@@ -174,7 +172,7 @@ long long get_param(const gemm_config& c, std::string_view name) noexcept {
 }
 
 int threads_per_block(const gemm_config& c) noexcept {
-  if (c.fam == family::skinny || c.fam == family::skinny_mma) return c.threads;
+  if (c.fam == family::skinny) return c.threads;
   if (c.warp_m <= 0 || c.warp_n <= 0) return 0;
   const long long t = 32ll * (c.block_m / c.warp_m) * static_cast<long long>(c.block_n / c.warp_n);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
@@ -185,7 +183,6 @@ std::string check_config(const gemm_config& c) {
   switch (c.fam) {
     case family::mma: return check_mma(c);
     case family::skinny: return detail::check_skinny(c);
-    case family::skinny_mma: return detail::check_skinny_mma(c);
   }
   return "unknown family";
 }
@@ -233,7 +230,6 @@ std::string_view header_of(family f) noexcept {
   switch (f) {
     case family::mma: return "cuop/kernels/gemm/mma.cuh";
     case family::skinny: return "cuop/kernels/gemm/skinny.cuh";
-    case family::skinny_mma: return "cuop/kernels/gemm/skinny_mma.cuh";
   }
   return "";
 }
@@ -245,7 +241,6 @@ std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_
   if (n < 1) return "n " + std::to_string(n) + " < 1";
   if (k < 1) return "k " + std::to_string(k) + " < 1";
   if (c.fam == family::skinny) return detail::plan_skinny(c, m, n, k, dev, out);
-  if (c.fam == family::skinny_mma) return detail::plan_skinny_mma(c, m, n, k, dev, out);
   return plan_mma(c, m, n, dev, out);
 }
 

@@ -15,7 +15,6 @@ namespace cuop::kernels::gemm {
 enum class family : int {
   mma = 0,     // tensor cores through mma.sync m16n8k16 + ldmatrix + multi-stage cp.async (sm_80+)
   skinny = 1,  // decode-sized M (1..64): bound by reading B, 16-byte loads, split-K over SMs
-  skinny_mma = 2,  // the same on tensor cores (mma.sync, weights as the MMA's A), column-major B
 };
 
 // Every family, in enum order.
@@ -31,7 +30,7 @@ bool parse_b_layout(std::string_view s, b_layout& out) noexcept;
 
 // Tunable parameters of a family, in the order they appear in names and templates.
 // mma:    block_m, block_n, block_k, warp_m, warp_n, stages, group_m, split_k
-// skinny, skinny_mma: block_n, threads, m_tile, k_chunk, split_k
+// skinny: block_n, threads, m_tile, k_chunk, split_k
 std::vector<std::string_view> param_names(family f);
 
 // One configuration. Fields a family does not use are 0.
@@ -45,7 +44,7 @@ struct gemm_config {
   int warp_m = 0, warp_n = 0;                 // warp tile (block_m % warp_m == 0, ...)
   int stages = 0;                             // cp.async pipeline depth (2..6)
   int group_m = 0;                            // rasterization: block rows per swizzle group (1 = none)
-  // skinny, skinny_mma
+  // skinny
   int threads = 0;   // threads per block
   int m_tile = 0;    // rows of A (and D) one block computes (1..64)
   int k_chunk = 0;   // elements of K per thread per step (multiple of 8: one 16-byte load)

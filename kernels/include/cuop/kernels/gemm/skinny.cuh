@@ -221,7 +221,7 @@ __device__ __forceinline__ void store_out(const gemm_args& a, long long m, long 
   static_cast<TOut*>(a.d)[m * a.ldd + n] = from_float<TOut>(r);
 }
 
-// The split-K tail shared by the skinny families, once every thread of the block has stored its
+// The split-K tail of skinny<>, once every thread of the block has stored its
 // part of this slice's f32 partial tile (TILE_OUTPUTS values, row-major, BLOCK_N wide) at
 // partials[tile][blockIdx.z] of the workspace (layout in the header comment). Publishes the slice
 // and counts it; the last slice of the tile adds all of them in slice order and stores D. The

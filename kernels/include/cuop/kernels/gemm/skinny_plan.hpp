@@ -1,5 +1,5 @@
-// Validity and launch planning of the skinny GEMM families, which family.cpp delegates to
-// (implemented in kernels/src/gemm/skinny_plan.cpp and skinny_mma_plan.cpp). Plain C++.
+// Validity and launch planning of the skinny GEMM family, which family.cpp delegates to
+// (implemented in kernels/src/gemm/skinny_plan.cpp). Plain C++.
 #pragma once
 
 #include <string>
@@ -9,7 +9,4 @@
 namespace cuop::kernels::gemm::detail {
 std::string check_skinny(const gemm_config& c);            // empty if well formed
 std::string plan_skinny(const gemm_config& c, int m, int n, int k, const device_limits& dev, launch_plan& out);
-std::string check_skinny_mma(const gemm_config& c);        // empty if well formed
-std::string plan_skinny_mma(const gemm_config& c, int m, int n, int k, const device_limits& dev,
-                            launch_plan& out);
 }  // namespace cuop::kernels::gemm::detail
