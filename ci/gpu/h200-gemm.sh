@@ -5,6 +5,8 @@
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh sweep     softmax + GEMM (bf16) sweeps, export
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh compare   rebuild against the results, example,
 #                                                         cuop vs cuBLASLt vs torch tables
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh side      build against the committed results, GPU
+#                                                         tests, gemm and softmax side-by-side tables
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh decode    build, GEMM GPU tests, bf16 sweep of the
 #                                                         decode problems (m <= 64), per-family table
 # Everything worth keeping goes to $OUT.
@@ -102,6 +104,23 @@ sweep)
   $tune export --db $DB --op gemm --out "$OUT/results" >>"$log" 2>&1
   cp $DB "$OUT/h200.db"
   ;;
+side)  # one call: build against the committed results/, every GPU test, side-by-side tables
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
+  step "configure + build"
+  # shellcheck disable=SC2086
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  cmake --build build -j16 >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
+  ./build/examples/gemm_app 2>&1 | tee -a "$log"
+  step "GPU tests"
+  (cd build && timeout "${TESTS_S:-150}" ctest -L gpu -j2 --timeout 140 --output-on-failure) >"$OUT/gpu-tests.txt" 2>&1
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Skipped" "$OUT/gpu-tests.txt" | tail -12
+  step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul"
+  timeout "${GEMM_CMP_S:-280}" python3 scripts/gemm_vs_torch.py build "$SHAPES" --dtype bf16 >"$OUT/gemm-h200.md" 2>>"$log"
+  cat "$OUT/gemm-h200.md"
+  step "cuop::softmax vs torch.softmax"
+  timeout 90 python3 scripts/softmax_vs_torch.py build >"$OUT/softmax-h200.md" 2>>"$log"
+  cat "$OUT/softmax-h200.md"
+  ;;
 compare)
   step "rebuild against the new results"
   cmake -S . -B build -DCUOP_RESULTS_DIR="$OUT/results" >>"$log" 2>&1
@@ -117,7 +136,7 @@ compare)
   cat "$OUT/gemm-h200.md"
   ;;
 *)
-  echo "usage: $0 quick|decode|build|sweep|compare" >&2
+  echo "usage: $0 quick|side|decode|build|sweep|compare" >&2
   exit 2
   ;;
 esac
