@@ -20,6 +20,8 @@ result_trial trial(int m, int n, int k, const std::string& family, std::map<std:
   t.instance = instance;
   t.status = "ok";
   t.median_us = us;
+  t.ci_lo_us = 0.99 * us;
+  t.ci_hi_us = 1.01 * us;
   t.run = 1;
   return t;
 }
@@ -114,4 +116,40 @@ TEST(gemm_emit, header_and_unit_carry_the_same_emit_id) {
   ASSERT_NE(at, std::string::npos);
   const auto id = out.header.substr(at + 15, out.header.find("ull", at) - at - 15);
   EXPECT_NE(out.instantiation.find("gemm_emit_id == " + id + "ull"), std::string::npos) << id;
+}
+
+TEST(gemm_emit, a_challenger_must_clearly_beat_the_heuristic) {
+  result_file f = h200_results();
+  f.trials.clear();
+  const std::map<std::string, long long> ref_params = {{"rank", 0}, {"workspace_mb", 32}};
+  const std::map<std::string, long long> lt = {{"algo", 66}, {"tile", 23}, {"stages", 35}, {"split_k", 1}, {"reduction", 0},
+                                                {"swizzle", 0}, {"custom", 4}, {"inner", 0}, {"cluster", 3}};
+  // 1.5% faster with separated intervals: within the 2% tie margin, the heuristic stays.
+  f.trials.push_back(trial(2048, 1024, 4096, "cublaslt", ref_params, "gemm_bf16_cublaslt_heuristic", 100));
+  auto close = trial(2048, 1024, 4096, "cublaslt", lt, lt_name, 98.5);
+  close.ci_lo_us = 98.4;
+  close.ci_hi_us = 98.6;
+  f.trials.push_back(close);
+  // 5% faster but the intervals overlap: a tie.
+  f.trials.push_back(trial(512, 1024, 4096, "cublaslt", ref_params, "gemm_bf16_cublaslt_heuristic", 100));
+  auto noisy = trial(512, 1024, 4096, "cublaslt", lt, lt_name, 95);
+  noisy.ci_hi_us = 99.5;
+  f.trials.push_back(noisy);
+  // 5% faster, intervals apart: the challenger.
+  f.trials.push_back(trial(128, 1024, 4096, "cublaslt", ref_params, "gemm_bf16_cublaslt_heuristic", 100));
+  f.trials.push_back(trial(128, 1024, 4096, "cublaslt", lt, lt_name, 95));
+  // No verified heuristic (its answer was wrong): the fastest verified choice.
+  auto wrong_ref = trial(4097, 4097, 4097, "cublaslt", ref_params, "gemm_bf16_cublaslt_heuristic", 50);
+  wrong_ref.status = "wrong_answer";
+  f.trials.push_back(wrong_ref);
+  f.trials.push_back(trial(4097, 4097, 4097, "cublaslt", lt, lt_name, 1200));
+  const auto out = emit_gemm({f}, {"90a"});
+  for (const char* shape : {"2048, 1024, 4096", "512, 1024, 4096"}) {
+    const auto line = table_line_of(out.header, "90", shape);
+    EXPECT_NE(line.find("gemm_kind::cublaslt_heuristic"), std::string::npos) << shape << ": " << line;
+  }
+  for (const char* shape : {"128, 1024, 4096", "4097, 4097, 4097"}) {
+    const auto line = table_line_of(out.header, "90", shape);
+    EXPECT_NE(line.find("gemm_kind::cublaslt,"), std::string::npos) << shape << ": " << line;
+  }
 }
