@@ -7,6 +7,8 @@
 #                                                         cuop vs cuBLASLt vs torch tables
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh side      build against the committed results, GPU
 #                                                         tests, gemm and softmax side-by-side tables
+#   SEED_DB=<bf16 db> CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh f16    f16 half, export both,
+#                                                         rebuild, side-by-side tables
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh decode    build, GEMM GPU tests, bf16 sweep of the
 #                                                         decode problems (m <= 64), per-family table
 # Everything worth keeping goes to $OUT.
@@ -104,6 +106,34 @@ sweep)
   $tune export --db $DB --op gemm --out "$OUT/results" >>"$log" 2>&1
   cp $DB "$OUT/h200.db"
   ;;
+f16)  # one call: resume the bf16 sweep's database ($SEED_DB) with the f16 half, export both,
+      # rebuild against them, side-by-side tables (bf16: every problem; f16: $SHAPES)
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
+  [[ -f "${SEED_DB:-}" ]] && cp "$SEED_DB" $DB
+  step "configure + build"
+  # shellcheck disable=SC2086
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  cmake --build build -j16 --target cuop-tune gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
+  step "gemm sweep (f16)"
+  timeout "${GEMM_SWEEP_S:-180}" $tune sweep configs/gemm.yaml --only gemm_f16_ --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+  echo "sweep exit $?" | tee -a "$log"
+  grep -E "trials measured" "$log" | tail -1
+  python3 scripts/gemm_families.py $DB --only gemm_f16_ >"$OUT/gemm-families-f16.md" 2>&1
+  tail -3 "$OUT/gemm-families-f16.md"
+  $tune export --db $DB --op gemm --out "$OUT/results" >>"$log" 2>&1
+  cp -r results/softmax "$OUT/results/"
+  cp $DB "$OUT/h200.db"
+  step "rebuild against the new results"
+  cmake -S . -B build -DCUOP_RESULTS_DIR="$OUT/results" >>"$log" 2>&1
+  cmake --build build -j16 --target gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | tail -30; exit 1; }
+  ./build/examples/gemm_app 2>&1 | tee -a "$log"
+  step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul (bf16, every problem)"
+  timeout "${GEMM_CMP_S:-230}" python3 scripts/gemm_vs_torch.py build configs/gemm.yaml --dtype bf16 >"$OUT/gemm-h200.md" 2>>"$log"
+  tail -5 "$OUT/gemm-h200.md"
+  step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul (f16, $SHAPES)"
+  timeout 70 python3 scripts/gemm_vs_torch.py build "$SHAPES" --dtype f16 >"$OUT/gemm-h200-f16.md" 2>>"$log"
+  tail -5 "$OUT/gemm-h200-f16.md"
+  ;;
 side)  # one call: build against the committed results/, every GPU test, side-by-side tables
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
   step "configure + build"
@@ -136,7 +166,7 @@ compare)
   cat "$OUT/gemm-h200.md"
   ;;
 *)
-  echo "usage: $0 quick|side|decode|build|sweep|compare" >&2
+  echo "usage: $0 quick|f16|side|decode|build|sweep|compare" >&2
   exit 2
   ;;
 esac
