@@ -1,4 +1,5 @@
-// cuop-tune export: the newest environment of a GPU model only, the newest trial per key.
+// cuop-tune export: per GPU model and problem, the newest environment that measured the problem
+// only; the newest trial per key.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -13,11 +14,13 @@ namespace {
 namespace fs = std::filesystem;
 using namespace cuop;
 
-store::trial_record trial(std::int64_t run, const std::string& env, const std::string& instance, double us) {
+store::trial_record trial(std::int64_t run, const std::string& env, const std::string& instance, double us,
+                          int rows = 8) {
   store::trial_record t;
   t.run_id = run;
   t.env_key = env;
-  t.problem = {"softmax_f32_8x1024", "softmax", "f32", R"({"cols":1024,"rows":8})", 65536};
+  t.problem = {"softmax_f32_" + std::to_string(rows) + "x1024", "softmax", "f32",
+               R"({"cols":1024,"rows":)" + std::to_string(rows) + "}", rows * 8192LL};
   t.config = {instance, "softmax", "block_row", "f32", R"({"block_threads":256,"chunks":1,"vec":4})"};
   t.status = "ok";
   t.median_us = t.min_us = t.q1_us = t.q3_us = t.mean_us = us;
@@ -29,7 +32,7 @@ store::trial_record trial(std::int64_t run, const std::string& env, const std::s
 
 }  // namespace
 
-TEST(export_results, keeps_only_the_newest_environment_of_each_gpu) {
+TEST(export_results, keeps_the_newest_environment_of_each_problem) {
   const auto dir = fs::temp_directory_path() / ("cuop-export-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -46,6 +49,7 @@ TEST(export_results, keeps_only_the_newest_environment_of_each_gpu) {
     const auto old_run = db->begin_run(run);
     db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_v4_b256_c1", 5.0));
     db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 6.0));
+    db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 9.0, 16));
     run.env.source_hash = "new-kernels";  // the kernels changed: a new environment
     const auto new_run = db->begin_run(run);
     db->put_trial(trial(new_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 7.0));
@@ -53,8 +57,13 @@ TEST(export_results, keeps_only_the_newest_environment_of_each_gpu) {
   }
   const auto files = emit::read_results((dir / "results").string());
   ASSERT_EQ(files.size(), 1u);
-  ASSERT_EQ(files[0].trials.size(), 1u);  // the old environment's faster trial is stale, not mixed in
-  EXPECT_EQ(files[0].trials[0].instance, "softmax_f32_block_row_v4_b512_c1");
-  EXPECT_DOUBLE_EQ(files[0].trials[0].median_us, 7.0);
+  // 8 rows: the old environment's faster trial is stale, not mixed in. 16 rows: measured only in
+  // the old environment, kept.
+  ASSERT_EQ(files[0].trials.size(), 2u);
+  for (const auto& t : files[0].trials) {
+    EXPECT_EQ(t.instance, "softmax_f32_block_row_v4_b512_c1");
+    EXPECT_DOUBLE_EQ(t.median_us, t.problem == "softmax_f32_8x1024" ? 7.0 : 9.0) << t.problem;
+  }
+  EXPECT_EQ(files[0].runs.size(), 2u);
   fs::remove_all(dir);
 }

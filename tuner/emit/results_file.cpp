@@ -190,23 +190,26 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
     slug_of_env[r.env.key()] = s;
     slug_of_run[r.id] = s;
   }
-  // Only the newest environment of each GPU model (driver, runtime, flags, kernel sources): stale
-  // timings are never mixed with fresh ones. Within it, the newest trial per (problem, instance);
-  // constraint rejections are not results.
+  // Per GPU model and problem, only the newest environment that measured the problem (driver,
+  // runtime, flags, kernel sources, physical GPU): a problem's timings are never mixed across
+  // environments, and a sweep of some problems (one dtype, on another H200) leaves the others'
+  // results in place. Within it, the newest trial per (problem, instance); constraint rejections
+  // are not results.
   store::trial_filter filter;
   filter.op = op;
   auto trials = db.trials(filter);
-  std::map<std::string, std::pair<std::int64_t, std::string>> current_env;  // slug -> run, env
+  using problem_slot = std::pair<std::string, std::string>;  // slug, problem key
+  std::map<problem_slot, std::pair<std::int64_t, std::string>> current_env;  // -> run, env
   for (const auto& t : trials) {
     if (t.status == "rejected" || !slug_of_run.contains(t.run_id)) continue;
-    auto& env = current_env[slug_of_run[t.run_id]];
+    auto& env = current_env[{slug_of_run[t.run_id], t.problem.key}];
     if (t.run_id > env.first) env = {t.run_id, t.env_key};
   }
   std::map<std::string, std::map<std::pair<std::string, std::string>, store::trial_record>> newest;
   for (auto& t : trials) {
     if (t.status == "rejected" || !slug_of_run.contains(t.run_id)) continue;
     const auto& s = slug_of_run[t.run_id];
-    if (t.env_key != current_env[s].second) continue;
+    if (t.env_key != current_env[{s, t.problem.key}].second) continue;
     auto& slot = newest[s][{t.problem.key, t.config.instance}];
     if (slot.run_id <= t.run_id) slot = std::move(t);
   }

@@ -46,8 +46,9 @@ struct result_file {
   std::vector<result_build> builds;
 };
 
-// Groups the database's runs of `op` by GPU model; keeps the trials of each model's newest
-// environment (store::environment::key) only, and for each (problem, configuration) the newest. Writes <dir>/<op>/<gpu-slug>.json ("validation.json" when no GPU); returns paths.
+// Groups the database's runs of `op` by GPU model; keeps, per problem, the trials of the newest
+// environment (store::environment::key) that measured it, and for each (problem, configuration)
+// the newest. Writes <dir>/<op>/<gpu-slug>.json ("validation.json" when no GPU); returns paths.
 std::vector<std::string> export_results(store::database& db, const std::string& op,
                                         const std::string& dir);
 
