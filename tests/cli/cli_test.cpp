@@ -225,3 +225,21 @@ TEST(cli, sweep_only_matching_nothing_is_an_error_and_creates_no_database) {
   EXPECT_NE(r.out.find("no problem of any file matches --only \"no_such_problem\""), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(tmp / "x.db"));
 }
+
+TEST(cli, conv2d_compile_validation_sweep_records_every_target) {
+  temp_dir tmp;
+  std::ofstream(tmp / "conv.yaml")
+      << "op: conv2d\ndtypes: [f16]\nproblems:\n"
+         "  - {n: 2, h: 9, w: 9, c: 24, k: 24, r: 5, s: 5, pad: 2, groups: 24, layout: nchw}\n"
+         "candidates:\n  - family: depthwise\n"
+         "    params: {vec: [8], cvecs: [1], block_c: [8, 16], tile_h: [4], tile_w: [8], pw: [2], stage: [1]}\n"
+         "targets: [sm_80, sm_90a, sm_100a]\n";
+  const auto r = run_cli("sweep " + (tmp / "conv.yaml") + " --validate-only --db " + (tmp / "x.db") +
+                         " --cache " + (tmp / "cache"));
+  EXPECT_EQ(r.code, 0) << r.out;
+  // block_c 16: 2 x 4 x 4 = 32 threads, compiles; block_c 8: 16 threads, the kernel's static_assert.
+  for (const char* target : {"sm_80", "sm_90a", "sm_100a"})
+    EXPECT_NE(r.out.find(std::string("[conv2d] ") + target + ": 1 configurations compile and fit, 1 rejected"),
+              std::string::npos)
+        << r.out;
+}

@@ -226,7 +226,57 @@ TEST(registry, softmax_families_and_dims) {
             (std::vector<std::string>{"vec", "block_threads", "chunks", "cluster"}));
   EXPECT_EQ(op->find_family("nope"), nullptr);
   EXPECT_EQ(cuop::ops::find_op("gemmm"), nullptr);
-  EXPECT_EQ(cuop::ops::op_names(), (std::vector<std::string>{"softmax", "gemm"}));
+  EXPECT_EQ(cuop::ops::op_names(), (std::vector<std::string>{"softmax", "gemm", "conv2d"}));
+}
+
+TEST(spec, conv2d_problems_take_defaults_zero_padding_and_a_named_layout) {
+  const std::string text =
+      "op: conv2d\ndtypes: [f16]\nproblems:\n"
+      "  - {n: 32, h: 56, w: 56, c: 128, k: 128, r: 7, s: 7, pad: 3, groups: 128}\n"
+      "  - {n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, stride: 2, groups: 16, layout: nchw}\n"
+      "candidates: [{family: depthwise, params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, "
+      "tile_w: 8, pw: 2, stage: 1}}]\n";
+  const auto sw = parse(text, "c.yaml");
+  ASSERT_EQ(sw.problems.size(), 2u);
+  const auto& a = sw.problems[0].dims;
+  EXPECT_EQ(a.at("stride"), 1);
+  EXPECT_EQ(a.at("dilation"), 1);
+  EXPECT_EQ(a.at("pad"), 3);
+  EXPECT_EQ(a.at("layout"), 0);
+  EXPECT_EQ(sw.problems[0].key("conv2d"), "conv2d_f16_nhwc_32x56x56x128_k128_r7x7_s1_p3_d1_g128");
+  const auto& b = sw.problems[1].dims;
+  EXPECT_EQ(b.at("pad"), 0);
+  EXPECT_EQ(b.at("layout"), 1);
+  EXPECT_EQ(sw.problems[1].key("conv2d"), "conv2d_f16_nchw_1x8x8x16_k16_r3x3_s2_p0_d1_g16");
+}
+
+TEST(spec, conv2d_dimension_errors_name_the_place) {
+  const auto with = [](const std::string& problem) {
+    return "op: conv2d\ndtypes: [f16]\nproblems:\n  - " + problem +
+           "\ncandidates: [{family: depthwise, params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, "
+           "tile_w: 8, pw: 2, stage: 1}}]\n";
+  };
+  EXPECT_EQ(error_of([&] { parse(with("{n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, layout: nhcw}"), "c.yaml"); }),
+            "c.yaml:4:58: unknown layout \"nhcw\" (did you mean \"nhwc\"?)");
+  EXPECT_EQ(error_of([&] { parse(with("{n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, pad: -1}"), "c.yaml"); }),
+            "c.yaml:4:55: expected an integer >= 0 for \"pad\", got \"-1\"");
+  EXPECT_EQ(error_of([&] { parse(with("{n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, stride: 1}"), "c.yaml"); }),
+            "c.yaml:4:5: missing dimension \"s\" in problem");
+}
+
+TEST(registry, conv2d_dims_and_families) {
+  const auto* op = cuop::ops::find_op("conv2d");
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"n", "h", "w", "c", "k", "r", "s", "stride", "pad",
+                                                        "dilation", "groups", "layout"}));
+  EXPECT_EQ(op->family_names(), (std::vector<std::string>{"depthwise"}));
+  EXPECT_EQ(op->dim("pad").min, 0);
+  EXPECT_EQ(op->dim("pad").fallback.value_or(-1), 0);
+  EXPECT_FALSE(op->dim("n").fallback.has_value());
+  EXPECT_EQ(op->dim("layout").choices, (std::vector<std::string>{"nhwc", "nchw"}));
+  // Ops without rules: every dimension required and positive.
+  EXPECT_EQ(cuop::ops::find_op("gemm")->dim("m").min, 1);
+  EXPECT_FALSE(cuop::ops::find_op("gemm")->dim("m").fallback.has_value());
 }
 
 }  // namespace

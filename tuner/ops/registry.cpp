@@ -1,7 +1,9 @@
 #include "tuner/ops/registry.hpp"
 
+#include "cuop/kernels/conv/family.hpp"
 #include "cuop/kernels/gemm/family.hpp"
 #include "cuop/kernels/softmax/family.hpp"
+#include "tuner/ops/conv_op.hpp"
 #include "tuner/ops/gemm_op.hpp"
 
 namespace cuop::ops {
@@ -31,8 +33,24 @@ op_desc gemm_op() {
   return op;
 }
 
+op_desc conv2d_op() {
+  namespace kc = kernels::conv;
+  op_desc op{"conv2d", {}, {}};
+  op.dims = {{"n", 1, {}, {}},        {"h", 1, {}, {}},       {"w", 1, {}, {}},
+             {"c", 1, {}, {}},        {"k", 1, {}, {}},       {"r", 1, {}, {}},
+             {"s", 1, {}, {}},        {"stride", 1, 1, {}},   {"pad", 0, 0, {}},
+             {"dilation", 1, 1, {}},  {"groups", 1, 1, {}},
+             {"layout", 0, 0, {std::string(kc::name_of(kc::layout::nhwc)), std::string(kc::name_of(kc::layout::nchw))}}};
+  for (const auto& d : op.dims) op.problem_dims.push_back(d.name);
+  op.key_of = conv_problem_key;
+  family_desc d{std::string(conv_depthwise_family), {}, "kernel"};
+  for (std::string_view p : kc::depthwise_param_names()) d.params.emplace_back(p);
+  op.families.push_back(std::move(d));
+  return op;
+}
+
 const std::vector<op_desc>& table() {
-  static const std::vector<op_desc> ops = {softmax_op(), gemm_op()};
+  static const std::vector<op_desc> ops = {softmax_op(), gemm_op(), conv2d_op()};
   return ops;
 }
 
@@ -42,6 +60,12 @@ const family_desc* op_desc::find_family(std::string_view family) const noexcept 
   for (const auto& f : families)
     if (f.name == family) return &f;
   return nullptr;
+}
+
+dim_desc op_desc::dim(std::string_view name) const {
+  for (const auto& d : dims)
+    if (d.name == name) return d;
+  return {std::string(name), 1, {}, {}};
 }
 
 std::vector<std::string> op_desc::family_names() const {

@@ -3,6 +3,9 @@
 // adding one entry in registry.cpp.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,13 +18,28 @@ struct family_desc {
   std::string kind;                 // "kernel" or "library"
 };
 
+// One dimension of an op's problems. Values are integers; a dimension with named choices (a
+// layout) is written by name in sweep files and stored as the index of the name.
+struct dim_desc {
+  std::string name;
+  std::int64_t min = 1;                     // smallest accepted value
+  std::optional<std::int64_t> fallback;     // the value when a problem omits it (none: required)
+  std::vector<std::string> choices;         // named values, stored as their index
+};
+
+using dim_values = std::map<std::string, std::int64_t>;
+
 struct op_desc {
   std::string name;
   std::vector<std::string> problem_dims;  // in the order problem keys use ("rows", "cols")
   std::vector<family_desc> families;
+  std::vector<dim_desc> dims = {};        // problem_dims with their rules; empty: required, >= 1
+  // Problem key after "<op>_<dtype>_"; null: the dimensions joined by "x" in problem_dims order.
+  std::string (*key_of)(const dim_values&) = nullptr;
 
   const family_desc* find_family(std::string_view family) const noexcept;
   std::vector<std::string> family_names() const;
+  dim_desc dim(std::string_view name) const;  // its rules (required, >= 1 when not listed)
 };
 
 const op_desc* find_op(std::string_view name) noexcept;

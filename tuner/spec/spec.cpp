@@ -57,9 +57,20 @@ std::vector<problem> parse_problems(const yaml_reader& r, const YAML::Node& n,
     problem shape;
     shape.where = r.where(item);
     for (const auto& dim : op.problem_dims) {
+      const ops::dim_desc rules = op.dim(dim);
       const entry* e = find(es, dim);
-      if (!e) r.fail(item, "missing dimension " + quoted(dim) + " in problem");
-      shape.dims[dim] = r.positive_integer(e->value, quoted(dim));
+      if (!e) {
+        if (!rules.fallback) r.fail(item, "missing dimension " + quoted(dim) + " in problem");
+        shape.dims[dim] = *rules.fallback;
+      } else if (!rules.choices.empty()) {
+        const std::string v = r.string(e->value, quoted(dim));
+        const auto at = std::find(rules.choices.begin(), rules.choices.end(), v);
+        if (at == rules.choices.end())
+          r.fail(e->value, "unknown " + dim + " " + quoted(v) + suggest_suffix(v, rules.choices));
+        shape.dims[dim] = at - rules.choices.begin();
+      } else {
+        shape.dims[dim] = r.integer_at_least(e->value, rules.min, quoted(dim));
+      }
     }
     const entry* one = find(es, "dtype");
     const entry* many = find(es, "dtypes");
@@ -262,7 +273,9 @@ std::string problem::key(const std::string& op) const {
     out += std::to_string(v);
     first = false;
   };
-  if (const ops::op_desc* d = ops::find_op(op)) {
+  if (const ops::op_desc* d = ops::find_op(op); d && d->key_of) {
+    out += d->key_of(dims);
+  } else if (d) {
     for (const auto& dim : d->problem_dims)
       if (auto it = dims.find(dim); it != dims.end()) add(it->second);
   } else {

@@ -92,6 +92,15 @@ std::int64_t yaml_reader::positive_integer(const YAML::Node& n, const std::strin
   return *v;
 }
 
+std::int64_t yaml_reader::integer_at_least(const YAML::Node& n, std::int64_t min,
+                                           const std::string& what) const {
+  if (min == 1) return positive_integer(n, what);
+  const auto v = scalar_as<std::int64_t>(n);
+  if (!v || *v < min)
+    fail(n, "expected an integer >= " + std::to_string(min) + " for " + what + ", got " + describe(n));
+  return *v;
+}
+
 double yaml_reader::number(const YAML::Node& n, const std::string& what) const {
   const auto v = scalar_as<double>(n);
   if (!v || !std::isfinite(*v)) fail(n, "expected a number for " + what + ", got " + describe(n));

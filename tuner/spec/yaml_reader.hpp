@@ -39,6 +39,7 @@ class yaml_reader {
   std::string string(const YAML::Node& n, const std::string& what) const;  // a non-empty scalar
   std::int64_t integer(const YAML::Node& n, const std::string& what) const;
   std::int64_t positive_integer(const YAML::Node& n, const std::string& what) const;
+  std::int64_t integer_at_least(const YAML::Node& n, std::int64_t min, const std::string& what) const;
   double number(const YAML::Node& n, const std::string& what) const;
   bool boolean(const YAML::Node& n, const std::string& what) const;
 

@@ -1,0 +1,42 @@
+// Launching one of our kernels, whatever the op: the pieces every op's launch.hpp shares.
+// CUDA runtime; the nvcc path and the tuner both use it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace cuop::kernels::common {
+
+// The device's threads per block and opt-in shared memory per block.
+inline cudaError_t query_block_limits(int device, int& max_threads, long long& max_smem) {
+  cudaError_t e = cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device);
+  if (e != cudaSuccess) return e;
+  int smem = 0;
+  e = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  max_smem = smem;
+  return e;
+}
+
+// Launches `kernel` (a __global__ function taking one Args by value, or a cudaKernel_t cast to a
+// pointer) on a grid of block_x-thread blocks; raises its dynamic shared memory limit first when
+// it needs more than the default 48 KiB.
+template <typename Args>
+cudaError_t launch(const void* kernel, dim3 grid, unsigned block_x, std::size_t smem_bytes,
+                   const Args& args, cudaStream_t stream) {
+  if (smem_bytes > 48 * 1024) {
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(smem_bytes));
+    if (e != cudaSuccess) return e;
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(block_x, 1, 1);
+  config.dynamicSmemBytes = smem_bytes;
+  config.stream = stream;
+  Args copy = args;
+  void* params[] = {&copy};
+  return cudaLaunchKernelExC(&config, kernel, params);
+}
+
+}  // namespace cuop::kernels::common

@@ -1,0 +1,89 @@
+// Host-side description of 2-D convolution problems and of our convolution kernel families:
+// shapes and their validity, configurations, the names that identify them and launch plans.
+// Plain C++ (no CUDA headers), shared by the tuner (NVRTC path) and the library (nvcc path).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuop/dtype.hpp"
+
+namespace cuop::kernels::conv {
+
+// Both tensors (x: N x C x H x W, y: N x K x P x Q) share the layout, and the filter follows it:
+// K x R x S x (C / groups) for NHWC, K x (C / groups) x R x S for NCHW (args.cuh).
+enum class layout : int { nhwc = 0, nchw = 1 };
+std::string_view name_of(layout l) noexcept;
+bool parse_layout(std::string_view s, layout& out) noexcept;
+
+struct conv_shape {
+  int n = 1, c = 1, h = 1, w = 1;  // input
+  int k = 1;                       // output channels
+  int r = 1, s = 1;                // filter
+  int stride_h = 1, stride_w = 1;
+  int pad_h = 0, pad_w = 0;
+  int dil_h = 1, dil_w = 1;
+  int groups = 1;
+  layout lay = layout::nhwc;
+
+  int p() const noexcept;  // output height (<= 0 when the filter does not fit)
+  int q() const noexcept;  // output width
+};
+
+// Empty when the shape is a valid convolution, else why not.
+std::string check_shape(const conv_shape& sh);
+double conv_flops(const conv_shape& sh) noexcept;               // 2 N K P Q (C / groups) R S
+double conv_bytes(dtype t, const conv_shape& sh) noexcept;      // x, w and y, each once
+
+struct device_limits {
+  int max_threads_per_block = 1024;
+  long long max_smem_per_block = 48 * 1024;  // opt-in maximum; 0: not known (validation, no device)
+};
+
+struct launch_plan {
+  unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+  unsigned block_x = 1;
+  std::size_t smem_bytes = 0;  // dynamic shared memory
+};
+
+// ---- family depthwise (kernels/include/cuop/kernels/conv/depthwise.cuh) ----------------------
+
+// One configuration. The filter size, stride, layout and dtype come from the problem; the rest
+// are the tunables, in the order names and templates use:
+//   vec      elements per vector access (2, 4, 8 or 16 bytes)
+//   cvecs    vectors per thread (channels per thread = vec * cvecs)
+//   block_c  channels per block
+//   tile_h, tile_w  output tile per block; pw  outputs per thread along W (tile_w % pw == 0)
+//   stage    1: the input patch is staged in shared memory (required for NCHW); 0: read via L1
+struct depthwise_config {
+  dtype t = dtype::f16;
+  layout lay = layout::nhwc;
+  int r = 3, s = 3, stride = 1;
+  int vec = 8, cvecs = 1, block_c = 32, tile_h = 4, tile_w = 8, pw = 4, stage = 1;
+};
+
+std::vector<std::string_view> depthwise_param_names();
+bool set_param(depthwise_config& c, std::string_view name, long long value) noexcept;
+long long get_param(const depthwise_config& c, std::string_view name) noexcept;
+
+// Empty when well formed for some problem, else why not.
+std::string check_config(const depthwise_config& c);
+int threads_per_block(const depthwise_config& c) noexcept;
+long long smem_bytes(const depthwise_config& c) noexcept;
+
+// Stable key naming the code: every template argument appears in it, e.g.
+// "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv1_c32_t4x8_pw4_stage1".
+std::string instance_name(const depthwise_config& c);
+std::string template_name(const depthwise_config& c);  // device instantiation spelled as source
+std::string_view depthwise_header() noexcept;
+
+// The configuration's problem-fixed fields taken from a shape (its tunables kept).
+depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) noexcept;
+
+// Plans `c` for the shape. Empty on success, else why this configuration cannot run it.
+std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const device_limits& dev,
+                        launch_plan& out);
+
+}  // namespace cuop::kernels::conv

@@ -1,0 +1,198 @@
+// Convolution shapes and the depthwise family's validity, names and launch plans. The mapping,
+// shared memory and grid computed here are those of kernels/include/cuop/kernels/conv/depthwise.cuh
+// (its header comment and static_asserts): change both together.
+#include "cuop/kernels/conv/family.hpp"
+
+#include <limits>
+
+namespace cuop::kernels::conv {
+
+namespace {
+
+std::string str(long long v) { return std::to_string(v); }
+
+constexpr int max_filter = 31;          // the largest filter side swept (and unrolled along S)
+constexpr long long max_grid_yz = 65535;
+constexpr long long max_smem_any_target = 227 * 1024;
+
+int* field(depthwise_config& c, std::string_view name) {
+  if (name == "vec") return &c.vec;
+  if (name == "cvecs") return &c.cvecs;
+  if (name == "block_c") return &c.block_c;
+  if (name == "tile_h") return &c.tile_h;
+  if (name == "tile_w") return &c.tile_w;
+  if (name == "pw") return &c.pw;
+  if (name == "stage") return &c.stage;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string_view name_of(layout l) noexcept { return l == layout::nhwc ? "nhwc" : "nchw"; }
+
+bool parse_layout(std::string_view s, layout& out) noexcept {
+  for (layout l : {layout::nhwc, layout::nchw})
+    if (s == name_of(l)) {
+      out = l;
+      return true;
+    }
+  return false;
+}
+
+int conv_shape::p() const noexcept {
+  const long long span = static_cast<long long>(dil_h) * (r - 1) + 1;
+  const long long in = static_cast<long long>(h) + 2ll * pad_h;
+  return in < span || stride_h < 1 ? 0 : static_cast<int>((in - span) / stride_h + 1);
+}
+
+int conv_shape::q() const noexcept {
+  const long long span = static_cast<long long>(dil_w) * (s - 1) + 1;
+  const long long in = static_cast<long long>(w) + 2ll * pad_w;
+  return in < span || stride_w < 1 ? 0 : static_cast<int>((in - span) / stride_w + 1);
+}
+
+std::string check_shape(const conv_shape& sh) {
+  if (sh.n < 1 || sh.c < 1 || sh.h < 1 || sh.w < 1 || sh.k < 1 || sh.r < 1 || sh.s < 1)
+    return "n, c, h, w, k, r and s must be >= 1";
+  if (sh.stride_h < 1 || sh.stride_w < 1) return "stride must be >= 1";
+  if (sh.dil_h < 1 || sh.dil_w < 1) return "dilation must be >= 1";
+  if (sh.pad_h < 0 || sh.pad_w < 0) return "padding must be >= 0";
+  if (sh.groups < 1 || sh.c % sh.groups != 0 || sh.k % sh.groups != 0)
+    return "groups " + str(sh.groups) + " must divide c " + str(sh.c) + " and k " + str(sh.k);
+  if (sh.p() < 1 || sh.q() < 1)
+    return "the " + str(sh.r) + "x" + str(sh.s) + " filter (dilation " + str(sh.dil_h) + "x" +
+           str(sh.dil_w) + ") does not fit the padded " + str(sh.h) + "x" + str(sh.w) + " input";
+  return {};
+}
+
+double conv_flops(const conv_shape& sh) noexcept {
+  return 2.0 * sh.n * sh.k * static_cast<double>(sh.p()) * sh.q() * (sh.c / sh.groups) * sh.r * sh.s;
+}
+
+double conv_bytes(dtype t, const conv_shape& sh) noexcept {
+  const double x = static_cast<double>(sh.n) * sh.c * sh.h * sh.w;
+  const double w = static_cast<double>(sh.k) * (sh.c / sh.groups) * sh.r * sh.s;
+  const double y = static_cast<double>(sh.n) * sh.k * sh.p() * sh.q();
+  return static_cast<double>(size_of(t)) * (x + w + y);
+}
+
+std::vector<std::string_view> depthwise_param_names() {
+  return {"vec", "cvecs", "block_c", "tile_h", "tile_w", "pw", "stage"};
+}
+
+bool set_param(depthwise_config& c, std::string_view name, long long value) noexcept {
+  int* p = field(c, name);
+  if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
+  *p = static_cast<int>(value);
+  return true;
+}
+
+long long get_param(const depthwise_config& c, std::string_view name) noexcept {
+  const int* p = field(const_cast<depthwise_config&>(c), name);
+  return p == nullptr ? -1 : *p;
+}
+
+int threads_per_block(const depthwise_config& c) noexcept {
+  if (c.vec < 1 || c.cvecs < 1 || c.pw < 1) return 0;
+  const long long t = static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * c.tile_h * (c.tile_w / c.pw);
+  return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
+}
+
+long long smem_bytes(const depthwise_config& c) noexcept {
+  const long long filter = static_cast<long long>(c.r) * c.s * c.block_c;
+  const long long patch = c.stage ? (static_cast<long long>(c.tile_h - 1) * c.stride + c.r) *
+                                        ((static_cast<long long>(c.tile_w) - 1) * c.stride + c.s) * c.block_c
+                                  : 0;
+  return (filter + patch) * static_cast<long long>(size_of(c.t));
+}
+
+std::string check_config(const depthwise_config& c) {
+  if (c.lay != layout::nhwc && c.lay != layout::nchw) return "unknown layout";
+  if (c.r < 1 || c.s < 1 || c.r > max_filter || c.s > max_filter)
+    return "filter " + str(c.r) + "x" + str(c.s) + " outside 1.." + str(max_filter);
+  if (c.stride != 1 && c.stride != 2) return "stride " + str(c.stride) + " is not 1 or 2";
+  const long long vec_bytes = static_cast<long long>(c.vec) * static_cast<long long>(size_of(c.t));
+  if (c.vec < 1 || (vec_bytes != 2 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16))
+    return "vec " + str(c.vec) + " x " + str(static_cast<long long>(size_of(c.t))) +
+           " bytes is not a 2-, 4-, 8- or 16-byte vector";
+  if (c.cvecs < 1) return "cvecs " + str(c.cvecs) + " < 1";
+  const int cpt = c.vec * c.cvecs;
+  if (c.block_c < cpt || c.block_c % cpt != 0)
+    return "block_c " + str(c.block_c) + " is not a multiple of vec x cvecs = " + str(cpt);
+  if ((static_cast<long long>(c.block_c) * static_cast<long long>(size_of(c.t))) % 16 != 0)
+    return "block_c " + str(c.block_c) + " channels are not a multiple of 16 bytes (shared-memory rows)";
+  if (c.tile_h < 1) return "tile_h " + str(c.tile_h) + " < 1";
+  if (c.pw < 1 || c.tile_w < c.pw || c.tile_w % c.pw != 0)
+    return "tile_w " + str(c.tile_w) + " is not a multiple of pw " + str(c.pw);
+  if (c.stage != 0 && c.stage != 1) return "stage " + str(c.stage) + " is not 0 or 1";
+  if (c.lay == layout::nchw && c.stage == 0) return "nchw reads its input through the staged patch (stage 1)";
+  const int threads = threads_per_block(c);
+  if (threads < 32 || threads > 1024)
+    return "block of " + str(threads) + " threads ((block_c / (vec x cvecs)) x tile_h x (tile_w / pw)) outside 32..1024";
+  if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
+    return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) + " (227 KiB)";
+  return {};
+}
+
+std::string instance_name(const depthwise_config& c) {
+  return "conv_depthwise_" + std::string(name_of(c.t)) + "_" + std::string(name_of(c.lay)) + "_r" +
+         str(c.r) + "x" + str(c.s) + "_st" + str(c.stride) + "_v" + str(c.vec) + "_cv" + str(c.cvecs) +
+         "_c" + str(c.block_c) + "_t" + str(c.tile_h) + "x" + str(c.tile_w) + "_pw" + str(c.pw) +
+         "_stage" + str(c.stage);
+}
+
+std::string template_name(const depthwise_config& c) {
+  return "cuop::kernels::conv::depthwise<" + std::string(device_type_of(c.t)) + ", " +
+         (c.lay == layout::nhwc ? "true" : "false") + ", " + str(c.r) + ", " + str(c.s) + ", " +
+         str(c.stride) + ", " + str(c.vec) + ", " + str(c.cvecs) + ", " + str(c.block_c) + ", " +
+         str(c.tile_h) + ", " + str(c.tile_w) + ", " + str(c.pw) + ", " + (c.stage ? "true" : "false") + ">";
+}
+
+std::string_view depthwise_header() noexcept { return "cuop/kernels/conv/depthwise.cuh"; }
+
+depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) noexcept {
+  c.t = t;
+  c.lay = sh.lay;
+  c.r = sh.r;
+  c.s = sh.s;
+  c.stride = sh.stride_h;
+  return c;
+}
+
+std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const device_limits& dev,
+                        launch_plan& out) {
+  if (std::string bad = check_config(c); !bad.empty()) return bad;
+  if (std::string bad = check_shape(sh); !bad.empty()) return bad;
+  if (sh.groups != sh.c || sh.k != sh.c)
+    return "not depthwise: groups " + str(sh.groups) + ", c " + str(sh.c) + ", k " + str(sh.k) +
+           " (needs groups == c == k)";
+  if (sh.r != c.r || sh.s != c.s) return "filter " + str(sh.r) + "x" + str(sh.s) + " is not the configuration's " + str(c.r) + "x" + str(c.s);
+  if (sh.stride_h != c.stride || sh.stride_w != c.stride)
+    return "stride " + str(sh.stride_h) + "x" + str(sh.stride_w) + " is not the configuration's " + str(c.stride);
+  if (sh.dil_h != 1 || sh.dil_w != 1) return "dilation " + str(sh.dil_h) + "x" + str(sh.dil_w) + " is not 1";
+  if (sh.lay != c.lay) return "layout " + std::string(name_of(sh.lay)) + " is not the configuration's " + std::string(name_of(c.lay));
+  const int threads = threads_per_block(c);
+  if (threads > dev.max_threads_per_block)
+    return "block of " + str(threads) + " threads > device limit " + str(dev.max_threads_per_block);
+  const long long smem = smem_bytes(c);
+  if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)
+    return "shared memory of " + str(smem) + " bytes > device limit " + str(dev.max_smem_per_block);
+  const long long tiles = ((static_cast<long long>(sh.p()) + c.tile_h - 1) / c.tile_h) *
+                          ((static_cast<long long>(sh.q()) + c.tile_w - 1) / c.tile_w);
+  const long long cgroups = (static_cast<long long>(sh.c) + c.block_c - 1) / c.block_c;
+  if (tiles > std::numeric_limits<int>::max()) return str(tiles) + " output tiles > " + str(std::numeric_limits<int>::max());
+  if (cgroups > max_grid_yz) return str(cgroups) + " channel groups of " + str(c.block_c) + " > " + str(max_grid_yz);
+  if (sh.n > max_grid_yz) return "n " + str(sh.n) + " > " + str(max_grid_yz);
+  // 32-bit element offsets inside the kernel are only for positions within a tensor dimension;
+  // whole-tensor offsets are 64-bit.
+  launch_plan p;
+  p.grid_x = static_cast<unsigned>(tiles);
+  p.grid_y = static_cast<unsigned>(cgroups);
+  p.grid_z = static_cast<unsigned>(sh.n);
+  p.block_x = static_cast<unsigned>(threads);
+  p.smem_bytes = static_cast<std::size_t>(smem);
+  out = p;
+  return {};
+}
+
+}  // namespace cuop::kernels::conv

@@ -1,0 +1,181 @@
+// The depthwise convolution family, instantiated directly with nvcc, planned with plan_launch and
+// checked against the host f64 reference on awkward shapes: 1, 13 (not a multiple of the vector)
+// and 64 channels, 1x1, 7x7 and 17x17 images (one output, edge tiles), "same" and no padding,
+// stride 1 and 2, NHWC and NCHW, staged and L1 inputs, f16 / bf16 / f32, alpha and beta, and an
+// input pointer that defeats vector loads. Outputs are poisoned with NaN first (beta == 0).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuop/kernels/conv/depthwise.cuh"
+#include "cuop/kernels/conv/family.hpp"
+#include "cuop/kernels/conv/launch.hpp"
+#include "cuop/reference/conv_reference.hpp"
+#include "cuop/reference/softmax_reference.hpp"
+#include "gpu_test_support.hpp"
+
+namespace {
+
+namespace kc = cuop::kernels::conv;
+namespace ref = cuop::reference;
+using cuop::dtype;
+
+template <typename K>
+__global__ void __launch_bounds__(K::block_threads) entry(kc::conv_args a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  K::run(a, smem);
+}
+
+float host_value(dtype t, const unsigned char* p) {
+  if (t == dtype::f32) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  std::uint16_t b;
+  std::memcpy(&b, p, 2);
+  if (t == dtype::bf16) {
+    const std::uint32_t w = static_cast<std::uint32_t>(b) << 16;
+    float f;
+    std::memcpy(&f, &w, 4);
+    return f;
+  }
+  __half h;
+  std::memcpy(&h, &b, 2);
+  return __half2float(h);
+}
+
+std::vector<float> to_host(dtype t, const void* d, long long count) {
+  std::vector<unsigned char> raw(count * cuop::size_of(t));
+  EXPECT_EQ(cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  std::vector<float> out(count);
+  for (long long i = 0; i < count; ++i) out[i] = host_value(t, &raw[i * cuop::size_of(t)]);
+  return out;
+}
+
+struct variant {
+  int c, hw, pad;  // pad < 0: r / 2 ("same" for odd filters)
+  float alpha, beta;
+  int x_offset;    // elements added to the input pointer (1: no vector loads)
+};
+
+const variant variants[] = {
+    {64, 17, -1, 1.f, 0.f, 0}, {13, 17, -1, 1.f, 0.f, 0}, {1, 7, -1, 1.5f, 0.5f, 0},
+    {64, 7, 0, 1.f, 0.f, 0},   {64, 1, -1, 1.f, 0.f, 0},  {64, 17, -1, -1.f, 0.25f, 1},
+};
+
+void run_variant(const kc::depthwise_config& cfg, const void* kernel, const variant& v) {
+  kc::conv_shape sh;
+  sh.n = 2;
+  sh.c = sh.k = sh.groups = v.c;
+  sh.h = sh.w = v.hw;
+  sh.r = cfg.r;
+  sh.s = cfg.s;
+  sh.stride_h = sh.stride_w = cfg.stride;
+  sh.pad_h = sh.pad_w = v.pad < 0 ? cfg.r / 2 : v.pad;
+  sh.lay = cfg.lay;
+  if (!kc::check_shape(sh).empty()) return;  // e.g. no padding and a filter larger than the image
+  SCOPED_TRACE(kc::instance_name(cfg) + " c " + std::to_string(v.c) + " hw " + std::to_string(v.hw) +
+               " pad " + std::to_string(sh.pad_h) + " alpha " + std::to_string(v.alpha) + " beta " +
+               std::to_string(v.beta) + " x offset " + std::to_string(v.x_offset));
+  int device = 0;
+  CUOP_CUDA_ASSERT(cudaGetDevice(&device));
+  kc::device_limits dev;
+  CUOP_CUDA_ASSERT(kc::query_limits(device, dev));
+  kc::launch_plan plan;
+  ASSERT_EQ(kc::plan_launch(cfg, sh, dev, plan), "");
+
+  const long long xn = 1LL * sh.n * sh.c * sh.h * sh.w, wn = 1LL * sh.k * sh.r * sh.s,
+                  yn = 1LL * sh.n * sh.k * sh.p() * sh.q();
+  const std::size_t es = cuop::size_of(cfg.t);
+  unsigned char *x = nullptr, *w = nullptr, *y = nullptr;
+  CUOP_CUDA_ASSERT(cudaMalloc(&x, (xn + v.x_offset) * es));
+  CUOP_CUDA_ASSERT(cudaMalloc(&w, wn * es));
+  CUOP_CUDA_ASSERT(cudaMalloc(&y, yn * es));
+  const unsigned long long seed = 7919ULL * v.c + 31ULL * v.hw + cfg.r;
+  CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, x, xn + v.x_offset, seed, -1.f, 1.f, nullptr));
+  CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, w, wn, seed + 1, -1.f, 1.f, nullptr));
+  if (v.beta != 0.f) CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, y, yn, seed + 2, -1.f, 1.f, nullptr));
+  else CUOP_CUDA_ASSERT(ref::fill_nan(cfg.t, y, yn, nullptr));
+  CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
+  const void* x_data = x + v.x_offset * es;
+  const auto hx = to_host(cfg.t, x_data, xn), hw = to_host(cfg.t, w, wn), hy0 = to_host(cfg.t, y, yn);
+  std::vector<double> expect(yn);
+  ref::conv2d_reference_cpu(sh, hx.data(), hw.data(), expect.data());
+
+  kc::conv_args a{x_data, w, y, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
+                  sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, 1, 1, sh.groups, v.alpha, v.beta};
+  CUOP_CUDA_ASSERT(kc::launch(kernel, plan, a, nullptr));
+  CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
+  const auto got = to_host(cfg.t, y, yn);
+  const double atol = ref::conv_atol(cfg.t, sh) * (std::fabs(v.alpha) + 1.0), rtol = ref::conv_rtol(cfg.t);
+  long long bad = 0, first = -1;
+  for (long long i = 0; i < yn; ++i) {
+    const double want = v.alpha * expect[i] + (v.beta != 0.f ? v.beta * hy0[i] : 0.0);
+    const bool ok = std::isfinite(got[i]) && std::fabs(got[i] - want) <= atol + rtol * std::fabs(want);
+    if (!ok && bad++ == 0) first = i;
+  }
+  EXPECT_EQ(bad, 0) << "first bad element " << first << ": got " << (first >= 0 ? got[first] : 0.f)
+                    << ", want " << (first >= 0 ? v.alpha * expect[first] : 0.0);
+  cudaFree(x);
+  cudaFree(w);
+  cudaFree(y);
+}
+
+template <typename K>
+void check_config(const kc::depthwise_config& cfg) {
+  ASSERT_EQ(kc::check_config(cfg), "");
+  ASSERT_EQ(kc::threads_per_block(cfg), K::block_threads);
+  ASSERT_EQ(kc::smem_bytes(cfg), K::smem_bytes);
+  for (const variant& v : variants) {
+    run_variant(cfg, reinterpret_cast<const void*>(&entry<K>), v);
+    if (testing::Test::HasFatalFailure()) return;
+  }
+}
+
+kc::depthwise_config make(dtype t, bool nhwc, int r, int stride, int vec, int cvecs, int block_c, int tile_h,
+                          int tile_w, int pw, bool stage) {
+  kc::depthwise_config c;
+  c.t = t;
+  c.lay = nhwc ? kc::layout::nhwc : kc::layout::nchw;
+  c.r = c.s = r;
+  c.stride = stride;
+  c.vec = vec;
+  c.cvecs = cvecs;
+  c.block_c = block_c;
+  c.tile_h = tile_h;
+  c.tile_w = tile_w;
+  c.pw = pw;
+  c.stage = stage ? 1 : 0;
+  return c;
+}
+
+using bf16 = __nv_bfloat16;
+
+}  // namespace
+
+#define CUOP_DW_TEST(NAME, T, DT, NHWC, R, ST, V, CV, BC, TH, TW, PW, STAGE)                     \
+  TEST(sm80_conv_depthwise, NAME) {                                                              \
+    CUOP_REQUIRE_GPU();                                                                          \
+    check_config<kc::depthwise<T, NHWC, R, R, ST, V, CV, BC, TH, TW, PW, STAGE>>(                \
+        make(DT, NHWC, R, ST, V, CV, BC, TH, TW, PW, STAGE));                                    \
+  }
+
+// Staged 3x3, sliding window along S.
+CUOP_DW_TEST(f16_nhwc_r3_st1_staged, __half, dtype::f16, true, 3, 1, 8, 1, 32, 4, 8, 4, true)
+// Stride 2 through L1, two vectors per thread.
+CUOP_DW_TEST(f16_nhwc_r3_st2_l1, __half, dtype::f16, true, 3, 2, 8, 2, 32, 4, 8, 2, false)
+// 7x7 staged, bf16.
+CUOP_DW_TEST(bf16_nhwc_r7_st1_staged, bf16, dtype::bf16, true, 7, 1, 8, 1, 16, 4, 16, 4, true)
+// NCHW, f32, stride 2.
+CUOP_DW_TEST(f32_nchw_r7_st2_staged, float, dtype::f32, false, 7, 2, 4, 1, 16, 4, 8, 2, true)
+// 31x31 NCHW, f16.
+CUOP_DW_TEST(f16_nchw_r31_st1_staged, __half, dtype::f16, false, 31, 1, 8, 1, 16, 4, 16, 4, true)
+// 31x31 NHWC through L1, bf16.
+CUOP_DW_TEST(bf16_nhwc_r31_st1_l1, bf16, dtype::bf16, true, 31, 1, 8, 1, 32, 2, 8, 2, false)

@@ -1,0 +1,138 @@
+// Convolution shapes (output size, validity, work) and the depthwise family's host side: which
+// configurations are malformed and why, names, and the launch plan for a problem.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cuop/kernels/conv/family.hpp"
+
+namespace {
+
+namespace kc = cuop::kernels::conv;
+using cuop::dtype;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+kc::conv_shape depthwise_shape(int n, int hw, int c, int r, int stride, int pad) {
+  kc::conv_shape sh;
+  sh.n = n;
+  sh.h = sh.w = hw;
+  sh.c = sh.k = sh.groups = c;
+  sh.r = sh.s = r;
+  sh.stride_h = sh.stride_w = stride;
+  sh.pad_h = sh.pad_w = pad;
+  return sh;
+}
+
+kc::depthwise_config cfg(int vec, int cvecs, int block_c, int tile_h, int tile_w, int pw, int stage) {
+  kc::depthwise_config c;
+  c.t = dtype::f16;
+  c.vec = vec;
+  c.cvecs = cvecs;
+  c.block_c = block_c;
+  c.tile_h = tile_h;
+  c.tile_w = tile_w;
+  c.pw = pw;
+  c.stage = stage;
+  return c;
+}
+
+kc::device_limits h200() {
+  kc::device_limits d;
+  d.max_threads_per_block = 1024;
+  d.max_smem_per_block = 227 * 1024;
+  return d;
+}
+
+}  // namespace
+
+TEST(conv_shape, output_size_validity_and_work) {
+  auto sh = depthwise_shape(32, 56, 128, 7, 1, 3);
+  EXPECT_EQ(sh.p(), 56);
+  EXPECT_EQ(sh.q(), 56);
+  EXPECT_EQ(kc::check_shape(sh), "");
+  EXPECT_DOUBLE_EQ(kc::conv_flops(sh), 2.0 * 32 * 128 * 56 * 56 * 49);
+  EXPECT_DOUBLE_EQ(kc::conv_bytes(dtype::f16, sh), 2.0 * (2.0 * 32 * 128 * 56 * 56 + 128 * 49));
+  sh = depthwise_shape(1, 224, 3, 7, 2, 3);  // ResNet's stem geometry
+  EXPECT_EQ(sh.p(), 112);
+  sh.dil_h = sh.dil_w = 2;
+  EXPECT_EQ(sh.p(), 109);  // (224 + 6 - 13) / 2 + 1
+  sh = depthwise_shape(1, 4, 8, 7, 1, 0);
+  EXPECT_EQ(sh.p(), 0);
+  EXPECT_TRUE(contains(kc::check_shape(sh), "does not fit the padded 4x4 input")) << kc::check_shape(sh);
+  sh = depthwise_shape(1, 8, 6, 3, 1, 1);
+  sh.groups = 4;
+  EXPECT_TRUE(contains(kc::check_shape(sh), "groups 4 must divide c 6 and k 6"));
+  sh.groups = 1;
+  sh.pad_h = -1;
+  EXPECT_TRUE(contains(kc::check_shape(sh), "padding must be >= 0"));
+  kc::layout l = kc::layout::nhwc;
+  EXPECT_TRUE(kc::parse_layout("nchw", l));
+  EXPECT_EQ(l, kc::layout::nchw);
+  EXPECT_FALSE(kc::parse_layout("NHWC", l));
+}
+
+TEST(conv_depthwise, well_formed_and_malformed_configurations) {
+  EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 4, 8, 4, 1)), "");
+  EXPECT_EQ(kc::check_config(cfg(8, 2, 64, 2, 16, 2, 0)), "");
+  kc::depthwise_config f32 = cfg(4, 1, 16, 4, 8, 2, 1);
+  f32.t = dtype::f32;
+  EXPECT_EQ(kc::check_config(f32), "");
+  f32.vec = 8;  // 32 bytes
+  EXPECT_TRUE(contains(kc::check_config(f32), "vec 8 x 4 bytes is not a 2-, 4-, 8- or 16-byte vector"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 20, 4, 8, 4, 1)), "block_c 20 is not a multiple of vec x cvecs = 8"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(2, 1, 4, 4, 64, 4, 1)), "not a multiple of 16 bytes"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 6, 4, 1)), "tile_w 6 is not a multiple of pw 4"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 8, 1)), "block of 1 threads"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 256, 8, 32, 1, 1)), "block of 8192 threads"));
+  kc::depthwise_config nchw = cfg(8, 1, 32, 4, 8, 4, 0);
+  nchw.lay = kc::layout::nchw;
+  EXPECT_TRUE(contains(kc::check_config(nchw), "nchw reads its input through the staged patch"));
+  kc::depthwise_config big = cfg(8, 1, 64, 8, 16, 4, 1);
+  big.r = big.s = 31;  // (8 - 1 + 31) x (16 - 1 + 31) x 64 + 31 x 31 x 64 halves
+  EXPECT_EQ(kc::smem_bytes(big), (38LL * 46 * 64 + 961LL * 64) * 2);
+  EXPECT_TRUE(contains(kc::check_config(big), "shared memory of 346752 bytes > 232448"));
+  big.r = 33;
+  EXPECT_TRUE(contains(kc::check_config(big), "filter 33x31 outside 1..31"));
+}
+
+TEST(conv_depthwise, names_and_parameters) {
+  kc::depthwise_config c = kc::for_shape(cfg(8, 1, 32, 4, 8, 4, 1), dtype::bf16, depthwise_shape(8, 32, 1024, 31, 1, 15));
+  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_bf16_nhwc_r31x31_st1_v8_cv1_c32_t4x8_pw4_stage1");
+  EXPECT_EQ(kc::template_name(c),
+            "cuop::kernels::conv::depthwise<__nv_bfloat16, true, 31, 31, 1, 8, 1, 32, 4, 8, 4, true>");
+  EXPECT_EQ(kc::threads_per_block(c), 4 * 4 * 2);
+  EXPECT_EQ(kc::depthwise_param_names(),
+            (std::vector<std::string_view>{"vec", "cvecs", "block_c", "tile_h", "tile_w", "pw", "stage"}));
+  EXPECT_TRUE(kc::set_param(c, "tile_w", 16));
+  EXPECT_EQ(kc::get_param(c, "tile_w"), 16);
+  EXPECT_FALSE(kc::set_param(c, "block_m", 16));
+  EXPECT_EQ(kc::get_param(c, "r"), -1);  // from the problem, not a parameter
+}
+
+TEST(conv_depthwise, launch_plan) {
+  const auto sh = depthwise_shape(32, 56, 128, 7, 1, 3);
+  const auto c = kc::for_shape(cfg(8, 1, 32, 4, 8, 4, 1), dtype::f16, sh);
+  kc::launch_plan p;
+  ASSERT_EQ(kc::plan_launch(c, sh, h200(), p), "");
+  EXPECT_EQ(p.grid_x, 14u * 7u);  // 56 / 4 rows x 56 / 8 columns of tiles
+  EXPECT_EQ(p.grid_y, 4u);        // 128 / 32 channel groups
+  EXPECT_EQ(p.grid_z, 32u);
+  EXPECT_EQ(p.block_x, 32u);      // 4 channel threads x 4 rows x 2 segments
+  EXPECT_EQ(p.smem_bytes, static_cast<std::size_t>((49 * 32 + 10 * 14 * 32) * 2));
+  auto other = sh;
+  other.r = 5;
+  EXPECT_TRUE(contains(kc::plan_launch(c, other, h200(), p), "filter 5x7 is not the configuration's 7x7"));
+  other = sh;
+  other.groups = 1;
+  EXPECT_TRUE(contains(kc::plan_launch(c, other, h200(), p), "not depthwise"));
+  other = sh;
+  other.stride_h = other.stride_w = 2;
+  EXPECT_TRUE(contains(kc::plan_launch(c, other, h200(), p), "stride 2x2 is not the configuration's 1"));
+  other = sh;
+  other.lay = kc::layout::nchw;
+  EXPECT_TRUE(contains(kc::plan_launch(c, other, h200(), p), "layout nchw is not the configuration's nhwc"));
+  kc::device_limits small = h200();
+  small.max_smem_per_block = 1024;
+  EXPECT_TRUE(contains(kc::plan_launch(c, sh, small, p), "> device limit 1024"));
+}

@@ -1,0 +1,33 @@
+// 2-D convolution (forward) as the sweep sees it. A problem is {n, h, w, c, k, r, s} with
+// optional stride (1), pad (0), dilation (1), groups (1) and layout (nhwc; or nchw) and one dtype
+// for x, w and y (f32 accumulation). Candidates so far: our depthwise kernel family (groups ==
+// c == k); the cuDNN and cuFFT back ends of issue 4 are still to come (docs/conv.md).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cuop/kernels/conv/family.hpp"
+#include "tuner/ops/op_adapter.hpp"
+#include "tuner/ops/registry.hpp"
+
+namespace cuop::ops {
+
+inline constexpr std::string_view conv_depthwise_family = "depthwise";
+
+// "nhwc_32x56x56x128_k128_r7x7_s1_p3_d1_g128": layout, n x h x w x c, then k, filter, stride,
+// pad, dilation and groups.
+std::string conv_problem_key(const dim_values& dims);
+
+kernels::conv::conv_shape conv_shape_of(const dim_values& dims);
+
+// Throws cuop::error for an unknown family, parameter or dtype.
+kernels::conv::depthwise_config depthwise_config_of(const space::point& p, const spec::problem& problem);
+
+// The extern "C" entry of one configuration (dynamic shared memory), and its translation unit.
+std::string conv_entry_definition(const kernels::conv::depthwise_config& c);
+std::string conv_entry_source(const kernels::conv::depthwise_config& c);
+
+const op_adapter& conv_adapter();
+
+}  // namespace cuop::ops
