@@ -2,7 +2,7 @@
 # README command 1: set up, build, run the main job. With a GPU: the softmax and GEMM sweeps
 # measured and stored in cuop-tune.db. Without one: cuop-tune says so and compile-validates every candidate for
 # every target (sm_80, sm_90a, sm_100a). The convolution sweep is compile-validated either way
-# until its trials can be measured (docs/conv.md).
+# until its measurement path has been checked on a GPU (docs/conv.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh

@@ -74,7 +74,6 @@ class conv_ops final : public op_adapter {
   }
   double flops(const spec::problem& p) const override { return kc::conv_flops(conv_shape_of(p.dims)); }
   bool is_library(std::string_view) const override { return false; }
-  bool can_measure() const override { return false; }  // the worker's conv trials: issue 4, next
   kernel_candidate kernel(const space::point& point, const spec::problem& p) const override {
     // A malformed configuration is not an error here (it fails to compile, with the reason).
     const auto c = depthwise_config_of(point, p);

@@ -30,8 +30,6 @@ class op_adapter {
   virtual bool is_library(std::string_view family) const = 0;
   // Throws cuop::error for an unknown family, parameter or dtype.
   virtual kernel_candidate kernel(const space::point& point, const spec::problem& p) const = 0;
-  // False while the worker has no trial runner for the op: it can only be compile-validated.
-  virtual bool can_measure() const { return true; }
 };
 
 // {"family": "...", "params": {...}} (parameters by name).

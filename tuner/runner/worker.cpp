@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tuner/measure/timer.hpp"
+#include "tuner/ops/conv_trial.hpp"
 #include "tuner/ops/gemm_trial.hpp"
 #include "tuner/ops/softmax_trial.hpp"
 #include "tuner/runner/cuda_errors.hpp"
@@ -75,6 +76,7 @@ int run_worker(int device) {
   std::unique_ptr<measure::l2_flusher> flusher;
   std::unique_ptr<ops::softmax_trial_runner> softmax;
   std::unique_ptr<ops::gemm_trial_runner> gemm;
+  std::unique_ptr<ops::conv_trial_runner> conv;
   if (info.present) {
     if (auto e = cudaSetDevice(device); e != cudaSuccess) {
       std::cerr << "cuop-tune worker: " << describe(e) << '\n';
@@ -84,6 +86,7 @@ int run_worker(int device) {
     flusher = std::make_unique<measure::l2_flusher>(info.l2_bytes);
     softmax = std::make_unique<ops::softmax_trial_runner>(device, stream, flusher.get());
     gemm = std::make_unique<ops::gemm_trial_runner>(device, stream, flusher.get());
+    conv = std::make_unique<ops::conv_trial_runner>(device, stream, flusher.get());
   }
 
   std::string line;
@@ -111,6 +114,7 @@ int run_worker(int device) {
           const auto req = trial_request_from_json(request);
           if (req.op == "gemm") r = gemm->run(req);
           else if (req.op == "softmax") r = softmax->run(req);
+          else if (req.op == "conv2d") r = conv->run(req);
           else {
             r.status = "launch_error";
             r.message = fmt::format("unknown op \"{}\"", req.op);
@@ -140,6 +144,7 @@ int run_worker(int device) {
   }
   softmax.reset();
   gemm.reset();
+  conv.reset();
   flusher.reset();
   if (stream) cudaStreamDestroy(stream);
   return 0;

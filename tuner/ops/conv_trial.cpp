@@ -1,0 +1,160 @@
+#include "tuner/ops/conv_trial.hpp"
+
+#include <fmt/format.h>
+
+#include "cuop/kernels/conv/launch.hpp"
+#include "cuop/reference/conv_reference.hpp"
+#include "cuop/reference/gemm_reference.hpp"
+#include "tuner/ops/conv_op.hpp"
+#include "tuner/runner/cuda_errors.hpp"
+
+namespace cuop::ops {
+
+namespace kc = kernels::conv;
+using runner::trial_failure;
+using runner::trial_request;
+using runner::trial_response;
+
+struct conv_trial_runner::problem_buffers {
+  dtype type = dtype::f16;
+  kc::conv_shape shape;
+  std::string key;  // the problem, to reuse the buffers across its trials
+  void* x = nullptr;
+  void* w = nullptr;
+  void* y = nullptr;
+  float* reference = nullptr;
+  ~problem_buffers() {
+    cudaFree(x);
+    cudaFree(w);
+    cudaFree(y);
+    cudaFree(reference);
+  }
+};
+
+namespace {
+
+long long x_count(const kc::conv_shape& sh) { return 1LL * sh.n * sh.c * sh.h * sh.w; }
+long long w_count(const kc::conv_shape& sh) { return 1LL * sh.k * (sh.c / sh.groups) * sh.r * sh.s; }
+long long y_count(const kc::conv_shape& sh) { return 1LL * sh.n * sh.k * sh.p() * sh.q(); }
+
+dim_values dims_of(const nlohmann::json& j) {
+  dim_values d;
+  for (const auto& [name, value] : j.items()) d[name] = value.get<std::int64_t>();
+  return d;
+}
+
+}  // namespace
+
+conv_trial_runner::conv_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher)
+    : m_device(device), m_stream(stream), m_flusher(flusher) {}
+
+conv_trial_runner::~conv_trial_runner() = default;
+
+cudaError_t conv_trial_runner::prepare_problem(dtype t, const kc::conv_shape& sh, std::uint64_t seed) {
+  const std::string key = fmt::format("{}_{}", name_of(t), conv_problem_key({{"n", sh.n}, {"h", sh.h}, {"w", sh.w},
+      {"c", sh.c}, {"k", sh.k}, {"r", sh.r}, {"s", sh.s}, {"stride", sh.stride_h}, {"pad", sh.pad_h},
+      {"dilation", sh.dil_h}, {"groups", sh.groups}, {"layout", sh.lay == kc::layout::nchw ? 1 : 0}}));
+  if (m_problem && m_problem->key == key) return cudaSuccess;
+  m_problem.reset();
+  auto p = std::make_unique<problem_buffers>();
+  p->type = t;
+  p->shape = sh;
+  p->key = key;
+  const std::size_t es = size_of(t);
+  if (auto e = cudaMalloc(&p->x, x_count(sh) * es); e != cudaSuccess) return e;
+  if (auto e = cudaMalloc(&p->w, w_count(sh) * es); e != cudaSuccess) return e;
+  if (auto e = cudaMalloc(&p->y, y_count(sh) * es); e != cudaSuccess) return e;
+  if (auto e = cudaMalloc(reinterpret_cast<void**>(&p->reference), y_count(sh) * sizeof(float)); e != cudaSuccess)
+    return e;
+  // Random inputs in [-1, 1], never zeros: zeros hide unwritten outputs and run faster.
+  if (auto e = reference::fill_random(t, p->x, x_count(sh), seed, -1.f, 1.f, m_stream); e != cudaSuccess) return e;
+  if (auto e = reference::fill_random(t, p->w, w_count(sh), seed + 1, -1.f, 1.f, m_stream); e != cudaSuccess) return e;
+  if (auto e = reference::conv2d_reference(t, sh, p->x, p->w, p->reference, m_stream); e != cudaSuccess) return e;
+  if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess) return e;
+  m_problem = std::move(p);
+  return cudaSuccess;
+}
+
+trial_response conv_trial_runner::run(const trial_request& request) {
+  trial_response r;
+  const auto type = parse_dtype(request.dtype);
+  if (!type) {
+    r.status = "launch_error";
+    r.message = fmt::format("unknown dtype \"{}\"", request.dtype);
+    return r;
+  }
+  const kc::conv_shape sh = conv_shape_of(dims_of(request.dims));
+  if (auto why = kc::check_shape(sh); !why.empty()) {
+    r.status = "unsupported";
+    r.message = why;
+    return r;
+  }
+  if (request.cubin_path.empty()) {
+    r.status = "unsupported";
+    r.message = "conv2d has no library back end yet (cuDNN and cuFFT: docs/conv.md)";
+    return r;
+  }
+  kc::depthwise_config config = kc::for_shape({}, *type, sh);
+  if (request.config.value("family", "") != conv_depthwise_family) {
+    r.status = "launch_error";
+    r.message = fmt::format("unknown conv2d family \"{}\"", request.config.value("family", ""));
+    return r;
+  }
+  for (const auto& [name, value] : request.config.at("params").items())
+    if (!kc::set_param(config, name, value.get<long long>())) {
+      r.status = "launch_error";
+      r.message = fmt::format("unknown parameter \"{}\"", name);
+      return r;
+    }
+  if (auto e = prepare_problem(*type, sh, request.seed); e != cudaSuccess) return trial_failure(e, "input preparation");
+  cudaKernel_t kernel{};
+  if (auto e = m_cubins.kernel(request.cubin_path, request.entry, kernel, r.message); e != cudaSuccess) {
+    r.status = runner::is_sticky(e) ? "crashed" : "launch_error";
+    r.worker_must_restart = runner::is_sticky(e);
+    return r;
+  }
+  kc::device_limits limits;
+  if (auto e = kc::query_limits(m_device, limits); e != cudaSuccess) return trial_failure(e, "the device query");
+  kc::launch_plan plan;
+  if (auto reason = kc::plan_launch(config, sh, limits, plan); !reason.empty()) {
+    r.status = "unsupported";
+    r.message = reason;
+    return r;
+  }
+  const auto& p = *m_problem;
+  const kc::conv_args args{p.x, p.w, p.y, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
+                           sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, 1.f, 0.f};
+  const auto* function = reinterpret_cast<const void*>(kernel);
+  const measure::launcher launch = [&](cudaStream_t s) { return kc::launch(function, plan, args, s); };
+
+  // Verify on a NaN-poisoned output, then time.
+  const long long count = y_count(sh);
+  if (auto e = reference::fill_nan(*type, p.y, count, m_stream); e != cudaSuccess) return trial_failure(e, "output poisoning");
+  if (auto e = launch(m_stream); e != cudaSuccess) return trial_failure(e, "the verification launch");
+  if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess) return trial_failure(e, "the verification run");
+  const int last = sh.lay == kc::layout::nhwc ? sh.k : sh.q();  // the innermost dimension
+  reference::compare_result cmp{};
+  const double atol = reference::conv_atol(*type, sh), rtol = reference::conv_rtol(*type);
+  if (auto e = reference::compare_gemm(*type, p.y, last, static_cast<int>(count / last), last, p.reference, atol,
+                                       rtol, &cmp, m_stream);
+      e != cudaSuccess)
+    return trial_failure(e, "verification");
+  r.max_error = cmp.max_abs_err;
+  if (cmp.bad > 0 || cmp.nan_count > 0) {
+    r.status = "wrong_answer";
+    r.message = fmt::format("{} of {} elements wrong ({} NaN), first at element {}, max abs error {:.3g} "
+                            "(tolerance {:.3g} + {:.3g} x |reference|)",
+                            cmp.bad, count, cmp.nan_count, 1LL * cmp.first_bad_row * last + cmp.first_bad_col,
+                            cmp.max_abs_err, atol, rtol);
+    return r;
+  }
+  auto timing = measure::time_launches(launch, request.measure, request.measure.flush_l2 ? m_flusher : nullptr,
+                                       m_stream);
+  if (timing.error != cudaSuccess) return trial_failure(timing.error, "timing");
+  r.status = "ok";
+  r.samples_us = std::move(timing.samples_us);
+  r.stop_reason = timing.stop_reason;
+  return r;
+}
+
+}  // namespace cuop::ops

@@ -1,0 +1,39 @@
+// Runs one conv2d trial inside a worker: our kernels (the depthwise family) from their cubins.
+// Every candidate is verified against the GPU reference convolution (f64 accumulation) on a
+// NaN-poisoned output before it is timed. Inputs and the reference stay between trials of the
+// same problem. The cuDNN and cuFFT back ends of issue 4 are still to come (docs/conv.md).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+
+#include "cuop/dtype.hpp"
+#include "cuop/kernels/conv/family.hpp"
+#include "tuner/measure/timer.hpp"
+#include "tuner/runner/cubin_loader.hpp"
+#include "tuner/runner/protocol.hpp"
+
+namespace cuop::ops {
+
+class conv_trial_runner {
+ public:
+  conv_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher);
+  ~conv_trial_runner();
+  conv_trial_runner(const conv_trial_runner&) = delete;
+  conv_trial_runner& operator=(const conv_trial_runner&) = delete;
+
+  runner::trial_response run(const runner::trial_request& request);
+
+ private:
+  struct problem_buffers;
+  cudaError_t prepare_problem(dtype t, const kernels::conv::conv_shape& sh, std::uint64_t seed);
+
+  int m_device;
+  cudaStream_t m_stream;
+  measure::l2_flusher* m_flusher;
+  std::unique_ptr<problem_buffers> m_problem;
+  runner::cubin_loader m_cubins;
+};
+
+}  // namespace cuop::ops
