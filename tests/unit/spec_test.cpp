@@ -269,7 +269,8 @@ TEST(registry, conv2d_dims_and_families) {
   ASSERT_NE(op, nullptr);
   EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"n", "h", "w", "c", "k", "r", "s", "stride", "pad",
                                                         "dilation", "groups", "layout"}));
-  EXPECT_EQ(op->family_names(), (std::vector<std::string>{"depthwise"}));
+  EXPECT_EQ(op->family_names(), (std::vector<std::string>{"depthwise", "cudnn"}));
+  EXPECT_EQ(op->find_family("cudnn")->kind, "library");
   EXPECT_EQ(op->dim("pad").min, 0);
   EXPECT_EQ(op->dim("pad").fallback.value_or(-1), 0);
   EXPECT_FALSE(op->dim("n").fallback.has_value());

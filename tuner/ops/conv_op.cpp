@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/ops/conv_library.hpp"
 
 namespace cuop::ops {
 
@@ -73,7 +74,7 @@ class conv_ops final : public op_adapter {
     return kc::conv_bytes(parse_dtype(p.dtype).value_or(dtype::f32), conv_shape_of(p.dims));
   }
   double flops(const spec::problem& p) const override { return kc::conv_flops(conv_shape_of(p.dims)); }
-  bool is_library(std::string_view) const override { return false; }
+  bool is_library(std::string_view family) const override { return family == cudnn_family; }
   kernel_candidate kernel(const space::point& point, const spec::problem& p) const override {
     // A malformed configuration is not an error here (it fails to compile, with the reason).
     const auto c = depthwise_config_of(point, p);

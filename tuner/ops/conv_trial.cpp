@@ -5,6 +5,7 @@
 #include "cuop/kernels/conv/launch.hpp"
 #include "cuop/reference/conv_reference.hpp"
 #include "cuop/reference/gemm_reference.hpp"
+#include "tuner/ops/conv_library.hpp"
 #include "tuner/ops/conv_op.hpp"
 #include "tuner/runner/cuda_errors.hpp"
 
@@ -46,9 +47,12 @@ dim_values dims_of(const nlohmann::json& j) {
 }  // namespace
 
 conv_trial_runner::conv_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher)
-    : m_device(device), m_stream(stream), m_flusher(flusher) {}
+    : m_device(device), m_stream(stream), m_flusher(flusher), m_library(std::make_unique<conv_library>()) {}
 
-conv_trial_runner::~conv_trial_runner() = default;
+conv_trial_runner::~conv_trial_runner() {
+  m_library.reset();
+  m_problem.reset();
+}
 
 cudaError_t conv_trial_runner::prepare_problem(dtype t, const kc::conv_shape& sh, std::uint64_t seed) {
   const std::string key = fmt::format("{}_{}", name_of(t), conv_problem_key({{"n", sh.n}, {"h", sh.h}, {"w", sh.w},
@@ -75,68 +79,20 @@ cudaError_t conv_trial_runner::prepare_problem(dtype t, const kc::conv_shape& sh
   return cudaSuccess;
 }
 
-trial_response conv_trial_runner::run(const trial_request& request) {
+trial_response conv_trial_runner::verify_and_time(const measure::launcher& launch, dtype t,
+                                                  const trial_request& request) {
   trial_response r;
-  const auto type = parse_dtype(request.dtype);
-  if (!type) {
-    r.status = "launch_error";
-    r.message = fmt::format("unknown dtype \"{}\"", request.dtype);
-    return r;
-  }
-  const kc::conv_shape sh = conv_shape_of(dims_of(request.dims));
-  if (auto why = kc::check_shape(sh); !why.empty()) {
-    r.status = "unsupported";
-    r.message = why;
-    return r;
-  }
-  if (request.cubin_path.empty()) {
-    r.status = "unsupported";
-    r.message = "conv2d has no library back end yet (cuDNN and cuFFT: docs/conv.md)";
-    return r;
-  }
-  kc::depthwise_config config = kc::for_shape({}, *type, sh);
-  if (request.config.value("family", "") != conv_depthwise_family) {
-    r.status = "launch_error";
-    r.message = fmt::format("unknown conv2d family \"{}\"", request.config.value("family", ""));
-    return r;
-  }
-  for (const auto& [name, value] : request.config.at("params").items())
-    if (!kc::set_param(config, name, value.get<long long>())) {
-      r.status = "launch_error";
-      r.message = fmt::format("unknown parameter \"{}\"", name);
-      return r;
-    }
-  if (auto e = prepare_problem(*type, sh, request.seed); e != cudaSuccess) return trial_failure(e, "input preparation");
-  cudaKernel_t kernel{};
-  if (auto e = m_cubins.kernel(request.cubin_path, request.entry, kernel, r.message); e != cudaSuccess) {
-    r.status = runner::is_sticky(e) ? "crashed" : "launch_error";
-    r.worker_must_restart = runner::is_sticky(e);
-    return r;
-  }
-  kc::device_limits limits;
-  if (auto e = kc::query_limits(m_device, limits); e != cudaSuccess) return trial_failure(e, "the device query");
-  kc::launch_plan plan;
-  if (auto reason = kc::plan_launch(config, sh, limits, plan); !reason.empty()) {
-    r.status = "unsupported";
-    r.message = reason;
-    return r;
-  }
   const auto& p = *m_problem;
-  const kc::conv_args args{p.x, p.w, p.y, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
-                           sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, 1.f, 0.f};
-  const auto* function = reinterpret_cast<const void*>(kernel);
-  const measure::launcher launch = [&](cudaStream_t s) { return kc::launch(function, plan, args, s); };
-
-  // Verify on a NaN-poisoned output, then time.
+  const auto& sh = p.shape;
   const long long count = y_count(sh);
-  if (auto e = reference::fill_nan(*type, p.y, count, m_stream); e != cudaSuccess) return trial_failure(e, "output poisoning");
+  if (auto e = reference::fill_nan(t, p.y, count, m_stream); e != cudaSuccess) return trial_failure(e, "output poisoning");
   if (auto e = launch(m_stream); e != cudaSuccess) return trial_failure(e, "the verification launch");
   if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess) return trial_failure(e, "the verification run");
   const int last = sh.lay == kc::layout::nhwc ? sh.k : sh.q();  // the innermost dimension
   reference::compare_result cmp{};
-  const double atol = reference::conv_atol(*type, sh), rtol = reference::conv_rtol(*type);
-  if (auto e = reference::compare_gemm(*type, p.y, last, static_cast<int>(count / last), last, p.reference, atol,
-                                       rtol, &cmp, m_stream);
+  const double atol = reference::conv_atol(t, sh), rtol = reference::conv_rtol(t);
+  if (auto e = reference::compare_gemm(t, p.y, last, static_cast<int>(count / last), last, p.reference, atol, rtol,
+                                       &cmp, m_stream);
       e != cudaSuccess)
     return trial_failure(e, "verification");
   r.max_error = cmp.max_abs_err;
@@ -155,6 +111,80 @@ trial_response conv_trial_runner::run(const trial_request& request) {
   r.samples_us = std::move(timing.samples_us);
   r.stop_reason = timing.stop_reason;
   return r;
+}
+
+trial_response conv_trial_runner::run(const trial_request& request) {
+  trial_response r;
+  const auto type = parse_dtype(request.dtype);
+  if (!type) {
+    r.status = "launch_error";
+    r.message = fmt::format("unknown dtype \"{}\"", request.dtype);
+    return r;
+  }
+  const kc::conv_shape sh = conv_shape_of(dims_of(request.dims));
+  if (auto why = kc::check_shape(sh); !why.empty()) {
+    r.status = "unsupported";
+    r.message = why;
+    return r;
+  }
+  if (auto e = prepare_problem(*type, sh, request.seed); e != cudaSuccess) return trial_failure(e, "input preparation");
+  const auto& p = *m_problem;
+
+  if (request.cubin_path.empty()) {  // a cuDNN configuration
+    conv_library_call call;
+    if (auto why = m_library->prepare(*type, sh, request.config, call); !why.empty()) {
+      r.status = "unsupported";
+      r.message = why;
+      return r;
+    }
+    if (auto e = m_workspace.prepare(call.workspace_bytes, m_stream); e != cudaSuccess)
+      return trial_failure(e, "workspace allocation");
+    void* ws = m_workspace.data();
+    return verify_and_time([&](cudaStream_t s) { return m_library->run(call, p.x, p.w, p.y, ws, s); }, *type, request);
+  }
+
+  kc::depthwise_config config = kc::for_shape({}, *type, sh);
+  if (request.config.value("family", "") != conv_depthwise_family) {
+    r.status = "launch_error";
+    r.message = fmt::format("unknown conv2d family \"{}\"", request.config.value("family", ""));
+    return r;
+  }
+  for (const auto& [name, value] : request.config.at("params").items())
+    if (!kc::set_param(config, name, value.get<long long>())) {
+      r.status = "launch_error";
+      r.message = fmt::format("unknown parameter \"{}\"", name);
+      return r;
+    }
+  cudaKernel_t kernel{};
+  if (auto e = m_cubins.kernel(request.cubin_path, request.entry, kernel, r.message); e != cudaSuccess) {
+    r.status = runner::is_sticky(e) ? "crashed" : "launch_error";
+    r.worker_must_restart = runner::is_sticky(e);
+    return r;
+  }
+  kc::device_limits limits;
+  if (auto e = kc::query_limits(m_device, limits); e != cudaSuccess) return trial_failure(e, "the device query");
+  kc::launch_plan plan;
+  if (auto reason = kc::plan_launch(config, sh, limits, plan); !reason.empty()) {
+    r.status = "unsupported";
+    r.message = reason;
+    return r;
+  }
+  const kc::conv_args args{p.x, p.w, p.y, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
+                           sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, 1.f, 0.f};
+  const auto* function = reinterpret_cast<const void*>(kernel);
+  return verify_and_time([&](cudaStream_t s) { return kc::launch(function, plan, args, s); }, *type, request);
+}
+
+nlohmann::json conv_trial_runner::list_library(const trial_request& request) {
+  const auto type = parse_dtype(request.dtype);
+  if (!type) return {{"status", "error"}, {"message", fmt::format("unknown dtype \"{}\"", request.dtype)}};
+  const kc::conv_shape sh = conv_shape_of(dims_of(request.dims));
+  if (auto why = kc::check_shape(sh); !why.empty()) return {{"status", "error"}, {"message", why}};
+  std::string message;
+  auto configs = m_library->list(*type, sh, request.config, message);
+  if (!message.empty() || configs.is_null())
+    return {{"status", "error"}, {"message", message.empty() ? "nothing listed" : message}};
+  return {{"status", "ok"}, {"configs", configs}};
 }
 
 }  // namespace cuop::ops

@@ -1,20 +1,26 @@
-// Runs one conv2d trial inside a worker: our kernels (the depthwise family) from their cubins.
-// Every candidate is verified against the GPU reference convolution (f64 accumulation) on a
-// NaN-poisoned output before it is timed. Inputs and the reference stay between trials of the
-// same problem. The cuDNN and cuFFT back ends of issue 4 are still to come (docs/conv.md).
+// Runs one conv2d trial inside a worker: our kernels (the depthwise family) from their cubins,
+// cuDNN configurations rebuilt from their identifiers. Every candidate is verified against the
+// GPU reference convolution (f64 accumulation) on a NaN-poisoned output before it is timed.
+// Inputs and the reference stay between trials of the same problem; the listing of a problem's
+// cuDNN configurations is answered here too.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/conv/family.hpp"
 #include "tuner/measure/timer.hpp"
 #include "tuner/runner/cubin_loader.hpp"
 #include "tuner/runner/protocol.hpp"
+#include "tuner/runner/trial_workspace.hpp"
 
 namespace cuop::ops {
+
+class conv_library;
 
 class conv_trial_runner {
  public:
@@ -25,14 +31,22 @@ class conv_trial_runner {
 
   runner::trial_response run(const runner::trial_request& request);
 
+  // {"status": "ok", "configs": [...]} or {"status": "error", "message"}: the cuDNN
+  // configurations to measure for the request's problem.
+  nlohmann::json list_library(const runner::trial_request& request);
+
  private:
   struct problem_buffers;
   cudaError_t prepare_problem(dtype t, const kernels::conv::conv_shape& sh, std::uint64_t seed);
+  runner::trial_response verify_and_time(const measure::launcher& launch, dtype t,
+                                         const runner::trial_request& request);
 
   int m_device;
   cudaStream_t m_stream;
   measure::l2_flusher* m_flusher;
   std::unique_ptr<problem_buffers> m_problem;
+  std::unique_ptr<conv_library> m_library;
+  runner::trial_workspace m_workspace;
   runner::cubin_loader m_cubins;
 };
 

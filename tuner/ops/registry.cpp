@@ -3,6 +3,7 @@
 #include "cuop/kernels/conv/family.hpp"
 #include "cuop/kernels/gemm/family.hpp"
 #include "cuop/kernels/softmax/family.hpp"
+#include "tuner/ops/conv_library.hpp"
 #include "tuner/ops/conv_op.hpp"
 #include "tuner/ops/gemm_op.hpp"
 
@@ -46,6 +47,7 @@ op_desc conv2d_op() {
   family_desc d{std::string(conv_depthwise_family), {}, "kernel"};
   for (std::string_view p : kc::depthwise_param_names()) d.params.emplace_back(p);
   op.families.push_back(std::move(d));
+  op.families.push_back({std::string(cudnn_family), cudnn_param_names(), "library"});
   return op;
 }
 

@@ -133,8 +133,9 @@ int run_worker(int device) {
       }
       try {
         const auto req = trial_request_from_json(request);
-        if (req.op != "gemm") throw std::runtime_error(fmt::format("op \"{}\" has no library back end", req.op));
-        reply(gemm->list_library(req));
+        if (req.op == "gemm") reply(gemm->list_library(req));
+        else if (req.op == "conv2d") reply(conv->list_library(req));
+        else throw std::runtime_error(fmt::format("op \"{}\" has no library back end", req.op));
       } catch (const std::exception& e) {
         reply({{"status", "error"}, {"message", e.what()}});
       }

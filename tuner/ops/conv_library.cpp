@@ -1,0 +1,196 @@
+#include "tuner/ops/conv_library.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "cuop/backends/cudnn.hpp"
+#if CUOP_HAVE_CUDNN
+#include "cuop/backends/cudnn_backend.hpp"
+#endif
+#include "tuner/ops/conv_op.hpp"
+
+namespace cuop::ops {
+
+namespace bk = backends;
+namespace kc = kernels::conv;
+
+std::vector<std::string> cudnn_param_names() { return {"top", "space", "workspace_mb"}; }
+
+std::string conv_library_instance(dtype t, const std::string& identifier) {
+  return fmt::format("conv2d_{}_cudnn_{}", name_of(t), identifier);
+}
+
+#if CUOP_HAVE_CUDNN
+
+namespace {
+
+// A configuration as stored: {"engine": e, "k<type>": value, ...}.
+nlohmann::json params_of(const bk::cudnn_config& c) {
+  nlohmann::json p = {{"engine", c.engine}};
+  for (const auto& k : c.knobs) p[fmt::format("k{}", k.type)] = k.value;
+  return p;
+}
+
+bool config_of(const nlohmann::json& p, bk::cudnn_config& c, std::string& why) {
+  if (!p.contains("engine")) {
+    why = "cuDNN configuration without \"engine\"";
+    return false;
+  }
+  c.engine = p.at("engine").get<std::int64_t>();
+  for (const auto& [name, value] : p.items()) {
+    if (name == "engine") continue;
+    if (name.size() < 2 || name[0] != 'k') {
+      why = fmt::format("unknown cuDNN configuration parameter \"{}\"", name);
+      return false;
+    }
+    c.knobs.push_back({std::stoi(name.substr(1)), value.get<std::int64_t>()});
+  }
+  std::sort(c.knobs.begin(), c.knobs.end(), [](const auto& a, const auto& b) { return a.type < b.type; });
+  return true;
+}
+
+std::int64_t workspace_limit(const nlohmann::json& params) {
+  return static_cast<std::int64_t>(params.value("workspace_mb", 256LL)) << 20;
+}
+
+}  // namespace
+
+struct conv_library::impl {
+  cudnnHandle_t handle = nullptr;
+  cudnnStatus_t handle_status = CUDNN_STATUS_NOT_INITIALIZED;
+  std::map<std::string, bk::dnn_conv> problems;  // by dtype and problem key
+
+  const bk::dnn_conv* problem(dtype t, const kc::conv_shape& sh, std::string& why) {
+    if (!handle) {
+      why = std::string("cudnnCreate failed: ") + cudnnGetErrorString(handle_status);
+      return nullptr;
+    }
+    const std::string key = fmt::format("{}_{}_{}x{}x{}x{}_k{}_r{}x{}_s{}_p{}_d{}_g{}", name_of(t), kc::name_of(sh.lay),
+                                        sh.n, sh.h, sh.w, sh.c, sh.k, sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h,
+                                        sh.groups);
+    if (auto it = problems.find(key); it != problems.end()) return &it->second;
+    bk::dnn_conv conv;
+    if (conv.init(handle, t, sh, false, &why) != CUDNN_STATUS_SUCCESS) return nullptr;
+    return &problems.emplace(key, std::move(conv)).first->second;
+  }
+};
+
+struct prepared_plan {
+  const bk::dnn_conv* conv = nullptr;
+  bk::dnn_plan plan;
+};
+
+conv_library::conv_library() : m(std::make_unique<impl>()) {
+  m->handle_status = cudnnCreate(&m->handle);
+  if (m->handle_status != CUDNN_STATUS_SUCCESS) m->handle = nullptr;
+}
+
+conv_library::~conv_library() {
+  m->problems.clear();
+  if (m->handle) cudnnDestroy(m->handle);
+}
+
+nlohmann::json conv_library::list(dtype t, const kc::conv_shape& sh, const nlohmann::json& point,
+                                  std::string& message) {
+  const auto* conv = m->problem(t, sh, message);
+  if (!conv) return nullptr;
+  const auto& params = point.at("params");
+  const int top = static_cast<int>(params.value("top", 8LL));
+  const int space = static_cast<int>(params.value("space", 0LL));
+  const std::int64_t limit = workspace_limit(params);
+  const long long workspace_mb = static_cast<long long>(limit >> 20);
+
+  // Ranked answers of modes A, B and the fallback list; the first of mode A is the reference.
+  std::vector<bk::cudnn_config> ranked;
+  for (auto mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK}) {
+    std::vector<bk::cudnn_config> answers;
+    if (conv->heuristic(mode, std::max(1, top), answers, &message) != CUDNN_STATUS_SUCCESS) return nullptr;
+    for (auto& c : answers)
+      if (std::find(ranked.begin(), ranked.end(), c) == ranked.end()) ranked.push_back(std::move(c));
+  }
+  if (ranked.empty()) {
+    message = "cuDNN's heuristics have no engine configuration for this problem";
+    return nullptr;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  out.push_back({{"instance", conv_library_instance(t, "heuristic")},
+                 {"family", std::string(cudnn_family)},
+                 {"params", {{"rank", 0}, {"workspace_mb", workspace_mb}}}});
+  std::set<std::string> seen{bk::cudnn_config_id(ranked.front())};
+  const auto add = [&](const bk::cudnn_config& c) {
+    const auto id = bk::cudnn_config_id(c);
+    if (!seen.insert(id).second) return;
+    out.push_back({{"instance", conv_library_instance(t, id)}, {"family", std::string(cudnn_family)},
+                   {"params", params_of(c)}});
+  };
+  for (std::size_t i = 1; i < ranked.size(); ++i) add(ranked[i]);
+  if (space > 0) {
+    std::vector<bk::cudnn_engine_knobs> engines;
+    if (conv->engines(engines, &message) != CUDNN_STATUS_SUCCESS) return nullptr;
+    for (const auto& c : bk::enumerate_cudnn_knobs(engines, space, ranked)) add(c);
+  }
+  message.clear();
+  return out;
+}
+
+std::string conv_library::prepare(dtype t, const kc::conv_shape& sh, const nlohmann::json& config,
+                                  conv_library_call& out) {
+  std::string why;
+  const auto* conv = m->problem(t, sh, why);
+  if (!conv) return why;
+  const auto& params = config.at("params");
+  bk::cudnn_config c;
+  if (params.contains("rank")) {  // the heuristic's answer of that rank (mode A), asked now
+    const int rank = params.at("rank").get<int>();
+    std::vector<bk::cudnn_config> ranked;
+    if (conv->heuristic(CUDNN_HEUR_MODE_A, rank + 1, ranked, &why) != CUDNN_STATUS_SUCCESS) return why;
+    if (static_cast<int>(ranked.size()) <= rank) return fmt::format("cuDNN's heuristic has no answer of rank {}", rank);
+    c = ranked[static_cast<std::size_t>(rank)];
+  } else if (!config_of(params, c, why)) {
+    return why;
+  }
+  auto state = std::make_shared<prepared_plan>();
+  state->conv = conv;
+  if (conv->build(c, state->plan, &why) != CUDNN_STATUS_SUCCESS) return why;
+  if (state->plan.workspace_bytes > workspace_limit(params))
+    return fmt::format("{} needs {} bytes of workspace, more than the limit of {} MiB", bk::cudnn_config_id(c),
+                       state->plan.workspace_bytes, workspace_limit(params) >> 20);
+  out.workspace_bytes = static_cast<std::size_t>(state->plan.workspace_bytes);
+  out.state = std::move(state);
+  return {};
+}
+
+cudaError_t conv_library::run(const conv_library_call& call, const void* x, const void* w, void* y, void* workspace,
+                              cudaStream_t stream) {
+  const auto* p = static_cast<const prepared_plan*>(call.state.get());
+  if (p->conv->run(p->plan, x, w, y, workspace, stream) == CUDNN_STATUS_SUCCESS) return cudaSuccess;
+  const cudaError_t e = cudaGetLastError();  // the CUDA error says whether the context survived
+  return e != cudaSuccess ? e : cudaErrorNotSupported;
+}
+
+#else  // built without cuDNN
+
+struct conv_library::impl {};
+
+conv_library::conv_library() : m(std::make_unique<impl>()) {}
+conv_library::~conv_library() = default;
+
+nlohmann::json conv_library::list(dtype, const kc::conv_shape&, const nlohmann::json&, std::string& message) {
+  message = "built without cuDNN: the cudnn candidates cannot be listed (docs/conv.md)";
+  return nullptr;
+}
+
+std::string conv_library::prepare(dtype, const kc::conv_shape&, const nlohmann::json&, conv_library_call&) {
+  return "built without cuDNN";
+}
+
+cudaError_t conv_library::run(const conv_library_call&, const void*, const void*, void*, void*, cudaStream_t) {
+  return cudaErrorNotSupported;
+}
+
+#endif
+
+}  // namespace cuop::ops
