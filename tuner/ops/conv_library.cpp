@@ -68,9 +68,7 @@ struct conv_library::impl {
       why = std::string("cudnnCreate failed: ") + cudnnGetErrorString(handle_status);
       return nullptr;
     }
-    const std::string key = fmt::format("{}_{}_{}x{}x{}x{}_k{}_r{}x{}_s{}_p{}_d{}_g{}", name_of(t), kc::name_of(sh.lay),
-                                        sh.n, sh.h, sh.w, sh.c, sh.k, sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h,
-                                        sh.groups);
+    const std::string key = fmt::format("{}_{}", name_of(t), conv_problem_key(sh));
     if (auto it = problems.find(key); it != problems.end()) return &it->second;
     bk::dnn_conv conv;
     if (conv.init(handle, t, sh, false, &why) != CUDNN_STATUS_SUCCESS) return nullptr;

@@ -19,6 +19,7 @@ inline constexpr std::string_view conv_depthwise_family = "depthwise";
 // "nhwc_32x56x56x128_k128_r7x7_s1_p3_d1_g128": layout, n x h x w x c, then k, filter, stride,
 // pad, dilation and groups.
 std::string conv_problem_key(const dim_values& dims);
+std::string conv_problem_key(const kernels::conv::conv_shape& sh);  // the same, from a shape
 
 kernels::conv::conv_shape conv_shape_of(const dim_values& dims);
 

@@ -55,9 +55,7 @@ conv_trial_runner::~conv_trial_runner() {
 }
 
 cudaError_t conv_trial_runner::prepare_problem(dtype t, const kc::conv_shape& sh, std::uint64_t seed) {
-  const std::string key = fmt::format("{}_{}", name_of(t), conv_problem_key({{"n", sh.n}, {"h", sh.h}, {"w", sh.w},
-      {"c", sh.c}, {"k", sh.k}, {"r", sh.r}, {"s", sh.s}, {"stride", sh.stride_h}, {"pad", sh.pad_h},
-      {"dilation", sh.dil_h}, {"groups", sh.groups}, {"layout", sh.lay == kc::layout::nchw ? 1 : 0}}));
+  const std::string key = fmt::format("{}_{}", name_of(t), conv_problem_key(sh));
   if (m_problem && m_problem->key == key) return cudaSuccess;
   m_problem.reset();
   auto p = std::make_unique<problem_buffers>();
