@@ -102,10 +102,17 @@ nlohmann::json conv_library::list(dtype t, const kc::conv_shape& sh, const nlohm
   const long long workspace_mb = static_cast<long long>(limit >> 20);
 
   // Ranked answers of modes A, B and the fallback list; the first of mode A is the reference.
+  // Mode A must answer; B and the fallback list add what they can (mode B does not cover every
+  // graph).
   std::vector<bk::cudnn_config> ranked;
   for (auto mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK}) {
     std::vector<bk::cudnn_config> answers;
-    if (conv->heuristic(mode, std::max(1, top), answers, &message) != CUDNN_STATUS_SUCCESS) return nullptr;
+    std::string why;
+    if (conv->heuristic(mode, std::max(1, top), answers, &why) != CUDNN_STATUS_SUCCESS) {
+      if (mode != CUDNN_HEUR_MODE_A) continue;
+      message = why;
+      return nullptr;
+    }
     for (auto& c : answers)
       if (std::find(ranked.begin(), ranked.end(), c) == ranked.end()) ranked.push_back(std::move(c));
   }
