@@ -15,9 +15,9 @@
 // a thread share a sliding window of input vectors along S, so a tap reads one input vector
 // instead of PW. Without STAGE (NHWC only) the inputs are read from global memory through L1,
 // zero outside the image. Channels past C and outputs past P x Q are computed on zeros and never
-// stored. Vector accesses need C (NHWC) a multiple of VEC and 16-byte-friendly pointers; the
-// host plan (kernels/src/conv/depthwise_plan.cpp) checks them, and a uniform branch takes element
-// accesses otherwise.
+// stored. Vector loads of x (NHWC) need C a multiple of VEC and x aligned to the vector; the
+// kernel checks both and otherwise takes element loads (a uniform branch). Host side: names,
+// validity and launch plans in kernels/src/conv/family.cpp.
 //
 // Accepted by nvcc and NVRTC alike: no host standard headers.
 #pragma once
@@ -60,7 +60,7 @@ struct depthwise {
   static constexpr int patch_w = (TILE_W - 1) * STRIDE + S;
   static constexpr int filter_elems = R * S * BLOCK_C;
   static constexpr int patch_elems = STAGE ? patch_h * patch_w * BLOCK_C : 0;
-  // Dynamic shared memory of a launch (kernels/src/conv/depthwise_plan.cpp computes the same).
+  // Dynamic shared memory of a launch (kernels/src/conv/family.cpp computes the same).
   static constexpr int smem_bytes = (filter_elems + patch_elems) * static_cast<int>(sizeof(T));
 
   static_assert(R >= 1 && S >= 1 && (STRIDE == 1 || STRIDE == 2), "filter >= 1, stride 1 or 2");
