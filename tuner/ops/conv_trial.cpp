@@ -4,9 +4,10 @@
 
 #include "cuop/kernels/conv/launch.hpp"
 #include "cuop/reference/conv_reference.hpp"
-#include "cuop/reference/gemm_reference.hpp"
+#include "cuop/reference/softmax_reference.hpp"  // fill_random
 #include "tuner/ops/conv_library.hpp"
 #include "tuner/ops/conv_op.hpp"
+#include "tuner/ops/verified_timing.hpp"
 #include "tuner/runner/cuda_errors.hpp"
 
 namespace cuop::ops {
@@ -47,7 +48,7 @@ dim_values dims_of(const nlohmann::json& j) {
 }  // namespace
 
 conv_trial_runner::conv_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher)
-    : m_device(device), m_stream(stream), m_flusher(flusher), m_library(std::make_unique<conv_library>()) {}
+    : m_device(device), m_stream(stream), m_flusher(flusher) {}
 
 conv_trial_runner::~conv_trial_runner() {
   m_library.reset();
@@ -79,36 +80,19 @@ cudaError_t conv_trial_runner::prepare_problem(dtype t, const kc::conv_shape& sh
 
 trial_response conv_trial_runner::verify_and_time(const measure::launcher& launch, dtype t,
                                                   const trial_request& request) {
-  trial_response r;
   const auto& p = *m_problem;
   const auto& sh = p.shape;
-  const long long count = y_count(sh);
-  if (auto e = reference::fill_nan(t, p.y, count, m_stream); e != cudaSuccess) return trial_failure(e, "output poisoning");
-  if (auto e = launch(m_stream); e != cudaSuccess) return trial_failure(e, "the verification launch");
-  if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess) return trial_failure(e, "the verification run");
   const int last = sh.lay == kc::layout::nhwc ? sh.k : sh.q();  // the innermost dimension
-  reference::compare_result cmp{};
-  const double atol = reference::conv_atol(t, sh), rtol = reference::conv_rtol(t);
-  if (auto e = reference::compare_gemm(t, p.y, last, static_cast<int>(count / last), last, p.reference, atol, rtol,
-                                       &cmp, m_stream);
-      e != cudaSuccess)
-    return trial_failure(e, "verification");
-  r.max_error = cmp.max_abs_err;
-  if (cmp.bad > 0 || cmp.nan_count > 0) {
-    r.status = "wrong_answer";
-    r.message = fmt::format("{} of {} elements wrong ({} NaN), first at element {}, max abs error {:.3g} "
-                            "(tolerance {:.3g} + {:.3g} x |reference|)",
-                            cmp.bad, count, cmp.nan_count, 1LL * cmp.first_bad_row * last + cmp.first_bad_col,
-                            cmp.max_abs_err, atol, rtol);
-    return r;
-  }
-  auto timing = measure::time_launches(launch, request.measure, request.measure.flush_l2 ? m_flusher : nullptr,
-                                       m_stream);
-  if (timing.error != cudaSuccess) return trial_failure(timing.error, "timing");
-  r.status = "ok";
-  r.samples_us = std::move(timing.samples_us);
-  r.stop_reason = timing.stop_reason;
-  return r;
+  const output_check check{t, p.y, last, static_cast<int>(y_count(sh) / last), last, p.reference,
+                           reference::conv_atol(t, sh), reference::conv_rtol(t)};
+  return verify_then_time(
+      launch, check, [last](long long row, long long col) { return fmt::format("element {}", row * last + col); },
+      request, m_flusher, m_stream);
+}
+
+conv_library& conv_trial_runner::library() {
+  if (!m_library) m_library = std::make_unique<conv_library>();  // cuDNN's handle only when asked for
+  return *m_library;
 }
 
 trial_response conv_trial_runner::run(const trial_request& request) {
@@ -130,7 +114,7 @@ trial_response conv_trial_runner::run(const trial_request& request) {
 
   if (request.cubin_path.empty()) {  // a cuDNN configuration
     conv_library_call call;
-    if (auto why = m_library->prepare(*type, sh, request.config, call); !why.empty()) {
+    if (auto why = library().prepare(*type, sh, request.config, call); !why.empty()) {
       r.status = "unsupported";
       r.message = why;
       return r;
@@ -138,7 +122,7 @@ trial_response conv_trial_runner::run(const trial_request& request) {
     if (auto e = m_workspace.prepare(call.workspace_bytes, m_stream); e != cudaSuccess)
       return trial_failure(e, "workspace allocation");
     void* ws = m_workspace.data();
-    return verify_and_time([&](cudaStream_t s) { return m_library->run(call, p.x, p.w, p.y, ws, s); }, *type, request);
+    return verify_and_time([&](cudaStream_t s) { return library().run(call, p.x, p.w, p.y, ws, s); }, *type, request);
   }
 
   kc::depthwise_config config = kc::for_shape({}, *type, sh);
@@ -179,7 +163,7 @@ nlohmann::json conv_trial_runner::list_library(const trial_request& request) {
   const kc::conv_shape sh = conv_shape_of(dims_of(request.dims));
   if (auto why = kc::check_shape(sh); !why.empty()) return {{"status", "error"}, {"message", why}};
   std::string message;
-  auto configs = m_library->list(*type, sh, request.config, message);
+  auto configs = library().list(*type, sh, request.config, message);
   if (!message.empty() || configs.is_null())
     return {{"status", "error"}, {"message", message.empty() ? "nothing listed" : message}};
   return {{"status", "ok"}, {"configs", configs}};

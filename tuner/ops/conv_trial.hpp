@@ -40,6 +40,7 @@ class conv_trial_runner {
   cudaError_t prepare_problem(dtype t, const kernels::conv::conv_shape& sh, std::uint64_t seed);
   runner::trial_response verify_and_time(const measure::launcher& launch, dtype t,
                                          const runner::trial_request& request);
+  conv_library& library();  // made on first use: sweeps without cuDNN candidates never create a handle
 
   int m_device;
   cudaStream_t m_stream;

@@ -7,6 +7,7 @@
 #include "cuop/kernels/gemm/launch.hpp"
 #include "cuop/reference/gemm_reference.hpp"
 #include "tuner/ops/gemm_library.hpp"
+#include "tuner/ops/verified_timing.hpp"
 #include "tuner/runner/cuda_errors.hpp"
 
 namespace cuop::ops {
@@ -96,35 +97,11 @@ cudaError_t gemm_trial_runner::prepare_problem(dtype t, int m, int n, int k, std
 
 trial_response gemm_trial_runner::verify_and_time(const measure::launcher& launch, dtype t,
                                                   const trial_request& request) {
-  trial_response r;
   const auto& p = *m_problem;
-  const long long count = static_cast<long long>(p.m) * p.n;
-  if (auto e = reference::fill_nan(t, p.d, count, m_stream); e != cudaSuccess)
-    return trial_failure(e, "output poisoning");
-  if (auto e = launch(m_stream); e != cudaSuccess) return trial_failure(e, "the verification launch");
-  if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess)
-    return trial_failure(e, "the verification run");
-  reference::compare_result cmp{};
-  const double atol = reference::gemm_atol(t, t, p.k), rtol = reference::gemm_rtol(t);
-  if (auto e = reference::compare_gemm(t, p.d, p.n, p.m, p.n, p.reference, atol, rtol, &cmp, m_stream);
-      e != cudaSuccess)
-    return trial_failure(e, "verification");
-  r.max_error = cmp.max_abs_err;
-  if (cmp.bad > 0 || cmp.nan_count > 0) {
-    r.status = "wrong_answer";
-    r.message = fmt::format(
-        "{} of {} elements wrong ({} NaN), first at row {} column {}, max abs error {:.3g} "
-        "(tolerance {:.3g} + {:.3g} x |reference|)",
-        cmp.bad, count, cmp.nan_count, cmp.first_bad_row, cmp.first_bad_col, cmp.max_abs_err, atol, rtol);
-    return r;
-  }
-  auto timing = measure::time_launches(launch, request.measure,
-                                       request.measure.flush_l2 ? m_flusher : nullptr, m_stream);
-  if (timing.error != cudaSuccess) return trial_failure(timing.error, "timing");
-  r.status = "ok";
-  r.samples_us = std::move(timing.samples_us);
-  r.stop_reason = timing.stop_reason;
-  return r;
+  const output_check check{t, p.d, p.n, p.m, p.n, p.reference, reference::gemm_atol(t, t, p.k), reference::gemm_rtol(t)};
+  return verify_then_time(
+      launch, check, [](long long row, long long col) { return fmt::format("row {} column {}", row, col); }, request,
+      m_flusher, m_stream);
 }
 
 trial_response gemm_trial_runner::run(const trial_request& request) {

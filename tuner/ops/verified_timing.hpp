@@ -1,0 +1,34 @@
+// The verify-then-time sequence every matrix-shaped trial shares (GEMM, conv2d): poison the
+// output with NaN, launch once, compare with the f32 reference, and time only a verified answer.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <string>
+
+#include "cuop/dtype.hpp"
+#include "tuner/measure/timer.hpp"
+#include "tuner/runner/protocol.hpp"
+
+namespace cuop::ops {
+
+// The output as the comparison sees it: rows x cols elements of `type`, rows `ld` apart
+// (contiguous when ld == cols), and the reference values with their tolerance.
+struct output_check {
+  dtype type = dtype::f32;
+  void* out = nullptr;
+  long long ld = 0;
+  int rows = 0, cols = 0;
+  const float* reference = nullptr;
+  double atol = 0, rtol = 0;
+};
+
+// "wrong_answer" names the first bad element with where(row, col) ("row 3 column 5"); failures
+// of CUDA calls are trial_failure's; otherwise "ok" with the timing samples.
+runner::trial_response verify_then_time(const measure::launcher& launch, const output_check& check,
+                                        const std::function<std::string(long long, long long)>& where,
+                                        const runner::trial_request& request, measure::l2_flusher* flusher,
+                                        cudaStream_t stream);
+
+}  // namespace cuop::ops
