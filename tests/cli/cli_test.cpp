@@ -232,7 +232,7 @@ TEST(cli, conv2d_compile_validation_sweep_records_every_target) {
       << "op: conv2d\ndtypes: [f16]\nproblems:\n"
          "  - {n: 2, h: 9, w: 9, c: 24, k: 24, r: 5, s: 5, pad: 2, groups: 24, layout: nchw}\n"
          "candidates:\n  - family: depthwise\n"
-         "    params: {vec: [8], cvecs: [1], block_c: [8, 16], tile_h: [4], tile_w: [8], pw: [2], stage: [1]}\n"
+         "    params: {vec: [8], cvecs: [1], block_c: [8, 16], tile_h: [4], tile_w: [8], ph: [1], pw: [2], stage: [1]}\n"
          "targets: [sm_80, sm_90a, sm_100a]\n";
   const auto r = run_cli("sweep " + (tmp / "conv.yaml") + " --validate-only --db " + (tmp / "x.db") +
                          " --cache " + (tmp / "cache"));

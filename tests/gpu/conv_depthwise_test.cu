@@ -1,8 +1,11 @@
 // The depthwise convolution family, instantiated directly with nvcc, planned with plan_launch and
 // checked against the host f64 reference on awkward shapes: 1, 13 (not a multiple of the vector)
 // and 64 channels, 1x1, 7x7 and 17x17 images (one output, edge tiles), "same" and no padding,
-// stride 1 and 2, NHWC and NCHW, staged and L1 inputs, f16 / bf16 / f32, alpha and beta, and an
-// input pointer that defeats vector loads. Outputs are poisoned with NaN first (beta == 0).
+// stride 1 and 2, NHWC and NCHW, inputs through L1, staged as the dtype and staged as f32,
+// several outputs per thread along H (ph) and W (pw), one and two channel groups per thread,
+// groups split across 16-byte chunks (vec 8 staged as f32), 3x3 to 31x31, f16 / bf16 / f32,
+// alpha and beta, and tensors (x, w and y) one element off their alignment, which defeats every
+// vector access. Outputs are poisoned with NaN first (beta == 0).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -26,8 +29,10 @@ namespace kc = cuop::kernels::conv;
 namespace ref = cuop::reference;
 using cuop::dtype;
 
+// As tuner/ops/conv_op.cpp's entry; the minimum of one block per SM keeps ptxas from capping the
+// registers of blocks whose thread count is not a multiple of 128 (it spills otherwise).
 template <typename K>
-__global__ void __launch_bounds__(K::block_threads) entry(kc::conv_args a) {
+__global__ void __launch_bounds__(K::block_threads, 1) entry(kc::conv_args a) {
   extern __shared__ __align__(16) unsigned char smem[];
   K::run(a, smem);
 }
@@ -62,7 +67,7 @@ std::vector<float> to_host(dtype t, const void* d, long long count) {
 struct variant {
   int c, hw, pad;  // pad < 0: r / 2 ("same" for odd filters)
   float alpha, beta;
-  int x_offset;    // elements added to the input pointer (1: no vector loads)
+  int offset;      // elements added to the x, w and y pointers (1: no vector accesses)
 };
 
 const variant variants[] = {
@@ -83,7 +88,7 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
   if (!kc::check_shape(sh).empty()) return;  // e.g. no padding and a filter larger than the image
   SCOPED_TRACE(kc::instance_name(cfg) + " c " + std::to_string(v.c) + " hw " + std::to_string(v.hw) +
                " pad " + std::to_string(sh.pad_h) + " alpha " + std::to_string(v.alpha) + " beta " +
-               std::to_string(v.beta) + " x offset " + std::to_string(v.x_offset));
+               std::to_string(v.beta) + " offset " + std::to_string(v.offset));
   int device = 0;
   CUOP_CUDA_ASSERT(cudaGetDevice(&device));
   kc::device_limits dev;
@@ -95,25 +100,27 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
                   yn = 1LL * sh.n * sh.k * sh.p() * sh.q();
   const std::size_t es = cuop::size_of(cfg.t);
   unsigned char *x = nullptr, *w = nullptr, *y = nullptr;
-  CUOP_CUDA_ASSERT(cudaMalloc(&x, (xn + v.x_offset) * es));
-  CUOP_CUDA_ASSERT(cudaMalloc(&w, wn * es));
-  CUOP_CUDA_ASSERT(cudaMalloc(&y, yn * es));
+  CUOP_CUDA_ASSERT(cudaMalloc(&x, (xn + v.offset) * es));
+  CUOP_CUDA_ASSERT(cudaMalloc(&w, (wn + v.offset) * es));
+  CUOP_CUDA_ASSERT(cudaMalloc(&y, (yn + v.offset) * es));
   const unsigned long long seed = 7919ULL * v.c + 31ULL * v.hw + cfg.r;
-  CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, x, xn + v.x_offset, seed, -1.f, 1.f, nullptr));
-  CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, w, wn, seed + 1, -1.f, 1.f, nullptr));
-  if (v.beta != 0.f) CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, y, yn, seed + 2, -1.f, 1.f, nullptr));
-  else CUOP_CUDA_ASSERT(ref::fill_nan(cfg.t, y, yn, nullptr));
+  unsigned char* const x_data = x + v.offset * es;
+  unsigned char* const w_data = w + v.offset * es;
+  unsigned char* const y_data = y + v.offset * es;
+  CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, x_data, xn, seed, -1.f, 1.f, nullptr));
+  CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, w_data, wn, seed + 1, -1.f, 1.f, nullptr));
+  if (v.beta != 0.f) CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, y_data, yn, seed + 2, -1.f, 1.f, nullptr));
+  else CUOP_CUDA_ASSERT(ref::fill_nan(cfg.t, y_data, yn, nullptr));
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
-  const void* x_data = x + v.x_offset * es;
-  const auto hx = to_host(cfg.t, x_data, xn), hw = to_host(cfg.t, w, wn), hy0 = to_host(cfg.t, y, yn);
+  const auto hx = to_host(cfg.t, x_data, xn), hw = to_host(cfg.t, w_data, wn), hy0 = to_host(cfg.t, y_data, yn);
   std::vector<double> expect(yn);
   ref::conv2d_reference_cpu(sh, hx.data(), hw.data(), expect.data());
 
-  kc::conv_args a{x_data, w, y, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
+  kc::conv_args a{x_data, w_data, y_data, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
                   sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, 1, 1, sh.groups, v.alpha, v.beta};
   CUOP_CUDA_ASSERT(kc::launch(kernel, plan, a, nullptr));
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
-  const auto got = to_host(cfg.t, y, yn);
+  const auto got = to_host(cfg.t, y_data, yn);
   const double atol = ref::conv_atol(cfg.t, sh) * (std::fabs(v.alpha) + 1.0), rtol = ref::conv_rtol(cfg.t);
   long long bad = 0, first = -1;
   for (long long i = 0; i < yn; ++i) {
@@ -140,7 +147,7 @@ void check_config(const kc::depthwise_config& cfg) {
 }
 
 kc::depthwise_config make(dtype t, bool nhwc, int r, int stride, int vec, int cvecs, int block_c, int tile_h,
-                          int tile_w, int pw, bool stage) {
+                          int tile_w, int ph, int pw, int stage) {
   kc::depthwise_config c;
   c.t = t;
   c.lay = nhwc ? kc::layout::nhwc : kc::layout::nchw;
@@ -151,8 +158,9 @@ kc::depthwise_config make(dtype t, bool nhwc, int r, int stride, int vec, int cv
   c.block_c = block_c;
   c.tile_h = tile_h;
   c.tile_w = tile_w;
+  c.ph = ph;
   c.pw = pw;
-  c.stage = stage ? 1 : 0;
+  c.stage = stage;
   return c;
 }
 
@@ -160,22 +168,35 @@ using bf16 = __nv_bfloat16;
 
 }  // namespace
 
-#define CUOP_DW_TEST(NAME, T, DT, NHWC, R, ST, V, CV, BC, TH, TW, PW, STAGE)                     \
+#define CUOP_DW_TEST(NAME, T, DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE)                 \
   TEST(sm80_conv_depthwise, NAME) {                                                              \
     CUOP_REQUIRE_GPU();                                                                          \
-    check_config<kc::depthwise<T, NHWC, R, R, ST, V, CV, BC, TH, TW, PW, STAGE>>(                \
-        make(DT, NHWC, R, ST, V, CV, BC, TH, TW, PW, STAGE));                                    \
+    check_config<kc::depthwise<T, NHWC, R, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE>>(            \
+        make(DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE));                                \
   }
 
-// Staged 3x3, sliding window along S.
-CUOP_DW_TEST(f16_nhwc_r3_st1_staged, __half, dtype::f16, true, 3, 1, 8, 1, 32, 4, 8, 4, true)
-// Stride 2 through L1, two vectors per thread.
-CUOP_DW_TEST(f16_nhwc_r3_st2_l1, __half, dtype::f16, true, 3, 2, 8, 2, 32, 4, 8, 2, false)
-// 7x7 staged, bf16.
-CUOP_DW_TEST(bf16_nhwc_r7_st1_staged, bf16, dtype::bf16, true, 7, 1, 8, 1, 16, 4, 16, 4, true)
+// Stage: 0 inputs through L1, 1 staged as the dtype, 2 staged as f32.
+// 3x3, one row of four outputs per thread, staged as f16.
+CUOP_DW_TEST(f16_nhwc_r3_st1_ph1_pw4_stage1, __half, dtype::f16, true, 3, 1, 8, 1, 32, 4, 8, 1, 4, 1)
+// Stride 2 through L1, two groups per thread (interleaved), 2 x 2 outputs per thread.
+CUOP_DW_TEST(f16_nhwc_r3_st2_cv2_ph2_pw2_stage0, __half, dtype::f16, true, 3, 2, 8, 2, 64, 4, 8, 2, 2, 0)
+// 3x3, 4-byte groups of two channels, two groups per thread, staged as f32.
+CUOP_DW_TEST(f16_nhwc_r3_st1_v2_cv2_ph2_pw2_stage2, __half, dtype::f16, true, 3, 1, 2, 2, 32, 8, 8, 2, 2, 2)
+// 7x7 bf16 staged as f32 with 8-channel groups: a group is two 16-byte chunks.
+CUOP_DW_TEST(bf16_nhwc_r7_st1_ph2_pw4_stage2, bf16, dtype::bf16, true, 7, 1, 8, 1, 16, 8, 16, 2, 4, 2)
+// 7x7 with the 4 x 8 outputs per thread of the fast configurations.
+CUOP_DW_TEST(f16_nhwc_r7_st1_v4_ph4_pw8_stage2, __half, dtype::f16, true, 7, 1, 4, 1, 32, 8, 16, 4, 8, 2)
+// 5x5 f32, stride 2, ph 4: every input row of a thread is an edge row (unrolled).
+CUOP_DW_TEST(f32_nhwc_r5_st2_v2_ph4_pw2_stage1, float, dtype::f32, true, 5, 2, 2, 1, 16, 8, 8, 4, 2, 1)
 // NCHW, f32, stride 2.
-CUOP_DW_TEST(f32_nchw_r7_st2_staged, float, dtype::f32, false, 7, 2, 4, 1, 16, 4, 8, 2, true)
+CUOP_DW_TEST(f32_nchw_r7_st2_ph2_pw2_stage1, float, dtype::f32, false, 7, 2, 4, 1, 16, 4, 8, 2, 2, 1)
+// NCHW f16 staged as f32 with 8-channel groups (split chunks in the patch and the output tile).
+CUOP_DW_TEST(f16_nchw_r7_st1_ph2_pw4_stage2, __half, dtype::f16, false, 7, 1, 8, 1, 32, 8, 8, 2, 4, 2)
+// NCHW bf16 3x3 stride 2, one output per thread.
+CUOP_DW_TEST(bf16_nchw_r3_st2_ph1_pw1_stage2, bf16, dtype::bf16, false, 3, 2, 8, 1, 64, 4, 4, 1, 1, 2)
 // 31x31 NCHW, f16.
-CUOP_DW_TEST(f16_nchw_r31_st1_staged, __half, dtype::f16, false, 31, 1, 8, 1, 16, 4, 16, 4, true)
+CUOP_DW_TEST(f16_nchw_r31_st1_ph2_pw4_stage1, __half, dtype::f16, false, 31, 1, 8, 1, 16, 8, 16, 2, 4, 1)
 // 31x31 NHWC through L1, bf16.
-CUOP_DW_TEST(bf16_nhwc_r31_st1_l1, bf16, dtype::bf16, true, 31, 1, 8, 1, 32, 2, 8, 2, false)
+CUOP_DW_TEST(bf16_nhwc_r31_st1_ph2_pw2_stage0, bf16, dtype::bf16, true, 31, 1, 8, 1, 16, 8, 8, 2, 2, 0)
+// 31x31 NHWC staged as f32, ph 4 (three edge rows at each end); 150 KiB of shared memory.
+CUOP_DW_TEST(f16_nhwc_r31_st1_v2_ph4_pw4_stage2, __half, dtype::f16, true, 31, 1, 2, 1, 16, 8, 8, 4, 4, 2)

@@ -24,7 +24,7 @@ kc::conv_shape depthwise_shape(int n, int hw, int c, int r, int stride, int pad)
   return sh;
 }
 
-kc::depthwise_config cfg(int vec, int cvecs, int block_c, int tile_h, int tile_w, int pw, int stage) {
+kc::depthwise_config cfg(int vec, int cvecs, int block_c, int tile_h, int tile_w, int ph, int pw, int stage) {
   kc::depthwise_config c;
   c.t = dtype::f16;
   c.vec = vec;
@@ -32,6 +32,7 @@ kc::depthwise_config cfg(int vec, int cvecs, int block_c, int tile_h, int tile_w
   c.block_c = block_c;
   c.tile_h = tile_h;
   c.tile_w = tile_w;
+  c.ph = ph;
   c.pw = pw;
   c.stage = stage;
   return c;
@@ -73,53 +74,90 @@ TEST(conv_shape, output_size_validity_and_work) {
 }
 
 TEST(conv_depthwise, well_formed_and_malformed_configurations) {
-  EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 4, 8, 4, 1)), "");
-  EXPECT_EQ(kc::check_config(cfg(8, 2, 64, 2, 16, 2, 0)), "");
-  kc::depthwise_config f32 = cfg(4, 1, 16, 4, 8, 2, 1);
+  EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 1)), "");
+  EXPECT_EQ(kc::check_config(cfg(8, 2, 64, 2, 16, 1, 2, 0)), "");
+  EXPECT_EQ(kc::check_config(cfg(4, 1, 32, 16, 16, 4, 8, 2)), "");  // 128 accumulators, 128 threads
+  kc::depthwise_config f32 = cfg(4, 1, 16, 4, 8, 2, 2, 1);
   f32.t = dtype::f32;
   EXPECT_EQ(kc::check_config(f32), "");
+  f32.stage = 2;  // the same code as stage 1 for f32
+  EXPECT_TRUE(contains(kc::check_config(f32), "stage 2 (the input staged as f32) is stage 1 for f32"));
+  f32.stage = 1;
   f32.vec = 8;  // 32 bytes
   EXPECT_TRUE(contains(kc::check_config(f32), "vec 8 x 4 bytes is not a 2-, 4-, 8- or 16-byte vector"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 20, 4, 8, 4, 1)), "block_c 20 is not a multiple of vec x cvecs = 8"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(2, 1, 4, 4, 64, 4, 1)), "not a multiple of 16 bytes"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 6, 4, 1)), "tile_w 6 is not a multiple of pw 4"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 8, 1)), "block of 1 threads"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 256, 8, 32, 1, 1)), "block of 8192 threads"));
-  kc::depthwise_config nchw = cfg(8, 1, 32, 4, 8, 4, 0);
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 20, 4, 8, 1, 4, 1)), "block_c 20 is not a multiple of vec x cvecs = 8"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(2, 1, 4, 4, 64, 1, 4, 1)), "not a multiple of 16 bytes"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 6, 1, 4, 1)), "tile_w 6 is not a multiple of pw 4"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 6, 8, 4, 4, 1)), "tile_h 6 is not a multiple of ph 4"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 0, 4, 1)), "tile_h 4 is not a multiple of ph 0"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 2, 64, 16, 16, 4, 4, 1)),
+                       "ph x pw x vec x cvecs = 256 accumulators per thread > 192 (255 registers)"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 3)), "stage 3 is not 0, 1 or 2"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, 1)), "block of 1 threads"));
+  EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, 1)), "");
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, 1)),
+                       "block of 4 threads ((block_c / (vec x cvecs)) x (tile_h / ph) x (tile_w / pw)) outside 32..1024"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 256, 8, 32, 1, 1, 1)), "block of 8192 threads"));
+  kc::depthwise_config nchw = cfg(8, 1, 32, 4, 8, 1, 4, 0);
   nchw.lay = kc::layout::nchw;
   EXPECT_TRUE(contains(kc::check_config(nchw), "nchw reads its input through the staged patch"));
-  kc::depthwise_config big = cfg(8, 1, 64, 8, 16, 4, 1);
-  big.r = big.s = 31;  // (8 - 1 + 31) x (16 - 1 + 31) x 64 + 31 x 31 x 64 halves
-  EXPECT_EQ(kc::smem_bytes(big), (38LL * 46 * 64 + 961LL * 64) * 2);
-  EXPECT_TRUE(contains(kc::check_config(big), "shared memory of 346752 bytes > 232448"));
+  kc::depthwise_config big = cfg(8, 1, 64, 8, 16, 1, 4, 1);
+  big.r = big.s = 31;  // 31 x 31 f32 taps, then the (8 - 1 + 31) x (16 - 1 + 31) patch of halves
+  EXPECT_EQ(kc::smem_bytes(big), 961LL * 64 * 4 + 38LL * 46 * 64 * 2);
+  EXPECT_TRUE(contains(kc::check_config(big),
+                       "shared memory of 469760 bytes > 232448 (227 KiB, the largest opt-in shared memory per block of any target)"));
   big.r = 33;
   EXPECT_TRUE(contains(kc::check_config(big), "filter 33x31 outside 1..31"));
 }
 
+TEST(conv_depthwise, shared_memory_follows_the_kernel_layout) {
+  // 7x7, 32 channels, an 8 x 16 tile: the f32 taps, then the largest of the raw filter copy, the
+  // patch (10 + 4 = 14 rows, 15 + 7 = 22 columns) and, for nchw, the f32 output tile.
+  kc::depthwise_config c = cfg(8, 1, 32, 8, 16, 2, 4, 1);
+  c.r = c.s = 7;
+  const long long taps = 49 * 32 * 4;
+  EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * 32 * 2);  // stage 1: halves
+  c.stage = 2;
+  EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * 32 * 4);  // stage 2: floats
+  c.stage = 0;
+  EXPECT_EQ(kc::smem_bytes(c), taps + 49 * 32 * 2);  // no patch: the raw filter copy
+  c.stage = 2;
+  c.lay = kc::layout::nchw;  // pixels padded by one 16-byte chunk
+  EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * (32 + 4) * 4);
+  c.stage = 1;
+  EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * (32 + 8) * 2);
+  c.r = c.s = 1;  // a 1x1 filter: the f32 output tile (8 x 16 pixels of 32 + 4 floats) is larger
+  EXPECT_EQ(kc::smem_bytes(c), 32 * 4 + 8 * 16 * (32 + 4) * 4);
+}
+
 TEST(conv_depthwise, names_and_parameters) {
-  kc::depthwise_config c = kc::for_shape(cfg(8, 1, 32, 4, 8, 4, 1), dtype::bf16, depthwise_shape(8, 32, 1024, 31, 1, 15));
-  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_bf16_nhwc_r31x31_st1_v8_cv1_c32_t4x8_pw4_stage1");
+  kc::depthwise_config c =
+      kc::for_shape(cfg(8, 1, 32, 8, 8, 2, 4, 2), dtype::bf16, depthwise_shape(8, 32, 1024, 31, 1, 15));
+  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_bf16_nhwc_r31x31_st1_v8_cv1_c32_t8x8_ph2_pw4_stage2");
   EXPECT_EQ(kc::template_name(c),
-            "cuop::kernels::conv::depthwise<__nv_bfloat16, true, 31, 31, 1, 8, 1, 32, 4, 8, 4, true>");
+            "cuop::kernels::conv::depthwise<__nv_bfloat16, true, 31, 31, 1, 8, 1, 32, 8, 8, 2, 4, 2>");
   EXPECT_EQ(kc::threads_per_block(c), 4 * 4 * 2);
   EXPECT_EQ(kc::depthwise_param_names(),
-            (std::vector<std::string_view>{"vec", "cvecs", "block_c", "tile_h", "tile_w", "pw", "stage"}));
+            (std::vector<std::string_view>{"vec", "cvecs", "block_c", "tile_h", "tile_w", "ph", "pw", "stage"}));
   EXPECT_TRUE(kc::set_param(c, "tile_w", 16));
   EXPECT_EQ(kc::get_param(c, "tile_w"), 16);
+  EXPECT_TRUE(kc::set_param(c, "ph", 4));
+  EXPECT_EQ(kc::get_param(c, "ph"), 4);
+  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_bf16_nhwc_r31x31_st1_v8_cv1_c32_t8x16_ph4_pw4_stage2");
   EXPECT_FALSE(kc::set_param(c, "block_m", 16));
   EXPECT_EQ(kc::get_param(c, "r"), -1);  // from the problem, not a parameter
 }
 
 TEST(conv_depthwise, launch_plan) {
   const auto sh = depthwise_shape(32, 56, 128, 7, 1, 3);
-  const auto c = kc::for_shape(cfg(8, 1, 32, 4, 8, 4, 1), dtype::f16, sh);
+  const auto c = kc::for_shape(cfg(8, 1, 32, 8, 8, 2, 4, 1), dtype::f16, sh);
   kc::launch_plan p;
   ASSERT_EQ(kc::plan_launch(c, sh, h200(), p), "");
-  EXPECT_EQ(p.grid_x, 14u * 7u);  // 56 / 4 rows x 56 / 8 columns of tiles
+  EXPECT_EQ(p.grid_x, 7u * 7u);   // 56 / 8 rows x 56 / 8 columns of tiles
   EXPECT_EQ(p.grid_y, 4u);        // 128 / 32 channel groups
   EXPECT_EQ(p.grid_z, 32u);
-  EXPECT_EQ(p.block_x, 32u);      // 4 channel threads x 4 rows x 2 segments
-  EXPECT_EQ(p.smem_bytes, static_cast<std::size_t>((49 * 32 + 10 * 14 * 32) * 2));
+  EXPECT_EQ(p.block_x, 32u);      // 4 channel threads x 4 row threads x 2 column threads
+  EXPECT_EQ(p.smem_bytes, static_cast<std::size_t>(49 * 32 * 4 + 14 * 14 * 32 * 2));
   auto other = sh;
   other.r = 5;
   EXPECT_TRUE(contains(kc::plan_launch(c, other, h200(), p), "filter 5x7 is not the configuration's 7x7"));
@@ -134,5 +172,17 @@ TEST(conv_depthwise, launch_plan) {
   EXPECT_TRUE(contains(kc::plan_launch(c, other, h200(), p), "layout nchw is not the configuration's nhwc"));
   kc::device_limits small = h200();
   small.max_smem_per_block = 1024;
-  EXPECT_TRUE(contains(kc::plan_launch(c, sh, small, p), "> device limit 1024"));
+  EXPECT_TRUE(contains(kc::plan_launch(c, sh, small, p), "> device limit 1024 (opt-in shared memory per block)"));
+  small = h200();
+  small.max_threads_per_block = 16;
+  EXPECT_TRUE(contains(kc::plan_launch(c, sh, small, p), "block of 32 threads > device limit 16 (threads per block)"));
+  // A 31x31 f16 tile staged as f32 (192 KiB) fits Hopper (227 KiB) but not Ampere (163 KiB).
+  const auto large = depthwise_shape(8, 32, 1024, 31, 1, 15);
+  const auto l = kc::for_shape(cfg(4, 1, 16, 16, 16, 2, 4, 2), dtype::f16, large);
+  ASSERT_EQ(kc::smem_bytes(l), 961 * 16 * 4 + 46 * 46 * 16 * 4);
+  EXPECT_EQ(kc::plan_launch(l, large, h200(), p), "");
+  kc::device_limits ampere = h200();
+  ampere.max_smem_per_block = 163 * 1024;
+  EXPECT_EQ(kc::plan_launch(l, large, ampere, p),
+            "shared memory of 196928 bytes > device limit 166912 (opt-in shared memory per block)");
 }

@@ -1,8 +1,9 @@
 // Static validation of the depthwise convolution family for the three targets, without a GPU:
-// configurations (NHWC and NCHW, staged or not, 3x3 to 31x31, stride 1 and 2, f16 / bf16 / f32)
-// compile with NVRTC (the library's flags) for sm_80, sm_90a and sm_100a with their resource
-// usage read from ptxas, and a staged 31x31 tile whose shared memory fits Hopper and Blackwell
-// but not Ampere is rejected for sm_80 only, naming the limit.
+// configurations (NHWC and NCHW, inputs through L1 or staged as the dtype or as f32, 3x3 to 31x31,
+// stride 1 and 2, several outputs per thread along H and W, f16 / bf16 / f32) compile with NVRTC
+// (the library's flags) for sm_80, sm_90a and sm_100a, without spills, with their resource usage
+// read from ptxas, and a staged 31x31 tile whose shared memory fits Hopper and Blackwell but not
+// Ampere is rejected for sm_80 only, naming the limit.
 #include <gtest/gtest.h>
 
 #include "cuop/kernels/conv/family.hpp"
@@ -15,7 +16,7 @@ namespace kc = cuop::kernels::conv;
 using cuop::compile::build_status;
 
 kc::depthwise_config cfg(cuop::dtype t, kc::layout l, int r, int stride, int vec, int block_c, int tile_h,
-                         int tile_w, int pw, int stage) {
+                         int tile_w, int ph, int pw, int stage) {
   kc::depthwise_config c;
   c.t = t;
   c.lay = l;
@@ -26,6 +27,7 @@ kc::depthwise_config cfg(cuop::dtype t, kc::layout l, int r, int stride, int vec
   c.block_c = block_c;
   c.tile_h = tile_h;
   c.tile_w = tile_w;
+  c.ph = ph;
   c.pw = pw;
   c.stage = stage;
   return c;
@@ -42,8 +44,8 @@ cuop::compile::result build(const kc::depthwise_config& c, const char* target) {
 TEST(conv_targets, depthwise_compiles_for_every_target) {
   using cuop::dtype;
   const kc::layout nhwc = kc::layout::nhwc, nchw = kc::layout::nchw;
-  for (const auto& c : {cfg(dtype::f16, nhwc, 3, 1, 8, 32, 4, 8, 4, 1), cfg(dtype::bf16, nhwc, 7, 2, 8, 64, 2, 8, 2, 0),
-                        cfg(dtype::f32, nchw, 31, 1, 4, 16, 4, 8, 4, 1)}) {
+  for (const auto& c : {cfg(dtype::f16, nhwc, 7, 1, 4, 32, 8, 16, 2, 4, 2), cfg(dtype::bf16, nhwc, 3, 2, 4, 64, 4, 8, 2, 2, 0),
+                        cfg(dtype::f16, nchw, 7, 1, 8, 32, 8, 8, 2, 4, 1), cfg(dtype::f32, nchw, 31, 1, 4, 16, 4, 8, 1, 4, 1)}) {
     ASSERT_EQ(kc::check_config(c), "");
     for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) {
       SCOPED_TRACE(kc::instance_name(c) + " on " + target);
@@ -57,8 +59,8 @@ TEST(conv_targets, depthwise_compiles_for_every_target) {
 }
 
 TEST(conv_targets, shared_memory_beyond_ampere_is_rejected_for_sm80_only) {
-  // f32, 16 channels: a (8 - 1 + 31) x (16 - 1 + 31) patch and 31 x 31 taps = 173376 bytes.
-  const auto c = cfg(cuop::dtype::f32, kc::layout::nhwc, 31, 1, 4, 16, 8, 16, 2, 1);
+  // f32, 16 channels: 31 x 31 taps and a (8 - 1 + 31) x (16 - 1 + 31) patch = 173376 bytes.
+  const auto c = cfg(cuop::dtype::f32, kc::layout::nhwc, 31, 1, 4, 16, 8, 16, 2, 2, 1);
   ASSERT_EQ(kc::smem_bytes(c), (38 * 46 * 16 + 961 * 16) * 4);
   ASSERT_EQ(kc::check_config(c), "");
   ASSERT_GT(kc::smem_bytes(c), 163 * 1024);  // Ampere's opt-in maximum

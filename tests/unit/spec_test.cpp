@@ -235,7 +235,7 @@ TEST(spec, conv2d_problems_take_defaults_zero_padding_and_a_named_layout) {
       "  - {n: 32, h: 56, w: 56, c: 128, k: 128, r: 7, s: 7, pad: 3, groups: 128}\n"
       "  - {n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, stride: 2, groups: 16, layout: nchw}\n"
       "candidates: [{family: depthwise, params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, "
-      "tile_w: 8, pw: 2, stage: 1}}]\n";
+      "tile_w: 8, ph: 1, pw: 2, stage: 1}}]\n";
   const auto sw = parse(text, "c.yaml");
   ASSERT_EQ(sw.problems.size(), 2u);
   const auto& a = sw.problems[0].dims;
@@ -254,7 +254,7 @@ TEST(spec, conv2d_dimension_errors_name_the_place) {
   const auto with = [](const std::string& problem) {
     return "op: conv2d\ndtypes: [f16]\nproblems:\n  - " + problem +
            "\ncandidates: [{family: depthwise, params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, "
-           "tile_w: 8, pw: 2, stage: 1}}]\n";
+           "tile_w: 8, ph: 1, pw: 2, stage: 1}}]\n";
   };
   EXPECT_EQ(error_of([&] { parse(with("{n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, layout: nhcw}"), "c.yaml"); }),
             "c.yaml:4:58: unknown layout \"nhcw\" (did you mean \"nhwc\"?)");
@@ -268,9 +268,11 @@ TEST(registry, conv2d_dims_and_families) {
   const auto* op = cuop::ops::find_op("conv2d");
   ASSERT_NE(op, nullptr);
   EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"n", "h", "w", "c", "k", "r", "s", "stride", "pad",
-                                                        "dilation", "groups", "layout"}));
-  EXPECT_EQ(op->family_names(), (std::vector<std::string>{"depthwise", "cudnn"}));
+                                                        "dilation", "groups", "tf32", "layout"}));
+  EXPECT_EQ(op->family_names(), (std::vector<std::string>{"depthwise", "cudnn", "fft"}));
   EXPECT_EQ(op->find_family("cudnn")->kind, "library");
+  EXPECT_EQ(op->find_family("fft")->kind, "library");
+  EXPECT_EQ(op->dim("tf32").fallback.value_or(-1), 0);
   EXPECT_EQ(op->dim("pad").min, 0);
   EXPECT_EQ(op->dim("pad").fallback.value_or(-1), 0);
   EXPECT_FALSE(op->dim("n").fallback.has_value());

@@ -32,14 +32,16 @@ kc::conv_shape conv_shape_of(const dim_values& dims) {
   sh.dil_h = sh.dil_w = dim_of(dims, "dilation");
   sh.groups = dim_of(dims, "groups");
   sh.lay = dim_of(dims, "layout") == 1 ? kc::layout::nchw : kc::layout::nhwc;
+  sh.allow_tf32 = dim_of(dims, "tf32") == 1;
   return sh;
 }
 
 std::string conv_problem_key(const dim_values& dims) { return conv_problem_key(conv_shape_of(dims)); }
 
 std::string conv_problem_key(const kc::conv_shape& sh) {
-  return fmt::format("{}_{}x{}x{}x{}_k{}_r{}x{}_s{}_p{}_d{}_g{}", kc::name_of(sh.lay), sh.n, sh.h, sh.w,
-                     sh.c, sh.k, sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h, sh.groups);
+  return fmt::format("{}_{}x{}x{}x{}_k{}_r{}x{}_s{}_p{}_d{}_g{}{}", kc::name_of(sh.lay), sh.n, sh.h, sh.w,
+                     sh.c, sh.k, sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h, sh.groups,
+                     sh.allow_tf32 ? "_tf32" : "");
 }
 
 kc::depthwise_config depthwise_config_of(const space::point& p, const spec::problem& problem) {
@@ -56,7 +58,7 @@ kc::depthwise_config depthwise_config_of(const space::point& p, const spec::prob
 
 std::string conv_entry_definition(const kc::depthwise_config& c) {
   return fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}) {}(cuop::kernels::conv::conv_args a) {{\n"
+      "extern \"C\" __global__ void __launch_bounds__({}, 1) {}(cuop::kernels::conv::conv_args a) {{\n"
       "  extern __shared__ __align__(16) unsigned char smem[];\n"
       "  {}::run(a, smem);\n"
       "}}\n",
@@ -75,7 +77,9 @@ class conv_ops final : public op_adapter {
     return kc::conv_bytes(parse_dtype(p.dtype).value_or(dtype::f32), conv_shape_of(p.dims));
   }
   double flops(const spec::problem& p) const override { return kc::conv_flops(conv_shape_of(p.dims)); }
-  bool is_library(std::string_view family) const override { return family == cudnn_family; }
+  bool is_library(std::string_view family) const override {
+    return family == cudnn_family || family == fft_family;
+  }
   kernel_candidate kernel(const space::point& point, const spec::problem& p) const override {
     // A malformed configuration is not an error here (it fails to compile, with the reason).
     const auto c = depthwise_config_of(point, p);

@@ -3,6 +3,7 @@
 // (its header comment and static_asserts): change both together.
 #include "cuop/kernels/conv/family.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace cuop::kernels::conv {
@@ -14,6 +15,9 @@ std::string str(long long v) { return std::to_string(v); }
 constexpr int max_filter = 31;          // the largest filter side swept (and unrolled along S)
 constexpr long long max_grid_yz = 65535;
 constexpr long long max_smem_any_target = 227 * 1024;
+// Accumulators of a thread (ph x pw x vec x cvecs floats) beyond which no register allocation of
+// 255 registers can hold them with the inputs and taps in flight.
+constexpr long long max_accumulators = 192;
 
 int* field(depthwise_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
@@ -21,6 +25,7 @@ int* field(depthwise_config& c, std::string_view name) {
   if (name == "block_c") return &c.block_c;
   if (name == "tile_h") return &c.tile_h;
   if (name == "tile_w") return &c.tile_w;
+  if (name == "ph") return &c.ph;
   if (name == "pw") return &c.pw;
   if (name == "stage") return &c.stage;
   return nullptr;
@@ -77,7 +82,7 @@ double conv_bytes(dtype t, const conv_shape& sh) noexcept {
 }
 
 std::vector<std::string_view> depthwise_param_names() {
-  return {"vec", "cvecs", "block_c", "tile_h", "tile_w", "pw", "stage"};
+  return {"vec", "cvecs", "block_c", "tile_h", "tile_w", "ph", "pw", "stage"};
 }
 
 bool set_param(depthwise_config& c, std::string_view name, long long value) noexcept {
@@ -93,17 +98,27 @@ long long get_param(const depthwise_config& c, std::string_view name) noexcept {
 }
 
 int threads_per_block(const depthwise_config& c) noexcept {
-  if (c.vec < 1 || c.cvecs < 1 || c.pw < 1) return 0;
-  const long long t = static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * c.tile_h * (c.tile_w / c.pw);
+  if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
+  const long long t =
+      static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
 }
 
+// The layout of depthwise.cuh's header comment: the filter as f32 [taps][block_c], then one region
+// reused by phase: the raw filter copy, the input patch (stage 1: the dtype, stage 2: f32; nchw pads
+// every pixel by one 16-byte chunk) and, for nchw, the f32 output tile ([tile_h * tile_w][block_c + 4]).
 long long smem_bytes(const depthwise_config& c) noexcept {
-  const long long filter = static_cast<long long>(c.r) * c.s * c.block_c;
+  const long long elem = static_cast<long long>(size_of(c.t));
+  const long long taps = static_cast<long long>(c.r) * c.s;
+  const long long filter = taps * c.block_c * 4;
+  const long long raw_filter = taps * c.block_c * elem;
+  const long long xsize = c.stage == 2 ? 4 : elem;
+  const long long pix = c.block_c + (c.lay == layout::nchw ? 16 / xsize : 0);
   const long long patch = c.stage ? (static_cast<long long>(c.tile_h - 1) * c.stride + c.r) *
-                                        ((static_cast<long long>(c.tile_w) - 1) * c.stride + c.s) * c.block_c
+                                        ((static_cast<long long>(c.tile_w) - 1) * c.stride + c.s) * pix * xsize
                                   : 0;
-  return (filter + patch) * static_cast<long long>(size_of(c.t));
+  const long long out = c.lay == layout::nchw ? static_cast<long long>(c.tile_h) * c.tile_w * (c.block_c + 4) * 4 : 0;
+  return filter + std::max({raw_filter, patch, out});
 }
 
 std::string check_config(const depthwise_config& c) {
@@ -121,31 +136,39 @@ std::string check_config(const depthwise_config& c) {
     return "block_c " + str(c.block_c) + " is not a multiple of vec x cvecs = " + str(cpt);
   if ((static_cast<long long>(c.block_c) * static_cast<long long>(size_of(c.t))) % 16 != 0)
     return "block_c " + str(c.block_c) + " channels are not a multiple of 16 bytes (shared-memory rows)";
-  if (c.tile_h < 1) return "tile_h " + str(c.tile_h) + " < 1";
+  if (c.ph < 1 || c.tile_h < c.ph || c.tile_h % c.ph != 0)
+    return "tile_h " + str(c.tile_h) + " is not a multiple of ph " + str(c.ph);
   if (c.pw < 1 || c.tile_w < c.pw || c.tile_w % c.pw != 0)
     return "tile_w " + str(c.tile_w) + " is not a multiple of pw " + str(c.pw);
-  if (c.stage != 0 && c.stage != 1) return "stage " + str(c.stage) + " is not 0 or 1";
-  if (c.lay == layout::nchw && c.stage == 0) return "nchw reads its input through the staged patch (stage 1)";
+  if (const long long acc = static_cast<long long>(c.ph) * c.pw * cpt; acc > max_accumulators)
+    return "ph x pw x vec x cvecs = " + str(acc) + " accumulators per thread > " + str(max_accumulators) +
+           " (255 registers)";
+  if (c.stage < 0 || c.stage > 2) return "stage " + str(c.stage) + " is not 0, 1 or 2";
+  if (c.stage == 2 && size_of(c.t) == 4)
+    return "stage 2 (the input staged as f32) is stage 1 for " + std::string(name_of(c.t));
+  if (c.lay == layout::nchw && c.stage == 0) return "nchw reads its input through the staged patch (stage 1 or 2)";
   const int threads = threads_per_block(c);
   if (threads < 32 || threads > 1024)
-    return "block of " + str(threads) + " threads ((block_c / (vec x cvecs)) x tile_h x (tile_w / pw)) outside 32..1024";
+    return "block of " + str(threads) +
+           " threads ((block_c / (vec x cvecs)) x (tile_h / ph) x (tile_w / pw)) outside 32..1024";
   if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
-    return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) + " (227 KiB)";
+    return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
+           " (227 KiB, the largest opt-in shared memory per block of any target)";
   return {};
 }
 
 std::string instance_name(const depthwise_config& c) {
   return "conv_depthwise_" + std::string(name_of(c.t)) + "_" + std::string(name_of(c.lay)) + "_r" +
          str(c.r) + "x" + str(c.s) + "_st" + str(c.stride) + "_v" + str(c.vec) + "_cv" + str(c.cvecs) +
-         "_c" + str(c.block_c) + "_t" + str(c.tile_h) + "x" + str(c.tile_w) + "_pw" + str(c.pw) +
-         "_stage" + str(c.stage);
+         "_c" + str(c.block_c) + "_t" + str(c.tile_h) + "x" + str(c.tile_w) + "_ph" + str(c.ph) + "_pw" +
+         str(c.pw) + "_stage" + str(c.stage);
 }
 
 std::string template_name(const depthwise_config& c) {
   return "cuop::kernels::conv::depthwise<" + std::string(device_type_of(c.t)) + ", " +
          (c.lay == layout::nhwc ? "true" : "false") + ", " + str(c.r) + ", " + str(c.s) + ", " +
          str(c.stride) + ", " + str(c.vec) + ", " + str(c.cvecs) + ", " + str(c.block_c) + ", " +
-         str(c.tile_h) + ", " + str(c.tile_w) + ", " + str(c.pw) + ", " + (c.stage ? "true" : "false") + ">";
+         str(c.tile_h) + ", " + str(c.tile_w) + ", " + str(c.ph) + ", " + str(c.pw) + ", " + str(c.stage) + ">";
 }
 
 std::string_view depthwise_header() noexcept { return "cuop/kernels/conv/depthwise.cuh"; }
@@ -173,10 +196,12 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   if (sh.lay != c.lay) return "layout " + std::string(name_of(sh.lay)) + " is not the configuration's " + std::string(name_of(c.lay));
   const int threads = threads_per_block(c);
   if (threads > dev.max_threads_per_block)
-    return "block of " + str(threads) + " threads > device limit " + str(dev.max_threads_per_block);
+    return "block of " + str(threads) + " threads > device limit " + str(dev.max_threads_per_block) +
+           " (threads per block)";
   const long long smem = smem_bytes(c);
   if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)
-    return "shared memory of " + str(smem) + " bytes > device limit " + str(dev.max_smem_per_block);
+    return "shared memory of " + str(smem) + " bytes > device limit " + str(dev.max_smem_per_block) +
+           " (opt-in shared memory per block)";
   const long long tiles = ((static_cast<long long>(sh.p()) + c.tile_h - 1) / c.tile_h) *
                           ((static_cast<long long>(sh.q()) + c.tile_w - 1) / c.tile_w);
   const long long cgroups = (static_cast<long long>(sh.c) + c.block_c - 1) / c.block_c;

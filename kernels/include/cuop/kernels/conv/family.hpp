@@ -51,17 +51,20 @@ struct launch_plan {
 // ---- family depthwise (kernels/include/cuop/kernels/conv/depthwise.cuh) ----------------------
 
 // One configuration. The filter size, stride, layout and dtype come from the problem; the rest
-// are the tunables, in the order names and templates use:
-//   vec      elements per vector access (2, 4, 8 or 16 bytes)
-//   cvecs    vectors per thread (channels per thread = vec * cvecs)
+// are the tunables, in the order names and templates use (and declared in that order, for the
+// emitted designated initializers):
+//   vec      channels of a group: the vector of a load or store (2, 4, 8 or 16 bytes)
+//   cvecs    groups per thread (channels per thread = vec * cvecs)
 //   block_c  channels per block
-//   tile_h, tile_w  output tile per block; pw  outputs per thread along W (tile_w % pw == 0)
-//   stage    1: the input patch is staged in shared memory (required for NCHW); 0: read via L1
+//   tile_h, tile_w  output tile per block
+//   ph, pw   outputs per thread: ph rows (tile_h % ph == 0) by pw columns (tile_w % pw == 0)
+//   stage    0: inputs read through L1 (nhwc only); 1: the input patch staged in shared memory as
+//            the dtype; 2: staged already converted to f32 (16-bit dtypes only)
 struct depthwise_config {
   dtype t = dtype::f16;
   layout lay = layout::nhwc;
   int r = 3, s = 3, stride = 1;
-  int vec = 8, cvecs = 1, block_c = 32, tile_h = 4, tile_w = 8, pw = 4, stage = 1;
+  int vec = 8, cvecs = 1, block_c = 32, tile_h = 4, tile_w = 8, ph = 1, pw = 4, stage = 1;
 };
 
 std::vector<std::string_view> depthwise_param_names();
@@ -74,7 +77,7 @@ int threads_per_block(const depthwise_config& c) noexcept;
 long long smem_bytes(const depthwise_config& c) noexcept;
 
 // Stable key naming the code: every template argument appears in it, e.g.
-// "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv1_c32_t4x8_pw4_stage1".
+// "conv_depthwise_f16_nhwc_r7x7_st1_v4_cv1_c32_t8x16_ph2_pw4_stage2".
 std::string instance_name(const depthwise_config& c);
 std::string template_name(const depthwise_config& c);  // device instantiation spelled as source
 std::string_view depthwise_header() noexcept;
@@ -82,7 +85,8 @@ std::string_view depthwise_header() noexcept;
 // The configuration's problem-fixed fields taken from a shape (its tunables kept).
 depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) noexcept;
 
-// Plans `c` for the shape. Empty on success, else why this configuration cannot run it.
+// Plans `c` for the shape. Empty on success, else why this configuration cannot run it (the
+// device's threads and opt-in shared memory per block included, naming the limit).
 std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const device_limits& dev,
                         launch_plan& out);
 
