@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The convolution device run (issue 4), one 10-minute call: configure and build (sm_90a; cuDNN
-# from the system or, failing that, torch's wheel), the conv GPU tests (depthwise kernels against
-# the host reference, the cuDNN back end), then the depthwise sweep of configs/conv.yaml and its
-# best table. Everything worth keeping goes to $OUT.
-#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-conv.sh
+# The convolution device run (issue 4), in phases that fit the device's 10-minute calls:
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-conv.sh sweep   build (sm_90a; cuDNN from the system or
+#       torch's wheel), the conv GPU tests, the conv sweep, its best table and its export
+#       ($OUT/results/conv2d/*.json, to commit under results/)
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-conv.sh side    build against the committed results/, the
+#       conv GPU tests (dispatch included), conv_app, and the side-by-side table of cuop::conv2d,
+#       cuDNN's heuristic and torch (scripts/conv_vs_torch.py)
+# Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-/tmp/cuop-out}"
@@ -14,25 +17,49 @@ DB=/tmp/cuop-h200-conv.db
 args=$(ci/gpu/setup-offline-deps.sh /tmp/cuop-deps) || exit 1
 export LD_LIBRARY_PATH="/tmp/cuop-deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 export PATH="/usr/local/cuda/bin:$PATH"
-if [[ -z "${CUDNN_ROOT:-}" ]]; then  # torch's cuDNN wheel, when the system has none
+if [[ -z "${CUDNN_ROOT:-}" ]] && ! ls /usr/lib/x86_64-linux-gnu/libcudnn.so* >/dev/null 2>&1; then
+  # torch's cuDNN wheel, when the system has none
   CUDNN_ROOT=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null) && export CUDNN_ROOT
   [[ -n "${CUDNN_ROOT:-}" ]] && export LD_LIBRARY_PATH="$CUDNN_ROOT/lib:$LD_LIBRARY_PATH"
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
-step "configure + build"
-# shellcheck disable=SC2086
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
-grep -E "cuDNN" "$log" | tail -1
-cmake --build build -j16 --target cuop-tune cuop_gpu_tests >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
-step "conv GPU tests"
-timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter='*conv*:*cudnn*' >"$OUT/conv-tests.txt" 2>&1
-echo "tests exit $?" | tee -a "$log"
-grep -E "^\[ +(OK|PASSED|FAILED|SKIPPED) |Failure|first bad|Expected|Which is" "$OUT/conv-tests.txt" | head -60
-step "conv sweep"
-timeout "${CONV_SWEEP_S:-240}" ./build/tuner/cuop-tune sweep configs/conv.yaml --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
-echo "sweep exit $?" | tee -a "$log"
-tail -14 "$log"
-./build/tuner/cuop-tune best --db $DB --op conv2d --format markdown >"$OUT/best-conv.md" 2>&1
-cat "$OUT/best-conv.md"
-cp $DB "$OUT/h200-conv.db"
+
+build() {  # $@: targets
+  step "configure + build $*"
+  # shellcheck disable=SC2086
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  grep -E "cuDNN" "$log" | tail -1
+  cmake --build build -j16 --target "$@" >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
+}
+
+conv_tests() {
+  step "conv GPU tests"
+  timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter='*conv*:*cudnn*:*fft*' >"$OUT/conv-tests.txt" 2>&1
+  echo "tests exit $?" | tee -a "$log"
+  grep -E "^\[ +(OK|PASSED|FAILED|SKIPPED) |Failure|misses|first bad|Expected|Which is|max error" "$OUT/conv-tests.txt" | head -70
+}
+
+case "${1:-}" in
+sweep)
+  build cuop-tune cuop_gpu_tests
+  conv_tests
+  step "conv sweep"
+  timeout "${CONV_SWEEP_S:-300}" ./build/tuner/cuop-tune sweep "${SWEEP:-configs/conv.yaml}" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+  echo "sweep exit $?" | tee -a "$log"
+  grep -E "trials measured|could not" "$log" | tail -5
+  ./build/tuner/cuop-tune best --db $DB --op conv2d --format markdown >"$OUT/best-conv.md" 2>&1
+  cat "$OUT/best-conv.md"
+  ./build/tuner/cuop-tune export --db $DB --op conv2d --out "$OUT/results" >>"$log" 2>&1
+  cp $DB "$OUT/h200-conv.db"
+  ;;
+side)
+  build cuop-tune cuop_gpu_tests conv_app conv_bench
+  ./build/examples/conv_app 2>&1 | tee -a "$log"
+  conv_tests
+  step "cuop::conv2d vs cuDNN heuristic vs torch"
+  timeout "${SIDE_S:-300}" python3 scripts/conv_vs_torch.py build "${SWEEP:-configs/conv.yaml}" >"$OUT/conv-h200.md" 2>>"$log"
+  cat "$OUT/conv-h200.md"
+  ;;
+*) echo "usage: h200-conv.sh sweep|side" >&2; exit 2 ;;
+esac
 step "done"

@@ -76,11 +76,13 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     if (gpu_and_key.first != gpu) {
       gpu = gpu_and_key.first;
       if (md)
-        fmt::print("\n{}\n\n| problem | best configuration | median us | {} | vs first | ok/trials |\n"
-                   "| --- | --- | ---: | ---: | ---: | ---: |\n", gpu, unit);
+        fmt::print("\n{}\n\n| problem | best configuration | median us | {}{} | vs first | ok/trials |\n"
+                   "| --- | --- | ---: | ---: |{} ---: | ---: |\n", gpu, unit, compute ? " | GB/s" : "",
+                   compute ? " ---: |" : "");
       else
-        fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8} {:>9} {:>10}\n", gpu, "problem",
-                   "best configuration", "median us", unit, "vs first", "ok/trials");
+        fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8}{} {:>9} {:>10}\n", gpu, "problem",
+                   "best configuration", "median us", unit, compute ? fmt::format(" {:>8}", "GB/s") : "",
+                   "vs first", "ok/trials");
     }
     const std::string counts = fmt::format("{}/{}", r.ok, r.total);
     if (!r.best) {
@@ -91,13 +93,17 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
       continue;
     }
     const double speedup = r.first->median_us / r.best->median_us;
+    // Compute ops show GB/s as well: a depthwise convolution is memory-bound, so its bandwidth
+    // says more than its (small) TFLOP/s.
+    const std::string gbps = !compute ? "" : md ? fmt::format(" | {:.0f}", r.best->gbps)
+                                                : fmt::format(" {:>8.0f}", r.best->gbps);
     if (md)
-      fmt::print("| {} | `{}` | {:.2f} | {:.{}f} | {:.2f}x | {} |\n", key, r.best->config.instance,
-                 r.best->median_us, rate_of(adapter, *r.best), compute ? 1 : 0, speedup, counts);
+      fmt::print("| {} | `{}` | {:.2f} | {:.{}f}{} | {:.2f}x | {} |\n", key, r.best->config.instance,
+                 r.best->median_us, rate_of(adapter, *r.best), compute ? 1 : 0, gbps, speedup, counts);
     else
-      fmt::print("{:<28} {:<40} {:>10.2f} {:>8.{}f} {:>8.2f}x {:>10}\n", key,
+      fmt::print("{:<28} {:<40} {:>10.2f} {:>8.{}f}{} {:>8.2f}x {:>10}\n", key,
                  r.best->config.instance, r.best->median_us, rate_of(adapter, *r.best),
-                 compute ? 1 : 0, speedup, counts);
+                 compute ? 1 : 0, gbps, speedup, counts);
   }
   return 0;
 }

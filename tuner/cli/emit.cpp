@@ -6,6 +6,7 @@
 
 #include "tuner/cli/commands.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/emit/conv_emit.hpp"
 #include "tuner/emit/gemm_emit.hpp"
 #include "tuner/emit/softmax_emit.hpp"
 
@@ -40,7 +41,8 @@ int run_emit(const emit_options& o) {
     emit::emitted files;
   };
   const op_output outputs[] = {{"softmax", emit::emit_softmax(results, targets)},
-                               {"gemm", emit::emit_gemm(results, targets)}};
+                               {"gemm", emit::emit_gemm(results, targets)},
+                               {"conv", emit::emit_conv(results, targets)}};
   // Each file is written to a temporary first: an interrupted emit leaves the old file intact,
   // and a header and unit from different emits refuse to compile together (emit id).
   for (const auto& [op, out] : outputs) {

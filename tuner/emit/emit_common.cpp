@@ -69,6 +69,11 @@ std::map<std::string, const result_trial*> best_per_problem(
   return best;
 }
 
+bool clearly_faster(const result_trial& challenger, const result_trial& reference) {
+  return challenger.ci_hi_us > 0 && challenger.ci_hi_us < reference.ci_lo_us &&
+         challenger.median_us * (1.0 + tie_margin) < reference.median_us;
+}
+
 std::string run_provenance(const result_file& f, std::int64_t run) {
   for (const auto& r : f.runs)
     if (r.id == run) return fmt::format("run {} of {} ({})", r.id, r.spec_file, r.started_at);

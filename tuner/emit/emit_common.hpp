@@ -35,6 +35,14 @@ bool legal_on(const result_file& f, const std::string& instance, const std::stri
 std::map<std::string, const result_trial*> best_per_problem(
     const result_file& f, const std::function<bool(const result_trial&)>& keep);
 
+// A challenger replaces a library's heuristic first choice (the reference every dispatch must not
+// lose to) only when it is clearly faster: its 95% interval entirely below the reference's and
+// its median more than tie_margin faster. Closer wins are ties and go to the heuristic: on the
+// H200 a 1.7% GEMM win in the sweep (2048x1024x4096) came out 7% slower when re-measured side by
+// side (docs/gemm-h200.md).
+inline constexpr double tie_margin = 0.02;
+bool clearly_faster(const result_trial& challenger, const result_trial& reference);
+
 // "run 3 of configs/x.yaml (2026-11-30T13:49:00Z)"
 std::string run_provenance(const result_file& f, std::int64_t run);
 

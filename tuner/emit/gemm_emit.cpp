@@ -52,18 +52,6 @@ kg::gemm_config config_of(const result_trial& t) {
   return c;
 }
 
-// A challenger replaces cuBLASLt's heuristic first choice (the reference every GEMM dispatch
-// must not lose to) only when it is clearly faster: its 95% interval entirely below the
-// heuristic's and its median more than tie_margin faster. Closer wins are ties and go to the
-// heuristic: on the H200 a 1.7% win in the sweep (2048x1024x4096) came out 7% slower when
-// re-measured side by side (docs/gemm-h200.md).
-constexpr double tie_margin = 0.02;
-
-bool clearly_faster(const result_trial& challenger, const result_trial& reference) {
-  return challenger.ci_hi_us > 0 && challenger.ci_hi_us < reference.ci_lo_us &&
-         challenger.median_us * (1.0 + tie_margin) < reference.median_us;
-}
-
 // Per problem, the verified heuristic first choice of file f, if it was measured and verified.
 std::map<std::string, const result_trial*> references_of(const result_file& f) {
   std::map<std::string, const result_trial*> out;

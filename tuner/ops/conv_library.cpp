@@ -7,6 +7,8 @@
 #include <set>
 
 #include "cuop/backends/cudnn.hpp"
+#include "cuop/backends/fft_conv.hpp"
+#include "cuop/backends/fft_conv_backend.hpp"
 #if CUOP_HAVE_CUDNN
 #include "cuop/backends/cudnn_backend.hpp"
 #endif
@@ -21,6 +23,62 @@ std::vector<std::string> cudnn_param_names() { return {"top", "space", "workspac
 
 std::string conv_library_instance(dtype t, const std::string& identifier) {
   return fmt::format("conv2d_{}_cudnn_{}", name_of(t), identifier);
+}
+
+std::vector<std::string> fft_param_names() { return {"tile", "pad", "kb"}; }
+
+std::string fft_instance(dtype t, const bk::fft_conv_config& c) {
+  return fmt::format("conv2d_{}_{}", name_of(t), bk::fft_conv_config_id(c));
+}
+
+namespace {
+
+bool is_fft(const nlohmann::json& config) { return config.value("family", "") == fft_family; }
+
+// The FFT configuration of a point's or a listed configuration's parameters.
+std::string fft_config_of(const nlohmann::json& params, bk::fft_conv_config& c) {
+  for (const auto& [name, value] : params.items()) {
+    const int v = value.get<int>();
+    if (name == "tile") c.tile = v;
+    else if (name == "pad") c.pad = v;
+    else if (name == "kb") c.kb = v;
+    else return fmt::format("unknown fft parameter \"{}\"", name);
+  }
+  return {};
+}
+
+}  // namespace
+
+// An FFT point is one configuration; whether it suits the problem is the trial's to say.
+nlohmann::json conv_library::list(dtype t, const kc::conv_shape& sh, const nlohmann::json& point,
+                                  std::string& message) {
+  if (!is_fft(point)) return dnn_list(t, sh, point, message);
+  bk::fft_conv_config c;
+  if (message = fft_config_of(point.at("params"), c); !message.empty()) return nullptr;
+  nlohmann::json params = point.at("params");
+  return nlohmann::json::array({{{"instance", fft_instance(t, c)}, {"family", std::string(fft_family)},
+                                 {"params", params}}});
+}
+
+std::string conv_library::prepare(dtype t, const kc::conv_shape& sh, const nlohmann::json& config,
+                                  conv_library_call& out) {
+  if (!is_fft(config)) return dnn_prepare(t, sh, config, out);
+  bk::fft_conv_config c;
+  if (auto why = fft_config_of(config.at("params"), c); !why.empty()) return why;
+  if (auto why = bk::check_fft_conv(t, sh, c); !why.empty()) return why;
+  auto fft = std::make_shared<bk::fft_conv>();
+  std::string why;
+  if (fft->init(t, sh, c, &why) != status::success) return why.empty() ? "cuFFT plan creation failed" : why;
+  out.workspace_bytes = fft->workspace_bytes();
+  out.fft = true;
+  out.state = std::move(fft);
+  return {};
+}
+
+cudaError_t conv_library::run(const conv_library_call& call, const void* x, const void* w, void* y, void* workspace,
+                              cudaStream_t stream) {
+  if (!call.fft) return dnn_run(call, x, w, y, workspace, stream);
+  return static_cast<const bk::fft_conv*>(call.state.get())->run(x, w, y, 1.f, 0.f, workspace, stream);
 }
 
 #if CUOP_HAVE_CUDNN
@@ -71,7 +129,7 @@ struct conv_library::impl {
     const std::string key = fmt::format("{}_{}", name_of(t), conv_problem_key(sh));
     if (auto it = problems.find(key); it != problems.end()) return &it->second;
     bk::dnn_conv conv;
-    if (conv.init(handle, t, sh, false, &why) != CUDNN_STATUS_SUCCESS) return nullptr;
+    if (conv.init(handle, t, sh, sh.allow_tf32, &why) != CUDNN_STATUS_SUCCESS) return nullptr;
     return &problems.emplace(key, std::move(conv)).first->second;
   }
 };
@@ -91,8 +149,8 @@ conv_library::~conv_library() {
   if (m->handle) cudnnDestroy(m->handle);
 }
 
-nlohmann::json conv_library::list(dtype t, const kc::conv_shape& sh, const nlohmann::json& point,
-                                  std::string& message) {
+nlohmann::json conv_library::dnn_list(dtype t, const kc::conv_shape& sh, const nlohmann::json& point,
+                                      std::string& message) {
   const auto* conv = m->problem(t, sh, message);
   if (!conv) return nullptr;
   const auto& params = point.at("params");
@@ -141,8 +199,8 @@ nlohmann::json conv_library::list(dtype t, const kc::conv_shape& sh, const nlohm
   return out;
 }
 
-std::string conv_library::prepare(dtype t, const kc::conv_shape& sh, const nlohmann::json& config,
-                                  conv_library_call& out) {
+std::string conv_library::dnn_prepare(dtype t, const kc::conv_shape& sh, const nlohmann::json& config,
+                                      conv_library_call& out) {
   std::string why;
   const auto* conv = m->problem(t, sh, why);
   if (!conv) return why;
@@ -168,8 +226,8 @@ std::string conv_library::prepare(dtype t, const kc::conv_shape& sh, const nlohm
   return {};
 }
 
-cudaError_t conv_library::run(const conv_library_call& call, const void* x, const void* w, void* y, void* workspace,
-                              cudaStream_t stream) {
+cudaError_t conv_library::dnn_run(const conv_library_call& call, const void* x, const void* w, void* y,
+                                  void* workspace, cudaStream_t stream) {
   const auto* p = static_cast<const prepared_plan*>(call.state.get());
   if (p->conv->run(p->plan, x, w, y, workspace, stream) == CUDNN_STATUS_SUCCESS) return cudaSuccess;
   const cudaError_t e = cudaGetLastError();  // the CUDA error says whether the context survived
@@ -183,16 +241,16 @@ struct conv_library::impl {};
 conv_library::conv_library() : m(std::make_unique<impl>()) {}
 conv_library::~conv_library() = default;
 
-nlohmann::json conv_library::list(dtype, const kc::conv_shape&, const nlohmann::json&, std::string& message) {
+nlohmann::json conv_library::dnn_list(dtype, const kc::conv_shape&, const nlohmann::json&, std::string& message) {
   message = "built without cuDNN: the cudnn candidates cannot be listed (docs/conv.md)";
   return nullptr;
 }
 
-std::string conv_library::prepare(dtype, const kc::conv_shape&, const nlohmann::json&, conv_library_call&) {
+std::string conv_library::dnn_prepare(dtype, const kc::conv_shape&, const nlohmann::json&, conv_library_call&) {
   return "built without cuDNN";
 }
 
-cudaError_t conv_library::run(const conv_library_call&, const void*, const void*, void*, void*, cudaStream_t) {
+cudaError_t conv_library::dnn_run(const conv_library_call&, const void*, const void*, void*, void*, cudaStream_t) {
   return cudaErrorNotSupported;
 }
 

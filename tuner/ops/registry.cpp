@@ -40,7 +40,7 @@ op_desc conv2d_op() {
   op.dims = {{"n", 1, {}, {}},        {"h", 1, {}, {}},       {"w", 1, {}, {}},
              {"c", 1, {}, {}},        {"k", 1, {}, {}},       {"r", 1, {}, {}},
              {"s", 1, {}, {}},        {"stride", 1, 1, {}},   {"pad", 0, 0, {}},
-             {"dilation", 1, 1, {}},  {"groups", 1, 1, {}},
+             {"dilation", 1, 1, {}},  {"groups", 1, 1, {}},     {"tf32", 0, 0, {}},
              {"layout", 0, 0, {std::string(kc::name_of(kc::layout::nhwc)), std::string(kc::name_of(kc::layout::nchw))}}};
   for (const auto& d : op.dims) op.problem_dims.push_back(d.name);
   op.key_of = conv_problem_key;
@@ -48,6 +48,7 @@ op_desc conv2d_op() {
   for (std::string_view p : kc::depthwise_param_names()) d.params.emplace_back(p);
   op.families.push_back(std::move(d));
   op.families.push_back({std::string(cudnn_family), cudnn_param_names(), "library"});
+  op.families.push_back({std::string(fft_family), fft_param_names(), "library"});
   return op;
 }
 

@@ -44,10 +44,11 @@ class dnn_conv {
   // Tensor unique ids in the graph and the variant pack.
   static constexpr std::int64_t x_uid = 1, w_uid = 2, y_uid = 3;
 
-  // Builds and finalizes the operation graph of y = conv(x, w) (alpha 1, beta 0). The filter
-  // follows the layout (args.cuh). Data must be 16-byte aligned.
+  // Builds and finalizes the operation graph of y = alpha * conv(x, w) + beta * y (the
+  // tuner measures alpha 1, beta 0). The filter follows the layout (args.cuh). Data must be
+  // 16-byte aligned.
   cudnnStatus_t init(cudnnHandle_t handle, dtype t, const kernels::conv::conv_shape& sh, bool allow_tf32,
-                     std::string* why);
+                     std::string* why, float alpha = 1.f, float beta = 0.f);
   bool ready() const noexcept { return m_graph.get() != nullptr; }
 
   // Up to `max` configurations in the order heuristic `mode` (CUDNN_HEUR_MODE_A, _B or

@@ -23,7 +23,8 @@ cudaError_t conv2d_reference(dtype t, const kernels::conv::conv_shape& sh, const
                              const void* w, float* ref_f32, cudaStream_t s);
 
 // Tolerances for an output that sums (C / groups) * R * S products of inputs in [-1, 1] in f32
-// and is written as `t`: the same model as GEMM's (gemm_reference.hpp) with K = that length.
+// and is written as `t`: the same model as GEMM's (gemm_reference.hpp) with K = that length;
+// an f32 shape that allows TF32 adds TF32's input rounding (conv_reference_cpu.cpp).
 double conv_rtol(dtype t);
 double conv_atol(dtype t, const kernels::conv::conv_shape& sh);
 

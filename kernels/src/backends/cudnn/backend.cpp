@@ -130,7 +130,7 @@ dnn_descriptor& dnn_descriptor::operator=(dnn_descriptor&& o) noexcept {
 }
 
 cudnnStatus_t dnn_conv::init(cudnnHandle_t handle, dtype t, const kc::conv_shape& sh, bool allow_tf32,
-                             std::string* why) {
+                             std::string* why, float alpha, float beta) {
   m_graph = dnn_descriptor();
   m_keep.clear();
   m_handle = handle;
@@ -161,7 +161,6 @@ cudnnStatus_t dnn_conv::init(cudnnHandle_t handle, dtype t, const kc::conv_shape
   if (s == CUDNN_STATUS_SUCCESS) s = cudnnBackendFinalize(conv.get());
   if (s != CUDNN_STATUS_SUCCESS) return fail(s, why, "the convolution descriptor");
 
-  const float alpha = 1.f, beta = 0.f;
   const cudnnBackendDescriptor_t xd = x.get(), wd = w.get(), yd = y.get(), cd = conv.get();
   s = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, op);
   if (s == CUDNN_STATUS_SUCCESS) s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, &xd, 1);

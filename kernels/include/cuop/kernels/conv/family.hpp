@@ -27,6 +27,9 @@ struct conv_shape {
   int dil_h = 1, dil_w = 1;
   int groups = 1;
   layout lay = layout::nhwc;
+  // f32 only: cuDNN may round inputs to TF32 on tensor cores (the answer is checked with TF32's
+  // tolerance, conv_reference.hpp). Our kernels compute in full f32 either way.
+  bool allow_tf32 = false;
 
   int p() const noexcept;  // output height (<= 0 when the filter does not fit)
   int q() const noexcept;  // output width

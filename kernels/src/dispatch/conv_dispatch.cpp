@@ -1,0 +1,314 @@
+// Picks a conv2d choice from the emitted table (our depthwise kernel, a cuDNN engine configuration
+// rebuilt from its identifier, cuDNN's heuristic, or our cuFFT convolution) and runs it.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cuop/backends/fft_conv.hpp"
+#include "cuop/backends/fft_conv_backend.hpp"
+#include "cuop/conv.hpp"
+#include "cuop/generated/conv_dispatch.hpp"
+#include "cuop/kernels/conv/launch.hpp"
+#include "dispatch_common.hpp"
+#if CUOP_HAVE_CUDNN
+#include "cuop/backends/cudnn_backend.hpp"
+#endif
+
+namespace cuop::generated {
+extern const void* const conv_kernels[];
+}
+
+namespace cuop {
+
+namespace kc = kernels::conv;
+namespace bk = backends;
+using dispatch::to_status;
+
+namespace {
+
+// The full call a choice is made for.
+struct call_key {
+  int device;
+  dtype type;
+  kc::conv_shape sh;
+  float alpha, beta;  // cuDNN bakes them into its graph
+  auto tie() const {
+    return std::tie(device, type, sh.lay, sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride_h, sh.stride_w,
+                    sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, sh.allow_tf32, alpha, beta);
+  }
+  bool operator<(const call_key& o) const { return tie() < o.tie(); }
+};
+
+#if CUOP_HAVE_CUDNN
+// One cuDNN handle per device, shared by the cached plans; calls through it are serialized.
+struct dnn_state {
+  std::mutex run_lock;
+  bk::dnn_conv conv;
+  bk::dnn_plan plan;
+};
+
+cudnnHandle_t dnn_handle(int device) {
+  static std::mutex m;
+  static std::map<int, cudnnHandle_t> handles;
+  std::lock_guard lock(m);
+  auto it = handles.find(device);
+  if (it != handles.end()) return it->second;
+  cudnnHandle_t h = nullptr;
+  if (cudnnCreate(&h) != CUDNN_STATUS_SUCCESS) h = nullptr;
+  handles.emplace(device, h);  // never destroyed (process lifetime)
+  return h;
+}
+#endif
+
+// A planned FFT convolution; a run sets the plans' stream and work area, so runs are serialized.
+struct fft_state {
+  std::mutex run_lock;
+  bk::fft_conv conv;
+};
+
+struct selection {
+  const detail::conv_entry* entry = nullptr;
+  kc::launch_plan plan;                 // kernel
+#if CUOP_HAVE_CUDNN
+  std::shared_ptr<dnn_state> dnn;       // cudnn and heuristic
+#endif
+  std::shared_ptr<fft_state> fft;       // fft
+  std::size_t workspace = 0;
+  bool fell_back = false;
+};
+
+int table_arch_for(int cc) {
+  int best = 0;
+  for (const auto& e : generated::conv_table)
+    if (e.arch == cc) return cc;
+  for (const auto& e : generated::conv_table)
+    if (e.arch <= cc && e.arch > best) best = e.arch;
+  return best;
+}
+
+bool depthwise(int c, int k, int groups) { return groups == c && k == c && groups > 1; }
+
+// Entries whose choice could run the call at all: the same filter, stride, dilation and kind of
+// grouping (depthwise kernels are instantiated per filter and stride).
+bool comparable(const detail::conv_entry& e, const call_key& p) {
+  return e.r == p.sh.r && e.s == p.sh.s && e.stride == p.sh.stride_h && e.stride == p.sh.stride_w &&
+         e.dilation == p.sh.dil_h && e.dilation == p.sh.dil_w &&
+         depthwise(e.c, e.k, e.groups) == depthwise(p.sh.c, p.sh.k, p.sh.groups) &&
+         (depthwise(e.c, e.k, e.groups) || e.groups == p.sh.groups) &&
+         (e.tf32 != 0) == (p.type == dtype::f32 && p.sh.allow_tf32);
+}
+
+bool exact(const detail::conv_entry& e, const call_key& p) {
+  return comparable(e, p) && e.n == p.sh.n && e.h == p.sh.h && e.w == p.sh.w && e.c == p.sh.c && e.k == p.sh.k &&
+         e.pad == p.sh.pad_h && e.pad == p.sh.pad_w && e.groups == p.sh.groups;
+}
+
+double log_distance(const detail::conv_entry& e, const call_key& p) {
+  const auto d = [](double a, double b) { return std::fabs(std::log(a / b)); };
+  return d(e.n, p.sh.n) + d(1.0 * e.h * e.w, 1.0 * p.sh.h * p.sh.w) + d(e.c, p.sh.c) + d(e.k, p.sh.k) +
+         (e.pad == p.sh.pad_h ? 0.0 : 0.1);
+}
+
+// Says once per table entry that the installed cuDNN rejects its configuration.
+void report_fallback(const detail::conv_entry& e, const std::string& why) {
+  static std::mutex m;
+  static std::set<const detail::conv_entry*> said;
+  std::lock_guard lock(m);
+  if (!said.insert(&e).second) return;
+  std::fprintf(stderr, "cuop::conv2d: the installed cuDNN rejects %s (%s); using its heuristic\n", e.instance,
+               why.c_str());
+}
+
+#if CUOP_HAVE_CUDNN
+bool dnn_prepare(const call_key& p, const detail::conv_entry& e, selection& s) {
+  const cudnnHandle_t h = dnn_handle(p.device);
+  if (!h) return false;
+  auto st = std::make_shared<dnn_state>();
+  std::string why;
+  if (st->conv.init(h, p.type, p.sh, p.sh.allow_tf32, &why, p.alpha, p.beta) != CUDNN_STATUS_SUCCESS) return false;
+  bk::cudnn_config c;
+  if (e.kind == detail::conv_kind::cudnn) {
+    if (bk::parse_cudnn_config_id(e.lib_id, c, &why) && st->conv.build(c, st->plan, &why) == CUDNN_STATUS_SUCCESS) {
+      s.workspace = static_cast<std::size_t>(st->plan.workspace_bytes);
+      s.dnn = std::move(st);
+      return true;
+    }
+    if (!exact(e, p)) return false;  // a neighbour's choice: try the next one
+    report_fallback(e, why);
+    s.fell_back = true;
+  }
+  std::vector<bk::cudnn_config> first;
+  if (st->conv.heuristic(CUDNN_HEUR_MODE_A, 1, first, &why) != CUDNN_STATUS_SUCCESS || first.empty()) return false;
+  if (st->conv.build(first.front(), st->plan, &why) != CUDNN_STATUS_SUCCESS) return false;
+  s.workspace = static_cast<std::size_t>(st->plan.workspace_bytes);
+  s.dnn = std::move(st);
+  return true;
+}
+#endif
+
+// Prepares `e` for the call; false when it cannot run it (the next candidate is tried).
+bool try_entry(const detail::conv_entry& e, const call_key& p, const kc::device_limits& limits, selection& s) {
+  s = {};
+  s.entry = &e;
+  switch (e.kind) {
+    case detail::conv_kind::kernel: {
+      if (!generated::conv_kernels[e.kernel] || e.config.t != p.type || e.config.lay != p.sh.lay) return false;
+      const auto c = kc::for_shape(e.config, p.type, p.sh);
+      return kc::plan_launch(c, p.sh, limits, s.plan).empty();
+    }
+    case detail::conv_kind::fft: {
+      bk::fft_conv_config c;
+      if (!bk::parse_fft_conv_config_id(e.lib_id, c, nullptr) || !bk::check_fft_conv(p.type, p.sh, c).empty())
+        return false;
+      auto f = std::make_shared<fft_state>();
+      if (f->conv.init(p.type, p.sh, c, nullptr) != status::success) return false;
+      s.workspace = f->conv.workspace_bytes();
+      s.fft = std::move(f);
+      return true;
+    }
+    case detail::conv_kind::cudnn:
+    case detail::conv_kind::cudnn_heuristic:
+#if CUOP_HAVE_CUDNN
+      return dnn_prepare(p, e, s);
+#else
+      return false;  // built without cuDNN
+#endif
+  }
+  return false;
+}
+
+status select_uncached(const call_key& p, selection& out) {
+  dispatch::device_state dev;
+  int device = 0;
+  if (auto st = dispatch::current_device(device, dev); st != status::success) return st;
+  const int arch = table_arch_for(dev.cc);
+  if (arch == 0) return status::no_kernel_image;
+  kc::device_limits limits;
+  if (auto e = kc::query_limits(device, limits); e != cudaSuccess) return to_status(e);
+
+  std::vector<std::pair<double, const detail::conv_entry*>> ranked;
+  for (const auto& e : generated::conv_table) {
+    if (e.arch != arch || e.type != p.type || e.lay != p.sh.lay || e.source == detail::entry_source::fallback ||
+        !comparable(e, p))
+      continue;
+    // Lower is better: exact shape on the same GPU, exact shape on the arch, then nearest shape.
+    const bool same_gpu = std::strcmp(e.gpu, dev.name) == 0;
+    ranked.emplace_back((exact(e, p) ? 0.0 : 10.0 + log_distance(e, p)) + (same_gpu ? 0.0 : 0.5), &e);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [rank, e] : ranked)
+    if (try_entry(*e, p, limits, out)) return status::success;
+  for (const auto& e : generated::conv_table)
+    if (e.arch == arch && e.type == p.type && e.lay == p.sh.lay && e.source == detail::entry_source::fallback &&
+        try_entry(e, p, limits, out))
+      return status::success;
+  return status::unsupported;
+}
+
+// The choice depends only on the device, the call's type, shape, alpha and beta: made once, then
+// looked up.
+status select(const call_key& p, selection& out) {
+  static std::mutex m;
+  static std::map<call_key, selection> cache;
+  {
+    std::lock_guard lock(m);
+    if (const auto it = cache.find(p); it != cache.end()) {
+      out = it->second;
+      return status::success;
+    }
+  }
+  if (auto s = select_uncached(p, out); s != status::success) return s;
+  std::lock_guard lock(m);
+  cache.emplace(p, out);
+  return status::success;
+}
+
+bool resolve(const conv2d_problem& p, call_key& key) {
+  if (!kc::check_shape(p.shape).empty()) return false;
+  if (cudaGetDevice(&key.device) != cudaSuccess) return false;
+  key.type = p.type;
+  key.sh = p.shape;
+  key.alpha = p.alpha;
+  key.beta = p.beta;
+  return true;
+}
+
+const char* kind_name(detail::conv_kind k) {
+  switch (k) {
+    case detail::conv_kind::kernel: return "kernel";
+    case detail::conv_kind::cudnn: return "cudnn";
+    case detail::conv_kind::cudnn_heuristic: return "cudnn-heuristic";
+    case detail::conv_kind::fft: return "fft";
+  }
+  return "?";
+}
+
+}  // namespace
+
+status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream) {
+  call_key key{};
+  if (!resolve(p, key) || !x || !w || !y) return status::invalid_argument;
+  if (p.shape.n == 0) return status::success;
+  selection sel;
+  if (auto s = select(key, sel); s != status::success) return s;
+  void* workspace = nullptr;
+  if (sel.workspace > 0)
+    if (auto s = dispatch::buffer_for(sel.workspace, stream, dispatch::buffer_purpose::scratch, workspace);
+        s != status::success)
+      return s;
+  const auto& sh = p.shape;
+  switch (sel.entry->kind) {
+    case detail::conv_kind::kernel: {
+      const kc::conv_args args{x,        w,        y,        sh.n,        sh.c,        sh.h,
+                               sh.w,     sh.k,     sh.p(),   sh.q(),      sh.r,        sh.s,
+                               sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w,
+                               sh.groups, p.alpha, p.beta};
+      return to_status(kc::launch(generated::conv_kernels[sel.entry->kernel], sel.plan, args, stream));
+    }
+    case detail::conv_kind::fft: {
+      std::lock_guard lock(sel.fft->run_lock);
+      return to_status(sel.fft->conv.run(x, w, y, p.alpha, p.beta, workspace, stream));
+    }
+    case detail::conv_kind::cudnn:
+    case detail::conv_kind::cudnn_heuristic: {
+#if CUOP_HAVE_CUDNN
+      std::lock_guard lock(sel.dnn->run_lock);
+      const auto r = sel.dnn->conv.run(sel.dnn->plan, x, w, y, workspace, stream);
+      if (r == CUDNN_STATUS_SUCCESS) return status::success;
+      if (r == CUDNN_STATUS_NOT_SUPPORTED) return status::unsupported;
+      return status::cuda_error;
+#else
+      return status::unsupported;
+#endif
+    }
+  }
+  return status::unsupported;
+}
+
+status conv2d_which(const conv2d_problem& p, conv2d_choice& out) {
+  call_key key{};
+  if (!resolve(p, key)) return status::invalid_argument;
+  selection sel;
+  if (auto s = select(key, sel); s != status::success) return s;
+  const auto& e = *sel.entry;
+  out.instance = e.instance;
+  out.kind = sel.fell_back ? "cudnn-heuristic" : kind_name(e.kind);
+  out.source = detail::name_of(e.source);
+  out.gpu = e.gpu;
+  out.exact_shape = exact(e, key);
+  out.fell_back = sel.fell_back;
+  out.table_arch = e.arch;
+  return status::success;
+}
+
+}  // namespace cuop

@@ -1,0 +1,142 @@
+// The conv2d dispatch table emitted from results: determinism, depthwise kernels only where they
+// compiled (and their configuration spelled as the library's struct), cuDNN configurations only
+// for the architecture they were measured on, the tie rule against cuDNN's heuristic, FFT
+// configurations kept everywhere, wrong answers never chosen, and the heuristic as the default.
+#include <gtest/gtest.h>
+
+#include "cuop/kernels/conv/family.hpp"
+#include "tuner/emit/conv_emit.hpp"
+
+using namespace cuop::emit;
+namespace kc = cuop::kernels::conv;
+
+namespace {
+
+const std::map<std::string, long long> depthwise_dims = {
+    {"n", 32}, {"h", 28}, {"w", 28}, {"c", 512}, {"k", 512}, {"r", 7}, {"s", 7}, {"stride", 1},
+    {"pad", 3}, {"dilation", 1}, {"groups", 512}, {"layout", 0}};
+const std::map<std::string, long long> dense_dims = {
+    {"n", 4}, {"h", 256}, {"w", 256}, {"c", 32}, {"k", 32}, {"r", 15}, {"s", 15}, {"stride", 1},
+    {"pad", 7}, {"dilation", 1}, {"groups", 1}, {"layout", 1}};
+
+result_trial trial(const std::string& dt, const std::map<std::string, long long>& dims, const std::string& family,
+                   std::map<std::string, long long> params, const std::string& instance, double us) {
+  result_trial t;
+  t.problem = "conv2d_" + dt + (dims.at("groups") > 1 ? "_depthwise" : "_dense");
+  t.dtype = dt;
+  t.dims = dims;
+  t.family = family;
+  t.params = std::move(params);
+  t.instance = instance;
+  t.status = "ok";
+  t.median_us = us;
+  t.ci_lo_us = 0.99 * us;
+  t.ci_hi_us = 1.01 * us;
+  t.run = 1;
+  return t;
+}
+
+kc::depthwise_config depthwise_config() {
+  kc::conv_shape sh;
+  sh.n = 32;
+  sh.c = sh.k = sh.groups = 512;
+  sh.h = sh.w = 28;
+  sh.r = sh.s = 7;
+  sh.pad_h = sh.pad_w = 3;
+  return kc::for_shape({}, cuop::dtype::f16, sh);
+}
+
+std::map<std::string, long long> params_of(const kc::depthwise_config& c) {
+  std::map<std::string, long long> out;
+  for (const auto name : kc::depthwise_param_names()) out[std::string(name)] = kc::get_param(c, name);
+  return out;
+}
+
+result_file h200_results(double depthwise_us) {
+  result_file f;
+  f.path = "results/conv2d/nvidia-h200.json";
+  f.op = "conv2d";
+  f.gpu = "NVIDIA H200";
+  f.cc = 90;
+  f.runs.push_back({1, "2026-11-30T21:00:00Z", "configs/conv.yaml", "abc", "rev"});
+  const auto dw = depthwise_config();
+  f.trials.push_back(trial("f16", depthwise_dims, "cudnn", {{"rank", 0}, {"workspace_mb", 256}},
+                           "conv2d_f16_cudnn_heuristic", 100));
+  f.trials.push_back(trial("f16", depthwise_dims, "cudnn", {{"engine", 57}, {"k2", 4}}, "conv2d_f16_cudnn_dnn_e57_k2v4", 99));
+  f.trials.push_back(trial("f16", depthwise_dims, "depthwise", params_of(dw), kc::instance_name(dw), depthwise_us));
+  f.trials.push_back(trial("f32", dense_dims, "cudnn", {{"rank", 0}, {"workspace_mb", 256}},
+                           "conv2d_f32_cudnn_heuristic", 5000));
+  f.trials.push_back(trial("f32", dense_dims, "fft", {{"tile", 64}, {"pad", 0}, {"kb", 4}}, "conv2d_f32_fft_t64_p0_kb4",
+                           900));
+  auto wrong = trial("f32", dense_dims, "cudnn", {{"engine", 6}}, "conv2d_f32_cudnn_dnn_e6", 100);
+  wrong.status = "wrong_answer";
+  f.trials.push_back(wrong);
+  for (const char* target : {"sm_80", "sm_90a"}) f.builds.push_back({kc::instance_name(dw), target, "ok", "", 96, 0, 0, 0});
+  f.builds.push_back({kc::instance_name(dw), "sm_100a", "rejected", "too much shared memory", 0, 0, 0, 0});
+  return f;
+}
+
+// The entry of `problem_comment` ("tuned f16 ... " comment line and the entry after it) for `arch`.
+std::string entry_of(const std::string& header, int arch, const std::string& type, const std::string& dims) {
+  const auto at = header.find("    {" + std::to_string(arch) + ", \"NVIDIA H200\", dtype::" + type + ", " + dims);
+  if (at == std::string::npos) return {};
+  return header.substr(at, header.find("\"},\n", at) + 3 - at);
+}
+
+const std::string dw_dims = "kernels::conv::layout::nhwc, 32, 28, 28, 512, 512, 7, 7, 1, 3, 1, 512, 0";
+const std::string dense_dims_text = "kernels::conv::layout::nchw, 4, 256, 256, 32, 32, 15, 15, 1, 7, 1, 1, 0";
+
+}  // namespace
+
+TEST(conv_emit, same_results_give_byte_identical_files) {
+  const auto a = emit_conv({h200_results(50)}, {"80", "90a", "100a"});
+  const auto b = emit_conv({h200_results(50)}, {"100a", "90a-real", "sm_80"});
+  EXPECT_EQ(a.header, b.header);
+  EXPECT_EQ(a.instantiation, b.instantiation);
+}
+
+TEST(conv_emit, a_clearly_faster_depthwise_kernel_is_emitted_with_its_configuration) {
+  const auto out = emit_conv({h200_results(50)}, {"90a"});
+  const auto e = entry_of(out.header, 90, "f16", dw_dims);
+  EXPECT_NE(e.find("conv_kind::kernel"), std::string::npos) << e;
+  EXPECT_NE(e.find(".lay = kernels::conv::layout::nhwc, .r = 7, .s = 7, .stride = 1"), std::string::npos) << e;
+  EXPECT_NE(out.instantiation.find(kc::instance_name(depthwise_config())), std::string::npos);
+  EXPECT_NE(out.instantiation.find(std::string(kc::depthwise_header())), std::string::npos);
+}
+
+TEST(conv_emit, a_win_within_the_tie_margin_goes_to_the_heuristic) {
+  // 1% faster than cuDNN's heuristic: a tie; cuDNN's e57 (1% faster too) is a tie as well.
+  const auto out = emit_conv({h200_results(99)}, {"90a"});
+  const auto e = entry_of(out.header, 90, "f16", dw_dims);
+  EXPECT_NE(e.find("conv_kind::cudnn_heuristic"), std::string::npos) << e;
+}
+
+TEST(conv_emit, kernels_that_did_not_fit_a_target_are_not_emitted_for_it) {
+  const auto out = emit_conv({h200_results(50)}, {"100a"});
+  EXPECT_EQ(out.instantiation.find(kc::instance_name(depthwise_config())), std::string::npos);
+  // Blackwell takes the nearest measured architecture's choices: no kernel, so cuDNN's heuristic.
+  const auto at = out.header.find("{100, \"NVIDIA H200\", dtype::f16, " + dw_dims);
+  ASSERT_NE(at, std::string::npos) << out.header;
+  EXPECT_NE(out.header.substr(at, 400).find("conv_kind::cudnn_heuristic"), std::string::npos);
+}
+
+TEST(conv_emit, fft_configurations_are_kept_and_wrong_answers_never_chosen) {
+  const auto out = emit_conv({h200_results(50)}, {"80", "90a"});
+  for (int arch : {80, 90}) {
+    const auto e = entry_of(out.header, arch, "f32", dense_dims_text);
+    EXPECT_NE(e.find("conv_kind::fft"), std::string::npos) << e;
+    EXPECT_NE(e.find("\"fft_t64_p0_kb4\""), std::string::npos) << e;
+    EXPECT_EQ(e.find("dnn_e6"), std::string::npos) << e;
+  }
+}
+
+TEST(conv_emit, every_type_and_layout_has_the_heuristic_as_default) {
+  const auto out = emit_conv({}, {"90a"});
+  for (const char* t : {"f16", "bf16", "f32"})
+    for (const char* l : {"nhwc", "nchw"})
+      EXPECT_NE(out.header.find(std::string("{90, \"\", dtype::") + t + ", kernels::conv::layout::" + l +
+                                ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, detail::conv_kind::cudnn_heuristic"),
+                std::string::npos)
+          << t << " " << l;
+  EXPECT_NE(out.instantiation.find("nullptr"), std::string::npos);  // no kernels: one null slot
+}
