@@ -3,9 +3,9 @@
 // region, both answers verified against the GPU reference before timing. Counters: TFLOP/s and
 // the bandwidth of reading x and w and writing y once.
 //   conv_bench [--shapes=SPEC;SPEC...] [google benchmark flags]
-// SPEC is the problem key without the type: "f16_nhwc_32x28x28x512_k512_r7x7_s1_p3_d1_g512"
-// (the keys `cuop-tune best` prints, minus "conv2d_"). Default: the depthwise and dense-f32 layers
-// of configs/conv.yaml.
+// SPEC is the problem key minus "conv2d_", as `cuop-tune best` prints it:
+// "f16_nhwc_32x28x28x512_k512_r7x7_s1_p3_d1_g512", "..._g1_tf32" for f32 with TF32 allowed.
+// Default: the depthwise and dense-f32 layers of configs/conv.yaml.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
@@ -145,7 +145,7 @@ void bm_cudnn(benchmark::State& state, shape s) {
   cuop::backends::dnn_plan plan;
   std::vector<cuop::backends::cudnn_config> first;
   std::string why;
-  if (conv.init(handle, s.type, s.sh, false, &why) != CUDNN_STATUS_SUCCESS ||
+  if (conv.init(handle, s.type, s.sh, s.sh.allow_tf32, &why) != CUDNN_STATUS_SUCCESS ||
       conv.heuristic(CUDNN_HEUR_MODE_A, 1, first, &why) != CUDNN_STATUS_SUCCESS || first.empty() ||
       conv.build(first[0], plan, &why) != CUDNN_STATUS_SUCCESS) {
     state.SkipWithError(("cuDNN heuristic: " + why).c_str());
@@ -178,6 +178,7 @@ bool parse_shape(const std::string& text, shape& out) {
   sh.stride_w = sh.stride_h;
   sh.pad_w = sh.pad_h;
   sh.dil_w = sh.dil_h;
+  sh.allow_tf32 = text.size() > 5 && text.compare(text.size() - 5, 5, "_tf32") == 0;
   if (!kc::check_shape(sh).empty()) return false;
   out = {*t, sh, text};
   return true;
