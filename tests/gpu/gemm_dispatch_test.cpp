@@ -79,7 +79,9 @@ TEST(sm80_gemm_dispatch, tuned_and_untuned_shapes) {
            {dtype::bf16, dtype::bf16, b_layout::col, 128, 4096, 4096, 0, 0.f},   // tuned
            {dtype::bf16, dtype::bf16, b_layout::col, 3, 1000, 4000, 0, 0.f},     // untuned: nearest
            {dtype::bf16, dtype::bf16, b_layout::col, 129, 7, 4097, 0, 0.f},      // awkward
-           {dtype::f16, dtype::f16, b_layout::col, 64, 1024, 4096, 0, 0.f}}) {
+           {dtype::f16, dtype::f16, b_layout::col, 64, 1024, 4096, 0, 0.f},
+           // Untuned in f16: split-K partials must be reduced in f32 whatever serves it.
+           {dtype::f16, dtype::f16, b_layout::col, 4097, 4097, 4097, 0, 0.f}}) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
     check(c);
   }

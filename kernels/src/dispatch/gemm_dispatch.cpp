@@ -91,10 +91,14 @@ void report_fallback(const detail::gemm_entry& e, const call_key& p, const std::
                e.instance, p.m, p.n, p.k, why.c_str());
 }
 
-status heuristic_choice(cublasLtHandle_t h, selection& s) {
+// cuBLASLt's heuristic for the call. `verified`: the table measured and verified this very choice
+// for this shape; otherwise (an untuned shape, a default) its split-K partials must be reduced in
+// the compute type: reduced in a 16-bit output type they fail the tolerance (4097^3 f16 and bf16
+// on the H200, docs/gemm-h200.md).
+status heuristic_choice(cublasLtHandle_t h, selection& s, bool verified) {
   std::vector<bk::lt_config> configs;
   std::vector<cublasLtMatmulAlgo_t> algos;
-  if (s.lt->heuristic(h, 1, library_workspace_limit, configs, nullptr, &algos) != CUBLAS_STATUS_SUCCESS ||
+  if (s.lt->heuristic(h, 1, library_workspace_limit, configs, nullptr, &algos, !verified) != CUBLAS_STATUS_SUCCESS ||
       algos.empty())
     return status::unsupported;
   s.algo = algos.front();
@@ -114,17 +118,21 @@ bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_
   const bk::lt_problem lp{p.in, p.out, p.b, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.ldd};
   if (lt->init(lp, nullptr) != CUBLAS_STATUS_SUCCESS) return false;
   s.lt = std::move(lt);
+  const bool exact = e.m == p.m && e.n == p.n && e.k == p.k;
   if (e.kind == detail::gemm_kind::cublaslt) {
     bk::lt_config c;
     std::string why;
-    if (bk::parse_lt_config_id(e.lt_id, c, &why) && s.lt->build(h, c, s.algo, &why, &s.lt_workspace))
+    const bool parsed = bk::parse_lt_config_id(e.lt_id, c, &why);
+    // A neighbour's split-K reduced in the output type was verified for its shape only.
+    const bool output_type_reduction =
+        parsed && c.split_k > 1 && (c.reduction & (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE));
+    if (parsed && (exact || !output_type_reduction) && s.lt->build(h, c, s.algo, &why, &s.lt_workspace))
       return true;
-    const bool exact = e.m == p.m && e.n == p.n && e.k == p.k;
     if (!exact) return false;  // a neighbour's choice: try the next one
     report_fallback(e, p, why);
     s.fell_back = true;
   }
-  return heuristic_choice(h, s) == status::success;
+  return heuristic_choice(h, s, exact && !s.fell_back && e.source == detail::entry_source::tuned) == status::success;
 }
 
 status select_uncached(const call_key& p, selection& out) {

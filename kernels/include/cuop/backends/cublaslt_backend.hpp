@@ -120,10 +120,13 @@ class lt_gemm {
   // cublasLtMatmulAlgoGetHeuristic's answers, at most top_n, in its order (index 0 is the
   // heuristic's first choice, the reference a sweep measures), each needing at most
   // workspace_limit bytes of workspace; duplicates are dropped. `algos`, when given, receives
-  // the heuristic's own algorithm structures, parallel to `out`.
+  // the heuristic's own algorithm structures, parallel to `out`. compute_type_reductions: only
+  // answers whose split-K partials (if any) are reduced in the compute type, never in the output
+  // type (for choices nobody verified: a 16-bit reduction fails the tolerance, e.g. 4097^3).
   cublasStatus_t heuristic(cublasLtHandle_t handle, int top_n, std::size_t workspace_limit,
                            std::vector<lt_config>& out, std::string* why,
-                           std::vector<cublasLtMatmulAlgo_t>* algos = nullptr) const;
+                           std::vector<cublasLtMatmulAlgo_t>* algos = nullptr,
+                           bool compute_type_reductions = false) const;
 
   // The whole space, at most `budget` configurations, each valid (cublasLtMatmulAlgoCheck) and
   // within workspace_limit, distinct. How it is built and cut:

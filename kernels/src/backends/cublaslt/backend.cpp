@@ -349,7 +349,7 @@ cublasStatus_t lt_gemm::check(cublasLtHandle_t handle, const cublasLtMatmulAlgo_
 
 cublasStatus_t lt_gemm::heuristic(cublasLtHandle_t handle, int top_n, std::size_t workspace_limit,
                                   std::vector<lt_config>& out, std::string* why,
-                                  std::vector<cublasLtMatmulAlgo_t>* algos) const {
+                                  std::vector<cublasLtMatmulAlgo_t>* algos, bool compute_type_reductions) const {
   out.clear();
   if (algos != nullptr) algos->clear();
   if (!ready()) return fail(why, CUBLAS_STATUS_NOT_INITIALIZED, "lt_gemm used before init()");
@@ -364,6 +364,9 @@ cublasStatus_t lt_gemm::heuristic(cublasLtHandle_t handle, int top_n, std::size_
   if (s == CUBLAS_STATUS_SUCCESS)
     s = cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit,
                                              sizeof(limit));
+  const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;  // and none (no split-K)
+  if (s == CUBLAS_STATUS_SUCCESS && compute_type_reductions)
+    s = cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof(mask));
   if (s != CUBLAS_STATUS_SUCCESS)
     return fail(why, s, "creating the cuBLASLt preference failed: " + lt_status_text(s));
 
