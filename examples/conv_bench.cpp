@@ -21,7 +21,7 @@
 #include "cuop/reference/conv_reference.hpp"
 #include "cuop/reference/gemm_reference.hpp"  // compare_gemm
 #include "cuop/reference/softmax_reference.hpp"  // fill_random, fill_nan
-#include "tuner/measure/timer.hpp"
+#include "bench_support.hpp"
 #if CUOP_HAVE_CUDNN
 #include "cuop/backends/cudnn_backend.hpp"
 #endif
@@ -94,26 +94,9 @@ bool verify(problem& p, const std::function<cudaError_t(cudaStream_t)>& launch, 
 }
 
 void time_it(benchmark::State& state, const shape& s, const std::function<cudaError_t(cudaStream_t)>& launch) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  for (int i = 0; i < 3; ++i) launch(g_stream);  // warm-up
-  for (auto _ : state) {
-    g_flusher->flush(g_stream);
-    cudaEventRecord(start, g_stream);
-    launch(g_stream);
-    cudaEventRecord(stop, g_stream);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  state.counters["TFLOPs"] =
-      benchmark::Counter(kc::conv_flops(s.sh) / 1e12, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["TBps"] =
-      benchmark::Counter(kc::conv_bytes(s.type, s.sh) / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  cuop::bench::time_cold(state, launch, *g_flusher, g_stream);
+  state.counters["TFLOPs"] = cuop::bench::per_second(kc::conv_flops(s.sh) / 1e12);
+  state.counters["TBps"] = cuop::bench::per_second(kc::conv_bytes(s.type, s.sh) / 1e12);
 }
 
 void bm_cuop(benchmark::State& state, shape s) {

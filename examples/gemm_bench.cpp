@@ -19,7 +19,7 @@
 #include "cuop/gemm.hpp"
 #include "cuop/backends/cublaslt_backend.hpp"
 #include "cuop/reference/gemm_reference.hpp"
-#include "tuner/measure/timer.hpp"
+#include "bench_support.hpp"
 
 namespace {
 
@@ -81,29 +81,11 @@ bool verify(problem& p, const std::function<cudaError_t(cudaStream_t)>& launch, 
   return true;
 }
 
-// Times `launch` one launch per iteration with CUDA events, flushing the L2 first.
 void time_it(benchmark::State& state, const shape& s,
              const std::function<cudaError_t(cudaStream_t)>& launch) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  for (int i = 0; i < 3; ++i) launch(g_stream);  // warm-up
-  for (auto _ : state) {
-    g_flusher->flush(g_stream);
-    cudaEventRecord(start, g_stream);
-    launch(g_stream);
-    cudaEventRecord(stop, g_stream);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  const double flops = 2.0 * s.m * s.n * static_cast<double>(s.k);
-  state.counters["TFLOPs"] = benchmark::Counter(flops / 1e12, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["B_TBps"] = benchmark::Counter(static_cast<double>(s.n) * s.k * cuop::size_of(s.type) / 1e12,
-                                                benchmark::Counter::kIsIterationInvariantRate);
+  cuop::bench::time_cold(state, launch, *g_flusher, g_stream);
+  state.counters["TFLOPs"] = cuop::bench::per_second(2.0 * s.m * s.n * static_cast<double>(s.k) / 1e12);
+  state.counters["B_TBps"] = cuop::bench::per_second(static_cast<double>(s.n) * s.k * cuop::size_of(s.type) / 1e12);
 }
 
 void bm_cuop(benchmark::State& state, shape s) {

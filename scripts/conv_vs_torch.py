@@ -7,8 +7,6 @@ markdown table and the goals' figures.
 
 usage: conv_vs_torch.py BUILD_DIR SWEEP_YAML"""
 import json
-import math
-import statistics
 import subprocess
 import sys
 
@@ -16,28 +14,9 @@ import torch
 import torch.nn.functional as F
 import yaml
 
+from torch_timing import geomean, l2_flush_buffer, time_cold
+
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
-
-
-def time_cold(fn, flush, samples=30, warmup=5):
-    for _ in range(warmup):
-        flush.sum()
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(samples):
-        flush.sum()
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1000.0)
-    return statistics.median(times)
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def key_of(p, dtype):
@@ -55,7 +34,7 @@ def torch_time(p, dtype, flush):
     x = (torch.rand(p["n"], p["c"], p["h"], p["w"], device="cuda", dtype=t) * 2 - 1).to(memory_format=mf)
     w = (torch.rand(p["k"], p["c"] // g, p["r"], p["s"], device="cuda", dtype=t) * 2 - 1).to(memory_format=mf)
     return time_cold(lambda: F.conv2d(x, w, stride=p.get("stride", 1), padding=p.get("pad", 0),
-                                      dilation=p.get("dilation", 1), groups=g), flush)
+                                      dilation=p.get("dilation", 1), groups=g), flush, samples=30)
 
 
 def main():
@@ -75,7 +54,7 @@ def main():
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.allow_tf32 = False
     props = torch.cuda.get_device_properties(0)
-    flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
+    flush = l2_flush_buffer()
     print(f"GPU: {props.name}; L2 flushed (read); torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}"
           " (benchmark on, TF32 off unless the problem allows it)\n")
     print("| problem | cuop choice | cuop us | TFLOP/s | TB/s | cuDNN heuristic us | cuop / heuristic | torch us | cuop / torch |")

@@ -6,36 +6,15 @@ buffer of twice its size, warm-up, median). Prints a markdown table and the goal
 
 usage: gemm_vs_torch.py BUILD_DIR SWEEP_YAML|MxNxK,... [--dtype bf16]"""
 import json
-import math
-import statistics
 import subprocess
 import sys
 
 import torch
 import yaml
 
+from torch_timing import geomean, l2_flush_buffer, time_cold
+
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
-
-
-def time_cold(fn, flush, samples=50, warmup=5):
-    for _ in range(warmup):
-        flush.sum()
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(samples):
-        flush.sum()  # reads every byte: the L2 holds only clean lines of the flush buffer
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1000.0)
-    return statistics.median(times)
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def main():
@@ -55,7 +34,7 @@ def main():
         who, shape, _ = b["name"].split("/")[:3]
         results[(who, shape)] = b
     props = torch.cuda.get_device_properties(0)
-    flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
+    flush = l2_flush_buffer()
 
     print(f"GPU: {props.name}; {dtype}; L2 flushed (read); torch {torch.__version__}; D = A (m x k) * W^T (W: n x k)\n")
     print("| m x n x k | cuop choice (source) | cuop us | cuop TFLOP/s | B read TB/s | cuBLASLt heuristic TFLOP/s | cuop / heuristic | torch.matmul TFLOP/s |")

@@ -7,12 +7,12 @@ dirty lines whose write-back is charged to the timed kernel; docs/measurement.md
 
 usage: softmax_vs_torch.py BUILD_DIR [--copy]"""
 import json
-import math
-import statistics
 import subprocess
 import sys
 
 import torch
+
+import torch_timing
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 
@@ -20,28 +20,8 @@ DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 DIRTY = "--dirty-flush" in sys.argv
 
 
-def flush_l2(buffer):
-    if DIRTY:
-        buffer.zero_()
-    else:
-        buffer.sum()  # reads every byte, writes one element
-
-
 def time_cold(fn, flush, samples=200, warmup=20):
-    for _ in range(warmup):
-        flush_l2(flush)
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(samples):
-        flush_l2(flush)
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1000.0)
-    return statistics.median(times)
+    return torch_timing.time_cold(fn, flush, samples, warmup, dirty=DIRTY)
 
 
 def main():
@@ -52,7 +32,7 @@ def main():
         sys.exit(f"softmax_bench failed ({bench.returncode}): {bench.stderr}")
     ours = [json.loads(line) for line in bench.stdout.splitlines() if line.startswith("{")]
     props = torch.cuda.get_device_properties(0)
-    flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda")
+    flush = torch_timing.l2_flush_buffer()
 
     # Copy bandwidth: a large device-to-device copy, bytes read plus written.
     a = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
@@ -80,7 +60,7 @@ def main():
         print(f"| {r['rows']}x{r['cols']} | {r['dtype']} | {nbytes / 2 / 1e6:.0f} | `{r['instance']}` ({r['source']}) "
               f"| {r['gbps']:.0f} | {100 * r['gbps'] / copy_gbps:.1f} | {torch_gbps:.0f} | {ratio:.2f}x | "
               f"{'yes' if r['correct'] else 'NO'} |")
-    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    geo = torch_timing.geomean(ratios)
     print(f"\nGeometric mean cuop / torch over {len(ratios)} shapes: {geo:.2f}x")
 
 

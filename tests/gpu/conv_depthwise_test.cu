@@ -37,32 +37,7 @@ __global__ void __launch_bounds__(K::block_threads, 1) entry(kc::conv_args a) {
   K::run(a, smem);
 }
 
-float host_value(dtype t, const unsigned char* p) {
-  if (t == dtype::f32) {
-    float f;
-    std::memcpy(&f, p, 4);
-    return f;
-  }
-  std::uint16_t b;
-  std::memcpy(&b, p, 2);
-  if (t == dtype::bf16) {
-    const std::uint32_t w = static_cast<std::uint32_t>(b) << 16;
-    float f;
-    std::memcpy(&f, &w, 4);
-    return f;
-  }
-  __half h;
-  std::memcpy(&h, &b, 2);
-  return __half2float(h);
-}
-
-std::vector<float> to_host(dtype t, const void* d, long long count) {
-  std::vector<unsigned char> raw(count * cuop::size_of(t));
-  EXPECT_EQ(cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  std::vector<float> out(count);
-  for (long long i = 0; i < count; ++i) out[i] = host_value(t, &raw[i * cuop::size_of(t)]);
-  return out;
-}
+using cuop::test::to_host;
 
 struct variant {
   int c, hw, pad;  // pad < 0: r / 2 ("same" for odd filters)

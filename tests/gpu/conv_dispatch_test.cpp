@@ -3,8 +3,6 @@
 // untuned shapes, both layouts, the three types, TF32, alpha and beta, against the reference.
 #include <gtest/gtest.h>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
 #include <cmath>
 #include <cstring>
@@ -27,28 +25,7 @@ struct device_buffer {
   ~device_buffer() { cudaFree(ptr); }
 };
 
-std::vector<double> to_host(dtype t, const void* d, long long count) {
-  std::vector<unsigned char> raw(count * cuop::size_of(t));
-  EXPECT_EQ(cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  std::vector<double> out(count);
-  for (long long i = 0; i < count; ++i) {
-    const unsigned char* p = &raw[i * cuop::size_of(t)];
-    if (t == dtype::f32) {
-      float f;
-      std::memcpy(&f, p, 4);
-      out[i] = f;
-    } else if (t == dtype::f16) {
-      __half h;
-      std::memcpy(&h, p, 2);
-      out[i] = __half2float(h);
-    } else {
-      __nv_bfloat16 h;
-      std::memcpy(&h, p, 2);
-      out[i] = __bfloat162float(h);
-    }
-  }
-  return out;
-}
+using cuop::test::to_host;
 
 struct conv_case {
   const char* what;

@@ -46,21 +46,7 @@ kc::conv_shape shape(kc::layout l, int c, int k, int groups, int r) {
   return sh;
 }
 
-std::vector<float> to_host(dtype t, const void* d, long long count) {
-  std::vector<unsigned char> raw(count * cuop::size_of(t));
-  EXPECT_EQ(cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  std::vector<float> out(count);
-  for (long long i = 0; i < count; ++i) {
-    if (t == dtype::f32) {
-      std::memcpy(&out[i], &raw[i * 4], 4);
-    } else {
-      __half h;
-      std::memcpy(&h, &raw[i * 2], 2);
-      out[i] = __half2float(h);
-    }
-  }
-  return out;
-}
+using cuop::test::to_host;
 
 void check_problem(dtype t, const kc::conv_shape& sh) {
   SCOPED_TRACE(std::string(cuop::name_of(t)) + " " + std::string(kc::name_of(sh.lay)) + " groups " +

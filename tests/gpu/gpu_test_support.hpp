@@ -4,9 +4,46 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
+
+#include "cuop/dtype.hpp"
 
 namespace cuop::test {
+
+// One element of type `t` at `p` (host memory) as a float: exact for all three types.
+inline float host_float(dtype t, const unsigned char* p) {
+  if (t == dtype::f32) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  std::uint16_t b;
+  std::memcpy(&b, p, 2);
+  if (t == dtype::bf16) {
+    const std::uint32_t w = static_cast<std::uint32_t>(b) << 16;
+    float f;
+    std::memcpy(&f, &w, 4);
+    return f;
+  }
+  const int exp = (b >> 10) & 0x1f, man = b & 0x3ff;
+  const float sign = (b & 0x8000) ? -1.f : 1.f;
+  if (exp == 0x1f) return man ? NAN : sign * INFINITY;
+  if (exp == 0) return sign * std::ldexp(static_cast<float>(man), -24);  // subnormal
+  return sign * std::ldexp(static_cast<float>(man | 0x400), exp - 25);
+}
+
+// `count` elements of type `t` copied from the device, as floats (a failed copy fails the test).
+inline std::vector<float> to_host(dtype t, const void* device, long long count) {
+  std::vector<unsigned char> raw(static_cast<std::size_t>(count) * size_of(t));
+  EXPECT_EQ(cudaMemcpy(raw.data(), device, raw.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  std::vector<float> out(static_cast<std::size_t>(count));
+  for (long long i = 0; i < count; ++i) out[i] = host_float(t, &raw[i * size_of(t)]);
+  return out;
+}
 
 // Empty when a device is present, else why not.
 inline std::string gpu_unavailable_reason() {

@@ -71,13 +71,6 @@ std::string cxx_config(const kc::depthwise_config& c) {
 
 std::string heuristic_instance(dtype t) { return ops::conv_library_instance(t, "heuristic"); }
 
-std::map<std::string, const result_trial*> references_of(const result_file& f) {
-  std::map<std::string, const result_trial*> out;
-  for (const auto& t : f.trials)
-    if (t.status == "ok" && is_reference(t)) out[t.problem] = &t;
-  return out;
-}
-
 std::string shape_comment(const entry& e) {
   if (e.is_default) return "default";
   return fmt::format("{} {}", e.source, ops::conv_problem_key(e.shape));
@@ -94,41 +87,34 @@ emitted emit_conv(const std::vector<result_file>& results, const std::vector<std
     const int cc = compile::find_target(target)->cc;
     const auto chosen = results_for_target(results, "conv2d", target);
     std::size_t count = 0;
-    for (const auto* f : chosen.files) {
-      const auto keep = [&](const result_trial& t) { return is_library(t) || legal_on(*f, t.instance, target); };
-      const auto references = references_of(*f);
-      for (auto [problem, t] : best_per_problem(*f, keep)) {
-        if (const auto ref = references.find(problem);
-            ref != references.end() && !clearly_faster(*t, *ref->second))
-          t = ref->second;  // a tie: the reference
-        entry e;
-        e.arch = cc;
-        e.gpu = f->gpu;
-        e.type = *parse_dtype(t->dtype);
-        e.shape = shape_of(*t);
-        e.source = chosen.tuned ? "tuned" : "nearest_arch";
-        e.median_us = t->median_us;
-        e.provenance = run_provenance(*f, t->run);
-        if (t->family == ops::conv_depthwise_family) {
-          e.kind = "kernel";
-          e.config = config_of(*t);
-          e.instance = kc::instance_name(e.config);
-        } else if (t->family == ops::fft_family) {
-          e.kind = "fft";
-          e.lib_id = library_id(*t);
-          e.instance = t->instance;
-        } else if (const auto id = library_id(*t); id != "heuristic" && chosen.tuned) {
-          e.kind = "cudnn";
-          e.lib_id = id;
-          e.instance = t->instance;
-        } else {  // the heuristic's plan, or a configuration measured on another architecture
-          e.kind = "cudnn_heuristic";
-          e.instance = heuristic_instance(e.type);
-        }
-        provenance_lines.insert(fmt::format("{} on {} (sm_{}): {}", f->path, f->gpu, f->cc, e.provenance));
-        entries.push_back(std::move(e));
-        ++count;
+    for (const auto [f, t] : choose_for_target(chosen, target, is_library, is_reference)) {
+      entry e;
+      e.arch = cc;
+      e.gpu = f->gpu;
+      e.type = *parse_dtype(t->dtype);
+      e.shape = shape_of(*t);
+      e.source = chosen.tuned ? "tuned" : "nearest_arch";
+      e.median_us = t->median_us;
+      e.provenance = run_provenance(*f, t->run);
+      if (t->family == ops::conv_depthwise_family) {
+        e.kind = "kernel";
+        e.config = config_of(*t);
+        e.instance = kc::instance_name(e.config);
+      } else if (t->family == ops::fft_family) {
+        e.kind = "fft";
+        e.lib_id = library_id(*t);
+        e.instance = t->instance;
+      } else if (const auto id = library_id(*t); id != "heuristic" && chosen.tuned) {
+        e.kind = "cudnn";
+        e.lib_id = id;
+        e.instance = t->instance;
+      } else {  // the heuristic's plan, or a configuration measured on another architecture
+        e.kind = "cudnn_heuristic";
+        e.instance = heuristic_instance(e.type);
       }
+      provenance_lines.insert(fmt::format("{} on {} (sm_{}): {}", f->path, f->gpu, f->cc, e.provenance));
+      entries.push_back(std::move(e));
+      ++count;
     }
     // Defaults: cuDNN's heuristic for every type and layout.
     std::size_t defaults = 0;

@@ -74,6 +74,23 @@ bool clearly_faster(const result_trial& challenger, const result_trial& referenc
          challenger.median_us * (1.0 + tie_margin) < reference.median_us;
 }
 
+std::vector<emit_choice> choose_for_target(const chosen_results& chosen, const std::string& target,
+                                           const trial_test& is_library, const trial_test& is_reference) {
+  std::vector<emit_choice> out;
+  for (const auto* f : chosen.files) {
+    std::map<std::string, const result_trial*> references;
+    for (const auto& t : f->trials)
+      if (t.status == "ok" && is_reference(t)) references[t.problem] = &t;
+    const auto keep = [&](const result_trial& t) { return is_library(t) || legal_on(*f, t.instance, target); };
+    for (auto [problem, t] : best_per_problem(*f, keep)) {
+      if (const auto ref = references.find(problem); ref != references.end() && !clearly_faster(*t, *ref->second))
+        t = ref->second;  // a tie: the reference
+      out.push_back({f, t});
+    }
+  }
+  return out;
+}
+
 std::string run_provenance(const result_file& f, std::int64_t run) {
   for (const auto& r : f.runs)
     if (r.id == run) return fmt::format("run {} of {} ({})", r.id, r.spec_file, r.started_at);

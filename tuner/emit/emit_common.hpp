@@ -43,6 +43,18 @@ std::map<std::string, const result_trial*> best_per_problem(
 inline constexpr double tie_margin = 0.02;
 bool clearly_faster(const result_trial& challenger, const result_trial& reference);
 
+// What an op's emitter takes for one target: per problem of each chosen file, the fastest
+// verified trial (library configurations wherever measured, our kernels only where they compiled
+// and fit the target), replaced by the problem's reference (`is_reference`: the library's
+// heuristic first choice) when it is not clearly_faster than it.
+struct emit_choice {
+  const result_file* file;
+  const result_trial* trial;
+};
+using trial_test = std::function<bool(const result_trial&)>;
+std::vector<emit_choice> choose_for_target(const chosen_results& chosen, const std::string& target,
+                                           const trial_test& is_library, const trial_test& is_reference);
+
 // "run 3 of configs/x.yaml (2026-11-30T13:49:00Z)"
 std::string run_provenance(const result_file& f, std::int64_t run);
 

@@ -52,14 +52,6 @@ kg::gemm_config config_of(const result_trial& t) {
   return c;
 }
 
-// Per problem, the verified heuristic first choice of file f, if it was measured and verified.
-std::map<std::string, const result_trial*> references_of(const result_file& f) {
-  std::map<std::string, const result_trial*> out;
-  for (const auto& t : f.trials)
-    if (t.status == "ok" && is_library(t) && library_id(t) == "heuristic") out[t.problem] = &t;
-  return out;
-}
-
 std::string cxx_config(const kg::gemm_config& c) {
   return fmt::format(
       "{{kernels::gemm::family::{}, dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
@@ -83,39 +75,33 @@ emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std
     const int cc = compile::find_target(target)->cc;
     const auto chosen = results_for_target(results, "gemm", target);
     std::size_t count = 0;
-    for (const auto* f : chosen.files) {
-      const auto keep = [&](const result_trial& t) { return is_library(t) || legal_on(*f, t.instance, target); };
-      const auto references = references_of(*f);
-      for (auto [problem, t] : best_per_problem(*f, keep)) {
-        if (const auto ref = references.find(problem);
-            ref != references.end() && !clearly_faster(*t, *ref->second))
-          t = ref->second;  // a tie: the reference
-        entry e;
-        e.arch = cc;
-        e.gpu = f->gpu;
-        e.in = e.out = *parse_dtype(t->dtype);
-        e.m = t->dims.at("m");
-        e.n = t->dims.at("n");
-        e.k = t->dims.at("k");
-        e.source = chosen.tuned ? "tuned" : "nearest_arch";
-        e.median_us = t->median_us;
-        e.provenance = run_provenance(*f, t->run);
-        if (!is_library(*t)) {
-          e.kind = "kernel";
-          e.config = config_of(*t);
-          e.instance = kg::instance_name(e.config);
-        } else if (const auto id = library_id(*t); id != "heuristic" && chosen.tuned) {
-          e.kind = "cublaslt";
-          e.lt_id = id;
-          e.instance = t->instance;
-        } else {  // the heuristic's choice, or a configuration measured on another architecture
-          e.kind = "cublaslt_heuristic";
-          e.instance = heuristic_instance(e.in, e.out, e.b);
-        }
-        provenance_lines.insert(fmt::format("{} on {} (sm_{}): {}", f->path, f->gpu, f->cc, e.provenance));
-        entries.push_back(std::move(e));
-        ++count;
+    const auto is_reference = [](const result_trial& t) { return is_library(t) && library_id(t) == "heuristic"; };
+    for (const auto [f, t] : choose_for_target(chosen, target, is_library, is_reference)) {
+      entry e;
+      e.arch = cc;
+      e.gpu = f->gpu;
+      e.in = e.out = *parse_dtype(t->dtype);
+      e.m = t->dims.at("m");
+      e.n = t->dims.at("n");
+      e.k = t->dims.at("k");
+      e.source = chosen.tuned ? "tuned" : "nearest_arch";
+      e.median_us = t->median_us;
+      e.provenance = run_provenance(*f, t->run);
+      if (!is_library(*t)) {
+        e.kind = "kernel";
+        e.config = config_of(*t);
+        e.instance = kg::instance_name(e.config);
+      } else if (const auto id = library_id(*t); id != "heuristic" && chosen.tuned) {
+        e.kind = "cublaslt";
+        e.lt_id = id;
+        e.instance = t->instance;
+      } else {  // the heuristic's choice, or a configuration measured on another architecture
+        e.kind = "cublaslt_heuristic";
+        e.instance = heuristic_instance(e.in, e.out, e.b);
       }
+      provenance_lines.insert(fmt::format("{} on {} (sm_{}): {}", f->path, f->gpu, f->cc, e.provenance));
+      entries.push_back(std::move(e));
+      ++count;
     }
     // Defaults: cuBLASLt's heuristic for every type and layout the API accepts.
     std::size_t defaults = 0;

@@ -87,15 +87,6 @@ struct selection {
   bool fell_back = false;
 };
 
-int table_arch_for(int cc) {
-  int best = 0;
-  for (const auto& e : generated::conv_table)
-    if (e.arch == cc) return cc;
-  for (const auto& e : generated::conv_table)
-    if (e.arch <= cc && e.arch > best) best = e.arch;
-  return best;
-}
-
 bool depthwise(int c, int k, int groups) { return groups == c && k == c && groups > 1; }
 
 // Entries whose choice could run the call at all: the same filter, stride, dilation and kind of
@@ -191,7 +182,7 @@ status select_uncached(const call_key& p, selection& out) {
   dispatch::device_state dev;
   int device = 0;
   if (auto st = dispatch::current_device(device, dev); st != status::success) return st;
-  const int arch = table_arch_for(dev.cc);
+  const int arch = dispatch::table_arch_for(generated::conv_table, dev.cc);
   if (arch == 0) return status::no_kernel_image;
   kc::device_limits limits;
   if (auto e = kc::query_limits(device, limits); e != cudaSuccess) return to_status(e);
@@ -215,23 +206,8 @@ status select_uncached(const call_key& p, selection& out) {
   return status::unsupported;
 }
 
-// The choice depends only on the device, the call's type, shape, alpha and beta: made once, then
-// looked up.
-status select(const call_key& p, selection& out) {
-  static std::mutex m;
-  static std::map<call_key, selection> cache;
-  {
-    std::lock_guard lock(m);
-    if (const auto it = cache.find(p); it != cache.end()) {
-      out = it->second;
-      return status::success;
-    }
-  }
-  if (auto s = select_uncached(p, out); s != status::success) return s;
-  std::lock_guard lock(m);
-  cache.emplace(p, out);
-  return status::success;
-}
+// The choice depends only on the device, the call's type, shape, alpha and beta.
+status select(const call_key& p, selection& out) { return dispatch::cached_choice(p, out, select_uncached); }
 
 bool resolve(const conv2d_problem& p, call_key& key) {
   if (!kc::check_shape(p.shape).empty()) return false;

@@ -5,6 +5,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <map>
+#include <mutex>
 
 #include "cuop/status.hpp"
 
@@ -24,5 +26,37 @@ status current_device(int& device, device_state& state);
 // Streams get their own so concurrent calls never share one.
 enum class buffer_purpose : int { self_resetting = 0, scratch = 1 };
 status buffer_for(std::size_t bytes, cudaStream_t stream, buffer_purpose purpose, void*& out);
+
+// The architecture whose entries serve compute capability `cc`: its own when the table has any,
+// else the nearest lower one; 0 when none can.
+template <typename Table>
+int table_arch_for(const Table& table, int cc) {
+  int best = 0;
+  for (const auto& e : table)
+    if (e.arch == cc) return cc;
+  for (const auto& e : table)
+    if (e.arch <= cc && e.arch > best) best = e.arch;
+  return best;
+}
+
+// A dispatch choice depends only on the call's key: made once by `choose` (a status and a
+// Selection), then looked up, so a call costs one map lookup instead of a walk over the table.
+// One cache per (Key, Selection) type, shared by all threads.
+template <typename Key, typename Selection, typename Choose>
+status cached_choice(const Key& key, Selection& out, Choose&& choose) {
+  static std::mutex m;
+  static std::map<Key, Selection> cache;
+  {
+    std::lock_guard lock(m);
+    if (const auto it = cache.find(key); it != cache.end()) {
+      out = it->second;
+      return status::success;
+    }
+  }
+  if (auto s = choose(key, out); s != status::success) return s;
+  std::lock_guard lock(m);
+  cache.emplace(key, out);
+  return status::success;
+}
 
 }  // namespace cuop::dispatch

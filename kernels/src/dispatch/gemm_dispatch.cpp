@@ -66,15 +66,6 @@ struct selection {
   bool fell_back = false;
 };
 
-int table_arch_for(int cc) {
-  int best = 0;
-  for (const auto& e : generated::gemm_table)
-    if (e.arch == cc) return cc;
-  for (const auto& e : generated::gemm_table)
-    if (e.arch <= cc && e.arch > best) best = e.arch;
-  return best;
-}
-
 double log_distance(const detail::gemm_entry& e, const call_key& p) {
   const auto d = [](int a, int b) { return std::fabs(std::log(static_cast<double>(a) / b)); };
   return d(e.m, p.m) + d(e.n, p.n) + d(e.k, p.k);
@@ -139,7 +130,7 @@ status select_uncached(const call_key& p, selection& out) {
   dispatch::device_state dev;
   int device = 0;
   if (auto st = dispatch::current_device(device, dev); st != status::success) return st;
-  const int arch = table_arch_for(dev.cc);
+  const int arch = dispatch::table_arch_for(generated::gemm_table, dev.cc);
   if (arch == 0) return status::no_kernel_image;
   kg::device_limits limits;
   if (auto e = kg::query_limits(device, limits); e != cudaSuccess) return to_status(e);
@@ -167,22 +158,8 @@ status select_uncached(const call_key& p, selection& out) {
 }
 
 // The choice depends only on the device and the call's types, layout, shape and leading
-// dimensions: made once, then looked up.
-status select(const call_key& p, selection& out) {
-  static std::mutex m;
-  static std::map<call_key, selection> cache;
-  {
-    std::lock_guard lock(m);
-    if (const auto it = cache.find(p); it != cache.end()) {
-      out = it->second;
-      return status::success;
-    }
-  }
-  if (auto s = select_uncached(p, out); s != status::success) return s;
-  std::lock_guard lock(m);
-  cache.emplace(p, out);
-  return status::success;
-}
+// dimensions.
+status select(const call_key& p, selection& out) { return dispatch::cached_choice(p, out, select_uncached); }
 
 bool resolve(const gemm_problem& p, call_key& key) {
   if (p.m < 0 || p.n < 0 || p.k < 0) return false;  // k == 0 is refused by gemm()

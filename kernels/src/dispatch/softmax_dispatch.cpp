@@ -27,16 +27,6 @@ using dispatch::current_device;
 using dispatch::device_state;
 using dispatch::to_status;
 
-// The table for a device: its own architecture's, else the newest older one (PTX/family code).
-int table_arch_for(int cc) {
-  int best = 0;
-  for (const auto& e : generated::softmax_table)
-    if (e.arch == cc) return cc;
-  for (const auto& e : generated::softmax_table)
-    if (e.arch <= cc && e.arch > best) best = e.arch;
-  return best;
-}
-
 double log_distance(const detail::softmax_entry& e, long long rows, long long cols) {
   return std::fabs(std::log(static_cast<double>(e.rows) / static_cast<double>(rows))) +
          std::fabs(std::log(static_cast<double>(e.cols) / static_cast<double>(cols)));
@@ -69,7 +59,7 @@ status select_uncached(const softmax_problem& p, selection& out) {
   int device = 0;
   device_state dev;
   if (auto s = current_device(device, dev); s != status::success) return s;
-  const int arch = table_arch_for(dev.cc);
+  const int arch = dispatch::table_arch_for(generated::softmax_table, dev.cc);  // else the newest older one
   if (arch == 0) return status::no_kernel_image;
   const auto rank = [&](const detail::softmax_entry& e) {
     // Lower is better: exact shape on the same GPU, exact shape on the arch, then nearest shape.
@@ -117,20 +107,8 @@ status select(const softmax_problem& p, selection& out) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return status::cuda_error;
   using key_t = std::tuple<int, dtype, long long, long long>;
-  static std::mutex m;
-  static std::map<key_t, selection> cache;
-  const key_t key{device, p.type, p.rows, p.cols};
-  {
-    std::lock_guard lock(m);
-    if (const auto it = cache.find(key); it != cache.end()) {
-      out = it->second;
-      return status::success;
-    }
-  }
-  if (auto s = select_uncached(p, out); s != status::success) return s;
-  std::lock_guard lock(m);
-  cache.emplace(key, out);
-  return status::success;
+  return dispatch::cached_choice(key_t{device, p.type, p.rows, p.cols}, out,
+                                 [&p](const key_t&, selection& s) { return select_uncached(p, s); });
 }
 
 // split_row's barrier workspace, per (device, stream): zeroed once when allocated, the kernel
