@@ -1,8 +1,8 @@
 // 2-D convolution (forward) as the sweep sees it. A problem is {n, h, w, c, k, r, s} with
-// optional stride (1), pad (0), dilation (1), groups (1) and layout (nhwc; or nchw) and one dtype
-// for x, w and y (f32 accumulation). Candidates so far: our depthwise kernel family (groups ==
-// c == k) and the cuDNN back end (family "cudnn", a library: listed by the worker on the GPU),
-// measured by conv_trial; the cuFFT back end of issue 4 is still to come (docs/conv.md).
+// optional stride (1), pad (0), dilation (1), groups (1), tf32 (0) and layout (nhwc; or nchw) and
+// one dtype for x, w and y (f32 accumulation). Candidates: our depthwise kernel family (groups ==
+// c == k), and the library families cuDNN ("cudnn") and our cuFFT convolution ("fft"), listed by
+// the worker on the GPU (conv_library.hpp); all measured by conv_trial (docs/conv.md).
 #pragma once
 
 #include <string>
