@@ -91,6 +91,11 @@ std::vector<emit_choice> choose_for_target(const chosen_results& chosen, const s
   return out;
 }
 
+std::string target_report(const std::string& label, std::size_t count, bool tuned, std::size_t defaults) {
+  return fmt::format("{}: {} {} entries, {} defaults", label, count,
+                     tuned ? "tuned" : (count ? "nearest-arch" : "no measured"), defaults);
+}
+
 std::string run_provenance(const result_file& f, std::int64_t run) {
   for (const auto& r : f.runs)
     if (r.id == run) return fmt::format("run {} of {} ({})", r.id, r.spec_file, r.started_at);

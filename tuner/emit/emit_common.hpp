@@ -55,6 +55,17 @@ using trial_test = std::function<bool(const result_trial&)>;
 std::vector<emit_choice> choose_for_target(const chosen_results& chosen, const std::string& target,
                                            const trial_test& is_library, const trial_test& is_reference);
 
+// "<label>: 11 tuned entries, 6 defaults" (or nearest-arch / no measured), a line of emit's report.
+std::string target_report(const std::string& label, std::size_t count, bool tuned, std::size_t defaults);
+
+// Each chosen kernel's index in the unit's array: the names in the map's (sorted) order.
+template <typename Config>
+std::map<std::string, int> kernel_indices(const std::map<std::string, Config>& kernels_by_name) {
+  std::map<std::string, int> out;
+  for (const auto& [name, c] : kernels_by_name) out.emplace(name, static_cast<int>(out.size()));
+  return out;
+}
+
 // "run 3 of configs/x.yaml (2026-11-30T13:49:00Z)"
 std::string run_provenance(const result_file& f, std::int64_t run);
 

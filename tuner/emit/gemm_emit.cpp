@@ -119,16 +119,13 @@ emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std
           entries.push_back(std::move(e));
           ++defaults;
         }
-    out.report.push_back(fmt::format("gemm {}: {} {} entries, {} defaults", target, count,
-                                     chosen.tuned ? "tuned" : (count ? "nearest-arch" : "no measured"),
-                                     defaults));
+    out.report.push_back(target_report("gemm " + target, count, chosen.tuned, defaults));
   }
 
   std::map<std::string, kg::gemm_config> kernels_by_name;
   for (const auto& e : entries)
     if (e.kind == "kernel") kernels_by_name.emplace(e.instance, e.config);
-  std::map<std::string, int> kernel_index;
-  for (const auto& [name, c] : kernels_by_name) kernel_index.emplace(name, static_cast<int>(kernel_index.size()));
+  const auto kernel_index = kernel_indices(kernels_by_name);
 
   const std::string banner = emit_banner(targets, provenance_lines);
 

@@ -90,16 +90,13 @@ emitted emit_softmax(const std::vector<result_file>& results, const std::vector<
       e.source = "fallback";
       entries.push_back(std::move(e));
     }
-    out.report.push_back(fmt::format("{}: {} {} entries, {} defaults", target, count,
-                                     tuned ? "tuned" : (count ? "nearest-arch" : "no measured"),
-                                     softmax_default_configs().size()));
+    out.report.push_back(target_report(target, count, tuned, softmax_default_configs().size()));
   }
 
   // Kernels: each distinct instance once, sorted by name.
   std::map<std::string, ks::softmax_config> kernels_by_name;
   for (const auto& e : entries) kernels_by_name.emplace(ks::instance_name(e.config), e.config);
-  std::map<std::string, int> kernel_index;
-  for (const auto& [name, c] : kernels_by_name) kernel_index.emplace(name, static_cast<int>(kernel_index.size()));
+  const auto kernel_index = kernel_indices(kernels_by_name);
 
   const std::string banner = emit_banner(targets, provenance_lines);
 
