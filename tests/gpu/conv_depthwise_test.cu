@@ -5,7 +5,9 @@
 // several outputs per thread along H (ph) and W (pw), one and two channel groups per thread,
 // groups split across 16-byte chunks (vec 8 staged as f32), 3x3 to 31x31, f16 / bf16 / f32,
 // alpha and beta, and tensors (x, w and y) one element off their alignment, which defeats every
-// vector access. Outputs are poisoned with NaN first (beta == 0).
+// vector access. Outputs are poisoned with NaN first (beta == 0). Stage 3 (tensor cores) with one
+// to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, and 3x3 to
+// 31x31 filters (one to four 8-tap chunks).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -175,3 +177,14 @@ CUOP_DW_TEST(f16_nchw_r31_st1_ph2_pw4_stage1, __half, dtype::f16, false, 31, 1, 
 CUOP_DW_TEST(bf16_nhwc_r31_st1_ph2_pw8_stage1, bf16, dtype::bf16, true, 31, 1, 4, 1, 16, 8, 16, 2, 8, 1)
 // 31x31 NHWC staged as f32, ph 4 (three edge rows at each end); 150 KiB of shared memory.
 CUOP_DW_TEST(f16_nhwc_r31_st1_v2_ph4_pw4_stage2, __half, dtype::f16, true, 31, 1, 2, 1, 16, 8, 8, 4, 4, 2)
+
+// Stage 3, tensor cores (cvecs: channels per warp). 7x7 whole 28x28 images, 4 chunks per pixel.
+CUOP_DW_TEST(f16_nhwc_r7_st1_c32_t28x32_stage3, __half, dtype::f16, true, 7, 1, 8, 4, 32, 28, 32, 1, 1, 3)
+// bf16 7x7, 2 chunks per pixel, 16x16 tiles (edge tiles on 17x17 images).
+CUOP_DW_TEST(bf16_nhwc_r7_st1_c16_t16x16_stage3, bf16, dtype::bf16, true, 7, 1, 8, 2, 16, 16, 16, 1, 1, 3)
+// 3x3, one chunk per pixel, one warp.
+CUOP_DW_TEST(f16_nhwc_r3_st1_c8_t16x8_stage3, __half, dtype::f16, true, 3, 1, 8, 8, 8, 16, 8, 1, 1, 3)
+// 5x5, three chunks per pixel (no bank-exact padding), a 20-row tile (rows 4..15 computed twice).
+CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_stage3, __half, dtype::f16, true, 5, 1, 8, 3, 24, 20, 24, 1, 1, 3)
+// 31x31 bf16: four 8-tap chunks per row, 8 chunks per pixel.
+CUOP_DW_TEST(bf16_nhwc_r31_st1_c64_t16x16_stage3, bf16, dtype::bf16, true, 31, 1, 8, 8, 64, 16, 16, 1, 1, 3)

@@ -99,15 +99,35 @@ long long get_param(const depthwise_config& c, std::string_view name) noexcept {
 
 int threads_per_block(const depthwise_config& c) noexcept {
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
+  if (c.stage == 3) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
   const long long t =
       static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
 }
 
+namespace {
+
+// Stage 3 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
+// the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4).
+long long mma_smem_bytes(const depthwise_config& c) noexcept {
+  const long long xblocks = c.tile_w / 8, chunks = (c.s + 7) / 8;
+  const long long units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
+  long long words = (static_cast<long long>(c.tile_h) + c.r - 1) * units * 4;
+  const int qc = c.block_c / 8;
+  if (qc > 1) {
+    const long long target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
+    while (words % 32 != target) words += 4;
+  }
+  return static_cast<long long>(c.block_c) * words * 4;
+}
+
+}  // namespace
+
 // The layout of depthwise.cuh's header comment: the filter as f32 [taps][block_c], then one region
 // reused by phase: the raw filter copy, the input patch (stage 1: the dtype, stage 2: f32; nchw pads
 // every pixel by one 16-byte chunk) and, for nchw, the f32 output tile ([tile_h * tile_w][block_c + 4]).
 long long smem_bytes(const depthwise_config& c) noexcept {
+  if (c.stage == 3) return mma_smem_bytes(c);
   const long long elem = static_cast<long long>(size_of(c.t));
   const long long taps = static_cast<long long>(c.r) * c.s;
   const long long filter = taps * c.block_c * 4;
@@ -121,11 +141,42 @@ long long smem_bytes(const depthwise_config& c) noexcept {
   return filter + std::max({raw_filter, patch, out});
 }
 
+namespace {
+
+// Stage 3, tensor cores (depthwise_mma.cuh): cvecs is the channels of a warp.
+std::string check_mma_config(const depthwise_config& c) {
+  if (c.t != dtype::f16 && c.t != dtype::bf16)
+    return "stage 3 (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
+  if (c.lay != layout::nhwc) return "stage 3 (tensor cores) is NHWC only";
+  if (c.stride != 1) return "stage 3 (tensor cores) is stride 1 only";
+  if (c.vec != 8 || c.ph != 1 || c.pw != 1)
+    return "stage 3 (tensor cores) takes vec 8, ph 1 and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) +
+           ", pw " + str(c.pw) + ")";
+  if (c.cvecs < 1) return "cvecs " + str(c.cvecs) + " < 1";
+  if (c.tile_h < 16) return "stage 3: tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
+  if (c.tile_w < 8 || c.tile_w % 8 != 0) return "stage 3: tile_w " + str(c.tile_w) + " is not a multiple of 8";
+  if (c.block_c < 8 || c.block_c % 8 != 0) return "stage 3: block_c " + str(c.block_c) + " is not a multiple of 8";
+  if (c.block_c % c.cvecs != 0)
+    return "stage 3: block_c " + str(c.block_c) + " is not a multiple of cvecs " + str(c.cvecs) + " (channels a warp)";
+  if (const int warps = c.block_c / c.cvecs; warps > 32)
+    return "stage 3: " + str(warps) + " warps (block_c / cvecs) > 32";
+  if (const long long acc = 4ll * ((c.tile_h + 15) / 16) * (c.tile_w / 8); acc > max_accumulators / 2)
+    return "stage 3: " + str(acc) + " accumulators per thread (4 x ceil(tile_h / 16) x tile_w / 8) > " +
+           str(max_accumulators / 2);
+  if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
+    return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
+           " (227 KiB, the largest opt-in shared memory per block of any target)";
+  return {};
+}
+
+}  // namespace
+
 std::string check_config(const depthwise_config& c) {
   if (c.lay != layout::nhwc && c.lay != layout::nchw) return "unknown layout";
   if (c.r < 1 || c.s < 1 || c.r > max_filter || c.s > max_filter)
     return "filter " + str(c.r) + "x" + str(c.s) + " outside 1.." + str(max_filter);
   if (c.stride != 1 && c.stride != 2) return "stride " + str(c.stride) + " is not 1 or 2";
+  if (c.stage == 3) return check_mma_config(c);
   const long long vec_bytes = static_cast<long long>(c.vec) * static_cast<long long>(size_of(c.t));
   if (c.vec < 1 || (vec_bytes != 2 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16))
     return "vec " + str(c.vec) + " x " + str(static_cast<long long>(size_of(c.t))) +
@@ -143,7 +194,7 @@ std::string check_config(const depthwise_config& c) {
   if (const long long acc = static_cast<long long>(c.ph) * c.pw * cpt; acc > max_accumulators)
     return "ph x pw x vec x cvecs = " + str(acc) + " accumulators per thread > " + str(max_accumulators) +
            " (255 registers)";
-  if (c.stage < 0 || c.stage > 2) return "stage " + str(c.stage) + " is not 0, 1 or 2";
+  if (c.stage < 0 || c.stage > 3) return "stage " + str(c.stage) + " is not 0, 1, 2 or 3";
   if (c.stage == 2 && size_of(c.t) == 4)
     return "stage 2 (the input staged as f32) is stage 1 for " + std::string(name_of(c.t));
   if (c.lay == layout::nchw && c.stage == 0) return "nchw reads its input through the staged patch (stage 1 or 2)";

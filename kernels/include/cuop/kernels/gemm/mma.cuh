@@ -43,6 +43,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "cuop/kernels/common/mma_sync.cuh"
 #include "cuop/kernels/gemm/args.cuh"
 
 namespace cuop::kernels::gemm {
@@ -61,9 +62,7 @@ template <> inline constexpr bool is_f16_v<__half> = true;
 template <typename A, typename B> inline constexpr bool same_v = false;
 template <typename A> inline constexpr bool same_v<A, A> = true;
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using common::smem_addr;
 
 // 16-byte asynchronous copy of `full` ? all 16 bytes : none (16 zeros, nothing read); not issued
 // at all unless `issue`.
@@ -86,35 +85,9 @@ __device__ __forceinline__ void st_shared_v4(unsigned dst, const unsigned (&w)[4
                :: "r"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
 }
 
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
-// d += a * b for one m16n8k16 tile. Fragments (g = lane / 4, t = lane % 4):
-//   a[0] rows g, k 2t..2t+1; a[1] row g+8; a[2] row g, k+8; a[3] row g+8, k+8
-//   b[0] k 2t..2t+1, col g; b[1] k+8
-//   d[0..1] row g, cols 2t..2t+1; d[2..3] row g+8
-template <typename T>
-__device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-  if constexpr (is_bf16_v<T>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-        "{%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-        "{%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  }
-}
+using common::ldmatrix_x4;
+using common::ldmatrix_x4_trans;
+using common::mma_16816;
 
 // Index (in 16-byte chunks) of chunk `c` of row `r` in a tile of CPR chunks per row. Rows of 8 or
 // more chunks XOR the low three bits of the chunk with the row; shorter rows are treated as one

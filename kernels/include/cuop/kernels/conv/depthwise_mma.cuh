@@ -1,0 +1,288 @@
+// Conv family depthwise, stage 3: the filter on tensor cores (mma.sync m16n8k16, f16 / bf16 in,
+// f32 accumulation). NHWC, stride 1, dilation 1, any R x S (S in chunks of 8 taps).
+//
+// One filter row against a strip of input is a Toeplitz product. For a channel, tap row r and a
+// chunk of 8 tap columns s0..s0+7, sixteen output rows (the MMA's M) by 8 adjacent output columns
+// x0..x0+7 (its N) are
+//     C[m][n] += sum_k A[m][k] * B[k][n],  A[m][k] = in[y + m + r][x0 + s0 + k]  (k < 16)
+//                                          B[k][n] = w[r][s0 + k - n] when 0 <= k - n < 8, s0 + k - n < S
+// so one MMA does 16 x 8 outputs times up to 8 taps. B depends only on the channel and tap row:
+// each lane builds its two registers of it from the filter; A is one ldmatrix.x4 whose sixteen
+// row addresses are the sixteen input rows, shifted by r, so no im2col copy is ever made.
+//
+//   grid   as every depthwise stage (kernels/src/conv/family.cpp): x output tiles, y channel
+//          groups of BLOCK_C, z images
+//   block  BLOCK_C / CPW warps; warp w owns CPW channels of the block, each a plane of shared
+//          memory it alone computes from and writes back to
+//   smem   BLOCK_C planes, each the channel's input patch ((TILE_H + R - 1) rows of row_units
+//          16-byte units, zero in the padding, past the image and past the patch) as T. The
+//          output tile (alpha applied, rounded to T) replaces the patch's first TILE_H rows once
+//          the warp is done with the channel, then the whole block stores NHWC.
+//
+// The NHWC <-> per-channel transposes go through registers: a thread loads one 16-byte chunk (8
+// channels) of two adjacent pixels and writes eight words (each the two pixels of one channel).
+// Bank conflicts are designed out: a plane row is an odd number of 16-byte units (the eight rows
+// of an ldmatrix phase fall in eight bank groups); channel 8q + j lives in plane slot j * QC + q
+// (QC = BLOCK_C / 8 chunks per pixel) and the plane stride is padded to 32 / QC words modulo 32,
+// so the QC chunks a warp moves at once land in disjoint banks.
+//
+// Row groups of 16 output rows start at 0, 16, ... and the last one at TILE_H - 16, so a tile
+// height that is not a multiple of 16 recomputes a few rows (identical values) rather than
+// wasting a group. Channels past C and positions past P x Q are computed on zeros and not stored.
+// 16-byte accesses need C a multiple of 8 and x and y 16-byte aligned; otherwise element
+// accesses. Host side (validity, threads, shared memory): kernels/src/conv/family.cpp.
+//
+// Accepted by nvcc and NVRTC alike: no host standard headers.
+#pragma once
+
+#include "cuop/kernels/common/elements.cuh"
+#include "cuop/kernels/common/mma_sync.cuh"
+#include "cuop/kernels/conv/args.cuh"
+
+namespace cuop::kernels::conv {
+
+namespace depthwise_mma_detail {
+
+// Words of a plane: `base` rounded up to 16 bytes and then to 32 / qc words modulo 32 (see above;
+// one chunk per pixel needs no padding; qc other than 2 and 4 gets 4 words, a few 2-way conflicts).
+constexpr int plane_words(int base, int qc) {
+  int w = (base + 3) / 4 * 4;
+  if (qc == 1) return w;
+  const int target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
+  while (w % 32 != target) w += 4;
+  return w;
+}
+
+// The 16-bit halves number `sel` (0 low, 1 high) of two words, as one word (first in the low half).
+__device__ __forceinline__ unsigned halves(unsigned lo_word, unsigned hi_word, int sel) {
+  return __byte_perm(lo_word, hi_word, sel ? 0x7632 : 0x5410);
+}
+
+}  // namespace depthwise_mma_detail
+
+template <typename T, int R, int S, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
+struct depthwise_mma {
+  static constexpr int chunks = (S + 7) / 8;                // 8-tap column chunks
+  static constexpr int xblocks = TILE_W / 8;                // MMA column blocks of the tile
+  static constexpr int row_groups = (TILE_H + 15) / 16;     // MMA row groups of the tile
+  static constexpr int qc = BLOCK_C / 8;                    // 16-byte chunks of a pixel
+  static constexpr int warps = BLOCK_C / CPW;
+  static constexpr int block_threads = warps * 32;
+  static constexpr int patch_h = TILE_H + R - 1;
+  static constexpr int patch_w = TILE_W + S - 1;
+  static constexpr int row_units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
+  static constexpr int row_words = row_units * 4;           // a word: one channel of two pixels
+  static constexpr int plane_words = depthwise_mma_detail::plane_words(patch_h * row_words, qc);
+  // Dynamic shared memory of a launch (kernels/src/conv/family.cpp computes the same).
+  static constexpr int smem_bytes = BLOCK_C * plane_words * 4;
+  static constexpr int unroll = 4;                          // transposes in flight per thread
+
+  static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
+  static_assert(TILE_H >= 16 && TILE_W % 8 == 0, "tile_h >= 16, tile_w a multiple of 8");
+  static_assert(BLOCK_C % 8 == 0 && BLOCK_C % CPW == 0, "block_c a multiple of 8 and of cpw");
+  static_assert(block_threads >= 32 && block_threads <= 1024, "1 to 32 warps");
+
+  template <typename U>
+  using elem = common::elem<U>;
+  using words8 = uint4;
+
+  struct tile_t {
+    int n, c0, oh0, ow0, ih0, iw0;
+    bool vec_ok;
+  };
+
+  static __device__ __forceinline__ unsigned* plane(unsigned* planes, int slot) {
+    return planes + slot * plane_words;
+  }
+
+  // 8 channels from c (zeros past C) of pixel (iy, ix) of image n, or zeros outside the image.
+  static __device__ __forceinline__ words8 load_chunk(const conv_args& a, const tile_t& t, int iy, int ix, int c,
+                                                      bool inside) {
+    words8 v = make_uint4(0, 0, 0, 0);
+    if (!inside || iy < 0 || iy >= a.h || ix < 0 || ix >= a.w_ || c >= a.c) return v;
+    const long long pix = (static_cast<long long>(t.n) * a.h + iy) * a.w_ + ix;
+    const unsigned short* x = static_cast<const unsigned short*>(a.x) + pix * a.c + c;
+    if (t.vec_ok) return *reinterpret_cast<const words8*>(x);
+    unsigned w[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      if (c + e < a.c) w[e / 2] |= static_cast<unsigned>(x[e]) << (16 * (e % 2));
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+
+  static __device__ __forceinline__ void words_of(const words8& v, unsigned (&w)[4]) {
+    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+  }
+
+  // The input patch, transposed into per-channel planes.
+  static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes) {
+    constexpr int tasks = patch_h * row_words * qc;
+    const int tid = static_cast<int>(threadIdx.x);
+    for (int base = tid; base < tasks; base += block_threads * unroll) {
+      words8 px[unroll][2];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) {
+        const int task = base + u * block_threads;
+        const int q = task % qc, word = task / qc;
+        const int row = word / row_words, col = 2 * (word % row_words);
+        const bool live = task < tasks;
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, live && col + e < patch_w);
+      }
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) {
+        const int task = base + u * block_threads;
+        if (task >= tasks) break;
+        const int q = task % qc, word = task / qc;
+        unsigned w0[4], w1[4];
+        words_of(px[u][0], w0);
+        words_of(px[u][1], w1);
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+      }
+    }
+  }
+
+  // Tap (r, s) of the channel's filter as bits, zero when s is outside [s_lo, s_lo + 8) or S.
+  static __device__ __forceinline__ unsigned tap(const unsigned short* wc, int r, int s_lo, int d) {
+    const int s = s_lo + d;
+    return wc != nullptr && d >= 0 && d < 8 && s < S ? static_cast<unsigned>(wc[r * S + s]) : 0u;
+  }
+
+  // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
+  static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes, int slot) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int c = t.c0 + 8 * (slot % qc) + slot / qc;
+    const unsigned short* wc =
+        c < a.c ? static_cast<const unsigned short*>(a.w) + static_cast<long long>(c) * R * S : nullptr;
+    const int n_col = lane / 4, k0 = 2 * (lane % 4);
+    // ldmatrix.x4: lanes 0-7 address rows 0-7 (k 0-7), 8-15 rows 8-15, 16-23 rows 0-7 (k 8-15), 24-31.
+    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_col = (lane >> 4) * 8;
+    const unsigned base = common::smem_addr(plane(planes, slot)) + 4u * (a_row * row_words) + 2u * a_col;
+
+    float acc[row_groups][xblocks][4];
+#pragma unroll
+    for (int g = 0; g < row_groups; ++g)
+#pragma unroll
+      for (int xb = 0; xb < xblocks; ++xb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[g][xb][e] = 0.f;
+
+#pragma unroll 1
+    for (int r = 0; r < R; ++r) {
+      unsigned b[chunks][2];
+#pragma unroll
+      for (int ch = 0; ch < chunks; ++ch) {
+        const int d = k0 - n_col;
+        b[ch][0] = tap(wc, r, 8 * ch, d) | tap(wc, r, 8 * ch, d + 1) << 16;
+        b[ch][1] = tap(wc, r, 8 * ch, d + 8) | tap(wc, r, 8 * ch, d + 9) << 16;
+      }
+#pragma unroll
+      for (int g = 0; g < row_groups; ++g) {
+        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+#pragma unroll
+        for (int xb = 0; xb < xblocks; ++xb)
+#pragma unroll
+          for (int ch = 0; ch < chunks; ++ch) {
+            unsigned af[4];
+            common::ldmatrix_x4(af, base + 4u * ((row0 + r) * row_words) + 16u * (xb + ch));
+            common::mma_16816<T>(acc[g][xb], af, b[ch]);
+          }
+      }
+    }
+
+    __syncwarp();  // every lane's ldmatrix of this plane is done before it is overwritten
+    unsigned* out = plane(planes, slot);
+#pragma unroll
+    for (int g = 0; g < row_groups; ++g) {
+      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+#pragma unroll
+      for (int xb = 0; xb < xblocks; ++xb) {
+        const int word = xb * 4 + lane % 4;
+        out[(row0 + n_col) * row_words + word] = elem<T>::pack2(a.alpha * acc[g][xb][0], a.alpha * acc[g][xb][1]);
+        out[(row0 + n_col + 8) * row_words + word] = elem<T>::pack2(a.alpha * acc[g][xb][2], a.alpha * acc[g][xb][3]);
+      }
+    }
+  }
+
+  // 8 channels from c of output pixel (oy, ox), each `bits` plus beta times the old value.
+  static __device__ __forceinline__ void store_chunk(const conv_args& a, const tile_t& t, int oy, int ox, int c,
+                                                     const unsigned (&bits)[4]) {
+    const long long pix = (static_cast<long long>(t.n) * a.p + oy) * a.q + ox;
+    unsigned short* y = static_cast<unsigned short*>(a.y) + pix * a.c + c;
+    unsigned w[4] = {bits[0], bits[1], bits[2], bits[3]};
+    if (a.beta != 0.f) {
+      unsigned old[4] = {0, 0, 0, 0};
+      if (t.vec_ok) {
+        const words8 v = *reinterpret_cast<const words8*>(y);
+        words_of(v, old);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+          if (c + e < a.c) old[e / 2] |= static_cast<unsigned>(y[e]) << (16 * (e % 2));
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float lo = fmaf(a.beta, elem<T>::to_float(old[i] & 0xffffu), elem<T>::to_float(w[i] & 0xffffu));
+        const float hi = fmaf(a.beta, elem<T>::to_float(old[i] >> 16), elem<T>::to_float(w[i] >> 16));
+        w[i] = elem<T>::pack2(lo, hi);
+      }
+    }
+    if (t.vec_ok) {
+      *reinterpret_cast<words8*>(y) = make_uint4(w[0], w[1], w[2], w[3]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        if (c + e < a.c) y[e] = static_cast<unsigned short>(w[e / 2] >> (16 * (e % 2)));
+    }
+  }
+
+  // The output tiles of every plane, transposed back to NHWC.
+  static __device__ void store_tile(const conv_args& a, const tile_t& t, unsigned* planes) {
+    constexpr int pairs = TILE_W / 2;
+    constexpr int tasks = TILE_H * pairs * qc;
+    for (int task = static_cast<int>(threadIdx.x); task < tasks; task += block_threads) {
+      const int q = task % qc, p = task / qc;
+      const int y = p / pairs, x = 2 * (p % pairs);
+      const int oy = t.oh0 + y, ox = t.ow0 + x, c = t.c0 + 8 * q;
+      if (oy >= a.p || ox >= a.q || c >= a.c) continue;
+      unsigned w[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) w[j] = plane(planes, j * qc + q)[y * row_words + x / 2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (ox + e >= a.q) break;
+        unsigned bits[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) bits[i] = depthwise_mma_detail::halves(w[2 * i], w[2 * i + 1], e);
+        store_chunk(a, t, oy, ox + e, c, bits);
+      }
+    }
+  }
+
+  static __device__ void run(const conv_args& a, void* smem) {
+    unsigned* planes = static_cast<unsigned*>(smem);
+    const int tiles_w = (a.q + TILE_W - 1) / TILE_W;
+    tile_t t;
+    t.n = static_cast<int>(blockIdx.z);
+    t.c0 = static_cast<int>(blockIdx.y) * BLOCK_C;
+    t.oh0 = static_cast<int>(blockIdx.x) / tiles_w * TILE_H;
+    t.ow0 = static_cast<int>(blockIdx.x) % tiles_w * TILE_W;
+    t.ih0 = t.oh0 - a.pad_h;
+    t.iw0 = t.ow0 - a.pad_w;
+    t.vec_ok = a.c % 8 == 0 && reinterpret_cast<unsigned long long>(a.x) % 16 == 0 &&
+               reinterpret_cast<unsigned long long>(a.y) % 16 == 0;
+
+    load_patch(a, t, planes);
+    __syncthreads();
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+#pragma unroll 1
+    for (int i = 0; i < CPW; ++i) compute_channel(a, t, planes, warp * CPW + i);
+    __syncthreads();
+    store_tile(a, t, planes);
+  }
+};
+
+}  // namespace cuop::kernels::conv
