@@ -45,7 +45,7 @@ namespace depthwise_mma_detail {
 
 // Words of a plane: `base` rounded up to 16 bytes and then to 32 / qc words modulo 32 (see above;
 // one chunk per pixel needs no padding; qc other than 2 and 4 gets 4 words, a few 2-way conflicts).
-constexpr int plane_words(int base, int qc) {
+__host__ __device__ constexpr int plane_words(int base, int qc) {
   int w = (base + 3) / 4 * 4;
   if (qc == 1) return w;
   const int target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
