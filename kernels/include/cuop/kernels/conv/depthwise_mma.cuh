@@ -15,9 +15,15 @@
 //   block  BLOCK_C / CPW warps; warp w owns CPW channels of the block, each a plane of shared
 //          memory it alone computes from and writes back to
 //   smem   BLOCK_C planes, each the channel's input patch ((TILE_H + R - 1) rows of row_units
-//          16-byte units, zero in the padding, past the image and past the patch) as T. The
-//          output tile (alpha applied, rounded to T) replaces the patch's first TILE_H rows once
-//          the warp is done with the channel, then the whole block stores NHWC.
+//          16-byte units, zero in the padding, past the image and past the patch) as T; then the
+//          block's filter, [BLOCK_C][R][S] as T (zero past C). The output tile (alpha and beta
+//          applied in f32, rounded to T once) replaces the patch's first TILE_H rows once the warp
+//          is done with the channel, then the whole block stores NHWC.
+//
+// Per tap row and row group a warp loads each 16-byte unit of its 16 input rows once (ldmatrix,
+// two units at a time) and feeds it to the two MMAs it belongs to (as k 0-7 of one column block
+// and k 8-15 of the previous one), so shared memory reads (the bound of this kernel) are
+// xblocks + chunks units instead of 2 x xblocks x chunks. Filters up to 8 rows are unrolled.
 //
 // The NHWC <-> per-channel transposes go through registers: a thread loads one 16-byte chunk (8
 // channels) of two adjacent pixels and writes eight words (each the two pixels of one channel).
@@ -73,8 +79,11 @@ struct depthwise_mma {
   static constexpr int row_units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
   static constexpr int row_words = row_units * 4;           // a word: one channel of two pixels
   static constexpr int plane_words = depthwise_mma_detail::plane_words(patch_h * row_words, qc);
+  static constexpr int units = xblocks + chunks;            // units a row group reads per tap row
+  static constexpr int filter_offset = BLOCK_C * plane_words * 4;
+  static constexpr int filter_bytes = (BLOCK_C * R * S * 2 + 15) / 16 * 16;
   // Dynamic shared memory of a launch (kernels/src/conv/family.cpp computes the same).
-  static constexpr int smem_bytes = BLOCK_C * plane_words * 4;
+  static constexpr int smem_bytes = filter_offset + filter_bytes;
   static constexpr int unroll = 4;                          // transposes in flight per thread
 
   static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
@@ -114,10 +123,13 @@ struct depthwise_mma {
     w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
   }
 
-  // The input patch, transposed into per-channel planes.
-  static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes) {
+  // The input patch, transposed into per-channel planes, and the block's filter.
+  static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
     constexpr int tasks = patch_h * row_words * qc;
     const int tid = static_cast<int>(threadIdx.x);
+    const unsigned short* w = static_cast<const unsigned short*>(a.w) + static_cast<long long>(t.c0) * R * S;
+    const int live_taps = (a.c - t.c0 < BLOCK_C ? a.c - t.c0 : BLOCK_C) * R * S;
+    for (int i = tid; i < BLOCK_C * R * S; i += block_threads) filt[i] = i < live_taps ? w[i] : 0;
     for (int base = tid; base < tasks; base += block_threads * unroll) {
       words8 px[unroll][2];
 #pragma unroll
@@ -145,22 +157,32 @@ struct depthwise_mma {
     }
   }
 
-  // Tap (r, s) of the channel's filter as bits, zero when s is outside [s_lo, s_lo + 8) or S.
+  // Tap (r, s_lo + d) of the channel's filter as bits, zero unless 0 <= d < 8 and s_lo + d < S.
   static __device__ __forceinline__ unsigned tap(const unsigned short* wc, int r, int s_lo, int d) {
     const int s = s_lo + d;
-    return wc != nullptr && d >= 0 && d < 8 && s < S ? static_cast<unsigned>(wc[r * S + s]) : 0u;
+    return d >= 0 && d < 8 && s < S ? static_cast<unsigned>(wc[r * S + s]) : 0u;
+  }
+
+  // alpha x conv + beta x y at tile position (yt, xt) of channel c, in f32.
+  static __device__ __forceinline__ float blend(const conv_args& a, const tile_t& t, int yt, int xt, int c, float v) {
+    v *= a.alpha;
+    const int oy = t.oh0 + yt, ox = t.ow0 + xt;
+    if (a.beta == 0.f || oy >= a.p || ox >= a.q || c >= a.c) return v;
+    const long long pix = (static_cast<long long>(t.n) * a.p + oy) * a.q + ox;
+    return fmaf(a.beta, elem<T>::to_float(static_cast<const unsigned short*>(a.y)[pix * a.c + c]), v);
   }
 
   // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
-  static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes, int slot) {
+  static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes,
+                                         const unsigned short* filt, int slot) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int c = t.c0 + 8 * (slot % qc) + slot / qc;
-    const unsigned short* wc =
-        c < a.c ? static_cast<const unsigned short*>(a.w) + static_cast<long long>(c) * R * S : nullptr;
+    const int c_local = 8 * (slot % qc) + slot / qc;
+    const unsigned short* wc = filt + c_local * R * S;
     const int n_col = lane / 4, k0 = 2 * (lane % 4);
-    // ldmatrix.x4: lanes 0-7 address rows 0-7 (k 0-7), 8-15 rows 8-15, 16-23 rows 0-7 (k 8-15), 24-31.
-    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_col = (lane >> 4) * 8;
-    const unsigned base = common::smem_addr(plane(planes, slot)) + 4u * (a_row * row_words) + 2u * a_col;
+    // ldmatrix.x4 at unit u: lanes 0-7 address rows 0-7 of unit u, 8-15 rows 8-15, 16-23 rows 0-7
+    // of unit u + 1, 24-31 rows 8-15 (x2: the first two).
+    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
+    const unsigned base = common::smem_addr(plane(planes, slot)) + 4u * (a_row * row_words) + 16u * a_unit;
 
     float acc[row_groups][xblocks][4];
 #pragma unroll
@@ -170,7 +192,7 @@ struct depthwise_mma {
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[g][xb][e] = 0.f;
 
-#pragma unroll 1
+#pragma unroll(R <= 8 ? R : 1)
     for (int r = 0; r < R; ++r) {
       unsigned b[chunks][2];
 #pragma unroll
@@ -182,12 +204,20 @@ struct depthwise_mma {
 #pragma unroll
       for (int g = 0; g < row_groups; ++g) {
         const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+        const unsigned row_addr = base + 4u * ((row0 + r) * row_words);
+        unsigned u[units + 1][2];  // unit k: rows 0-7 and 8-15 of columns 8k..8k+7
+#pragma unroll
+        for (int k = 0; k + 1 < units; k += 2) {
+          unsigned four[4];
+          common::ldmatrix_x4(four, row_addr + 16u * k);
+          u[k][0] = four[0]; u[k][1] = four[1]; u[k + 1][0] = four[2]; u[k + 1][1] = four[3];
+        }
+        if constexpr (units % 2) common::ldmatrix_x2(u[units - 1], row_addr + 16u * (units - 1));
 #pragma unroll
         for (int xb = 0; xb < xblocks; ++xb)
 #pragma unroll
           for (int ch = 0; ch < chunks; ++ch) {
-            unsigned af[4];
-            common::ldmatrix_x4(af, base + 4u * ((row0 + r) * row_words) + 16u * (xb + ch));
+            const unsigned af[4] = {u[xb + ch][0], u[xb + ch][1], u[xb + ch + 1][0], u[xb + ch + 1][1]};
             common::mma_16816<T>(acc[g][xb], af, b[ch]);
           }
       }
@@ -195,41 +225,26 @@ struct depthwise_mma {
 
     __syncwarp();  // every lane's ldmatrix of this plane is done before it is overwritten
     unsigned* out = plane(planes, slot);
+    const int c = t.c0 + c_local;
 #pragma unroll
     for (int g = 0; g < row_groups; ++g) {
       const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
 #pragma unroll
-      for (int xb = 0; xb < xblocks; ++xb) {
-        const int word = xb * 4 + lane % 4;
-        out[(row0 + n_col) * row_words + word] = elem<T>::pack2(a.alpha * acc[g][xb][0], a.alpha * acc[g][xb][1]);
-        out[(row0 + n_col + 8) * row_words + word] = elem<T>::pack2(a.alpha * acc[g][xb][2], a.alpha * acc[g][xb][3]);
-      }
+      for (int xb = 0; xb < xblocks; ++xb)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int yt = row0 + n_col + 8 * h, xt = xb * 8 + k0;
+          out[yt * row_words + xt / 2] = elem<T>::pack2(blend(a, t, yt, xt, c, acc[g][xb][2 * h]),
+                                                        blend(a, t, yt, xt + 1, c, acc[g][xb][2 * h + 1]));
+        }
     }
   }
 
-  // 8 channels from c of output pixel (oy, ox), each `bits` plus beta times the old value.
+  // 8 channels from c of output pixel (oy, ox).
   static __device__ __forceinline__ void store_chunk(const conv_args& a, const tile_t& t, int oy, int ox, int c,
-                                                     const unsigned (&bits)[4]) {
+                                                     const unsigned (&w)[4]) {
     const long long pix = (static_cast<long long>(t.n) * a.p + oy) * a.q + ox;
     unsigned short* y = static_cast<unsigned short*>(a.y) + pix * a.c + c;
-    unsigned w[4] = {bits[0], bits[1], bits[2], bits[3]};
-    if (a.beta != 0.f) {
-      unsigned old[4] = {0, 0, 0, 0};
-      if (t.vec_ok) {
-        const words8 v = *reinterpret_cast<const words8*>(y);
-        words_of(v, old);
-      } else {
-#pragma unroll
-        for (int e = 0; e < 8; ++e)
-          if (c + e < a.c) old[e / 2] |= static_cast<unsigned>(y[e]) << (16 * (e % 2));
-      }
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const float lo = fmaf(a.beta, elem<T>::to_float(old[i] & 0xffffu), elem<T>::to_float(w[i] & 0xffffu));
-        const float hi = fmaf(a.beta, elem<T>::to_float(old[i] >> 16), elem<T>::to_float(w[i] >> 16));
-        w[i] = elem<T>::pack2(lo, hi);
-      }
-    }
     if (t.vec_ok) {
       *reinterpret_cast<words8*>(y) = make_uint4(w[0], w[1], w[2], w[3]);
     } else {
@@ -275,11 +290,12 @@ struct depthwise_mma {
     t.vec_ok = a.c % 8 == 0 && reinterpret_cast<unsigned long long>(a.x) % 16 == 0 &&
                reinterpret_cast<unsigned long long>(a.y) % 16 == 0;
 
-    load_patch(a, t, planes);
+    unsigned short* filt = reinterpret_cast<unsigned short*>(static_cast<unsigned char*>(smem) + filter_offset);
+    load_patch(a, t, planes, filt);
     __syncthreads();
     const int warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll 1
-    for (int i = 0; i < CPW; ++i) compute_channel(a, t, planes, warp * CPW + i);
+    for (int i = 0; i < CPW; ++i) compute_channel(a, t, planes, filt, warp * CPW + i);
     __syncthreads();
     store_tile(a, t, planes);
   }
