@@ -23,7 +23,7 @@
 // Per tap row and row group a warp loads each 16-byte unit of its 16 input rows once (ldmatrix,
 // two units at a time) and feeds it to the two MMAs it belongs to (as k 0-7 of one column block
 // and k 8-15 of the previous one), so shared memory reads (the bound of this kernel) are
-// xblocks + chunks units instead of 2 x xblocks x chunks. Filters up to 8 rows are unrolled.
+// xblocks + chunks units instead of 2 x xblocks x chunks.
 //
 // The NHWC <-> per-channel transposes go through registers: a thread loads one 16-byte chunk (8
 // channels) of two adjacent pixels and writes eight words (each the two pixels of one channel).
@@ -192,7 +192,7 @@ struct depthwise_mma {
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[g][xb][e] = 0.f;
 
-#pragma unroll(R <= 8 ? R : 1)
+#pragma unroll 1
     for (int r = 0; r < R; ++r) {
       unsigned b[chunks][2];
 #pragma unroll
