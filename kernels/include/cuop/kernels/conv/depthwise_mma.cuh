@@ -127,9 +127,18 @@ struct depthwise_mma {
   static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
     constexpr int tasks = patch_h * row_words * qc;
     const int tid = static_cast<int>(threadIdx.x);
+    // The filter first, in 16-byte pieces when whole and aligned: its loads are then in flight
+    // with the patch's instead of each waiting for the last.
     const unsigned short* w = static_cast<const unsigned short*>(a.w) + static_cast<long long>(t.c0) * R * S;
     const int live_taps = (a.c - t.c0 < BLOCK_C ? a.c - t.c0 : BLOCK_C) * R * S;
-    for (int i = tid; i < BLOCK_C * R * S; i += block_threads) filt[i] = i < live_taps ? w[i] : 0;
+    if (live_taps == BLOCK_C * R * S && reinterpret_cast<unsigned long long>(w) % 16 == 0) {
+#pragma unroll 4
+      for (int i = tid; i < BLOCK_C * R * S / 8; i += block_threads)
+        reinterpret_cast<words8*>(filt)[i] = reinterpret_cast<const words8*>(w)[i];
+    } else {
+#pragma unroll 4
+      for (int i = tid; i < BLOCK_C * R * S; i += block_threads) filt[i] = i < live_taps ? w[i] : 0;
+    }
     for (int base = tid; base < tasks; base += block_threads * unroll) {
       words8 px[unroll][2];
 #pragma unroll
