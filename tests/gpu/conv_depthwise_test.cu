@@ -31,10 +31,11 @@ namespace kc = cuop::kernels::conv;
 namespace ref = cuop::reference;
 using cuop::dtype;
 
-// As tuner/ops/conv_op.cpp's entry; the minimum of one block per SM keeps ptxas from capping the
-// registers of blocks whose thread count is not a multiple of 128 (it spills otherwise).
+// As tuner/ops/conv_op.cpp's entry: a minimum of one block per SM for stages 0-2 keeps ptxas from
+// capping the registers of blocks whose thread count is not a multiple of 128 (they spill
+// otherwise); stage 3 asks for as many blocks as the shared memory holds.
 template <typename K>
-__global__ void __launch_bounds__(K::block_threads, 1) entry(kc::conv_args a) {
+__global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry(kc::conv_args a) {
   extern __shared__ __align__(16) unsigned char smem[];
   K::run(a, smem);
 }
@@ -120,6 +121,7 @@ void check_config(const kc::depthwise_config& cfg) {
   ASSERT_EQ(kc::check_config(cfg), "");
   ASSERT_EQ(kc::threads_per_block(cfg), K::block_threads);
   ASSERT_EQ(kc::smem_bytes(cfg), K::smem_bytes);
+  ASSERT_EQ(kc::min_blocks_per_sm(cfg), K::min_blocks);
   for (const variant& v : variants) {
     run_variant(cfg, reinterpret_cast<const void*>(&entry<K>), v);
     if (testing::Test::HasFatalFailure()) return;

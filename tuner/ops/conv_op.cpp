@@ -58,11 +58,11 @@ kc::depthwise_config depthwise_config_of(const space::point& p, const spec::prob
 
 std::string conv_entry_definition(const kc::depthwise_config& c) {
   return fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}, 1) {}(cuop::kernels::conv::conv_args a) {{\n"
+      "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a) {{\n"
       "  extern __shared__ __align__(16) unsigned char smem[];\n"
       "  {}::run(a, smem);\n"
       "}}\n",
-      kc::threads_per_block(c), kc::instance_name(c), kc::template_name(c));
+      kc::threads_per_block(c), kc::min_blocks_per_sm(c), kc::instance_name(c), kc::template_name(c));
 }
 
 std::string conv_entry_source(const kc::depthwise_config& c) {

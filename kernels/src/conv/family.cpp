@@ -125,6 +125,13 @@ long long mma_smem_bytes(const depthwise_config& c) noexcept {
 
 }  // namespace
 
+int min_blocks_per_sm(const depthwise_config& c) noexcept {
+  if (c.stage != 3) return 1;
+  constexpr long long smem_per_sm = 228 * 1024, reserved_per_block = 1024;  // sm_90
+  const long long fit = smem_per_sm / (smem_bytes(c) + reserved_per_block);
+  return static_cast<int>(std::clamp(fit, 1ll, 4ll));
+}
+
 // The layout of depthwise.cuh's header comment: the filter as f32 [taps][block_c], then one region
 // reused by phase: the raw filter copy, the input patch (stage 1: the dtype, stage 2: f32; nchw pads
 // every pixel by one 16-byte chunk) and, for nchw, the f32 output tile ([tile_h * tile_w][block_c + 4]).
@@ -267,8 +274,10 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   if (tiles > std::numeric_limits<int>::max()) return str(tiles) + " output tiles > " + str(std::numeric_limits<int>::max());
   if (cgroups > max_grid_yz) return str(cgroups) + " channel groups of " + str(c.block_c) + " > " + str(max_grid_yz);
   if (sh.n > max_grid_yz) return "n " + str(sh.n) + " > " + str(max_grid_yz);
-  // 32-bit element offsets inside the kernel are only for positions within a tensor dimension;
-  // whole-tensor offsets are 64-bit.
+  // 32-bit element offsets inside the kernel are only for positions within a tensor dimension
+  // (and, stage 3 with beta, within a tile's rows of the output); whole-tensor offsets are 64-bit.
+  if (c.stage == 3 && static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
+    return "stage 3: tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) + " >= 2^31";
   launch_plan p;
   p.grid_x = static_cast<unsigned>(tiles);
   p.grid_y = static_cast<unsigned>(cgroups);

@@ -185,8 +185,10 @@ struct depthwise {
   static constexpr int region_bytes =
       raw_filter_bytes > patch_bytes ? (raw_filter_bytes > out_bytes ? raw_filter_bytes : out_bytes)
                                      : (patch_bytes > out_bytes ? patch_bytes : out_bytes);
-  // Dynamic shared memory of a launch (kernels/src/conv/family.cpp computes the same).
+  // Dynamic shared memory of a launch (kernels/src/conv/family.cpp computes the same), and the
+  // __launch_bounds__ minimum of blocks per SM: 1, all registers to one block (more spill).
   static constexpr int smem_bytes = filter_bytes + region_bytes;
+  static constexpr int min_blocks = 1;
 
   static_assert(R >= 1 && S >= 1 && (STRIDE == 1 || STRIDE == 2), "filter >= 1, stride 1 or 2");
   static_assert(VEC * sizeof(T) == 2 || VEC * sizeof(T) == 4 || VEC * sizeof(T) == 8 ||

@@ -82,8 +82,13 @@ struct depthwise_mma {
   static constexpr int units = xblocks + chunks;            // units a row group reads per tap row
   static constexpr int filter_offset = BLOCK_C * plane_words * 4;
   static constexpr int filter_bytes = (BLOCK_C * R * S * 2 + 15) / 16 * 16;
-  // Dynamic shared memory of a launch (kernels/src/conv/family.cpp computes the same).
+  // Dynamic shared memory of a launch and the __launch_bounds__ minimum of blocks per SM: as many
+  // as an sm_90 SM's 228 KiB hold, at most 4 (kernels/src/conv/family.cpp computes the same). One
+  // block at a time leaves each block's load, MMA and store phases unoverlapped.
   static constexpr int smem_bytes = filter_offset + filter_bytes;
+  static constexpr int min_blocks = 228 * 1024 / (smem_bytes + 1024) < 1   ? 1
+                                    : 228 * 1024 / (smem_bytes + 1024) > 4 ? 4
+                                                                           : 228 * 1024 / (smem_bytes + 1024);
   static constexpr int unroll = 4;                          // transposes in flight per thread
 
   static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
@@ -172,15 +177,6 @@ struct depthwise_mma {
     return d >= 0 && d < 8 && s < S ? static_cast<unsigned>(wc[r * S + s]) : 0u;
   }
 
-  // alpha x conv + beta x y at tile position (yt, xt) of channel c, in f32.
-  static __device__ __forceinline__ float blend(const conv_args& a, const tile_t& t, int yt, int xt, int c, float v) {
-    v *= a.alpha;
-    const int oy = t.oh0 + yt, ox = t.ow0 + xt;
-    if (a.beta == 0.f || oy >= a.p || ox >= a.q || c >= a.c) return v;
-    const long long pix = (static_cast<long long>(t.n) * a.p + oy) * a.q + ox;
-    return fmaf(a.beta, elem<T>::to_float(static_cast<const unsigned short*>(a.y)[pix * a.c + c]), v);
-  }
-
   // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
   static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes,
                                          const unsigned short* filt, int slot) {
@@ -234,18 +230,43 @@ struct depthwise_mma {
 
     __syncwarp();  // every lane's ldmatrix of this plane is done before it is overwritten
     unsigned* out = plane(planes, slot);
+    if (a.beta == 0.f) {
+#pragma unroll
+      for (int g = 0; g < row_groups; ++g) {
+        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+#pragma unroll
+        for (int xb = 0; xb < xblocks; ++xb)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            out[(row0 + n_col + 8 * h) * row_words + xb * 4 + k0 / 2] =
+                elem<T>::pack2(a.alpha * acc[g][xb][2 * h], a.alpha * acc[g][xb][2 * h + 1]);
+      }
+      return;
+    }
+    // beta != 0: alpha x conv + beta x y in f32, rounded once. y is read where the fragment
+    // lies (8 elements a column block, a compiler fence between blocks: few registers).
     const int c = t.c0 + c_local;
+    const unsigned short* y = static_cast<const unsigned short*>(a.y) +
+                              ((static_cast<long long>(t.n) * a.p + t.oh0) * a.q + t.ow0) * a.c + c;
 #pragma unroll
     for (int g = 0; g < row_groups; ++g) {
       const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
 #pragma unroll
-      for (int xb = 0; xb < xblocks; ++xb)
+      for (int xb = 0; xb < xblocks; ++xb) {
+        asm volatile("" ::: "memory");
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int yt = row0 + n_col + 8 * h, xt = xb * 8 + k0;
-          out[yt * row_words + xt / 2] = elem<T>::pack2(blend(a, t, yt, xt, c, acc[g][xb][2 * h]),
-                                                        blend(a, t, yt, xt + 1, c, acc[g][xb][2 * h + 1]));
+          float v[2];
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            v[e] = a.alpha * acc[g][xb][2 * h + e];
+            if (c < a.c && t.oh0 + yt < a.p && t.ow0 + xt + e < a.q)
+              v[e] = fmaf(a.beta, elem<T>::to_float(y[(yt * a.q + xt + e) * a.c]), v[e]);
+          }
+          out[yt * row_words + xt / 2] = elem<T>::pack2(v[0], v[1]);
         }
+      }
     }
   }
 

@@ -78,6 +78,10 @@ long long get_param(const depthwise_config& c, std::string_view name) noexcept;
 std::string check_config(const depthwise_config& c);
 int threads_per_block(const depthwise_config& c) noexcept;
 long long smem_bytes(const depthwise_config& c) noexcept;
+// The kernel's __launch_bounds__ minimum of blocks per SM: 1 (all registers to one block: stages
+// 0-2 spill otherwise), stage 3 as many as the shared memory of an H100/H200 SM holds (at most 4;
+// registers are then capped so that they fit too).
+int min_blocks_per_sm(const depthwise_config& c) noexcept;
 
 // Stable key naming the code: every template argument appears in it, e.g.
 // "conv_depthwise_f16_nhwc_r7x7_st1_v4_cv1_c32_t8x16_ph2_pw4_stage2".
