@@ -16,8 +16,7 @@
 //          memory it alone computes from and writes back to
 //   smem   BLOCK_C planes, each the channel's input patch ((TILE_H + R - 1) rows of row_units
 //          16-byte units, zero in the padding, past the image and past the patch) as T; then the
-//          block's filter, [BLOCK_C][R][S] as T (zero past C), and the same with each row padded
-//          with zeros ([BLOCK_C][R][padded_row]). The output tile (alpha and beta
+//          block's filter, [BLOCK_C][R][S] as T (zero past C). The output tile (alpha and beta
 //          applied in f32, rounded to T once) replaces the patch's first TILE_H rows once the warp
 //          is done with the channel, then the whole block stores NHWC.
 //
@@ -83,16 +82,10 @@ struct depthwise_mma {
   static constexpr int units = xblocks + chunks;            // units a row group reads per tap row
   static constexpr int filter_offset = BLOCK_C * plane_words * 4;
   static constexpr int filter_bytes = (BLOCK_C * R * S * 2 + 15) / 16 * 16;
-  // A filter row as one 24-tap segment per chunk, [8 zeros][its 8 taps, zero past S][8 zeros],
-  // and 4 zeros: every tap a lane needs for B is at a fixed offset from one base and none needs
-  // a test (B[k][n] is tap 8 ch + k - n of the chunk when 0 <= k - n < 8, else zero).
-  static constexpr int padded_row = 24 * chunks + 4;
-  static constexpr int padded_offset = filter_offset + filter_bytes;
-  static constexpr int padded_bytes = BLOCK_C * R * padded_row * 2;
   // Dynamic shared memory of a launch and the __launch_bounds__ minimum of blocks per SM: as many
   // as an sm_90 SM's 228 KiB hold, at most 4 (kernels/src/conv/family.cpp computes the same). One
   // block at a time leaves each block's load, MMA and store phases unoverlapped.
-  static constexpr int smem_bytes = padded_offset + padded_bytes;
+  static constexpr int smem_bytes = filter_offset + filter_bytes;
   static constexpr int min_blocks = 228 * 1024 / (smem_bytes + 1024) < 1   ? 1
                                     : 228 * 1024 / (smem_bytes + 1024) > 4 ? 4
                                                                            : 228 * 1024 / (smem_bytes + 1024);
@@ -178,33 +171,19 @@ struct depthwise_mma {
     }
   }
 
-  // The padded filter rows, from the raw copy (after a barrier).
-  static __device__ void pad_filter(const unsigned short* filt, unsigned* padded) {
-    constexpr int words = padded_row / 2;
-    for (int i = static_cast<int>(threadIdx.x); i < BLOCK_C * R * words; i += block_threads) {
-      const int row = i / words, half = 2 * (i % words);
-      unsigned bits[2];
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int ch = (half + e) / 24, q = (half + e) % 24, s = 8 * ch + q - 8;
-        bits[e] = q >= 8 && q < 16 && s < S && ch < chunks ? filt[row * S + s] : 0u;
-      }
-      padded[i] = bits[0] | bits[1] << 16;
-    }
+  // Tap (r, s_lo + d) of the channel's filter as bits, zero unless 0 <= d < 8 and s_lo + d < S.
+  static __device__ __forceinline__ unsigned tap(const unsigned short* wc, int r, int s_lo, int d) {
+    const int s = s_lo + d;
+    return d >= 0 && d < 8 && s < S ? static_cast<unsigned>(wc[r * S + s]) : 0u;
   }
 
   // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
   static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes,
-                                         const unsigned* padded, int slot) {
+                                         const unsigned short* filt, int slot) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int c_local = 8 * (slot % qc) + slot / qc;
+    const unsigned short* wc = filt + c_local * R * S;
     const int n_col = lane / 4, k0 = 2 * (lane % 4);
-    // B's taps of this lane: k - n = k0 - n_col + {0, 1} (b[0]) and + {8, 9} (b[1]), i.e. halves
-    // idx, idx + 1 (and + 8, + 9) of chunk ch's segment, idx = 8 + k0 - n_col: two aligned words
-    // and a byte permutation when idx is odd.
-    const int idx = 8 + k0 - n_col;
-    const unsigned* taps = padded + c_local * R * (padded_row / 2) + idx / 2;
-    const unsigned sel = idx % 2 ? 0x5432u : 0x3210u;
     // ldmatrix.x4 at unit u: lanes 0-7 address rows 0-7 of unit u, 8-15 rows 8-15, 16-23 rows 0-7
     // of unit u + 1, 24-31 rows 8-15 (x2: the first two).
     const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
@@ -221,11 +200,11 @@ struct depthwise_mma {
 #pragma unroll 1
     for (int r = 0; r < R; ++r) {
       unsigned b[chunks][2];
-      const unsigned* row_taps = taps + r * (padded_row / 2);
 #pragma unroll
       for (int ch = 0; ch < chunks; ++ch) {
-        b[ch][0] = __byte_perm(row_taps[12 * ch], row_taps[12 * ch + 1], sel);
-        b[ch][1] = __byte_perm(row_taps[12 * ch + 4], row_taps[12 * ch + 5], sel);
+        const int d = k0 - n_col;
+        b[ch][0] = tap(wc, r, 8 * ch, d) | tap(wc, r, 8 * ch, d + 1) << 16;
+        b[ch][1] = tap(wc, r, 8 * ch, d + 8) | tap(wc, r, 8 * ch, d + 9) << 16;
       }
 #pragma unroll
       for (int g = 0; g < row_groups; ++g) {
@@ -342,14 +321,11 @@ struct depthwise_mma {
                reinterpret_cast<unsigned long long>(a.y) % 16 == 0;
 
     unsigned short* filt = reinterpret_cast<unsigned short*>(static_cast<unsigned char*>(smem) + filter_offset);
-    unsigned* padded = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(smem) + padded_offset);
     load_patch(a, t, planes, filt);
-    __syncthreads();
-    pad_filter(filt, padded);
     __syncthreads();
     const int warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll 1
-    for (int i = 0; i < CPW; ++i) compute_channel(a, t, planes, padded, warp * CPW + i);
+    for (int i = 0; i < CPW; ++i) compute_channel(a, t, planes, filt, warp * CPW + i);
     __syncthreads();
     store_tile(a, t, planes);
   }
