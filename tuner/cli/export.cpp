@@ -13,15 +13,23 @@ void add_export(CLI::App& app, action& run) {
     std::string db = default_db_path();
     std::string out = "results";
     std::string op = "softmax";
+    std::string samples = "winners";
   };
   auto o = std::make_shared<options>();
   cmd->add_option("--db", o->db, "SQLite database");
   cmd->add_option("--out", o->out, "Results folder (default: results)");
   cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember(ops::op_names()));
+  cmd->add_option("--samples", o->samples,
+                  "Raw samples kept per problem: winners (default), all or none")
+      ->check(CLI::IsMember({"winners", "all", "none"}));
   cmd->callback([&run, o] {
     run = [o] {
+      const auto samples = o->samples == "all"    ? emit::export_samples::all
+                           : o->samples == "none" ? emit::export_samples::none
+                                                  : emit::export_samples::winners;
       auto db = store::database::open(o->db, store::open_mode::read_only);
-      for (const auto& path : emit::export_results(*db, o->op, o->out)) fmt::print("{}\n", path);
+      for (const auto& path : emit::export_results(*db, o->op, o->out, samples))
+        fmt::print("{}\n", path);
       return 0;
     };
   });

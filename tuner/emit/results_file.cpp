@@ -10,6 +10,7 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
+#include "tuner/emit/current_trials.hpp"
 
 namespace cuop::emit {
 
@@ -46,6 +47,12 @@ ordered trial_json(const result_trial& t) {
     j["gbps"] = round_sig(t.gbps);
   }
   j["run"] = t.run;
+  // Last on the line: the long array does not push the summary out of a reviewer's view.
+  if (t.status == "ok" && !t.samples_us.empty()) {
+    std::vector<double> rounded;
+    for (double x : t.samples_us) rounded.push_back(std::round(x * 100) / 100);
+    j["samples_us"] = rounded;
+  }
   return j;
 }
 
@@ -94,8 +101,11 @@ std::string render(const result_file& f) {
   return out + "}\n";
 }
 
-result_file parse_file(const std::string& path) {
+}  // namespace
+
+result_file read_results_file(const std::string& path) {
   std::ifstream in(path);
+  if (!in) throw error(fmt::format("{}: cannot open results file", path));
   json j;
   try {
     j = json::parse(in);
@@ -138,6 +148,7 @@ result_file parse_file(const std::string& path) {
       x.samples = t.value("samples", 0);
       x.gbps = t.value("gbps", 0.0);
       x.run = t.value("run", std::int64_t{0});
+      x.samples_us = t.value("samples_us", std::vector<double>{});  // absent in older files
       f.trials.push_back(std::move(x));
     }
     for (const auto& b : j.at("builds"))
@@ -150,8 +161,6 @@ result_file parse_file(const std::string& path) {
   }
   return f;
 }
-
-}  // namespace
 
 std::string slug(const std::string& gpu_name) {
   std::string s;
@@ -172,51 +181,21 @@ bool write_if_changed(const std::string& path, const std::string& content) {
 }
 
 std::vector<std::string> export_results(store::database& db, const std::string& op,
-                                        const std::string& dir) {
-  std::map<std::string, result_file> files;  // by slug
-  std::map<std::string, std::string> slug_of_env;
-  std::map<std::int64_t, std::string> slug_of_run;
-  for (const auto& r : db.runs()) {
-    if (r.op != op) continue;
-    const auto s = slug(r.env.gpu_name);
-    auto& f = files[s];
-    f.op = op;
-    f.gpu = r.env.gpu_name;
-    f.cc = r.env.cc;
-    f.sm_count = r.env.sm_count;
-    f.driver = r.env.driver;  // the newest run's environment describes the file
-    f.cuda_runtime = r.env.cuda_runtime;
-    f.source_hash = r.env.source_hash;
-    slug_of_env[r.env.key()] = s;
-    slug_of_run[r.id] = s;
-  }
-  // Per GPU model and problem, only the newest environment that measured the problem (driver,
-  // runtime, flags, kernel sources, physical GPU): a problem's timings are never mixed across
-  // environments, and a sweep of some problems (one dtype, on another H200) leaves the others'
-  // results in place. Within it, the newest trial per (problem, instance); constraint rejections
-  // are not results.
-  store::trial_filter filter;
-  filter.op = op;
-  auto trials = db.trials(filter);
-  using problem_slot = std::pair<std::string, std::string>;  // slug, problem key
-  std::map<problem_slot, std::pair<std::int64_t, std::string>> current_env;  // -> run, env
-  for (const auto& t : trials) {
-    if (t.status == "rejected" || !slug_of_run.contains(t.run_id)) continue;
-    auto& env = current_env[{slug_of_run[t.run_id], t.problem.key}];
-    if (t.run_id > env.first) env = {t.run_id, t.env_key};
-  }
-  std::map<std::string, std::map<std::pair<std::string, std::string>, store::trial_record>> newest;
-  for (auto& t : trials) {
-    if (t.status == "rejected" || !slug_of_run.contains(t.run_id)) continue;
-    const auto& s = slug_of_run[t.run_id];
-    if (t.env_key != current_env[{s, t.problem.key}].second) continue;
-    auto& slot = newest[s][{t.problem.key, t.config.instance}];
-    if (slot.run_id <= t.run_id) slot = std::move(t);
-  }
+                                        const std::string& dir, export_samples samples) {
   std::vector<std::string> written;
-  std::set<std::int64_t> used_runs;
-  for (auto& [s, f] : files) {
-    for (const auto& [key, t] : newest[s]) {
+  for (auto& [s, current] : current_trials(db, op, samples != export_samples::none)) {
+    result_file f;
+    const auto& env = current.runs.back().env;  // the newest run's environment describes the file
+    f.op = op;
+    f.gpu = env.gpu_name;
+    f.cc = env.cc;
+    f.sm_count = env.sm_count;
+    f.driver = env.driver;
+    f.cuda_runtime = env.cuda_runtime;
+    f.source_hash = env.source_hash;
+    const auto best = winners(current.trials);
+    std::set<std::int64_t> used_runs;
+    for (const auto& t : current.trials) {
       result_trial x;
       x.problem = t.problem.key;
       x.dtype = t.problem.dtype;
@@ -234,11 +213,15 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
       x.samples = t.samples;
       x.gbps = t.gbps;
       x.run = t.run_id;
+      const auto w = best.find(t.problem.key);
+      if (samples == export_samples::all ||
+          (samples == export_samples::winners && w != best.end() && w->second == &t))
+        x.samples_us = t.sample_us;
       used_runs.insert(t.run_id);
       f.trials.push_back(std::move(x));
     }
-    for (const auto& r : db.runs())
-      if (slug_of_run[r.id] == s && (used_runs.contains(r.id) || f.gpu.empty()))
+    for (const auto& r : current.runs)
+      if (used_runs.contains(r.id) || f.gpu.empty())
         f.runs.push_back({r.id, r.started_at, r.spec_file, r.env.key(), r.env.git_rev});
     // Builds are GPU-independent; the newest per (instance, target) goes with every file.
     std::map<std::pair<std::string, std::string>, store::build_record> builds;
@@ -261,7 +244,7 @@ std::vector<result_file> read_results(const std::string& dir) {
   std::sort(paths.begin(), paths.end());
   std::vector<result_file> out;
   for (const auto& p : paths) {
-    out.push_back(parse_file(p));
+    out.push_back(read_results_file(p));
     // Relative to the results folder: generated files must not depend on where the checkout is.
     out.back().path = fs::relative(p, dir).generic_string();
   }

@@ -20,6 +20,8 @@ struct result_trial {
   double median_us = 0, min_us = 0, q1_us = 0, q3_us = 0, ci_lo_us = 0, ci_hi_us = 0, gbps = 0;
   int samples = 0;
   std::int64_t run = 0;
+  std::vector<double> samples_us;  // raw samples, rounded to 0.01 us; empty when not exported
+                                   // (or written before export kept them)
 };
 
 struct result_build {
@@ -46,14 +48,22 @@ struct result_file {
   std::vector<result_build> builds;
 };
 
-// Groups the database's runs of `op` by GPU model; keeps, per problem, the trials of the newest
-// environment (store::environment::key) that measured it, and for each (problem, configuration)
-// the newest. Writes <dir>/<op>/<gpu-slug>.json ("validation.json" when no GPU); returns paths.
+// Which ok trials carry their raw samples ("samples_us") in an exported file: `compare` needs
+// them for a bootstrap; the winners' are what a baseline is compared on by default, and all of
+// them would double the size of a file with thousands of trials.
+enum class export_samples { none, winners, all };
+
+// Writes <dir>/<op>/<gpu-slug>.json ("validation.json" when no GPU) from the trials
+// current_trials() selects (current_trials.hpp); returns the paths.
 std::vector<std::string> export_results(store::database& db, const std::string& op,
-                                        const std::string& dir);
+                                        const std::string& dir,
+                                        export_samples samples = export_samples::winners);
 
 // Reads every results file under `dir` (sorted by path); throws cuop::error naming a bad file.
 std::vector<result_file> read_results(const std::string& dir);
+
+// Reads one results file; `path` stays as given. Throws cuop::error naming a bad file.
+result_file read_results_file(const std::string& path);
 
 // "NVIDIA H200" -> "nvidia-h200"
 std::string slug(const std::string& gpu_name);

@@ -1,0 +1,116 @@
+// compare's terminal table and markdown; the format switch.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "tuner/core/error.hpp"
+#include "tuner/report/compare_phrases.hpp"
+#include "tuner/report/compare_report.hpp"
+
+namespace cuop::report {
+
+using measure::verdict;
+
+namespace {
+
+std::string configuration(const gate::comparison_row& r, bool markdown) {
+  const auto quote = [markdown](const std::string& s) { return markdown ? "`" + s + "`" : s; };
+  if (!r.winner) return quote(r.candidate.instance);
+  if (r.candidate.instance == r.baseline.instance) return "best: " + quote(r.candidate.instance);
+  return fmt::format("best: {} (was {})", quote(r.candidate.instance), quote(r.baseline.instance));
+}
+
+std::string problems_line(const char* label, const std::vector<std::string>& problems) {
+  if (problems.empty()) return "";
+  return fmt::format("{} ({}): {}\n", label, problems.size(), fmt::join(problems, ", "));
+}
+
+// SLOWER first, then what needs a look, then the rest: a pull request's reader sees the news.
+int severity(verdict v) {
+  switch (v) {
+    case verdict::slower: return 0;
+    case verdict::ambiguous: return 1;
+    case verdict::faster: return 2;
+    case verdict::same: return 3;
+  }
+  return 3;
+}
+
+}  // namespace
+
+compare_format parse_compare_format(std::string_view name) {
+  if (name == "table") return compare_format::table;
+  if (name == "markdown") return compare_format::markdown;
+  if (name == "json") return compare_format::json;
+  if (name == "junit") return compare_format::junit;
+  throw usage_error(fmt::format("unknown format \"{}\" (expected one of: table, markdown, json, junit)",
+                                name));
+}
+
+std::string render_comparison(const gate::comparison& c, compare_format format) {
+  switch (format) {
+    case compare_format::table: return render_table(c);
+    case compare_format::markdown: return render_markdown(c);
+    case compare_format::json: return render_json(c);
+    case compare_format::junit: return render_junit(c);
+  }
+  return render_table(c);
+}
+
+std::string render_table(const gate::comparison& c) {
+  std::string out;
+  for (const auto& w : c.warnings) out += "warning: " + w + "\n";
+  out += fmt::format("baseline:  {}  {}\ncandidate: {}  {}\n\n", c.baseline_source,
+                     detail::describe_envs(c.baseline_envs), c.candidate_source,
+                     detail::describe_envs(c.candidate_envs));
+  std::size_t width = 7;
+  for (const auto& r : c.rows) width = std::max(width, r.problem.size());
+  out += fmt::format("{:<{}}  {:>11}  {:>12}  {:<24}  {:>8}  {:<9}  {}\n", "problem", width,
+                     "baseline us", "candidate us", "ratio [95% CI]", "limit", "verdict",
+                     "configuration");
+  for (const auto& r : c.rows)
+    out += fmt::format("{:<{}}  {:>11.2f}  {:>12.2f}  {:<24}  {:>8}  {:<9}  {}\n", r.problem, width,
+                       r.baseline.median_us, r.candidate.median_us, detail::interval_text(r),
+                       detail::limit_text(r), measure::verdict_name(r.verdict),
+                       configuration(r, false));
+  out += "\n" + problems_line("only in the baseline", c.only_in_baseline);
+  out += problems_line("only in the candidate", c.only_in_candidate);
+  if (const auto note = detail::approximation_note(c); !note.empty()) out += note + "\n";
+  out += detail::settings_text(c) + "\n";
+  out += fmt::format("{} compared: {}{}\n", c.rows.size(), detail::verdict_counts(c),
+                     c.regression() ? " (regression: exit code 3)" : "");
+  return out;
+}
+
+std::string render_markdown(const gate::comparison& c) {
+  std::string out = fmt::format("### cuop-tune compare: {}\n\n", detail::verdict_counts(c));
+  for (const auto& w : c.warnings) out += "> **warning:** " + w + "\n\n";
+  out += fmt::format("Baseline `{}`: {}. Candidate `{}`: {}.\n\n", c.baseline_source,
+                     detail::describe_envs(c.baseline_envs), c.candidate_source,
+                     detail::describe_envs(c.candidate_envs));
+  out += "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | configuration |\n"
+         "| --- | --- | ---: | ---: | --- | ---: | --- |\n";
+  std::vector<const gate::comparison_row*> rows;
+  for (const auto& r : c.rows) rows.push_back(&r);
+  std::ranges::stable_sort(rows, {}, [](const auto* r) { return severity(r->verdict); });
+  for (const auto* r : rows) {
+    const auto name = measure::verdict_name(r->verdict);
+    auto interval = detail::interval_text(*r);
+    if (interval.ends_with('~')) interval.insert(interval.size() - 1, "\\");  // not strikethrough
+    out += fmt::format("| {} | {} | {:.2f} | {:.2f} | {} | {} | {} |\n",
+                       r->verdict == verdict::same ? std::string(name) : fmt::format("**{}**", name),
+                       r->problem, r->baseline.median_us, r->candidate.median_us, interval,
+                       detail::limit_text(*r), configuration(*r, true));
+  }
+  out += "\n";
+  for (const auto& line : {problems_line("Only in the baseline", c.only_in_baseline),
+                           problems_line("Only in the candidate", c.only_in_candidate)})
+    if (!line.empty()) out += line + "\n";
+  if (const auto note = detail::approximation_note(c); !note.empty())
+    out += "\\" + note + "\n\n";  // its leading "~" escaped
+  out += "<sub>" + detail::settings_text(c) + "</sub>\n";
+  return out;
+}
+
+}  // namespace cuop::report
