@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config git libyaml-cpp-dev libsqlite3-dev libcli11-dev
-          nlohmann-json3-dev libfmt-dev libmuparser-dev libgtest-dev libbenchmark-dev)
+          nlohmann-json3-dev libfmt-dev libmuparser-dev libgtest-dev libbenchmark-dev
+          python3 python3-yaml)  # python3: the CI scripts and their tests (ci/, docs/ci.md)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -21,4 +22,16 @@ fi
 if ! command -v nvcc >/dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
   echo "install-deps: error: the CUDA 13 toolkit (nvcc) is not installed (expected /usr/local/cuda)" >&2
   exit 1
+fi
+
+# cuobjdump reads the library's fatbins for the compatibility matrix (docs/ci.md). The toolkit's
+# packages ship it (cuda-cuobjdump, in NVIDIA's devel containers); a toolkit installed from PyPI
+# wheels does not: take PyPI's nvidia-cuda-cuobjdump into the cache ci/compat_matrix.py looks in.
+tools="${XDG_CACHE_HOME:-$HOME/.cache}/cuop-tune/tools"
+if ! command -v cuobjdump >/dev/null && [[ ! -x /usr/local/cuda/bin/cuobjdump ]] &&
+   [[ ! -x "$tools/nvidia/cu13/bin/cuobjdump" ]]; then
+  echo "install-deps: installing cuobjdump (PyPI nvidia-cuda-cuobjdump) into $tools"
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tools" \
+      "nvidia-cuda-cuobjdump>=13,<14" >/dev/null 2>&1 ||
+    echo "install-deps: warning: could not install cuobjdump: the compatibility matrix test will be skipped" >&2
 fi
