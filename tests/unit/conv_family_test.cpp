@@ -92,7 +92,7 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 0, 4, 1)), "tile_h 4 is not a multiple of ph 0"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 2, 64, 16, 16, 4, 4, 1)),
                        "ph x pw x vec x cvecs = 256 accumulators per thread > 192 (255 registers)"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 3)), "stage 3 is not 0, 1 or 2"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 4)), "stage 4 is not 0, 1, 2 or 3"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, 1)), "block of 1 threads"));
   EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, 1)), "");
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, 1)),
@@ -128,6 +128,40 @@ TEST(conv_depthwise, shared_memory_follows_the_kernel_layout) {
   EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * (32 + 8) * 2);
   c.r = c.s = 1;  // a 1x1 filter: the f32 output tile (8 x 16 pixels of 32 + 4 floats) is larger
   EXPECT_EQ(kc::smem_bytes(c), 32 * 4 + 8 * 16 * (32 + 4) * 4);
+}
+
+TEST(conv_depthwise, tensor_core_stage_3) {
+  // cvecs is the channels of a warp: 32 channels, 4 a warp -> 8 warps.
+  kc::depthwise_config c = cfg(8, 4, 32, 28, 32, 1, 1, 3);
+  c.r = c.s = 7;
+  EXPECT_EQ(kc::check_config(c), "");
+  EXPECT_EQ(kc::threads_per_block(c), 256);
+  // 34 patch rows of 5 16-byte units (4 column blocks + 1 tap chunk, odd) = 680 words, already 8
+  // modulo 32 (4 chunks a pixel); then the filter as halves.
+  EXPECT_EQ(kc::smem_bytes(c), 32 * 680 * 4 + 32 * 49 * 2);
+  EXPECT_EQ(kc::min_blocks_per_sm(c), 2);  // 2 x (90176 + 1024) <= 228 KiB
+  c.block_c = 16;                           // 2 chunks a pixel: the plane padded to 16 modulo 32
+  EXPECT_EQ(kc::smem_bytes(c), 16 * 688 * 4 + 16 * 49 * 2);
+  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv4_c16_t28x32_ph1_pw1_stage3");
+  EXPECT_EQ(kc::min_blocks_per_sm(cfg(8, 1, 32, 8, 16, 2, 4, 1)), 1);  // stages 0-2
+
+  auto with = [&](auto change) {
+    kc::depthwise_config d = c;
+    change(d);
+    return kc::check_config(d);
+  };
+  EXPECT_TRUE(contains(with([](auto& d) { d.t = dtype::f32; }), "stage 3 (tensor cores) takes f16 or bf16, not f32"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.lay = kc::layout::nchw; }), "NHWC only"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.stride = 2; }), "stride 1 only"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.vec = 4; }), "takes vec 8, ph 1 and pw 1 (got vec 4, ph 1, pw 1)"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.tile_h = 8; }), "tile_h 8 < 16"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.tile_w = 20; }), "tile_w 20 is not a multiple of 8"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.block_c = 12; }), "block_c 12 is not a multiple of 8"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.cvecs = 3; }), "block_c 16 is not a multiple of cvecs 3"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.cvecs = 0; }), "cvecs 0 < 1"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.block_c = 64, d.cvecs = 1; }), "64 warps (block_c / cvecs) > 32"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.tile_h = 64, d.tile_w = 64; }), "accumulators per thread"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.r = d.s = 31, d.block_c = 64, d.cvecs = 8; }), "shared memory of"));
 }
 
 TEST(conv_depthwise, names_and_parameters) {
