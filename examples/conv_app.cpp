@@ -41,10 +41,14 @@ int main() {
     cuop::conv2d_choice c;
     cuop::conv2d_which(p, c);
     const bool ok = s == cuop::status::success && cmp.bad == 0 && cmp.nan_count == 0;
-    std::printf("conv2d %dx%dx%dx%d k%d %dx%d groups %d f16 nhwc: %s via %s (%s, %s), max abs error %.3g: %s\n",
-                sh.n, sh.h, sh.w, sh.c, sh.k, sh.r, sh.s, sh.groups, cuop::to_string(s),
-                c.instance ? c.instance : "?", c.kind ? c.kind : "?", c.source ? c.source : "?", cmp.max_abs_err,
-                ok ? "correct" : "WRONG");
+    if (s != cuop::status::success)  // the library's status, e.g. no code for this GPU
+      std::printf("conv2d %dx%dx%dx%d k%d %dx%d groups %d f16 nhwc: failed: %s\n", sh.n, sh.h, sh.w, sh.c,
+                  sh.k, sh.r, sh.s, sh.groups, cuop::to_string(s));
+    else
+      std::printf("conv2d %dx%dx%dx%d k%d %dx%d groups %d f16 nhwc: %s via %s (%s, %s), max abs error %.3g: %s\n",
+                  sh.n, sh.h, sh.w, sh.c, sh.k, sh.r, sh.s, sh.groups, cuop::to_string(s),
+                  c.instance ? c.instance : "?", c.kind ? c.kind : "?", c.source ? c.source : "?",
+                  cmp.max_abs_err, ok ? "correct" : "WRONG");
     failures += ok ? 0 : 1;
     cudaFree(x);
     cudaFree(w);

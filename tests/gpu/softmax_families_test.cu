@@ -192,6 +192,13 @@ void prepare(const ks::softmax_config& cfg, ks::device_limits& dev) {
   if (sm < ks::min_sm(cfg.fam))
     GTEST_SKIP() << ks::name_of(cfg.fam) << " needs sm_" << ks::min_sm(cfg.fam)
                  << " or newer, device is sm_" << sm;
+  // A build without code for the family's architecture (CMAKE_CUDA_ARCHITECTURES=80 on an H200,
+  // run through compute_80 PTX) carries cluster_row's trapping stub; dispatch never picks it there.
+  cudaFuncAttributes attr{};
+  CUOP_CUDA_ASSERT(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&entry<K>)));
+  if (attr.ptxVersion < ks::min_sm(cfg.fam))
+    GTEST_SKIP() << ks::name_of(cfg.fam) << " needs code for sm_" << ks::min_sm(cfg.fam)
+                 << "; this build's is compute_" << attr.ptxVersion << " PTX";
   CUOP_CUDA_ASSERT(ks::query_limits(device, reinterpret_cast<const void*>(&entry<K>), cfg, dev));
   ASSERT_GT(dev.max_resident_blocks, 0) << "kernel cannot be resident";
   if (cfg.fam == ks::family::cluster_row)
