@@ -245,7 +245,7 @@ def workflow(m: dict) -> str:
               "        run: ./scripts/install-deps.sh"]
         for step in job["steps"]:
             w += [f"      # {step} ends with `cuop-tune gate configs/gate/*.yaml --baseline results/`"
-                  " (the gate command is being built: issue 5, item 3)"] if "gate" in step else []
+                  " (or, for a GPU without a committed baseline, measures and exports the suites)"] if "gate" in step else []
             w += [f"      - name: {step}", f"        run: {step}"]
     return "\n".join(w) + "\n"
 

@@ -1,9 +1,12 @@
 // cuop-tune best: the fastest verified configuration per problem and GPU model, with its speed-up
-// over the first configuration measured for that problem on that GPU. Timings from different GPU
-// models are never compared with each other.
+// over the first configuration measured for that problem on that GPU, and the configurations it
+// ties with (95% CIs of the median overlapping its own). Timings from different GPU models are
+// never compared with each other; trials of runs marked invalid are not trusted at all.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +14,7 @@
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
 #include "tuner/store/store.hpp"
+#include "tuner/strategy/race.hpp"
 
 namespace cuop::cli {
 
@@ -29,7 +33,18 @@ struct best_row {
   const store::trial_record* best = nullptr;
   const store::trial_record* first = nullptr;
   int ok = 0, total = 0;
+  std::vector<const store::trial_record*> verified;  // the ok trials, in trial order
 };
+
+// The instances whose CI overlaps the best's (ties_with_leader over the verified trials).
+std::vector<std::string> ties_of(const best_row& r) {
+  std::vector<strategy::race_entry> entries;
+  for (const auto* t : r.verified) entries.push_back({t->median_us, t->ci_lo_us, t->ci_hi_us});
+  std::vector<std::string> out;
+  for (const auto i : strategy::ties_with_leader(entries)) out.push_back(r.verified[i]->config.instance);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 int run_best(const std::string& db_path, const std::string& op, const std::string& format) {
   auto db = store::database::open(db_path, store::open_mode::read_only);
@@ -43,19 +58,34 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
   const bool compute = adapter.flops(probe) > 0;
   const char* unit = compute ? "TFLOP/s" : "GB/s";
   std::map<std::int64_t, std::string> gpu_of_run;
-  for (const auto& run : db->runs()) gpu_of_run[run.id] = run.env.gpu_name;
+  std::map<std::int64_t, const store::run_info*> invalid;  // runs whose environment failed the checks
+  const auto runs = db->runs();
+  for (const auto& run : runs) {
+    if (run.state == "invalid") invalid[run.id] = &run;
+    else gpu_of_run[run.id] = run.env.gpu_name;
+  }
+  std::map<std::int64_t, int> ignored;  // trials of invalid runs, per run
   std::map<std::pair<std::string, std::string>, best_row> rows;  // by (gpu, problem key)
   for (const auto& t : trials) {
     if (t.status == "rejected") continue;
+    if (invalid.contains(t.run_id)) {
+      ++ignored[t.run_id];
+      continue;
+    }
     const auto& gpu = gpu_of_run[t.run_id];
     if (gpu.empty()) continue;  // compile-validation runs time nothing
     auto& r = rows[{gpu, t.problem.key}];
     ++r.total;
     if (t.status != "ok") continue;
     ++r.ok;
+    r.verified.push_back(&t);
     if (!r.first || t.id < r.first->id) r.first = &t;
     if (!r.best || t.median_us < r.best->median_us) r.best = &t;
   }
+  for (const auto& [id, count] : ignored)
+    fmt::print(stderr, "cuop-tune: run {} is invalid ({}): its {} {} not trusted\n", id,
+               invalid.at(id)->state_reason.empty() ? "no reason stored" : invalid.at(id)->state_reason, count,
+               count == 1 ? "trial is" : "trials are");
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [key, r] : rows) {
@@ -64,7 +94,8 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
                      {"median_us", r.best->median_us}, {"gbps", r.best->gbps},
                      {compute ? "tflops" : "rate_gbps", rate_of(adapter, *r.best)},
                      {"speedup_over_first", r.first->median_us / r.best->median_us},
-                     {"ok", r.ok}, {"trials", r.total}, {"env_key", r.best->env_key}});
+                     {"ok", r.ok}, {"trials", r.total}, {"env_key", r.best->env_key},
+                     {"ci_us", {r.best->ci_lo_us, r.best->ci_hi_us}}, {"ties", ties_of(r)}});
     }
     fmt::print("{}\n", out.dump(2));
     return 0;
@@ -76,20 +107,20 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     if (gpu_and_key.first != gpu) {
       gpu = gpu_and_key.first;
       if (md)
-        fmt::print("\n{}\n\n| problem | best configuration | median us | {}{} | vs first | ok/trials |\n"
-                   "| --- | --- | ---: | ---: |{} ---: | ---: |\n", gpu, unit, compute ? " | GB/s" : "",
+        fmt::print("\n{}\n\n| problem | best configuration | median us | {}{} | vs first | ok/trials | ties |\n"
+                   "| --- | --- | ---: | ---: |{} ---: | ---: | ---: |\n", gpu, unit, compute ? " | GB/s" : "",
                    compute ? " ---: |" : "");
       else
-        fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8}{} {:>9} {:>10}\n", gpu, "problem",
+        fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8}{} {:>9} {:>10} {:>5}\n", gpu, "problem",
                    "best configuration", "median us", unit, compute ? fmt::format(" {:>8}", "GB/s") : "",
-                   "vs first", "ok/trials");
+                   "vs first", "ok/trials", "ties");
     }
     const std::string counts = fmt::format("{}/{}", r.ok, r.total);
     if (!r.best) {
       if (md)
-        fmt::print("| {} | (none verified) | | | | {} |\n", key, counts);
+        fmt::print("| {} | (none verified) | | | | {} | |\n", key, counts);
       else
-        fmt::print("{:<28} {:<40} {:>10} {:>8} {:>9} {:>10}\n", key, "(none verified)", "-", "-", "-", counts);
+        fmt::print("{:<28} {:<40} {:>10} {:>8} {:>9} {:>10} {:>5}\n", key, "(none verified)", "-", "-", "-", counts, "-");
       continue;
     }
     const double speedup = r.first->median_us / r.best->median_us;
@@ -97,13 +128,16 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     // says more than its (small) TFLOP/s.
     const std::string gbps = !compute ? "" : md ? fmt::format(" | {:.0f}", r.best->gbps)
                                                 : fmt::format(" {:>8.0f}", r.best->gbps);
+    // Ties: how many others the data cannot tell from the best (their CIs overlap its own).
+    const auto ties = ties_of(r);
+    const std::string tied = ties.empty() ? "-" : std::to_string(ties.size());
     if (md)
-      fmt::print("| {} | `{}` | {:.2f} | {:.{}f}{} | {:.2f}x | {} |\n", key, r.best->config.instance,
-                 r.best->median_us, rate_of(adapter, *r.best), compute ? 1 : 0, gbps, speedup, counts);
+      fmt::print("| {} | `{}` | {:.2f} | {:.{}f}{} | {:.2f}x | {} | {} |\n", key, r.best->config.instance,
+                 r.best->median_us, rate_of(adapter, *r.best), compute ? 1 : 0, gbps, speedup, counts, tied);
     else
-      fmt::print("{:<28} {:<40} {:>10.2f} {:>8.{}f}{} {:>8.2f}x {:>10}\n", key,
+      fmt::print("{:<28} {:<40} {:>10.2f} {:>8.{}f}{} {:>8.2f}x {:>10} {:>5}\n", key,
                  r.best->config.instance, r.best->median_us, rate_of(adapter, *r.best),
-                 compute ? 1 : 0, gbps, speedup, counts);
+                 compute ? 1 : 0, gbps, speedup, counts, tied);
   }
   return 0;
 }

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   cuop::cli::add_export(app, run);
   cuop::cli::add_emit(app, run);
   cuop::cli::add_compare(app, run);
+  cuop::cli::add_gate(app, run);
   cuop::cli::add_worker(app, run);
   try {
     app.parse(argc, argv);

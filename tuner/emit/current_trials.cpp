@@ -9,7 +9,7 @@ std::map<std::string, gpu_results> current_trials(store::database& db, const std
   std::map<std::string, gpu_results> out;
   std::map<std::int64_t, std::string> slug_of_run;
   for (auto& r : db.runs()) {
-    if (r.op != op) continue;
+    if (r.op != op || r.state == "invalid") continue;  // a bad environment: nothing of it is trusted
     const auto s = slug(r.env.gpu_name);
     slug_of_run[r.id] = s;
     out[s].runs.push_back(std::move(r));

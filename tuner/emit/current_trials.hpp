@@ -19,8 +19,9 @@ struct gpu_results {
 // Per GPU model and problem, keeps only the trials of the newest environment
 // (store::environment::key) that measured the problem, so a problem's timings are never mixed
 // across environments while a sweep of some problems leaves the others' in place; within it the
-// newest trial per (problem, instance). Constraint rejections are not results. Raw samples are
-// read only when `with_samples`.
+// newest trial per (problem, instance). Constraint rejections are not results, and neither is
+// anything of a run marked "invalid" (its environment failed the checks before or after it). Raw
+// samples are read only when `with_samples`.
 std::map<std::string, gpu_results> current_trials(store::database& db, const std::string& op,
                                                   bool with_samples);
 

@@ -2,6 +2,7 @@
 // and gives each pair a verdict. Rendering is in tuner/report/compare_report.hpp.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,16 @@ struct comparison_row {
   double effective_threshold = 0;  // after the floor (measure::effective_threshold)
   measure::ratio_interval ci;
   measure::verdict verdict = measure::verdict::ambiguous;
+  int retries = 0;                 // `gate`: re-measurements before this verdict (tuner/gate/retry.hpp)
+};
+
+// What `cuop-tune gate` adds to its comparison (tuner/gate/gate_run.hpp); `compare` has none.
+struct gate_notes {
+  std::string mode;           // "baseline": this build against results; "abba": against another build
+  std::string schedule;       // abba: "A B B A" (A this build, B the other)
+  int max_retries = 0;        // --retries
+  int retry_passes = 0;       // retry passes run
+  std::vector<std::string> databases;  // kept databases, "PATH (what it holds)"
 };
 
 struct comparison {
@@ -45,6 +56,7 @@ struct comparison {
   std::vector<comparison_row> rows;      // by problem: its winner row, then its configurations
   std::vector<std::string> only_in_baseline, only_in_candidate;  // problems verified on one side
   std::vector<std::string> warnings;     // said in every output format
+  std::optional<gate_notes> gate;        // set by `gate`
 
   int count(measure::verdict v) const;
   int approximate_rows() const;          // rows whose interval is a normal approximation

@@ -47,8 +47,8 @@ dim_values dims_of(const nlohmann::json& j) {
 
 }  // namespace
 
-conv_trial_runner::conv_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher)
-    : m_device(device), m_stream(stream), m_flusher(flusher) {}
+conv_trial_runner::conv_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools)
+    : m_device(device), m_stream(stream), m_tools(tools) {}
 
 conv_trial_runner::~conv_trial_runner() {
   m_library.reset();
@@ -87,7 +87,7 @@ trial_response conv_trial_runner::verify_and_time(const measure::launcher& launc
                            reference::conv_atol(t, sh), reference::conv_rtol(t)};
   return verify_then_time(
       launch, check, [last](long long row, long long col) { return fmt::format("element {}", row * last + col); },
-      request, m_flusher, m_stream);
+      request, m_tools, m_stream);
 }
 
 conv_library& conv_trial_runner::library() {

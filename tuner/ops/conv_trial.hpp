@@ -24,7 +24,7 @@ class conv_library;
 
 class conv_trial_runner {
  public:
-  conv_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher);
+  conv_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools);
   ~conv_trial_runner();
   conv_trial_runner(const conv_trial_runner&) = delete;
   conv_trial_runner& operator=(const conv_trial_runner&) = delete;
@@ -44,7 +44,7 @@ class conv_trial_runner {
 
   int m_device;
   cudaStream_t m_stream;
-  measure::l2_flusher* m_flusher;
+  measure::instruments m_tools;
   std::unique_ptr<problem_buffers> m_problem;
   std::unique_ptr<conv_library> m_library;
   runner::trial_workspace m_workspace;

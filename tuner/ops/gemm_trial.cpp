@@ -54,8 +54,8 @@ bool parse_config(const nlohmann::json& j, dtype t, kg::gemm_config& c, std::str
 
 }  // namespace
 
-gemm_trial_runner::gemm_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher)
-    : m_device(device), m_stream(stream), m_flusher(flusher),
+gemm_trial_runner::gemm_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools)
+    : m_device(device), m_stream(stream), m_tools(tools),
       m_library(std::make_unique<gemm_library>()) {}
 
 gemm_trial_runner::~gemm_trial_runner() {
@@ -101,7 +101,7 @@ trial_response gemm_trial_runner::verify_and_time(const measure::launcher& launc
   const output_check check{t, p.d, p.n, p.m, p.n, p.reference, reference::gemm_atol(t, t, p.k), reference::gemm_rtol(t)};
   return verify_then_time(
       launch, check, [](long long row, long long col) { return fmt::format("row {} column {}", row, col); }, request,
-      m_flusher, m_stream);
+      m_tools, m_stream);
 }
 
 trial_response gemm_trial_runner::run(const trial_request& request) {

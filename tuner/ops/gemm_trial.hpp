@@ -23,7 +23,7 @@ class gemm_library;
 
 class gemm_trial_runner {
  public:
-  gemm_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher);
+  gemm_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools);
   ~gemm_trial_runner();
   gemm_trial_runner(const gemm_trial_runner&) = delete;
   gemm_trial_runner& operator=(const gemm_trial_runner&) = delete;
@@ -42,7 +42,7 @@ class gemm_trial_runner {
 
   int m_device;
   cudaStream_t m_stream;
-  measure::l2_flusher* m_flusher;
+  measure::instruments m_tools;
   std::unique_ptr<problem_buffers> m_problem;
   std::unique_ptr<gemm_library> m_library;
   runner::trial_workspace m_workspace;

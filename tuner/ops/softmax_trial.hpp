@@ -1,6 +1,7 @@
 // Runs one softmax trial inside a worker: load the candidate's cubin, plan, verify against the
 // reference (output poisoned with NaN first), then time it. Keeps the problem's input and
-// reference output between trials of the same problem.
+// reference output between trials of the same problem, and the rotated copies of input and
+// output that short kernels are timed over (measure::buffer_rotation).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,6 +10,7 @@
 
 #include "cuop/dtype.hpp"
 #include "tuner/measure/timer.hpp"
+#include "tuner/runner/buffer_sets.hpp"
 #include "tuner/runner/cubin_loader.hpp"
 #include "tuner/runner/protocol.hpp"
 #include "tuner/runner/trial_workspace.hpp"
@@ -17,7 +19,7 @@ namespace cuop::ops {
 
 class softmax_trial_runner {
  public:
-  softmax_trial_runner(int device, cudaStream_t stream, measure::l2_flusher* flusher);
+  softmax_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools);
   ~softmax_trial_runner();
   softmax_trial_runner(const softmax_trial_runner&) = delete;
   softmax_trial_runner& operator=(const softmax_trial_runner&) = delete;
@@ -37,9 +39,10 @@ class softmax_trial_runner {
 
   int m_device;
   cudaStream_t m_stream;
-  measure::l2_flusher* m_flusher;
+  measure::instruments m_tools;
   problem_buffers m_problem;
   runner::trial_workspace m_workspace;
+  runner::buffer_sets m_sets;
   runner::cubin_loader m_cubins;
 };
 

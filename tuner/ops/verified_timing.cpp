@@ -9,7 +9,7 @@ namespace cuop::ops {
 
 runner::trial_response verify_then_time(const measure::launcher& launch, const output_check& check,
                                         const std::function<std::string(long long, long long)>& where,
-                                        const runner::trial_request& request, measure::l2_flusher* flusher,
+                                        const runner::trial_request& request, const measure::instruments& tools,
                                         cudaStream_t stream) {
   using runner::trial_failure;
   runner::trial_response r;
@@ -33,11 +33,31 @@ runner::trial_response verify_then_time(const measure::launcher& launch, const o
         check.rtol);
     return r;
   }
-  auto timing = measure::time_launches(launch, request.measure, request.measure.flush_l2 ? flusher : nullptr, stream);
-  if (timing.error != cudaSuccess) return trial_failure(timing.error, "timing");
+  return time_verified(launch, request, tools, nullptr, stream, std::move(r));
+}
+
+runner::trial_response time_verified(const measure::launcher& launch, const runner::trial_request& request,
+                                     const measure::instruments& tools, const measure::buffer_rotation* rotation,
+                                     cudaStream_t stream, runner::trial_response r) {
+  measure::timer_options options;
+  options.clock = tools.clock;
+  options.l2_bytes = tools.l2_bytes;
+  options.rotation = rotation;
+  options.force_batch = request.force_batch;
+  auto t = measure::time_launches(launch, request.measure, request.measure.flush_l2 ? tools.flusher : nullptr,
+                                  stream, options);
+  if (t.error != cudaSuccess) return runner::trial_failure(t.error, "timing");
   r.status = "ok";
-  r.samples_us = std::move(timing.samples_us);
-  r.stop_reason = timing.stop_reason;
+  r.samples_us = std::move(t.samples_us);
+  r.clocks_mhz = std::move(t.clocks_mhz);
+  r.stop_reason = std::move(t.stop_reason);
+  r.warmup_ms = t.warmup_ms;
+  r.warmup_launches = t.warmup_launches;
+  r.warmup_capped = t.warmup_capped;
+  r.batch = t.batch;
+  r.buffer_sets = t.buffer_sets;
+  r.clock_source = std::move(t.clock_source);
+  r.note = std::move(t.note);
   return r;
 }
 

@@ -25,10 +25,17 @@ struct output_check {
 };
 
 // "wrong_answer" names the first bad element with where(row, col) ("row 3 column 5"); failures
-// of CUDA calls are trial_failure's; otherwise "ok" with the timing samples.
+// of CUDA calls are trial_failure's; otherwise "ok" with the timing samples. Single launches only
+// (no buffer rotation yet for GEMM and conv2d: docs/measurement.md).
 runner::trial_response verify_then_time(const measure::launcher& launch, const output_check& check,
                                         const std::function<std::string(long long, long long)>& where,
-                                        const runner::trial_request& request, measure::l2_flusher* flusher,
+                                        const runner::trial_request& request, const measure::instruments& tools,
                                         cudaStream_t stream);
+
+// Times a verified candidate with the worker's instruments and the request's settings, and fills
+// an "ok" response (or a trial_failure "timing"). `rotation` may be null (single launches).
+runner::trial_response time_verified(const measure::launcher& launch, const runner::trial_request& request,
+                                     const measure::instruments& tools, const measure::buffer_rotation* rotation,
+                                     cudaStream_t stream, runner::trial_response r);
 
 }  // namespace cuop::ops

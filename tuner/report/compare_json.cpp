@@ -52,8 +52,14 @@ std::string render_json(const gate::comparison& c) {
                   {"ambiguous", c.count(measure::verdict::ambiguous)},
                   {"approximate", c.approximate_rows()},
                   {"regression", c.regression()}};
+  if (c.gate)  // `gate` only: how the sides were measured, and each row's retries
+    j["gate"] = {{"mode", c.gate->mode},
+                 {"schedule", c.gate->schedule},
+                 {"max_retries", c.gate->max_retries},
+                 {"retry_passes", c.gate->retry_passes},
+                 {"databases", c.gate->databases}};
   j["rows"] = ordered::array();
-  for (const auto& r : c.rows)
+  for (const auto& r : c.rows) {
     j["rows"].push_back({{"problem", r.problem},
                          {"op", r.op},
                          {"compared", r.winner ? "winner" : "config"},
@@ -66,6 +72,8 @@ std::string render_json(const gate::comparison& c) {
                          {"threshold", r.rule.threshold},
                          {"effective_threshold", r.effective_threshold},
                          {"verdict", std::string(measure::verdict_name(r.verdict))}});
+    if (c.gate) j["rows"].back()["retries"] = r.retries;
+  }
   j["only_in_baseline"] = c.only_in_baseline;
   j["only_in_candidate"] = c.only_in_candidate;
   return j.dump(2) + "\n";

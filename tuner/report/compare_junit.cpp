@@ -38,7 +38,7 @@ std::string property(std::string_view name, std::string_view value) {
   return fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml(name), xml(value));
 }
 
-std::string testcase(const gate::comparison_row& r) {
+std::string testcase(const gate::comparison_row& r, bool gate) {
   const auto name = r.winner ? r.problem : r.problem + " " + r.candidate.instance;
   const auto reason = detail::verdict_reason(r);
   std::string body;
@@ -49,8 +49,10 @@ std::string testcase(const gate::comparison_row& r) {
   const auto config = r.winner && r.baseline.instance != r.candidate.instance
                           ? fmt::format("best: {} (was {})", r.candidate.instance, r.baseline.instance)
                           : r.candidate.instance;
+  const auto retried = gate ? fmt::format("; measured again {} time{}", r.retries, r.retries == 1 ? "" : "s") : "";
   body += fmt::format("      <system-out>{}</system-out>\n",
-                      xml(fmt::format("{}: {}; {}", measure::verdict_name(r.verdict), reason, config)));
+                      xml(fmt::format("{}: {}; {}{}", measure::verdict_name(r.verdict), reason, config,
+                                      retried)));
   return fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n{}    </testcase>\n",
                      xml(r.op), xml(name), body);
 }
@@ -71,19 +73,20 @@ std::string render_junit(const gate::comparison& c) {
   const auto skipped = c.count(verdict::ambiguous) + one_sided_count;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format(
-      "<testsuites name=\"cuop-tune compare\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" "
-      "skipped=\"{2}\">\n  <testsuite name=\"cuop-tune compare\" tests=\"{0}\" failures=\"{1}\" "
+      "<testsuites name=\"{3}\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" "
+      "skipped=\"{2}\">\n  <testsuite name=\"{3}\" tests=\"{0}\" failures=\"{1}\" "
       "errors=\"0\" skipped=\"{2}\">\n    <properties>\n",
-      tests, failures, skipped);
+      tests, failures, skipped, detail::title(c));
   out += property("baseline", c.baseline_source + ": " + detail::describe_envs(c.baseline_envs));
   out += property("candidate", c.candidate_source + ": " + detail::describe_envs(c.candidate_envs));
   out += property("settings", detail::settings_text(c));
   out += property("summary", detail::verdict_counts(c));
+  if (const auto gate = detail::gate_text(c); !gate.empty()) out += property("gate", gate);
   for (const auto& w : c.warnings) out += property("warning", w);
   if (const auto note = detail::approximation_note(c); !note.empty())
     out += property("approximation", note);
   out += "    </properties>\n";
-  for (const auto& r : c.rows) out += testcase(r);
+  for (const auto& r : c.rows) out += testcase(r, c.gate.has_value());
   for (const auto& p : c.only_in_baseline) out += one_sided(p, "candidate");
   for (const auto& p : c.only_in_candidate) out += one_sided(p, "baseline");
   out += "  </testsuite>\n</testsuites>\n";

@@ -43,6 +43,24 @@ std::string settings_text(const gate::comparison& c) {
       percent(b.confidence), b.resamples, b.seed);
 }
 
+std::string gate_text(const gate::comparison& c) {
+  if (!c.gate) return "";
+  const auto& g = *c.gate;
+  const auto how = g.mode == "abba"
+                       ? fmt::format("gate: both builds measured on this machine in rounds {} (A this "
+                                     "build, the candidate; B the other, the baseline), each build's "
+                                     "rounds pooled",
+                                     g.schedule)
+                       : std::string("gate: this build measured now against the baseline");
+  auto out = fmt::format("{}; AMBIGUOUS rows measured again with more samples up to {} times ({} "
+                         "retry pass{} run)",
+                         how, g.max_retries, g.retry_passes, g.retry_passes == 1 ? "" : "es");
+  if (!g.databases.empty()) out += fmt::format("; databases: {}", fmt::join(g.databases, ", "));
+  return out;
+}
+
+std::string title(const gate::comparison& c) { return c.gate ? "cuop-tune gate" : "cuop-tune compare"; }
+
 std::string approximation_note(const gate::comparison& c) {
   const int n = c.approximate_rows();
   if (n == 0) return "";

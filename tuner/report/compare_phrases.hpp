@@ -18,6 +18,12 @@ std::string verdict_counts(const gate::comparison& c);
 // median(candidate) / median(baseline), 5000 resamples, seed 1"
 std::string settings_text(const gate::comparison& c);
 
+// `gate`'s line: how the sides were measured and the retries (empty for `compare`).
+std::string gate_text(const gate::comparison& c);
+
+// "cuop-tune gate" or "cuop-tune compare": the report's title.
+std::string title(const gate::comparison& c);
+
 // Empty when every interval came from raw samples on both sides.
 std::string approximation_note(const gate::comparison& c);
 

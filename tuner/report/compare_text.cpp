@@ -66,31 +66,36 @@ std::string render_table(const gate::comparison& c) {
                      detail::describe_envs(c.candidate_envs));
   std::size_t width = 7;
   for (const auto& r : c.rows) width = std::max(width, r.problem.size());
-  out += fmt::format("{:<{}}  {:>11}  {:>12}  {:<24}  {:>8}  {:<9}  {}\n", "problem", width,
+  // `gate` adds how many times each row was measured again.
+  const auto retries = [&](const std::string& s) { return c.gate ? fmt::format("{:>7}  ", s) : ""; };
+  out += fmt::format("{:<{}}  {:>11}  {:>12}  {:<24}  {:>8}  {:<9}  {}{}\n", "problem", width,
                      "baseline us", "candidate us", "ratio [95% CI]", "limit", "verdict",
-                     "configuration");
+                     retries("retries"), "configuration");
   for (const auto& r : c.rows)
-    out += fmt::format("{:<{}}  {:>11.2f}  {:>12.2f}  {:<24}  {:>8}  {:<9}  {}\n", r.problem, width,
+    out += fmt::format("{:<{}}  {:>11.2f}  {:>12.2f}  {:<24}  {:>8}  {:<9}  {}{}\n", r.problem, width,
                        r.baseline.median_us, r.candidate.median_us, detail::interval_text(r),
                        detail::limit_text(r), measure::verdict_name(r.verdict),
-                       configuration(r, false));
+                       retries(std::to_string(r.retries)), configuration(r, false));
   out += "\n" + problems_line("only in the baseline", c.only_in_baseline);
   out += problems_line("only in the candidate", c.only_in_candidate);
   if (const auto note = detail::approximation_note(c); !note.empty()) out += note + "\n";
   out += detail::settings_text(c) + "\n";
+  if (const auto gate = detail::gate_text(c); !gate.empty()) out += gate + "\n";
   out += fmt::format("{} compared: {}{}\n", c.rows.size(), detail::verdict_counts(c),
                      c.regression() ? " (regression: exit code 3)" : "");
   return out;
 }
 
 std::string render_markdown(const gate::comparison& c) {
-  std::string out = fmt::format("### cuop-tune compare: {}\n\n", detail::verdict_counts(c));
+  std::string out = fmt::format("### {}: {}\n\n", detail::title(c), detail::verdict_counts(c));
   for (const auto& w : c.warnings) out += "> **warning:** " + w + "\n\n";
   out += fmt::format("Baseline `{}`: {}. Candidate `{}`: {}.\n\n", c.baseline_source,
                      detail::describe_envs(c.baseline_envs), c.candidate_source,
                      detail::describe_envs(c.candidate_envs));
-  out += "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | configuration |\n"
-         "| --- | --- | ---: | ---: | --- | ---: | --- |\n";
+  out += c.gate ? "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | retries | configuration |\n"
+                  "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |\n"
+                : "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | configuration |\n"
+                  "| --- | --- | ---: | ---: | --- | ---: | --- |\n";
   std::vector<const gate::comparison_row*> rows;
   for (const auto& r : c.rows) rows.push_back(&r);
   std::ranges::stable_sort(rows, {}, [](const auto* r) { return severity(r->verdict); });
@@ -98,10 +103,11 @@ std::string render_markdown(const gate::comparison& c) {
     const auto name = measure::verdict_name(r->verdict);
     auto interval = detail::interval_text(*r);
     if (interval.ends_with('~')) interval.insert(interval.size() - 1, "\\");  // not strikethrough
-    out += fmt::format("| {} | {} | {:.2f} | {:.2f} | {} | {} | {} |\n",
+    out += fmt::format("| {} | {} | {:.2f} | {:.2f} | {} | {} | {}{} |\n",
                        r->verdict == verdict::same ? std::string(name) : fmt::format("**{}**", name),
                        r->problem, r->baseline.median_us, r->candidate.median_us, interval,
-                       detail::limit_text(*r), configuration(*r, true));
+                       detail::limit_text(*r), c.gate ? fmt::format("{} | ", r->retries) : "",
+                       configuration(*r, true));
   }
   out += "\n";
   for (const auto& line : {problems_line("Only in the baseline", c.only_in_baseline),
@@ -110,6 +116,7 @@ std::string render_markdown(const gate::comparison& c) {
   if (const auto note = detail::approximation_note(c); !note.empty())
     out += "\\" + note + "\n\n";  // its leading "~" escaped
   out += "<sub>" + detail::settings_text(c) + "</sub>\n";
+  if (const auto gate = detail::gate_text(c); !gate.empty()) out += "\n<sub>" + gate + "</sub>\n";
   return out;
 }
 

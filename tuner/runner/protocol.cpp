@@ -5,7 +5,7 @@ namespace cuop::runner {
 using nlohmann::json;
 
 json to_json(const device_info& d) {
-  return {{"present", d.present}, {"error", d.error},     {"index", d.index},
+  return {{"protocol", d.protocol}, {"present", d.present}, {"error", d.error}, {"index", d.index},
           {"name", d.name},       {"uuid", d.uuid},       {"sm_count", d.sm_count},
           {"l2_bytes", d.l2_bytes}, {"cc", d.cc},         {"global_mem", d.global_mem},
           {"driver", d.driver},   {"runtime", d.runtime}};
@@ -13,6 +13,7 @@ json to_json(const device_info& d) {
 
 device_info device_info_from_json(const json& j) {
   device_info d;
+  d.protocol = j.value("protocol", 0);
   d.present = j.at("present").get<bool>();
   d.error = j.value("error", "");
   d.index = j.value("index", 0);
@@ -37,12 +38,17 @@ json to_json(const trial_request& r) {
           {"config", r.config},
           {"dims", r.dims},
           {"seed", r.seed},
+          {"force_batch", r.force_batch},
           {"measure",
            {{"warmup_ms", m.warmup_ms},
+            {"warmup_cap_ms", m.warmup_cap_ms},
             {"min_samples", m.min_samples},
             {"max_samples", m.max_samples},
             {"max_time_s", m.max_time_s},
             {"rel_ci", m.rel_ci},
+            {"stable_batches", m.stable_batches},
+            {"stable_change", m.stable_change},
+            {"batch_below_us", m.batch_below_us},
             {"flush_l2", m.flush_l2},
             {"timeout_s", m.timeout_s}}}};
 }
@@ -56,7 +62,9 @@ trial_request trial_request_from_json(const json& j) {
   r.config = j.at("config");
   r.dims = j.at("dims");
   r.seed = j.value("seed", std::uint64_t{1});
+  r.force_batch = j.value("force_batch", 0);
   const auto& m = j.at("measure");
+  const spec::measure_settings defaults;
   r.measure.warmup_ms = m.at("warmup_ms").get<int>();
   r.measure.min_samples = m.at("min_samples").get<int>();
   r.measure.max_samples = m.at("max_samples").get<int>();
@@ -64,13 +72,28 @@ trial_request trial_request_from_json(const json& j) {
   r.measure.rel_ci = m.at("rel_ci").get<double>();
   r.measure.flush_l2 = m.at("flush_l2").get<bool>();
   r.measure.timeout_s = m.at("timeout_s").get<double>();
+  r.measure.warmup_cap_ms = m.value("warmup_cap_ms", defaults.warmup_cap_ms);
+  r.measure.stable_batches = m.value("stable_batches", defaults.stable_batches);
+  r.measure.stable_change = m.value("stable_change", defaults.stable_change);
+  r.measure.batch_below_us = m.value("batch_below_us", defaults.batch_below_us);
   return r;
 }
 
 json to_json(const trial_response& r) {
-  return {{"status", r.status},         {"message", r.message},
-          {"samples_us", r.samples_us}, {"max_error", r.max_error},
-          {"stop_reason", r.stop_reason}, {"restart", r.worker_must_restart}};
+  return {{"status", r.status},
+          {"message", r.message},
+          {"samples_us", r.samples_us},
+          {"clocks_mhz", r.clocks_mhz},
+          {"max_error", r.max_error},
+          {"stop_reason", r.stop_reason},
+          {"restart", r.worker_must_restart},
+          {"warmup_ms", r.warmup_ms},
+          {"warmup_launches", r.warmup_launches},
+          {"warmup_capped", r.warmup_capped},
+          {"batch", r.batch},
+          {"buffer_sets", r.buffer_sets},
+          {"clock_source", r.clock_source},
+          {"note", r.note}};
 }
 
 trial_response trial_response_from_json(const json& j) {
@@ -81,6 +104,14 @@ trial_response trial_response_from_json(const json& j) {
   r.max_error = j.value("max_error", 0.0);
   r.stop_reason = j.value("stop_reason", "");
   r.worker_must_restart = j.value("restart", false);
+  r.clocks_mhz = j.value("clocks_mhz", std::vector<double>{});
+  r.warmup_ms = j.value("warmup_ms", 0.0);
+  r.warmup_launches = j.value("warmup_launches", 0);
+  r.warmup_capped = j.value("warmup_capped", false);
+  r.batch = j.value("batch", 1);
+  r.buffer_sets = j.value("buffer_sets", 1);
+  r.clock_source = j.value("clock_source", "");
+  r.note = j.value("note", "");
   return r;
 }
 

@@ -12,7 +12,14 @@
 
 namespace cuop::runner {
 
+// What one cuop-tune build may expect of another's (`gate --against`, docs/cli.md): these
+// messages, and the `sweep --db --only --device --cache -j` options with a database this build's
+// store reads. Bump it with any change to them that an older or newer build would misread; builds
+// with different versions refuse to gate against each other. Workers before version 1 did not say.
+inline constexpr int protocol_version = 1;
+
 struct device_info {
+  int protocol = protocol_version;  // the worker's protocol_version (0: a worker that did not say)
   bool present = false;
   std::string error;  // why no device is usable ("no CUDA-capable device is detected")
   int index = 0;
@@ -35,6 +42,7 @@ struct trial_request {
   nlohmann::json dims;       // the problem's dimensions
   spec::measure_settings measure;
   std::uint64_t seed = 1;
+  int force_batch = 0;  // > 0: launches per sample fixed (a race's later rounds); 0: the timer decides
 };
 
 // status: "ok", "wrong_answer", "launch_error", "crashed", "unsupported", "timeout"
@@ -45,6 +53,16 @@ struct trial_response {
   double max_error = 0;
   std::string stop_reason;
   bool worker_must_restart = false;  // the context is unusable (sticky error)
+  // How it was measured (tuner/measure/timer.hpp, timing): per-sample SM clocks (0 unknown), the
+  // warm-up, launches per sample.
+  std::vector<double> clocks_mhz;
+  double warmup_ms = 0;
+  int warmup_launches = 0;
+  bool warmup_capped = false;
+  int batch = 1;
+  int buffer_sets = 1;
+  std::string clock_source;
+  std::string note;
 };
 
 nlohmann::json to_json(const device_info& d);

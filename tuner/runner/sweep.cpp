@@ -9,16 +9,19 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/environment.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
-#include "tuner/measure/statistics.hpp"
+#include "tuner/measure/environment_check.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/report/progress.hpp"
 #include "tuner/runner/protocol.hpp"
+#include "tuner/runner/race.hpp"
+#include "tuner/runner/trial_results.hpp"
 #include "tuner/runner/worker_process.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner/strategy/exhaustive.hpp"
@@ -107,12 +110,24 @@ class sweep_run {
   void enumerate();
   void compile_all();
   void measure_all(const compile::target& target);
-  void measure_library(std::size_t problem, const space::point& point, report::progress& bar);
+  void measure_race(const compile::target& target);
+  // The library configurations the worker lists for a problem, not yet in the database, each
+  // with its request (stored as configs); counts the others as skipped.
+  std::vector<race_contender> list_library(std::size_t problem, const space::point& point,
+                                           report::progress& bar);
+  // A kernel instance's trial, not yet in the database: with its request, or (not built for the
+  // target) stored at once; nothing when it is already measured.
+  std::optional<race_contender> kernel_contender(std::size_t problem, const std::string& instance,
+                                                 const compile::target& target, report::progress& bar);
   void record_rejections();
   void print_summary();
   store::trial_record blank_trial(std::size_t problem, const store::config_record& c) const;
-  // Runs one trial in the worker (or records why it cannot run) and stores it.
-  void run_trial(store::trial_record& t, const trial_request* request, report::progress& bar);
+  // One request in the worker: a timeout or a dead worker becomes the answer's status.
+  trial_response call(const trial_request& request);
+  // Summarizes (ok, dropped_race) and stores a trial.
+  void store_trial(store::trial_record& t, report::progress& bar);
+  // The GPU's state from the worker (NVML), for the checks before and after a run.
+  measure::gpu_environment check_environment();
 
   const spec::sweep& m_spec;
   const sweep_options& m_options;
@@ -137,6 +152,7 @@ store::trial_record sweep_run::blank_trial(std::size_t problem, const store::con
   t.problem = problem_record_of(m_spec, m_spec.problems[problem]);
   t.config = c;
   t.device = m_dev.index;
+  t.warmup_cap_ms = std::max(m_spec.measure.warmup_cap_ms, m_spec.measure.warmup_ms);
   return t;
 }
 
@@ -226,47 +242,49 @@ void sweep_run::record_rejections() {
   }
 }
 
-void sweep_run::run_trial(store::trial_record& t, const trial_request* req, report::progress& bar) {
-  if (req) {
-    const auto outcome = m_worker->call(to_json(*req), m_spec.measure.timeout_s);
-    if (outcome.kind == worker_process::outcome_kind::timed_out) {
-      t.status = "timeout";
-      t.message = outcome.message;
-    } else if (outcome.kind == worker_process::outcome_kind::died) {
-      t.status = "crashed";
-      t.message = outcome.message;
-    } else {
-      const auto r = trial_response_from_json(outcome.answer);
-      t.status = r.status;
-      t.message = r.message;
-      t.max_error = r.max_error;
-      t.stop_reason = r.stop_reason;
-      t.sample_us = r.samples_us;
-    }
+trial_response sweep_run::call(const trial_request& req) {
+  const auto outcome = m_worker->call(to_json(req), m_spec.measure.timeout_s);
+  trial_response r;
+  if (outcome.kind == worker_process::outcome_kind::timed_out) {
+    r.status = "timeout";
+    r.message = outcome.message;
+  } else if (outcome.kind == worker_process::outcome_kind::died) {
+    r.status = "crashed";
+    r.message = outcome.message;
+  } else {
+    r = trial_response_from_json(outcome.answer);
   }
+  return r;
+}
+
+void sweep_run::store_trial(store::trial_record& t, report::progress& bar) {
+  if (t.status == "ok" || t.status == "dropped_race") summarize_trial(t);
   if (t.status == "ok") {
-    const auto s = measure::summarize(t.sample_us);
-    t.min_us = s.min;
-    t.median_us = s.median;
-    t.q1_us = s.q1;
-    t.q3_us = s.q3;
-    t.mean_us = s.mean;
-    t.stdev_us = s.stdev;
-    t.ci_lo_us = s.ci_lo;
-    t.ci_hi_us = s.ci_hi;
-    t.samples = s.count;
-    t.gbps = t.problem.bytes / s.median / 1e3;
     ++m_measured;
     auto& best = m_best[t.problem.key];
-    if (best.first.empty() || s.median < best.second) {
-      best = {t.config.instance, s.median};
-      bar.best(t.problem.key, s.median, t.gbps);
+    if (best.first.empty() || t.median_us < best.second) {
+      best = {t.config.instance, t.median_us};
+      bar.best(t.problem.key, t.median_us, t.gbps);
     }
+  } else if (t.status == "dropped_race") {
+    ++m_measured;
   } else {
     ++m_failed;
   }
   t.created_at = store::utc_now();
   m_db.put_trial(t);
+}
+
+measure::gpu_environment sweep_run::check_environment() {
+  const auto outcome = m_worker->call({{"cmd", "environment"}}, 60);
+  if (outcome.kind != worker_process::outcome_kind::answered) {
+    measure::gpu_environment e;
+    e.error = "the worker did not answer: " + outcome.message;
+    return e;
+  }
+  auto e = measure::gpu_environment_from_json(outcome.answer);
+  if (!e.checked && e.error.empty()) e.error = outcome.answer.value("message", "the worker did not say why");
+  return e;
 }
 
 trial_request base_request(const spec::sweep& s, const spec::problem& problem) {
@@ -280,7 +298,8 @@ trial_request base_request(const spec::sweep& s, const spec::problem& problem) {
 
 // Library candidates: the worker lists the configurations the library offers for the problem
 // (the heuristic's first choice always among them), each then measured like a kernel.
-void sweep_run::measure_library(std::size_t p, const space::point& point, report::progress& bar) {
+std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::point& point,
+                                                    report::progress& bar) {
   const auto& problem = m_spec.problems[p];
   auto listing = base_request(m_spec, problem);
   nlohmann::json ask = to_json(listing);
@@ -295,10 +314,11 @@ void sweep_run::measure_library(std::size_t p, const space::point& point, report
     fmt::print(stderr, "[{}] {}: {} could not be enumerated: {}\n", m_spec.op, problem.key(m_spec.op),
                space::str(point), why);
     ++m_failed;
-    return;
+    return {};
   }
   const auto& configs = outcome.answer.at("configs");
   bar.add_total(configs.size());
+  std::vector<race_contender> out;
   for (const auto& listed : configs) {
     auto t = blank_trial(p, config_record_of(m_spec, problem.dtype, listed));
     if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
@@ -310,46 +330,88 @@ void sweep_run::measure_library(std::size_t p, const space::point& point, report
     auto req = base_request(m_spec, problem);
     req.entry = t.config.instance;
     req.config = {{"family", listed.at("family")}, {"params", listed.at("params")}};
-    run_trial(t, &req, bar);
-    bar.advance();
-    check_stop();
+    out.push_back({std::move(t), std::move(req)});
   }
+  return out;
+}
+
+std::optional<race_contender> sweep_run::kernel_contender(std::size_t p, const std::string& instance,
+                                                          const compile::target& target,
+                                                          report::progress& bar) {
+  const auto& b = m_builds.at(instance);
+  auto t = blank_trial(p, config_record_of(m_spec, b));
+  if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
+    ++m_skipped;
+    bar.advance();
+    return std::nullopt;
+  }
+  const auto& built = b.by_target.at(target.name);
+  if (built.status != compile::build_status::ok) {
+    t.status = "not_built";
+    t.message = fmt::format("{}: {}", target.name, built.message);
+    store_trial(t, bar);
+    bar.advance();
+    return std::nullopt;
+  }
+  auto req = base_request(m_spec, m_spec.problems[p]);
+  req.cubin_path = write_cubin(m_options.cache_dir, instance, built);
+  req.entry = instance;
+  req.config = ops::config_json(b.point);
+  return race_contender{std::move(t), std::move(req)};
 }
 
 void sweep_run::measure_all(const compile::target& target) {
+  if (m_spec.strategy == "race") {
+    measure_race(target);
+    return;
+  }
   strategy::exhaustive order;
   for (std::size_t p = 0; p < m_spec.problems.size(); ++p)
     for (const auto& instance : m_instances[p]) order.add(p, instance);
 
   report::progress bar(fmt::format("[{}] measure {}", m_spec.op, m_dev.name), order.size());
-  std::size_t library_done = 0;  // problems whose library candidates ran (before their kernels)
-  while (auto next = order.next()) {
-    for (; library_done <= next->problem; ++library_done)
-      for (const auto& point : m_library[library_done]) measure_library(library_done, point, bar);
-    const auto& b = m_builds.at(next->instance);
-    auto t = blank_trial(next->problem, config_record_of(m_spec, b));
-    if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
-      ++m_skipped;
-      bar.advance();
-      continue;
-    }
-    const auto& built = b.by_target.at(target.name);
-    if (built.status != compile::build_status::ok) {
-      t.status = "not_built";
-      t.message = fmt::format("{}: {}", target.name, built.message);
-      run_trial(t, nullptr, bar);
-    } else {
-      auto req = base_request(m_spec, m_spec.problems[next->problem]);
-      req.cubin_path = write_cubin(m_options.cache_dir, next->instance, built);
-      req.entry = next->instance;
-      req.config = ops::config_json(b.point);
-      run_trial(t, &req, bar);
-    }
+  const auto run_one = [&](race_contender& c) {
+    fill_trial(c.trial, call(c.request));
+    store_trial(c.trial, bar);
     bar.advance();
     check_stop();
+  };
+  const auto measure_library = [&](std::size_t p) {
+    for (const auto& point : m_library[p])
+      for (auto& c : list_library(p, point, bar)) run_one(c);
+  };
+  std::size_t library_done = 0;  // problems whose library candidates ran (before their kernels)
+  while (auto next = order.next()) {
+    for (; library_done <= next->problem; ++library_done) measure_library(library_done);
+    if (auto c = kernel_contender(next->problem, next->instance, target, bar)) run_one(*c);
+    else check_stop();
   }
-  for (; library_done < m_spec.problems.size(); ++library_done)
-    for (const auto& point : m_library[library_done]) measure_library(library_done, point, bar);
+  for (; library_done < m_spec.problems.size(); ++library_done) measure_library(library_done);
+  bar.finish();
+}
+
+// strategy: race. Per problem, its library configurations and kernels race each other
+// (tuner/runner/race.hpp); those already measured (a resumed sweep) sit the race out.
+void sweep_run::measure_race(const compile::target& target) {
+  std::size_t total = 0;
+  for (const auto& instances : m_instances) total += instances.size();
+  report::progress bar(fmt::format("[{}] race {}", m_spec.op, m_dev.name), total);
+  race_callbacks cb;
+  cb.measure = [&](const trial_request& r) { return call(r); };
+  cb.store = [&](store::trial_record& t) {
+    store_trial(t, bar);
+    bar.advance();
+  };
+  cb.between = [] { check_stop(); };
+  for (std::size_t p = 0; p < m_spec.problems.size(); ++p) {
+    std::vector<race_contender> field;
+    for (const auto& point : m_library[p])
+      for (auto& c : list_library(p, point, bar)) field.push_back(std::move(c));
+    for (const auto& instance : m_instances[p])
+      if (auto c = kernel_contender(p, instance, target, bar)) field.push_back(std::move(*c));
+    check_stop();
+    run_race(std::move(field), m_spec.measure, cb);
+  }
   bar.finish();
 }
 
@@ -395,8 +457,30 @@ int sweep_run::execute() {
     compile_all();
     record_rejections();
     if (target) {
+      // The environment before and after: a run measured beside other processes, throttled or
+      // hot is stored as "invalid" and never trusted (best, export, emit, compare skip it).
+      const bool checks = m_spec.measure.env_check;
+      const auto before = checks ? check_environment() : measure::gpu_environment{};
+      const measure::environment_limits limits{static_cast<unsigned>(m_spec.measure.max_temp_c)};
+      if (checks && !before.checked)
+        fmt::print(stderr, "[{}] environment not checked: {}\n", m_spec.op, before.error);
+      else if (const auto why = measure::assess(before, limits); checks && !why.empty())
+        fmt::print(stderr, "cuop-tune: warning: {}: the GPU is not fit to measure on ({}): the run will be "
+                           "marked invalid\n", m_spec.file, why);
       measure_all(*target);
       print_summary();
+      if (checks) {
+        const auto after = check_environment();
+        m_db.set_env_checks(m_run_id, nlohmann::json{{"before", measure::to_json(before)},
+                                                     {"after", measure::to_json(after)}}
+                                          .dump());
+        if (const auto why = measure::assess_run(before, after, limits); !why.empty()) {
+          fmt::print(stderr, "cuop-tune: {}: run {} is invalid: {}; its trials will not be trusted\n",
+                     m_spec.file, m_run_id, why);
+          m_db.finish_run(m_run_id, "invalid", why);
+          return exit_code::ok;
+        }
+      }
     }
   } catch (const interrupted&) {
     m_db.finish_run(m_run_id, "interrupted");

@@ -2,12 +2,16 @@
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include "tuner/measure/environment_check.hpp"
+#include "tuner/measure/nvml.hpp"
+#include "tuner/measure/sm_clock.hpp"
 #include "tuner/measure/timer.hpp"
 #include "tuner/ops/conv_trial.hpp"
 #include "tuner/ops/gemm_trial.hpp"
@@ -32,6 +36,23 @@ std::string format_version(int v) { return fmt::format("{}.{}", v / 1000, (v % 1
 
 void reply(const nlohmann::json& j) {
   std::cout << j.dump() << '\n' << std::flush;
+}
+
+// The GPU's state for the sweep's checks before and after a run (NVML; not checked without it).
+measure::gpu_environment read_environment(const measure::nvml_device* nvml, const std::string& why_not) {
+  measure::gpu_environment e;
+  if (!nvml) {
+    e.error = why_not;
+    return e;
+  }
+  e.checked = true;
+  std::vector<unsigned> pids;
+  if ((e.pids_known = nvml->compute_pids(pids)))
+    e.other_pids = measure::other_processes(std::move(pids), static_cast<unsigned>(getpid()));
+  e.reasons_known = nvml->clock_event_reasons(e.clock_reasons);
+  nvml->temperature_c(e.temperature_c, e.slowdown_c);
+  e.sm_clock_mhz = nvml->sm_clock_mhz();
+  return e;
 }
 
 }  // namespace
@@ -74,6 +95,10 @@ int run_worker(int device) {
   const device_info info = probe_device(device);
   cudaStream_t stream{};
   std::unique_ptr<measure::l2_flusher> flusher;
+  std::unique_ptr<measure::nvml_device> nvml;
+  std::string nvml_missing = info.present ? "" : "no GPU";
+  std::unique_ptr<measure::sm_clock> clock;
+  measure::instruments tools;
   std::unique_ptr<ops::softmax_trial_runner> softmax;
   std::unique_ptr<ops::gemm_trial_runner> gemm;
   std::unique_ptr<ops::conv_trial_runner> conv;
@@ -84,9 +109,14 @@ int run_worker(int device) {
     }
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     flusher = std::make_unique<measure::l2_flusher>(info.l2_bytes);
-    softmax = std::make_unique<ops::softmax_trial_runner>(device, stream, flusher.get());
-    gemm = std::make_unique<ops::gemm_trial_runner>(device, stream, flusher.get());
-    conv = std::make_unique<ops::conv_trial_runner>(device, stream, flusher.get());
+    nvml = measure::nvml_device::open(info.uuid, nvml_missing);
+    std::string clock_note;
+    clock = measure::sm_clock::open(nvml.get(), clock_note);
+    if (!clock_note.empty()) std::cerr << "cuop-tune worker: " << clock_note << '\n';
+    tools = {flusher.get(), clock.get(), info.l2_bytes};
+    softmax = std::make_unique<ops::softmax_trial_runner>(device, stream, tools);
+    gemm = std::make_unique<ops::gemm_trial_runner>(device, stream, tools);
+    conv = std::make_unique<ops::conv_trial_runner>(device, stream, tools);
   }
 
   std::string line;
@@ -102,6 +132,8 @@ int run_worker(int device) {
     const auto cmd = request.value("cmd", "");
     if (cmd == "hello") {
       reply(to_json(info));
+    } else if (cmd == "environment") {
+      reply(measure::to_json(read_environment(nvml.get(), nvml_missing)));
     } else if (cmd == "quit") {
       break;
     } else if (cmd == "trial") {
@@ -146,6 +178,7 @@ int run_worker(int device) {
   softmax.reset();
   gemm.reset();
   conv.reset();
+  clock.reset();
   flusher.reset();
   if (stream) cudaStreamDestroy(stream);
   return 0;

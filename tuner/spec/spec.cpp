@@ -215,8 +215,11 @@ std::vector<std::string> parse_targets(const yaml_reader& r, const YAML::Node& n
 }
 
 measure_settings parse_measure(const yaml_reader& r, const YAML::Node& n) {
-  const std::vector<std::string> keys = {"warmup_ms", "min_samples", "max_samples", "max_time_s",
-                                         "rel_ci",    "flush_l2",    "timeout_s"};
+  const std::vector<std::string> keys = {
+      "warmup_ms",      "warmup_cap_ms", "min_samples", "max_samples",    "max_time_s",
+      "rel_ci",         "stable_batches", "stable_change", "batch_below_us", "flush_l2",
+      "timeout_s",      "env_check",     "max_temp_c",  "race_round_s",   "race_margin",
+      "race_rounds",    "race_final_rounds"};
   measure_settings m;
   const auto es = r.map(n, keys, "key", " in \"measure\"");
   auto at_least = [&](const entry& e, std::int64_t lo) {
@@ -236,8 +239,28 @@ measure_settings parse_measure(const yaml_reader& r, const YAML::Node& n) {
     }
     return v;
   };
+  auto in_range = [&](const entry& e, double lo, double hi) {  // [lo, hi)
+    const double v = r.number(e.value, quoted(e.key));
+    if (v < lo || v >= hi) {
+      std::ostringstream range;
+      range << "[" << lo << ", " << hi << ")";
+      r.fail(e.value, "expected a number in " + range.str() + " for " + quoted(e.key) + ", got " +
+                          r.describe(e.value));
+    }
+    return v;
+  };
   for (const auto& e : es) {
     if (e.key == "warmup_ms") m.warmup_ms = at_least(e, 0);
+    if (e.key == "warmup_cap_ms") m.warmup_cap_ms = at_least(e, 0);
+    if (e.key == "stable_batches") m.stable_batches = at_least(e, 0);
+    if (e.key == "stable_change") m.stable_change = in_range(e, 0, 1);
+    if (e.key == "batch_below_us") m.batch_below_us = in_range(e, 0, 1e6);
+    if (e.key == "env_check") m.env_check = r.boolean(e.value, quoted(e.key));
+    if (e.key == "max_temp_c") m.max_temp_c = at_least(e, 1);
+    if (e.key == "race_round_s") m.race_round_s = positive(e, 3600);
+    if (e.key == "race_margin") m.race_margin = in_range(e, 0, 1);
+    if (e.key == "race_rounds") m.race_rounds = at_least(e, 1);
+    if (e.key == "race_final_rounds") m.race_final_rounds = at_least(e, 1);
     if (e.key == "min_samples") m.min_samples = at_least(e, 1);
     if (e.key == "max_samples") m.max_samples = at_least(e, 1);
     if (e.key == "max_time_s") m.max_time_s = positive(e, 3600);
@@ -284,7 +307,7 @@ std::string problem::key(const std::string& op) const {
   return out;
 }
 
-std::vector<std::string> strategy_names() { return {"exhaustive"}; }
+std::vector<std::string> strategy_names() { return {"exhaustive", "race"}; }
 
 sweep parse(const std::string& text, const std::string& file_name) {
   const yaml_reader r(file_name);

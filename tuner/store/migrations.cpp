@@ -9,8 +9,9 @@
 namespace cuop::store::detail {
 
 std::span<const migration> migrations() {
-  static constexpr std::array<migration, 1> steps{{
+  static constexpr std::array<migration, 2> steps{{
       {1, schema_v1_sql},
+      {2, schema_v2_sql},
   }};
   static_assert(steps.back().to_version == schema_version, "one migration step per version");
   return steps;

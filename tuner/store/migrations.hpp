@@ -1,5 +1,5 @@
 // Schema migrations: an ordered list of steps, step i taking user_version i-1 to i. Adding schema
-// version 2 means appending one entry (and bumping store::schema_version).
+// version 3 means appending one entry (and bumping store::schema_version).
 #pragma once
 
 #include <span>
@@ -9,6 +9,7 @@
 namespace cuop::store::detail {
 
 extern const char schema_v1_sql[];
+extern const char schema_v2_sql[];
 
 struct migration {
   int to_version;   // user_version after this step

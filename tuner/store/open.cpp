@@ -46,10 +46,12 @@ sqlite_database::sqlite_database(const std::string& path, open_mode mode, int bu
                 "); use a newer cuop-tune or another --db");
 
   if (mode == open_mode::read_only) {
-    if (version < schema_version)
-      throw error(path + ": database schema " + std::to_string(version) +
-                  " is older than this cuop-tune (" + std::to_string(schema_version) +
-                  "); open it read-write once to upgrade it");
+    // An older file is read through an upgraded copy in memory: the file is never written, and
+    // readers see the current schema (rows from before a column existed read its default).
+    if (version < schema_version) {
+      m_conn.copy_into_memory("reading schema " + std::to_string(version) + " into memory");
+      migrate(m_conn);
+    }
     m_conn.exec("PRAGMA foreign_keys = ON", "setting up the connection");
     return;
   }

@@ -7,7 +7,7 @@ namespace {
 constexpr const char* run_columns =
     "id, started_at, finished_at, spec_file, spec_hash, op, mode, state, gpu_name, gpu_uuid, "
     "sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, git_rev, build_flags, source_hash, "
-    "hostname";
+    "hostname, state_reason, env_checks";
 
 run_info read_run(const statement& s) {
   run_info r;
@@ -32,6 +32,8 @@ run_info read_run(const statement& s) {
   e.build_flags = s.text(17);
   e.source_hash = s.text(18);
   e.hostname = s.text(19);
+  r.state_reason = s.text(20);
+  r.env_checks = s.text(21);
   return r;
 }
 
@@ -56,13 +58,27 @@ std::int64_t sqlite_database::begin_run(const run_info& r) {
 }
 
 void sqlite_database::finish_run(std::int64_t run_id, const std::string& state) {
+  finish_run(run_id, state, "");
+}
+
+void sqlite_database::finish_run(std::int64_t run_id, const std::string& state, const std::string& reason) {
   constexpr const char* what = "finish_run";
   require_writable(what);
-  statement s(m_conn, "UPDATE runs SET finished_at = ?, state = ? WHERE id = ?", what);
-  s.bind_all(utc_now(), state, run_id);
+  statement s(m_conn, "UPDATE runs SET finished_at = ?, state = ?, state_reason = ? WHERE id = ?", what);
+  s.bind_all(utc_now(), state, reason, run_id);
   s.run();
   if (m_conn.changes() == 0)
     throw error(m_conn.path() + ": finish_run: no run with id " + std::to_string(run_id));
+}
+
+void sqlite_database::set_env_checks(std::int64_t run_id, const std::string& checks_json) {
+  constexpr const char* what = "set_env_checks";
+  require_writable(what);
+  statement s(m_conn, "UPDATE runs SET env_checks = ? WHERE id = ?", what);
+  s.bind_all(checks_json, run_id);
+  s.run();
+  if (m_conn.changes() == 0)
+    throw error(m_conn.path() + ": set_env_checks: no run with id " + std::to_string(run_id));
 }
 
 std::vector<run_info> sqlite_database::runs() {

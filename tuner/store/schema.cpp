@@ -1,4 +1,6 @@
-// Schema version 1 of the store (PRAGMA user_version = 1).
+// Schema version 1 of the store (PRAGMA user_version = 1). Version 2 adds columns
+// (schema_v2.cpp): the warm-up, batch and clock source of trials, the SM clock of samples, the
+// reason and environment checks of runs.
 //
 //   runs      one sweep (or validation) invocation and the environment it ran in.
 //             started_at/finished_at are ISO 8601 UTC; finished_at is NULL while running or when

@@ -18,6 +18,8 @@ class sqlite_database final : public database {
 
   std::int64_t begin_run(const run_info& r) override;
   void finish_run(std::int64_t run_id, const std::string& state) override;
+  void finish_run(std::int64_t run_id, const std::string& state, const std::string& reason) override;
+  void set_env_checks(std::int64_t run_id, const std::string& checks_json) override;
   std::vector<run_info> runs() override;
   std::optional<run_info> run(std::int64_t id) override;
 

@@ -33,6 +33,26 @@ void connection::exec(std::string_view sql, std::string_view what) {
   if (rc != SQLITE_OK) fail(rc, what);
 }
 
+void connection::copy_into_memory(std::string_view what) {
+  sqlite3* memory = nullptr;
+  if (const int rc = sqlite3_open_v2(":memory:", &memory, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+      rc != SQLITE_OK) {
+    sqlite3_close(memory);
+    fail(rc, what);
+  }
+  sqlite3_backup* backup = sqlite3_backup_init(memory, "main", m_db, "main");
+  int rc = backup ? sqlite3_backup_step(backup, -1) : sqlite3_errcode(memory);
+  if (backup) sqlite3_backup_finish(backup);
+  if (rc != SQLITE_DONE) {
+    const std::string msg = sqlite3_errmsg(memory);
+    sqlite3_close(memory);
+    throw error(m_path + ": " + std::string(what) + ": " + msg);
+  }
+  sqlite3_extended_result_codes(memory, 1);
+  sqlite3_close_v2(m_db);
+  m_db = memory;
+}
+
 void connection::fail(int rc, std::string_view what) const {
   const int primary = rc & 0xff;
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)

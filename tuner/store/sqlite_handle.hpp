@@ -28,6 +28,10 @@ class connection {
   // Runs SQL text that carries no values (schema, pragmas, BEGIN/COMMIT).
   void exec(std::string_view sql, std::string_view what);
 
+  // Replaces the open file by a copy of it in memory (sqlite3_backup), which may then be written
+  // (migrated) while the file is not touched. path() still names the file.
+  void copy_into_memory(std::string_view what);
+
   // Throws for result code `rc`: "<path>: database is locked by another process" when busy,
   // else "<path>: <what>: <sqlite message>".
   [[noreturn]] void fail(int rc, std::string_view what) const;

@@ -11,7 +11,7 @@
 
 namespace cuop::store {
 
-inline constexpr int schema_version = 1;  // PRAGMA user_version; migrations in migrations.cpp
+inline constexpr int schema_version = 2;  // PRAGMA user_version; migrations in migrations.cpp
 inline constexpr int default_busy_timeout_ms = 5000;  // wait this long for another writer
 
 // Now, as ISO 8601 UTC: "2026-11-30T13:05:00Z".
@@ -42,8 +42,10 @@ struct run_info {
   std::string spec_hash;
   std::string op;
   std::string mode;          // "measure" or "validate"
-  std::string state;         // "running", "finished", "interrupted", "invalid"
+  std::string state;         // "running", "finished", "interrupted", "failed", "invalid"
   environment env;
+  std::string state_reason;  // why "invalid" (a bad environment before or after the run)
+  std::string env_checks;    // {"before": {...}, "after": {...}}: the GPU's state (NVML), JSON
 };
 
 // One compilation of one configuration for one target.
@@ -79,10 +81,11 @@ struct problem_record {
 };
 
 // Trial statuses: "ok", "wrong_answer", "launch_error", "crashed", "timeout", "unsupported"
-// (the configuration cannot run this shape), "rejected" (a constraint), "not_built".
+// (the configuration cannot run this shape), "rejected" (a constraint), "not_built",
+// "dropped_race" (measured, and clearly slower than the best in a race: its samples are kept).
 inline constexpr const char* final_statuses[] = {
     "ok", "wrong_answer", "launch_error", "crashed", "timeout", "unsupported", "rejected",
-    "not_built"};
+    "not_built", "dropped_race"};
 
 struct trial_record {
   std::int64_t id = 0;
@@ -98,9 +101,15 @@ struct trial_record {
   int samples = 0;
   double gbps = 0;
   double max_error = 0;      // verification: max abs error against the reference
-  std::string stop_reason;   // "ci", "max_samples", "max_time"
+  std::string stop_reason;   // "ci", "stable_noise", "max_samples", "max_time"; "race": pooled rounds
   std::string created_at;
   std::vector<double> sample_us;  // raw samples, stored in the samples table
+  std::vector<double> sample_clock_mhz;  // the SM clock of each sample (0 unknown); may be empty
+  double warmup_ms = 0;      // warm-up before the samples
+  int warmup_cap_ms = 0;     // the cap it ran under (max of measure.warmup_cap_ms and warmup_ms)
+  bool warmup_capped = false;  // the warm-up cap ended it before the clock settled
+  int batch = 1;             // launches per sample: > 1, a CUDA graph's time / batch
+  std::string clock_source;  // "nvml", "globaltimer", "none"; "" before schema 2
 };
 
 struct trial_filter {
@@ -117,7 +126,9 @@ class database {
  public:
   // Opens (creating and migrating when read_write) the database at `path`. Throws cuop::error:
   // "<path>: database schema 7 is newer than this cuop-tune (1)", not a database, locked, ...
-  // Read-only never creates or migrates: a missing file or an older schema is an error.
+  // Read-only never creates or writes the file: a missing file is an error, and an older schema
+  // is read through a copy in memory, upgraded there (the whole file is copied: fine for the
+  // databases of a few sweeps, slow for gigabytes; open such a file read-write once).
   static std::unique_ptr<database> open(const std::string& path, open_mode mode);
   static std::unique_ptr<database> open(const std::string& path, open_mode mode,
                                         int busy_timeout_ms);
@@ -127,6 +138,10 @@ class database {
 
   virtual std::int64_t begin_run(const run_info& r) = 0;
   virtual void finish_run(std::int64_t run_id, const std::string& state) = 0;
+  // Ends a run with a state and its reason ("invalid", "before the run: 2 other compute ...").
+  virtual void finish_run(std::int64_t run_id, const std::string& state, const std::string& reason) = 0;
+  // Stores the environment checks of a run (JSON text).
+  virtual void set_env_checks(std::int64_t run_id, const std::string& checks_json) = 0;
   virtual std::vector<run_info> runs() = 0;
   virtual std::optional<run_info> run(std::int64_t id) = 0;
 
@@ -141,7 +156,7 @@ class database {
   // Empty created_at: now. run_id 0: not part of a run. Returns the trial's id.
   virtual std::int64_t put_trial(const trial_record& t) = 0;
   // Resume: a trial with a final status (one of final_statuses) exists for this environment,
-  // problem and configuration.
+  // problem and configuration, and is not from a run marked "invalid".
   virtual bool has_trial(const std::string& env_key, const std::string& problem_key,
                          const std::string& instance) = 0;
   // Ordered by problem key, then instance, then env_key.

@@ -41,21 +41,24 @@ std::int64_t sqlite_database::put_trial(const trial_record& t) {
   statement ins(m_conn,
                 "INSERT INTO trials (run_id, env_key, problem_id, config_id, device, status, "
                 "message, min_us, median_us, q1_us, q3_us, mean_us, stdev_us, ci_lo_us, ci_hi_us, "
-                "samples, gbps, max_error, stop_reason, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "samples, gbps, max_error, stop_reason, created_at, warmup_ms, warmup_cap_ms, warmup_capped, "
+                "batch, clock_source) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 what);
   ins.bind_all(std::int64_t{0}, t.env_key, problem_id, config_id, t.device, t.status, t.message,
                t.min_us, t.median_us, t.q1_us, t.q3_us, t.mean_us, t.stdev_us, t.ci_lo_us,
                t.ci_hi_us, t.samples, t.gbps, t.max_error, t.stop_reason,
-               t.created_at.empty() ? utc_now() : t.created_at);
+               t.created_at.empty() ? utc_now() : t.created_at, t.warmup_ms, t.warmup_cap_ms, t.warmup_capped ? 1 : 0,
+               t.batch, t.clock_source);
   if (t.run_id == 0) ins.bind_null(1);  // not part of a run
   else ins.bind(1, t.run_id);
   ins.run();
   const std::int64_t trial_id = m_conn.last_insert_rowid();
 
-  statement smp(m_conn, "INSERT INTO samples (trial_id, idx, time_us) VALUES (?,?,?)", what);
+  statement smp(m_conn, "INSERT INTO samples (trial_id, idx, time_us, sm_clock_mhz) VALUES (?,?,?,?)", what);
   for (std::size_t i = 0; i < t.sample_us.size(); ++i) {
-    smp.bind_all(trial_id, static_cast<std::int64_t>(i), t.sample_us[i]);
+    const double mhz = i < t.sample_clock_mhz.size() ? t.sample_clock_mhz[i] : 0.0;
+    smp.bind_all(trial_id, static_cast<std::int64_t>(i), t.sample_us[i], mhz);
     smp.run();
     smp.reset();
   }
@@ -67,11 +70,13 @@ std::int64_t sqlite_database::put_trial(const trial_record& t) {
 
 bool sqlite_database::has_trial(const std::string& env_key, const std::string& problem_key,
                                 const std::string& instance) {
-  // At most one row: trials are unique on (env_key, problem, config).
+  // At most one row: trials are unique on (env_key, problem, config). A trial of a run marked
+  // invalid does not count: the next sweep measures it again (and replaces it).
   statement s(m_conn,
               "SELECT t.status FROM trials t JOIN problems p ON p.id = t.problem_id "
-              "JOIN configs c ON c.id = t.config_id "
-              "WHERE t.env_key = ? AND p.key = ? AND c.instance = ?",
+              "JOIN configs c ON c.id = t.config_id LEFT JOIN runs r ON r.id = t.run_id "
+              "WHERE t.env_key = ? AND p.key = ? AND c.instance = ? "
+              "AND (r.state IS NULL OR r.state != 'invalid')",
               "has_trial");
   s.bind_all(env_key, problem_key, instance);
   if (!s.step()) return false;
@@ -85,7 +90,8 @@ std::vector<trial_record> sqlite_database::trials(const trial_filter& f) {
               "t.median_us, t.q1_us, t.q3_us, t.mean_us, t.stdev_us, t.ci_lo_us, t.ci_hi_us, "
               "t.samples, t.gbps, t.max_error, t.stop_reason, t.created_at, "
               "p.key, p.op, p.dtype, p.dims_json, p.bytes, "
-              "c.instance, c.op, c.family, c.dtype, c.params_json "
+              "c.instance, c.op, c.family, c.dtype, c.params_json, "
+              "t.warmup_ms, t.warmup_capped, t.batch, t.clock_source, t.warmup_cap_ms "
               "FROM trials t JOIN problems p ON p.id = t.problem_id "
               "JOIN configs c ON c.id = t.config_id "
               "WHERE (?1 = '' OR p.op = ?1) AND (?2 = '' OR t.env_key = ?2) "
@@ -119,14 +125,23 @@ std::vector<trial_record> sqlite_database::trials(const trial_filter& f) {
     t.created_at = s.text(18);
     t.problem = {s.text(19), s.text(20), s.text(21), s.text(22), s.real(23)};
     t.config = {s.text(24), s.text(25), s.text(26), s.text(27), s.text(28)};
+    t.warmup_ms = s.real(29);
+    t.warmup_capped = s.int64(30) != 0;
+    t.batch = static_cast<int>(s.int64(31));
+    t.clock_source = s.text(32);
+    t.warmup_cap_ms = static_cast<int>(s.int64(33));
     out.push_back(std::move(t));
   }
 
   if (f.with_samples) {
-    statement smp(m_conn, "SELECT time_us FROM samples WHERE trial_id = ? ORDER BY idx", "trials");
+    statement smp(m_conn, "SELECT time_us, sm_clock_mhz FROM samples WHERE trial_id = ? ORDER BY idx",
+                  "trials");
     for (trial_record& t : out) {
       smp.bind(1, t.id);
-      while (smp.step()) t.sample_us.push_back(smp.real(0));
+      while (smp.step()) {
+        t.sample_us.push_back(smp.real(0));
+        t.sample_clock_mhz.push_back(smp.real(1));
+      }
       smp.reset();
     }
   }

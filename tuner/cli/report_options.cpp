@@ -1,0 +1,65 @@
+#include "tuner/cli/report_options.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "tuner/core/error.hpp"
+#include "tuner/core/files.hpp"
+#include "tuner/report/compare_report.hpp"
+
+namespace cuop::cli {
+
+gate::compare_options report_options::resolved() const {
+  auto c = compare;
+  c.limits.compute = compute_pct / 100;
+  c.limits.memory = memory_pct / 100;
+  c.limits.short_kernel = short_pct / 100;
+  return c;
+}
+
+void add_report_options(CLI::App& cmd, report_options& o) {
+  auto& limits = o.compare.limits;
+  cmd.add_option("--format", o.format, "table (default), markdown, json or junit")
+      ->check(CLI::IsMember({"table", "markdown", "json", "junit"}));
+  cmd.add_option("--output", o.output, "Write the report to FILE instead of stdout");
+  cmd.add_flag("--per-config", o.compare.per_config,
+               "Also compare each configuration verified on both sides");
+  cmd.add_option("--threshold-compute", o.compute_pct,
+                 "Percent change that matters for compute-bound kernels (default 2)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd.add_option("--threshold-memory", o.memory_pct,
+                 "Percent change that matters for memory-bound kernels (default 3)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd.add_option("--threshold-short", o.short_pct,
+                 "Percent change that matters for short kernels (default 5)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd.add_option("--short-below-us", limits.short_below_us,
+                 "A kernel is short when its baseline median is under this (default 20)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--floor-us", limits.floor_us,
+                 "A difference of medians under this many microseconds never counts (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--resamples", o.compare.bootstrap.resamples, "Bootstrap resamples (default 5000)")
+      ->check(CLI::Range(100, 1000000));
+  cmd.add_option("--seed", o.compare.bootstrap.seed, "Bootstrap seed (default 1)");
+  cmd.add_flag("--allow-different-env", o.compare.allow_different_env,
+               "Compare results from different GPU models or environments, with a warning");
+}
+
+int deliver_report(const gate::comparison& c, const report_options& o) {
+  const auto text = report::render_comparison(c, report::parse_compare_format(o.format));
+  if (o.output.empty()) {
+    fmt::print("{}", text);
+  } else {
+    core::write_atomically(o.output, text);
+    // The file has everything; the log still shows what a CI job decided and any warning.
+    for (const auto& w : c.warnings) fmt::print(stderr, "cuop-tune: warning: {}\n", w);
+    fmt::print("{} compared: {} SLOWER, {} FASTER, {} SAME, {} AMBIGUOUS; written to {}\n",
+               c.rows.size(), c.count(measure::verdict::slower), c.count(measure::verdict::faster),
+               c.count(measure::verdict::same), c.count(measure::verdict::ambiguous), o.output);
+  }
+  return c.regression() ? exit_code::regression : exit_code::ok;
+}
+
+}  // namespace cuop::cli

@@ -1,0 +1,288 @@
+#include "tuner/gate/gate_run.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "tuner/core/error.hpp"
+#include "tuner/gate/abba.hpp"
+#include "tuner/gate/retry.hpp"
+#include "tuner/gate/suite_run.hpp"
+#include "tuner/runner/worker_process.hpp"
+#include "tuner/space/space.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace cuop::gate {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The gate's files: a temporary folder (raised copies of the sweep files and, without --db, the
+// databases) and the databases, named by what they hold. The folder goes at the end unless kept.
+class gate_files {
+ public:
+  // With --db the databases are beside it and kept; the folder then only holds file copies.
+  gate_files(std::string db, bool keep) : m_db(std::move(db)), m_keep(keep && m_db.empty()) {
+    const auto base = fs::temp_directory_path() / "cuop-gate-XXXXXX";
+    std::string tmpl = base.string();
+    if (!::mkdtemp(tmpl.data())) throw error(fmt::format("{}: cannot create a temporary folder", tmpl));
+    m_folder = tmpl;
+  }
+  ~gate_files() {
+    std::error_code ec;
+    if (!m_keep) fs::remove_all(m_folder, ec);
+  }
+  gate_files(const gate_files&) = delete;
+  gate_files& operator=(const gate_files&) = delete;
+
+  const std::string& folder() const { return m_folder; }
+
+  // The first database asked for is --db itself; the others go beside it, "<stem>.<label>.db".
+  std::string database(const std::string& label, const std::string& holds) {
+    std::string path;
+    if (m_db.empty()) {
+      path = (fs::path(m_folder) / (label + ".db")).string();
+    } else if (m_databases.empty()) {
+      path = m_db;
+    } else {
+      const fs::path p(m_db);
+      path = (p.parent_path() / (p.stem().string() + "." + label + ".db")).string();
+    }
+    m_databases.push_back(fmt::format("{} ({})", path, holds));
+    return path;
+  }
+
+  std::vector<std::string> kept() const {
+    return m_keep || !m_db.empty() ? m_databases : std::vector<std::string>{};  // else removed
+  }
+
+ private:
+  std::string m_db;
+  bool m_keep;
+  std::string m_folder;
+  std::vector<std::string> m_databases;
+};
+
+result_set load_measured(const std::string& db, const std::string& source) {
+  result_set set;
+  try {
+    set = load_result_set(db, {});
+  } catch (const error& e) {
+    throw error(fmt::format("{}: nothing measured ({}); the sweep's messages above say why", source,
+                            e.what()));
+  }
+  set.source = source;
+  return set;
+}
+
+struct gate_context {
+  const gate_options& o;
+  std::vector<std::string> specs;
+  std::vector<std::string> problems;  // every problem of the suites
+  std::string self, other;
+  gate_files files;
+  std::vector<std::string> warnings;  // the gate's own, added to every comparison
+};
+
+suite_run suite(const gate_context& g, const std::vector<std::string>& only, int pass) {
+  suite_run run;
+  run.specs = g.specs;
+  run.only = only;
+  run.retry_pass = pass;
+  run.scratch_dir = g.files.folder();
+  run.device = g.o.device;
+  run.cache_dir = g.o.cache_dir;
+  run.jobs = g.o.jobs;
+  return run;
+}
+
+std::string pass_prefix(int pass) { return pass == 0 ? "" : fmt::format("retry{}-", pass); }
+
+// This build must verify every problem it was asked to measure: a problem none of whose
+// configurations verified (a broken kernel, or a run the sweep marked invalid for a bad
+// environment) is an error, never a quiet "only in the baseline". On a retry, its earlier trials
+// stay and a warning says so.
+void require_measured(gate_context& g, const result_set& set, const std::vector<std::string>& wanted,
+                      int pass, const std::string& what) {
+  const auto missing = missing_problems(set, wanted.empty() ? g.problems : wanted);
+  if (missing.empty()) return;
+  const auto message = fmt::format(
+      "{}: no verified result for {} of the problems it measured: {} (every configuration failed, "
+      "or the sweep marked its run invalid; its messages above say which)",
+      what, missing.size(), fmt::join(missing, ", "));
+  if (pass == 0) throw error(message);
+  g.warnings.push_back(message + "; the earlier trials stay");
+}
+
+// --baseline: this build, once (a retry pass: only `only`, with more samples).
+result_set measure_this_build(gate_context& g, const std::vector<std::string>& only, int pass) {
+  const auto holds = pass == 0 ? std::string("this build") : fmt::format("this build, retry {}", pass);
+  const auto db = g.files.database(pass_prefix(pass) + "a", holds);
+  run_suite(g.self, db, suite(g, only, pass), holds);
+  auto set = load_measured(db, "this build");
+  require_measured(g, set, only, pass, holds);
+  return set;
+}
+
+// --against: A B B A rounds, each build's pooled.
+std::pair<result_set, result_set> measure_rounds(gate_context& g, const std::vector<std::string>& only,
+                                                 int pass) {
+  const auto schedule = abba_schedule(g.o.cycles);
+  std::vector<result_set> a_rounds, b_rounds;
+  for (std::size_t i = 0; i < schedule.size(); ++i) {
+    const bool a = schedule[i] == build::a;
+    const auto holds = fmt::format("{}round {} of {}: {}", pass == 0 ? "" : fmt::format("retry {}, ", pass),
+                                   i + 1, schedule.size(), a ? "A, this build" : "B, " + g.o.against);
+    const auto db = g.files.database(fmt::format("{}round{}-{}", pass_prefix(pass), i + 1, a ? "a" : "b"), holds);
+    run_suite(a ? g.self : g.other, db, suite(g, only, pass), holds);
+    (a ? a_rounds : b_rounds).push_back(load_measured(db, holds));
+    if (a) require_measured(g, a_rounds.back(), only, pass, holds);
+  }
+  const auto pool = [&](const std::vector<result_set>& rounds, build side, const std::string& name) {
+    std::vector<const result_set*> ptrs;
+    for (const auto& r : rounds) ptrs.push_back(&r);
+    auto pooled = pool_rounds(ptrs, fmt::format("{} (rounds {})", name, fmt::join(rounds_of(schedule, side), ", ")));
+    if (!pooled.dropped.empty())
+      g.warnings.push_back(fmt::format("{}{}: {} configurations left out of the pooled rounds: {}",
+                                       pass == 0 ? "" : fmt::format("retry {}: ", pass), name,
+                                       pooled.dropped.size(), fmt::join(pooled.dropped, "; ")));
+    return std::move(pooled.set);
+  };
+  return {pool(a_rounds, build::a, "this build"), pool(b_rounds, build::b, g.o.against)};
+}
+
+comparison with_gate_warnings(comparison c, const gate_context& g) {
+  c.warnings.insert(c.warnings.end(), g.warnings.begin(), g.warnings.end());
+  return c;
+}
+
+}  // namespace
+
+std::string no_gpu_message(const std::string& why) {
+  return fmt::format(
+      "no GPU to measure on ({}): the gate times its suites on this machine's GPU; a "
+      "compile-validation sweep is not a gate (`cuop-tune sweep --validate-only` runs one)",
+      why.empty() ? "no device" : why);
+}
+
+std::vector<std::string> missing_problems(const result_set& set, const std::vector<std::string>& wanted) {
+  std::set<std::string> verified;
+  for (const auto& t : set.trials) verified.insert(t.problem);
+  std::vector<std::string> out;
+  for (const auto& p : wanted)
+    if (!verified.contains(p)) out.push_back(p);
+  return out;
+}
+
+result_set keep_problems(result_set set, const std::set<std::string>& problems) {
+  std::erase_if(set.trials, [&](const measured_trial& t) { return !problems.contains(t.problem); });
+  return set;
+}
+
+result_set load_gate_baseline(const std::string& baseline, const std::string& gpu,
+                              const std::set<std::string>& problems) {
+  result_set set;
+  try {
+    set = load_result_set(baseline, {"", gpu});
+  } catch (const error& mine) {
+    // Nothing of this GPU model: take the one it has, and let the environment check speak.
+    try {
+      set = load_result_set(baseline, {});
+    } catch (const error&) {
+      throw error(fmt::format("{} (looking for results of {}, the GPU measured here)", mine.what(), gpu));
+    }
+  }
+  set = keep_problems(std::move(set), problems);
+  if (set.trials.empty())
+    throw error(fmt::format("{}: none of the gate suites' {} problems has verified results there",
+                            baseline, problems.size()));
+  return set;
+}
+
+comparison run_gate(const gate_options& o) {
+  if (o.baseline.empty() == o.against.empty())
+    throw usage_error("gate needs --baseline PATH or --against OTHER (one of the two)");
+  if (o.retries < 0) throw usage_error(fmt::format("--retries must be 0 or more, got {}", o.retries));
+  if (!o.against.empty()) abba_schedule(o.cycles);  // checks --cycles before anything runs
+  if (std::error_code ec; !o.db.empty() && fs::exists(o.db, ec))
+    throw error(o.db + ": already exists; the gate measures into a fresh database (remove it or "
+                       "choose another --db)");
+
+  // Every file is parsed before anything runs.
+  std::set<std::string> problems;
+  for (const auto& file : o.specs) {
+    const auto s = spec::load(file);
+    space::require_nonempty(s);
+    for (const auto& p : s.problems) problems.insert(p.key(s.op));
+  }
+
+  // The other build first: a protocol mismatch is said whether or not there is a GPU.
+  std::string other;
+  runner::device_info other_dev;
+  if (!o.against.empty()) {
+    other = resolve_cuop_tune(o.against);
+    other_dev = ask_worker(other, o.device);
+    require_same_protocol(other_dev, o.against);
+  }
+  const auto self = o.self.empty() ? runner::self_executable() : o.self;
+  const auto dev = ask_worker(self, o.device);
+  if (!dev.present) throw error(no_gpu_message(dev.error));
+  if (!o.against.empty()) {
+    if (!other_dev.present)
+      throw error(fmt::format("{} finds no GPU ({}) where this build finds {}", o.against,
+                              other_dev.error, dev.name));
+    if (other_dev.uuid != dev.uuid)
+      throw error(fmt::format("{} sees device {} as {} ({}), this build as {} ({})", o.against,
+                              o.device, other_dev.name, other_dev.uuid, dev.name, dev.uuid));
+  }
+  fmt::print(stderr, "cuop-tune: gate: measuring on device {}: {} ({} SMs, driver {})\n", dev.index,
+             dev.name, dev.sm_count, dev.driver);
+
+  gate_context g{o, o.specs, {problems.begin(), problems.end()}, self, other,
+                 gate_files(o.db, o.keep_db), {}};
+  gate_notes notes;
+  notes.max_retries = o.retries;
+  const bool abba = !o.against.empty();
+  result_set baseline, candidate;
+  if (abba) {
+    notes.mode = "abba";
+    notes.schedule = describe_schedule(abba_schedule(o.cycles));
+    std::tie(candidate, baseline) = measure_rounds(g, {}, 0);
+  } else {
+    notes.mode = "baseline";
+    candidate = measure_this_build(g, {}, 0);
+    baseline = load_gate_baseline(o.baseline, dev.name, problems);
+  }
+  auto result = compare(baseline, candidate, o.compare);
+
+  retry_counts counts;
+  for (int pass = 1; pass <= o.retries; ++pass) {
+    const auto targets = select_retries(result);
+    if (targets.empty()) break;
+    const auto again = retry_problems(targets);
+    fmt::print(stderr, "cuop-tune: gate: retry {} of {}: {} AMBIGUOUS rows, measuring again with more samples: {}\n",
+               pass, o.retries, targets.size(), fmt::join(again, ", "));
+    if (abba) {
+      auto [a, b] = measure_rounds(g, again, pass);
+      candidate = merge_retry(candidate, a, targets);
+      baseline = merge_retry(baseline, b, targets);
+    } else {
+      candidate = merge_retry(candidate, measure_this_build(g, again, pass), targets);
+    }
+    record_retry_pass(counts, targets, pass);
+    notes.retry_passes = pass;
+    result = compare(baseline, candidate, o.compare);
+  }
+  apply_retry_counts(result, counts);
+  notes.databases = g.files.kept();
+  if (o.keep_db && o.db.empty())
+    fmt::print(stderr, "cuop-tune: gate: databases kept in {}\n", g.files.folder());
+  result.gate = std::move(notes);
+  return with_gate_warnings(std::move(result), g);
+}
+
+}  // namespace cuop::gate
