@@ -21,16 +21,8 @@ using measure::verdict;
 const std::string data = CUOP_TEST_DATA_DIR "/compare";
 
 // A fresh folder per test, removed afterwards.
-struct scratch {
-  fs::path path = fs::temp_directory_path() /
-                  ("cuop-compare-test-" + std::to_string(::getpid()) + "-" +
-                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  scratch() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~scratch() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
+struct scratch : cuop::test::scratch {
+  scratch() : cuop::test::scratch("cuop-compare-test") {}
 };
 
 gate::measured_trial trial(const std::string& problem, const std::string& instance, double us,

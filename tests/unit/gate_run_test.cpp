@@ -23,16 +23,9 @@ using measure::verdict;
 
 const std::string problem = "softmax_f32_4096x4096";
 
-struct scratch {
-  fs::path path = fs::temp_directory_path() /
-                  ("cuop-gate-run-test-" + std::to_string(::getpid()) + "-" +
-                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  scratch() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~scratch() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
+// A fresh folder per test, removed afterwards.
+struct scratch : cuop::test::scratch {
+  scratch() : cuop::test::scratch("cuop-gate-run-test") {}
 };
 
 std::vector<double> around(double us, int n, double step) {

@@ -362,16 +362,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct scratch {
-  fs::path path = fs::temp_directory_path() /
-                  ("cuop-gate-test-" + std::to_string(::getpid()) + "-" +
-                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  scratch() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~scratch() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
+// A fresh folder per test, removed afterwards.
+struct scratch : cuop::test::scratch {
+  scratch() : cuop::test::scratch("cuop-gate-test") {}
 };
 
 // A stand-in for a build's cuop-tune: records its arguments, one a line, then exits with `code`.
