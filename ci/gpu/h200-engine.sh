@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The measurement engine and the gate on the H200, in phases that fit the device's 10-minute
+# calls; run them back to back on one warm machine (the build folder carries over):
+#   bash ci/gpu/h200-engine.sh tests        configure, build (sm_90a), every GPU test, the engine's
+#                                           figures (measure_engine.* with their output)
+#   bash ci/gpu/h200-engine.sh aa SUITE...  A/A: `gate SUITE --against` this very build (A B B A),
+#                                           then the same suite against round 1 as a baseline
+#   bash ci/gpu/h200-engine.sh inject       the calibration kernel: detection of injected slowdowns
+# Reports (JSON) and logs go to $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT="${OUT:-/tmp/cuop-out}"
+mkdir -p "$OUT"
+phase="${1:-tests}"
+shift || true
+log="$OUT/log-$phase.txt"
+step() { echo "== $(date +%T) $*" | tee -a "$log"; }
+args=$(ci/gpu/setup-offline-deps.sh /tmp/cuop-deps) || exit 1
+export LD_LIBRARY_PATH="/tmp/cuop-deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+export PATH="/usr/local/cuda/bin:$PATH"
+tune="$PWD/build/tuner/cuop-tune"
+
+build() {
+  [[ -x "$tune" && "${REBUILD:-0}" != 1 ]] && return 0
+  step "configure + build"
+  # shellcheck disable=SC2086
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  cmake --build build -j16 >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -30; exit 1; }
+  step "built"
+}
+
+# One gate run; its JSON report to $OUT/NAME.json, its log to $OUT/NAME.log, a one-line summary.
+gate_run() {
+  local name="$1"
+  shift
+  "$tune" gate "$@" --format json >"$OUT/$name.json" 2>"$OUT/$name.log"
+  local rc=$?
+  python3 - "$OUT/$name.json" "$name" "$rc" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+path, name, rc = sys.argv[1:]
+try:
+    j = json.load(open(path))
+except Exception as e:
+    print(f"{name}: exit {rc}, no report ({e})"); sys.exit()
+s = j.get("summary", {})
+rows = j.get("rows", [])
+worst = max((r.get("ratio", 0) for r in rows), default=0)
+amb = sum(1 for r in rows if r.get("verdict") == "AMBIGUOUS")
+retried = sum(1 for r in rows if r.get("retries", 0) > 0)
+print(f"{name}: exit {rc}, compared {s.get('compared')}, slower {s.get('slower')}, faster {s.get('faster')}, "
+      f"same {s.get('same')}, ambiguous {amb}, rows retried {retried}, worst ratio {worst:.4f}")
+PY
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >>"$log" 2>&1
+case "$phase" in
+tests)
+  build
+  step "GPU tests (one process, every GPU test, their printed figures)"
+  build/tests/cuop_gpu_tests >"$OUT/gpu-tests.txt" 2>&1
+  echo "exit $?" | tee -a "$log"
+  grep -E "^\[  (FAILED|SKIPPED|PASSED) |tests ran" "$OUT/gpu-tests.txt" | sort | uniq -c | sort -rn | head -40 | tee -a "$log"
+  ;;
+aa)
+  build
+  for suite in "$@"; do
+    name=$(basename "$suite" .yaml)
+    rm -rf "/tmp/aa-$name" && mkdir -p "/tmp/aa-$name"
+    step "A/A $suite: A B B A against itself"
+    gate_run "aa-$name-abba" "$suite" --against "$tune" --db "/tmp/aa-$name/gate.db" --cache /tmp/aa-cache -j16
+    step "A/A $suite: against round 1 as a baseline"
+    gate_run "aa-$name-baseline" "$suite" --baseline "/tmp/aa-$name/gate.db" --db "/tmp/aa-$name/again.db" --cache /tmp/aa-cache -j16
+    cp "/tmp/aa-$name"/*.db "$OUT/" 2>/dev/null
+  done
+  ;;
+*)
+  echo "unknown phase $phase" >&2
+  exit 2
+  ;;
+esac
+step "done"
+cat "$OUT/summary.txt" 2>/dev/null
