@@ -57,7 +57,7 @@ case "$phase" in
 tests)
   build
   step "GPU tests (one process, every GPU test, their printed figures)"
-  build/tests/cuop_gpu_tests >"$OUT/gpu-tests.txt" 2>&1
+  { build/tests/cuop_gpu_tests; build/tests/cuop_gpu_isolated_tests; } >"$OUT/gpu-tests.txt" 2>&1
   echo "exit $?" | tee -a "$log"
   grep -E "^\[  (FAILED|SKIPPED|PASSED) |tests ran" "$OUT/gpu-tests.txt" | sort | uniq -c | sort -rn | head -40 | tee -a "$log"
   ;;

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gpu_test_support.hpp"
+#include "../gpu_test_support.hpp"
 
 namespace {
 
