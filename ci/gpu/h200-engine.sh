@@ -5,7 +5,8 @@
 #                                           figures (measure_engine.* with their output)
 #   bash ci/gpu/h200-engine.sh aa SUITE...  A/A: `gate SUITE --against` this very build (A B B A),
 #                                           then the same suite against round 1 as a baseline
-#   bash ci/gpu/h200-engine.sh inject       the calibration kernel: detection of injected slowdowns
+#   REPS=4 bash ci/gpu/h200-engine.sh inject   the calibration kernel (tests/calibration): which
+#                                           injected slowdowns (1, 2, 5, 10%) the gate detects
 # Reports (JSON) and logs go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -71,6 +72,31 @@ aa)
     step "A/A $suite: against round 1 as a baseline"
     gate_run "aa-$name-baseline" "$suite" --baseline "/tmp/aa-$name/gate.db" --db "/tmp/aa-$name/again.db" --cache /tmp/aa-cache -j16
     cp "/tmp/aa-$name"/*.db "$OUT/" 2>/dev/null
+  done
+  ;;
+inject)
+  # The calibration kernel at 0, 1, 2, 5 and 10% more work (extra_permille), each gated against
+  # 0 in A B B A rounds ($REPS times; B is this build on the copy with more work, through a
+  # wrapper that swaps the suite's path) and against a baseline database of 0 measured once.
+  build
+  cal=/tmp/cal && rm -rf $cal && mkdir -p $cal
+  src="$PWD/tests/calibration/extra_work_softmax.cuh"
+  for x in 0 10 20 50 100; do
+    sed -e "s|source: extra_work_softmax.cuh|source: $src|" -e "s/extra_permille: \[0\]/extra_permille: [$x]/" \
+      tests/calibration/calibration.yaml >$cal/extra-$x.yaml
+    printf '#!/usr/bin/env bash\nargs=()\nfor a in "$@"; do [[ "$a" == %s ]] && a=%s; args+=("$a"); done\nexec %s "${args[@]}"\n' \
+      "$cal/extra-0.yaml" "$cal/extra-$x.yaml" "$tune" >$cal/b-$x.sh
+    chmod +x $cal/b-$x.sh
+  done
+  step "baseline database of 0"
+  "$tune" sweep $cal/extra-0.yaml --db $cal/base.db --cache /tmp/aa-cache -j16 >>"$log" 2>&1
+  for rep in $(seq 1 "${REPS:-4}"); do
+    for x in 0 10 20 50 100; do
+      step "rep $rep, +$x permille: A B B A"
+      gate_run "inject-abba-$x-$rep" $cal/extra-0.yaml --against $cal/b-$x.sh --db $cal/g-$x-$rep.db --cache /tmp/aa-cache -j16
+      step "rep $rep, +$x permille: against the baseline"
+      gate_run "inject-base-$x-$rep" $cal/extra-$x.yaml --baseline $cal/base.db --db $cal/b-$x-$rep.db --cache /tmp/aa-cache -j16
+    done
   done
   ;;
 *)

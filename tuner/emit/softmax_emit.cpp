@@ -13,6 +13,7 @@
 #include "tuner/core/suggest.hpp"
 #include "tuner/emit/emit_common.hpp"
 #include "tuner/emit/softmax_defaults.hpp"
+#include "tuner/ops/custom_softmax.hpp"
 #include "tuner/ops/softmax_source.hpp"
 
 namespace cuop::emit {
@@ -63,7 +64,10 @@ emitted emit_softmax(const std::vector<result_file>& results, const std::vector<
     for (const auto* f : chosen.files) {
       // Compiled and fit there, and the family runs there (cluster_row compiles to a trap below
       // sm_90: its build succeeds but it is not legal).
+      // A custom kernel (the sweep file's own source, tuner/ops/custom_softmax.hpp) is not part of
+      // the library: it never ships.
       const auto legal = [&](const result_trial& t) {
+        if (t.family == ops::custom_family) return false;
         return legal_on(*f, t.instance, target) && ks::min_sm(config_of(t).fam) <= cc;
       };
       for (const auto& [problem, t] : best_per_problem(*f, legal)) {

@@ -19,6 +19,7 @@ op_desc softmax_op() {
     for (std::string_view p : ks::param_names(f)) d.params.emplace_back(p);
     op.families.push_back(std::move(d));
   }
+  op.families.push_back({"custom", {"block_threads"}, "kernel", true});  // tuner/ops/custom_softmax.hpp
   return op;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/ops/custom_softmax.hpp"
 #include "tuner/ops/softmax_source.hpp"
 
 namespace cuop::ops {
@@ -35,6 +36,7 @@ class softmax_ops final : public op_adapter {
   double flops(const spec::problem&) const override { return 0; }
   bool is_library(std::string_view) const override { return false; }
   kernel_candidate kernel(const space::point& point, const spec::problem& p) const override {
+    if (point.family == custom_family) return custom_softmax_candidate(point, p.dtype);
     const auto c = softmax_config_of(point, p.dtype);
     return {ks::instance_name(c), softmax_entry_source(c), std::string(name_of(c.type)),
             ks::threads_per_block(c), 0};

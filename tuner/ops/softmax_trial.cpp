@@ -4,6 +4,7 @@
 
 #include "cuop/kernels/softmax/launch.hpp"
 #include "cuop/reference/softmax_reference.hpp"
+#include "tuner/ops/custom_softmax.hpp"
 #include "tuner/ops/verified_timing.hpp"
 #include "tuner/runner/cuda_errors.hpp"
 
@@ -79,7 +80,8 @@ trial_response softmax_trial_runner::run(const trial_request& request) {
   trial_response r;
   const auto type = parse_dtype(request.dtype);
   ks::softmax_config config;
-  if (!type || !parse_config(request.config, *type, config, r.message)) {
+  const bool custom = request.config.value("family", "") == custom_family;
+  if (!type || (!custom && !parse_config(request.config, *type, config, r.message))) {
     r.status = "launch_error";
     if (!type) r.message = fmt::format("unknown dtype \"{}\"", request.dtype);
     return r;
@@ -95,15 +97,24 @@ trial_response softmax_trial_runner::run(const trial_request& request) {
   }
   const auto* function = reinterpret_cast<const void*>(kernel);
 
-  ks::device_limits limits;
-  if (auto e = ks::query_limits(m_device, function, config, limits);
-      e != cudaSuccess)
-    return failure(e, "the occupancy query");
   ks::launch_plan plan;
-  if (auto reason = ks::plan_launch(config, rows, cols, limits, plan); !reason.empty()) {
-    r.status = "unsupported";
-    r.message = reason;
-    return r;
+  if (custom) {
+    cudaError_t e = cudaSuccess;
+    if (auto reason = plan_custom_softmax(request.config, function, m_device, rows, plan, e); !reason.empty()) {
+      if (e != cudaSuccess) return failure(e, reason);
+      r.status = "unsupported";
+      r.message = reason;
+      return r;
+    }
+  } else {
+    ks::device_limits limits;
+    if (auto e = ks::query_limits(m_device, function, config, limits); e != cudaSuccess)
+      return failure(e, "the occupancy query");
+    if (auto reason = ks::plan_launch(config, rows, cols, limits, plan); !reason.empty()) {
+      r.status = "unsupported";
+      r.message = reason;
+      return r;
+    }
   }
 
   if (auto e = prepare_problem(*type, rows, cols, request.seed); e != cudaSuccess)

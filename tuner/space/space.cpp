@@ -55,6 +55,8 @@ std::vector<verdict> enumerate(const spec::sweep& s, const spec::problem& p) {
     std::vector<std::size_t> at(n, 0);
     verdict v;
     v.config.family = cand.family;
+    v.config.source = cand.source;
+    v.config.kernel = cand.kernel;
     for (const auto& ps : cand.params) v.config.params.emplace_back(ps.name, 0);
     bool done = false;
     for (const auto& ps : cand.params) done = done || ps.values.empty();

@@ -14,6 +14,7 @@ namespace cuop::space {
 struct point {
   std::string family;
   std::vector<std::pair<std::string, std::int64_t>> params;  // in the candidate's order
+  std::string source, kernel;  // family "custom" only (spec::candidate)
 };
 
 struct verdict {

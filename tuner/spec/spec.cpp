@@ -1,6 +1,8 @@
 #include "tuner/spec/spec.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -25,12 +27,12 @@ const std::vector<std::string> top_keys = {"op",          "dtypes",  "problems",
                                            "constraints", "targets", "measure",  "strategy"};
 const std::vector<std::string> dtype_names = {"f32", "f16", "bf16"};
 
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
 const entry& require(const yaml_reader& r, const YAML::Node& map, const std::vector<entry>& es,
                      const std::string& key, const std::string& context) {
   const entry* e = find(es, key);
-  if (!e) r.fail(map, "missing required key " + quoted(key) + context);
+  if (!e) r.fail(map, "missing required key " + in_quotes(key) + context);
   return *e;
 }
 
@@ -38,8 +40,8 @@ std::vector<std::string> parse_dtypes(const yaml_reader& r, const YAML::Node& n)
   std::vector<std::string> out;
   for (const auto& item : r.list(n, "\"dtypes\"")) {
     std::string d = r.string(item, "dtype");
-    if (!parse_dtype(d)) r.fail(item, "unknown dtype " + quoted(d) + suggest_suffix(d, dtype_names));
-    if (std::find(out.begin(), out.end(), d) != out.end()) r.fail(item, "duplicate dtype " + quoted(d));
+    if (!parse_dtype(d)) r.fail(item, "unknown dtype " + in_quotes(d) + suggest_suffix(d, dtype_names));
+    if (std::find(out.begin(), out.end(), d) != out.end()) r.fail(item, "duplicate dtype " + in_quotes(d));
     out.push_back(std::move(d));
   }
   return out;
@@ -60,16 +62,16 @@ std::vector<problem> parse_problems(const yaml_reader& r, const YAML::Node& n,
       const ops::dim_desc rules = op.dim(dim);
       const entry* e = find(es, dim);
       if (!e) {
-        if (!rules.fallback) r.fail(item, "missing dimension " + quoted(dim) + " in problem");
+        if (!rules.fallback) r.fail(item, "missing dimension " + in_quotes(dim) + " in problem");
         shape.dims[dim] = *rules.fallback;
       } else if (!rules.choices.empty()) {
-        const std::string v = r.string(e->value, quoted(dim));
+        const std::string v = r.string(e->value, in_quotes(dim));
         const auto at = std::find(rules.choices.begin(), rules.choices.end(), v);
         if (at == rules.choices.end())
-          r.fail(e->value, "unknown " + dim + " " + quoted(v) + suggest_suffix(v, rules.choices));
+          r.fail(e->value, "unknown " + dim + " " + in_quotes(v) + suggest_suffix(v, rules.choices));
         shape.dims[dim] = at - rules.choices.begin();
       } else {
-        shape.dims[dim] = r.integer_at_least(e->value, rules.min, quoted(dim));
+        shape.dims[dim] = r.integer_at_least(e->value, rules.min, in_quotes(dim));
       }
     }
     const entry* one = find(es, "dtype");
@@ -79,7 +81,7 @@ std::vector<problem> parse_problems(const yaml_reader& r, const YAML::Node& n,
     if (one) {
       std::string d = r.string(one->value, "\"dtype\"");
       if (!parse_dtype(d))
-        r.fail(one->value, "unknown dtype " + quoted(d) + suggest_suffix(d, dtype_names));
+        r.fail(one->value, "unknown dtype " + in_quotes(d) + suggest_suffix(d, dtype_names));
       dtypes.push_back(std::move(d));
     } else if (many) {
       dtypes = parse_dtypes(r, many->value);
@@ -94,7 +96,7 @@ std::vector<problem> parse_problems(const yaml_reader& r, const YAML::Node& n,
       const std::string key = p.key(op.name);
       for (const auto& q : out)
         if (q.key(op.name) == key)
-          r.fail(item, "duplicate problem " + quoted(key) + " (first at " + q.where.str() + ")");
+          r.fail(item, "duplicate problem " + in_quotes(key) + " (first at " + q.where.str() + ")");
       out.push_back(std::move(p));
     }
   }
@@ -105,9 +107,9 @@ bool is_pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 void push_value(const yaml_reader& r, const YAML::Node& at, param_space& ps, std::int64_t v) {
   if (std::find(ps.values.begin(), ps.values.end(), v) != ps.values.end())
-    r.fail(at, "duplicate value \"" + std::to_string(v) + "\" for parameter " + quoted(ps.name));
+    r.fail(at, "duplicate value \"" + std::to_string(v) + "\" for parameter " + in_quotes(ps.name));
   if (ps.values.size() == max_param_values)
-    r.fail(ps.where, "parameter " + quoted(ps.name) + " expands to more than " +
+    r.fail(ps.where, "parameter " + in_quotes(ps.name) + " expands to more than " +
                          std::to_string(max_param_values) + " values");
   ps.values.push_back(v);
 }
@@ -115,7 +117,7 @@ void push_value(const yaml_reader& r, const YAML::Node& at, param_space& ps, std
 // [lo, hi] or [lo, hi, step] of a {range: ...} or {pow2: ...}.
 std::vector<std::int64_t> bounds(const yaml_reader& r, const YAML::Node& n, const std::string& kind,
                                  const std::string& pname, bool step_allowed) {
-  const std::string what = quoted(kind) + " of parameter " + quoted(pname);
+  const std::string what = in_quotes(kind) + " of parameter " + in_quotes(pname);
   const auto items = r.list(n, what);
   const std::string shape = step_allowed ? "[lo, hi] or [lo, hi, step]" : "[lo, hi]";
   if (items.size() < 2 || items.size() > (step_allowed ? 3u : 2u))
@@ -132,7 +134,7 @@ param_space parse_param(const yaml_reader& r, const entry& e) {
   param_space ps;
   ps.name = e.key;
   ps.where = r.where(e.value);
-  const std::string what = "parameter " + quoted(e.key);
+  const std::string what = "parameter " + in_quotes(e.key);
   const YAML::Node& n = e.value;
   if (n.IsScalar()) {
     push_value(r, n, ps, r.integer(n, what));
@@ -172,27 +174,74 @@ std::vector<constraint> parse_constraints(const yaml_reader& r, const YAML::Node
   return out;
 }
 
+// A custom family takes any parameter whose name is an identifier (its template's arguments);
+// the others only their own.
+std::vector<std::string> parameter_names(const YAML::Node& params, const ops::family_desc& fam) {
+  if (!fam.user_source || !params.IsMap()) return fam.params;
+  std::vector<std::string> names = fam.params;
+  for (const auto& kv : params) {
+    const auto name = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+    const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                            std::all_of(name.begin(), name.end(), [](unsigned char ch) {
+                              return std::isalnum(ch) || ch == '_';
+                            });
+    if (identifier && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+// "source" and "kernel": required by a custom family, refused by every other.
+void parse_user_source(const yaml_reader& r, const YAML::Node& item, const std::vector<entry>& es,
+                       const ops::family_desc& fam, candidate& c) {
+  for (const char* key : {"source", "kernel"}) {
+    const entry* e = find(es, key);
+    if (!fam.user_source) {
+      if (e) r.fail(e->key_node, in_quotes(key) + " belongs to family \"custom\" only, not " + in_quotes(c.family));
+      continue;
+    }
+    if (!e) r.fail(item, "missing required key " + in_quotes(key) + " for family \"custom\"");
+    const std::string value = r.string(e->value, in_quotes(key));
+    if (std::string(key) == "kernel") {
+      const bool name_ok = !std::isdigit(static_cast<unsigned char>(value[0])) &&
+                           std::all_of(value.begin(), value.end(), [](unsigned char ch) {
+                             return std::isalnum(ch) || ch == '_' || ch == ':';
+                           });
+      if (!name_ok) r.fail(e->value, "\"kernel\" must name a class template, e.g. my_ns::my_softmax; got " + in_quotes(value));
+      c.kernel = value;
+      continue;
+    }
+    namespace fs = std::filesystem;
+    fs::path path(value);
+    if (path.is_relative()) path = fs::path(r.where(item).file).parent_path() / path;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      r.fail(e->value, "no such source file " + in_quotes(value) + " (looked for " + in_quotes(path.string()) + ")");
+    c.source = fs::absolute(path, ec).lexically_normal().string();
+  }
+}
+
 std::vector<candidate> parse_candidates(const yaml_reader& r, const YAML::Node& n,
                                         const ops::op_desc& op) {
   std::vector<candidate> out;
   for (const auto& item : r.list(n, "\"candidates\"")) {
-    const auto es = r.map(item, {"family", "params", "constraints"}, "key", " in candidate");
+    const auto es = r.map(item, {"family", "params", "constraints", "source", "kernel"}, "key", " in candidate");
     candidate c;
     c.where = r.where(item);
     const entry& fam_entry = require(r, item, es, "family", " in candidate");
     c.family = r.string(fam_entry.value, "\"family\"");
     const ops::family_desc* fam = op.find_family(c.family);
     if (!fam)
-      r.fail(fam_entry.value, "unknown family " + quoted(c.family) + " for op " + quoted(op.name) +
+      r.fail(fam_entry.value, "unknown family " + in_quotes(c.family) + " for op " + in_quotes(op.name) +
                                   suggest_suffix(c.family, op.family_names()));
-    const std::string context = " for family " + quoted(c.family);
+    const std::string context = " for family " + in_quotes(c.family);
+    parse_user_source(r, item, es, *fam, c);
     if (const entry* params = find(es, "params")) {
-      for (const auto& pe : r.map(params->value, fam->params, "parameter", context))
+      for (const auto& pe : r.map(params->value, parameter_names(params->value, *fam), "parameter", context))
         c.params.push_back(parse_param(r, pe));
       for (const auto& name : fam->params)
         if (std::none_of(c.params.begin(), c.params.end(),
                          [&](const param_space& p) { return p.name == name; }))
-          r.fail(params->value, "missing parameter " + quoted(name) + context);
+          r.fail(params->value, "missing parameter " + in_quotes(name) + context);
     } else if (!fam->params.empty()) {
       r.fail(item, "missing required key \"params\" in candidate" + context);
     }
@@ -207,8 +256,8 @@ std::vector<std::string> parse_targets(const yaml_reader& r, const YAML::Node& n
   for (const auto& item : r.list(n, "\"targets\"")) {
     std::string t = r.string(item, "target");
     if (!compile::find_target(t))
-      r.fail(item, "unknown target " + quoted(t) + suggest_suffix(t, compile::target_names()));
-    if (std::find(out.begin(), out.end(), t) != out.end()) r.fail(item, "duplicate target " + quoted(t));
+      r.fail(item, "unknown target " + in_quotes(t) + suggest_suffix(t, compile::target_names()));
+    if (std::find(out.begin(), out.end(), t) != out.end()) r.fail(item, "duplicate target " + in_quotes(t));
     out.push_back(std::move(t));
   }
   return out;
@@ -223,28 +272,28 @@ measure_settings parse_measure(const yaml_reader& r, const YAML::Node& n) {
   measure_settings m;
   const auto es = r.map(n, keys, "key", " in \"measure\"");
   auto at_least = [&](const entry& e, std::int64_t lo) {
-    const std::int64_t v = r.integer(e.value, quoted(e.key));
+    const std::int64_t v = r.integer(e.value, in_quotes(e.key));
     if (v < lo || v > 1000000)
       r.fail(e.value, "expected an integer in [" + std::to_string(lo) + ", 1000000] for " +
-                          quoted(e.key) + ", got " + r.describe(e.value));
+                          in_quotes(e.key) + ", got " + r.describe(e.value));
     return static_cast<int>(v);
   };
   auto positive = [&](const entry& e, double hi) {
-    const double v = r.number(e.value, quoted(e.key));
+    const double v = r.number(e.value, in_quotes(e.key));
     if (v <= 0 || v >= hi) {
       std::ostringstream range;
       range << "(0, " << hi << ")";
-      r.fail(e.value, "expected a number in " + range.str() + " for " + quoted(e.key) + ", got " +
+      r.fail(e.value, "expected a number in " + range.str() + " for " + in_quotes(e.key) + ", got " +
                           r.describe(e.value));
     }
     return v;
   };
   auto in_range = [&](const entry& e, double lo, double hi) {  // [lo, hi)
-    const double v = r.number(e.value, quoted(e.key));
+    const double v = r.number(e.value, in_quotes(e.key));
     if (v < lo || v >= hi) {
       std::ostringstream range;
       range << "[" << lo << ", " << hi << ")";
-      r.fail(e.value, "expected a number in " + range.str() + " for " + quoted(e.key) + ", got " +
+      r.fail(e.value, "expected a number in " + range.str() + " for " + in_quotes(e.key) + ", got " +
                           r.describe(e.value));
     }
     return v;
@@ -255,7 +304,7 @@ measure_settings parse_measure(const yaml_reader& r, const YAML::Node& n) {
     if (e.key == "stable_batches") m.stable_batches = at_least(e, 0);
     if (e.key == "stable_change") m.stable_change = in_range(e, 0, 1);
     if (e.key == "batch_below_us") m.batch_below_us = in_range(e, 0, 1e6);
-    if (e.key == "env_check") m.env_check = r.boolean(e.value, quoted(e.key));
+    if (e.key == "env_check") m.env_check = r.boolean(e.value, in_quotes(e.key));
     if (e.key == "max_temp_c") m.max_temp_c = at_least(e, 1);
     if (e.key == "race_round_s") m.race_round_s = positive(e, 3600);
     if (e.key == "race_margin") m.race_margin = in_range(e, 0, 1);
@@ -265,7 +314,7 @@ measure_settings parse_measure(const yaml_reader& r, const YAML::Node& n) {
     if (e.key == "max_samples") m.max_samples = at_least(e, 1);
     if (e.key == "max_time_s") m.max_time_s = positive(e, 3600);
     if (e.key == "rel_ci") m.rel_ci = positive(e, 1);
-    if (e.key == "flush_l2") m.flush_l2 = r.boolean(e.value, quoted(e.key));
+    if (e.key == "flush_l2") m.flush_l2 = r.boolean(e.value, in_quotes(e.key));
     if (e.key == "timeout_s") m.timeout_s = positive(e, 86400);
   }
   auto at = [&](const char* key) { return find(es, key) ? find(es, key)->value : n; };
@@ -328,7 +377,7 @@ sweep parse(const std::string& text, const std::string& file_name) {
   const entry& op_entry = require(r, root, es, "op", "");
   s.op = r.string(op_entry.value, "\"op\"");
   const ops::op_desc* op = ops::find_op(s.op);
-  if (!op) r.fail(op_entry.value, "unknown op " + quoted(s.op) + suggest_suffix(s.op, ops::op_names()));
+  if (!op) r.fail(op_entry.value, "unknown op " + in_quotes(s.op) + suggest_suffix(s.op, ops::op_names()));
 
   std::optional<std::vector<std::string>> default_dtypes;
   if (const entry* e = find(es, "dtypes")) default_dtypes = parse_dtypes(r, e->value);
@@ -344,7 +393,7 @@ sweep parse(const std::string& text, const std::string& file_name) {
     s.strategy = r.string(e->value, "\"strategy\"");
     const auto names = strategy_names();
     if (std::find(names.begin(), names.end(), s.strategy) == names.end())
-      r.fail(e->value, "unknown strategy " + quoted(s.strategy) + suggest_suffix(s.strategy, names));
+      r.fail(e->value, "unknown strategy " + in_quotes(s.strategy) + suggest_suffix(s.strategy, names));
   }
   space::check_constraints(s, op->problem_dims);
   return s;

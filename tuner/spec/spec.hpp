@@ -30,6 +30,10 @@ struct constraint {
 
 struct candidate {
   std::string family;  // a kernel family or library back end known to the op
+  // Family "custom" only: the header that defines the kernel (an absolute path, resolved against
+  // the sweep file's folder) and the class template in it (docs/configs.md, custom kernels).
+  std::string source;
+  std::string kernel;
   std::vector<param_space> params;
   std::vector<constraint> constraints;
   location where;
