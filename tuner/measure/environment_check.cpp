@@ -38,15 +38,16 @@ std::string describe_clock_reasons(unsigned long long mask) {
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::string assess(const gpu_environment& e, const environment_limits& limits) {
+std::string assess(const gpu_environment& e, const environment_limits& limits, bool after_load) {
   if (!e.checked) return "";
   std::vector<std::string> bad;
   if (e.pids_known && !e.other_pids.empty())
     bad.push_back(fmt::format("{} other compute process{} on the GPU (pid{} {})", e.other_pids.size(),
                               e.other_pids.size() == 1 ? "" : "es", e.other_pids.size() == 1 ? "" : "s",
                               fmt::join(e.other_pids, ", ")));
-  if (e.reasons_known && (e.clock_reasons & ~clock_reason::benign))
-    bad.push_back("clock event reasons: " + describe_clock_reasons(e.clock_reasons & ~clock_reason::benign));
+  const auto benign = after_load ? clock_reason::benign_after_load : clock_reason::benign;
+  if (e.reasons_known && (e.clock_reasons & ~benign))
+    bad.push_back("clock event reasons: " + describe_clock_reasons(e.clock_reasons & ~benign));
   if (e.temperature_c > 0) {
     if (e.temperature_c >= limits.max_temp_c)
       bad.push_back(fmt::format("temperature {} C (limit {} C)", e.temperature_c, limits.max_temp_c));
@@ -58,7 +59,7 @@ std::string assess(const gpu_environment& e, const environment_limits& limits) {
 
 std::string assess_run(const gpu_environment& before, const gpu_environment& after,
                        const environment_limits& limits) {
-  const auto b = assess(before, limits), a = assess(after, limits);
+  const auto b = assess(before, limits), a = assess(after, limits, true);
   if (b.empty() && a.empty()) return "";
   if (a.empty()) return "before the run: " + b;
   if (b.empty()) return "after the run: " + a;

@@ -23,8 +23,12 @@ inline constexpr unsigned long long hw_thermal = 0x40;
 inline constexpr unsigned long long hw_power_brake = 0x80;
 inline constexpr unsigned long long display_clocks = 0x100;
 // Reasons that say nothing against a measurement: an idle GPU between trials, clocks an
-// administrator set. Every other reason makes the environment bad.
+// administrator set. Every other reason makes the environment bad, except one after the run:
 inline constexpr unsigned long long benign = gpu_idle | applications_clocks;
+// The software power cap right after the run is the run's own doing: a large GEMM on an H200 runs
+// at the board's power limit, and the reason is still set when the run ends (seen on every GEMM
+// sweep there). Before the run, on an idle GPU, it means another load or a lowered power limit.
+inline constexpr unsigned long long benign_after_load = benign | sw_power_cap;
 }  // namespace clock_reason
 
 struct gpu_environment {
@@ -53,7 +57,8 @@ std::string describe_clock_reasons(unsigned long long mask);
 // "" when `e` is fit to measure in (or could not be checked), else why not:
 // "2 other compute processes on the GPU (pids 1234, 5678)", "clock event reasons: sw_thermal",
 // "temperature 91 C (limit 85 C)".
-std::string assess(const gpu_environment& e, const environment_limits& limits);
+// `after_load`: the check that follows the run's own kernels (clock_reason::benign_after_load).
+std::string assess(const gpu_environment& e, const environment_limits& limits, bool after_load = false);
 
 // "" when both are fine, else "before the run: ...; after the run: ...".
 std::string assess_run(const gpu_environment& before, const gpu_environment& after,
