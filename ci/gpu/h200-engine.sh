@@ -71,21 +71,24 @@ aa)
     gate_run "aa-$name-abba" "$suite" --against "$tune" --db "/tmp/aa-$name/gate.db" --cache /tmp/aa-cache -j16
     step "A/A $suite: against round 1 as a baseline"
     gate_run "aa-$name-baseline" "$suite" --baseline "/tmp/aa-$name/gate.db" --db "/tmp/aa-$name/again.db" --cache /tmp/aa-cache -j16
-    cp "/tmp/aa-$name"/*.db "$OUT/" 2>/dev/null
+    mkdir -p "$OUT/dbs-$name" && cp "/tmp/aa-$name"/*.db "$OUT/dbs-$name/" 2>/dev/null
   done
+  python3 ci/gpu/winner_spread.py "$OUT"/dbs-* | tee -a "$OUT/summary.txt"
   ;;
 inject)
-  # The calibration kernel at 0, 1, 2, 5 and 10% more work (extra_permille), each gated against
-  # 0 in A B B A rounds ($REPS times; B is this build on the copy with more work, through a
-  # wrapper that swaps the suite's path) and against a baseline database of 0 measured once.
+  # The calibration kernel at 0, 1, 2, 5 and 10% more work (extra_permille) as "this build", each
+  # gated $REPS times against 0: in A B B A rounds (B, the reference, is this binary on the suite
+  # without extra work, through a wrapper that swaps the suite's path) and against a baseline
+  # database of 0 measured once.
   build
   cal=/tmp/cal && rm -rf $cal && mkdir -p $cal
   src="$PWD/tests/calibration/extra_work_softmax.cuh"
   for x in 0 10 20 50 100; do
     sed -e "s|source: extra_work_softmax.cuh|source: $src|" -e "s/extra_permille: \[0\]/extra_permille: [$x]/" \
       tests/calibration/calibration.yaml >$cal/extra-$x.yaml
+    # The reference build (B): this very binary, on the suite without the extra work.
     printf '#!/usr/bin/env bash\nargs=()\nfor a in "$@"; do [[ "$a" == %s ]] && a=%s; args+=("$a"); done\nexec %s "${args[@]}"\n' \
-      "$cal/extra-0.yaml" "$cal/extra-$x.yaml" "$tune" >$cal/b-$x.sh
+      "$cal/extra-$x.yaml" "$cal/extra-0.yaml" "$tune" >$cal/b-$x.sh
     chmod +x $cal/b-$x.sh
   done
   step "baseline database of 0"
@@ -93,7 +96,7 @@ inject)
   for rep in $(seq 1 "${REPS:-4}"); do
     for x in 0 10 20 50 100; do
       step "rep $rep, +$x permille: A B B A"
-      gate_run "inject-abba-$x-$rep" $cal/extra-0.yaml --against $cal/b-$x.sh --db $cal/g-$x-$rep.db --cache /tmp/aa-cache -j16
+      gate_run "inject-abba-$x-$rep" $cal/extra-$x.yaml --against $cal/b-$x.sh --db $cal/g-$x-$rep.db --cache /tmp/aa-cache -j16
       step "rep $rep, +$x permille: against the baseline"
       gate_run "inject-base-$x-$rep" $cal/extra-$x.yaml --baseline $cal/base.db --db $cal/b-$x-$rep.db --cache /tmp/aa-cache -j16
     done

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The gate's files: a temporary folder (raised copies of the sweep files and, without --db, the
+// The gate's files: a temporary folder (without --db, the
 // databases) and the databases, named by what they hold. The folder goes at the end unless kept.
 class gate_files {
  public:
@@ -118,7 +118,7 @@ void require_measured(gate_context& g, const result_set& set, const std::vector<
   g.warnings.push_back(message + "; the earlier trials stay");
 }
 
-// --baseline: this build, once (a retry pass: only `only`, with more samples).
+// --baseline: this build, once (a retry pass: only `only`).
 result_set measure_this_build(gate_context& g, const std::vector<std::string>& only, int pass) {
   const auto holds = pass == 0 ? std::string("this build") : fmt::format("this build, retry {}", pass);
   const auto db = g.files.database(pass_prefix(pass) + "a", holds);
@@ -264,14 +264,14 @@ comparison run_gate(const gate_options& o) {
     const auto targets = select_retries(result);
     if (targets.empty()) break;
     const auto again = retry_problems(targets);
-    fmt::print(stderr, "cuop-tune: gate: retry {} of {}: {} AMBIGUOUS rows, measuring again with more samples: {}\n",
+    fmt::print(stderr, "cuop-tune: gate: retry {} of {}: {} AMBIGUOUS rows, measuring again, pooled with the earlier passes: {}\n",
                pass, o.retries, targets.size(), fmt::join(again, ", "));
     if (abba) {
       auto [a, b] = measure_rounds(g, again, pass);
-      candidate = merge_retry(candidate, a, targets);
-      baseline = merge_retry(baseline, b, targets);
+      candidate = pool_retry(candidate, a, targets);
+      baseline = pool_retry(baseline, b, targets);
     } else {
-      candidate = merge_retry(candidate, measure_this_build(g, again, pass), targets);
+      candidate = pool_retry(candidate, measure_this_build(g, again, pass), targets);
     }
     record_retry_pass(counts, targets, pass);
     notes.retry_passes = pass;

@@ -1,7 +1,6 @@
 #include "tuner/gate/retry.hpp"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +8,7 @@
 #include <tuple>
 
 #include "tuner/core/error.hpp"
+#include "tuner/measure/statistics.hpp"
 
 namespace cuop::gate {
 
@@ -32,8 +32,7 @@ std::vector<std::string> retry_problems(const std::vector<retry_target>& targets
   return {problems.begin(), problems.end()};
 }
 
-result_set merge_retry(const result_set& old, const result_set& fresh,
-                       const std::vector<retry_target>& targets) {
+result_set pool_retry(const result_set& old, const result_set& fresh, const std::vector<retry_target>& targets) {
   std::set<std::string> whole;                              // winner targets' problems
   std::set<std::pair<std::string, std::string>> configs;    // configuration targets
   for (const auto& t : targets) {
@@ -73,9 +72,21 @@ result_set merge_retry(const result_set& old, const result_set& fresh,
   };
   for (const auto& t : fresh.trials) {
     if (!wanted(t)) continue;
-    auto copy = t;
-    copy.env = env_of(t.env);
-    merged.insert_or_assign(std::make_pair(t.problem, t.instance), std::move(copy));
+    const auto key = std::make_pair(t.problem, t.instance);
+    const auto it = merged.find(key);
+    if (it == merged.end() || it->second.samples_us.empty() || t.samples_us.empty()) {
+      auto copy = t;
+      copy.env = env_of(t.env);
+      merged.insert_or_assign(key, std::move(copy));
+      continue;
+    }
+    auto& m = it->second;  // same code, measured again the same way: one sample of both passes
+    m.samples_us.insert(m.samples_us.end(), t.samples_us.begin(), t.samples_us.end());
+    const auto s = measure::summarize(m.samples_us);
+    m.median_us = s.median;
+    m.ci_lo_us = s.ci_lo;
+    m.ci_hi_us = s.ci_hi;
+    m.sample_count = s.count;
   }
   for (auto& [key, t] : merged) out.trials.push_back(std::move(t));  // sorted by problem, instance
   return out;
@@ -92,38 +103,6 @@ void apply_retry_counts(comparison& c, const retry_counts& counts) {
   };
   // A configuration row's trial is also new when its problem's winner row was retried.
   for (auto& r : c.rows) r.retries = std::max(pass_of(target_of(r)), pass_of({r.problem, ""}));
-}
-
-retry_measure raised_measure(const spec::measure_settings& m, int pass) {
-  if (pass < 1) throw error(fmt::format("retry pass {}: passes count from 1", pass));
-  const double grow = std::ldexp(1.0, pass);  // 2^pass
-  retry_measure r;
-  r.samples = std::max(m.max_samples, 4 * m.min_samples) * (1 << std::min(pass - 1, 20));
-  r.max_time_s = m.max_time_s * grow;
-  r.timeout_s = m.timeout_s + 2 * (r.max_time_s - m.max_time_s);
-  return r;
-}
-
-std::string raise_measure_yaml(const std::string& text, const retry_measure& r, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw error(fmt::format("{}: {}", file, e.what()));
-  }
-  if (!root.IsMap()) throw error(file + ": not a sweep file (expected a YAML map)");
-  YAML::Node measure = root["measure"];
-  if (!measure.IsDefined() || measure.IsNull()) measure = YAML::Node(YAML::NodeType::Map);
-  if (!measure.IsMap()) throw error(file + ": \"measure\" is not a map");
-  measure["min_samples"] = r.samples;
-  measure["max_samples"] = r.samples;
-  measure["max_time_s"] = r.max_time_s;
-  measure["timeout_s"] = r.timeout_s;
-  root["measure"] = measure;
-  YAML::Emitter out;
-  out << root;
-  if (!out.good()) throw error(fmt::format("{}: writing the raised copy: {}", file, out.GetLastError()));
-  return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace cuop::gate

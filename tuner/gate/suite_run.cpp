@@ -149,27 +149,7 @@ void run_suite(const std::string& executable, const std::string& db, const suite
   if (fs::exists(db, ec))
     throw error(db + ": already exists; the gate measures into a fresh database (remove it or "
                      "choose another --db)");
-  suite_run actual = run;
-  if (run.retry_pass > 0) {
-    actual.specs.clear();
-    for (std::size_t i = 0; i < run.specs.size(); ++i) {
-      const auto& file = run.specs[i];
-      const auto text = core::read_file(file);
-      if (!text) throw error(file + ": cannot be read");
-      const auto copy = (fs::path(run.scratch_dir) /
-                         fmt::format("retry{}-{}-{}", run.retry_pass, i + 1,
-                                     fs::path(file).filename().string()))
-                            .string();
-      actual.specs.push_back(copy);
-      if (fs::exists(copy, ec)) continue;  // written for an earlier round of this pass
-      const auto raised = raised_measure(spec::parse(*text, file).measure, run.retry_pass);
-      core::write_atomically(copy, raise_measure_yaml(*text, raised, file));
-      spec::load(copy);  // the copy must still be a valid sweep file
-      fmt::print(stderr, "cuop-tune: gate: {}: {} samples per trial (at most {:g} s), from {}\n",
-                 copy, raised.samples, raised.max_time_s, file);
-    }
-  }
-  const auto argv = sweep_command(executable, db, actual);
+  const auto argv = sweep_command(executable, db, run);
   fmt::print(stderr, "cuop-tune: gate: {}: {}\n", label, fmt::join(argv, " "));
   g_signal.store(0);
   const int status = run_to_stderr(argv);

@@ -25,8 +25,7 @@ void require_same_protocol(const runner::device_info& other, const std::string& 
 struct suite_run {
   std::vector<std::string> specs;        // sweep files
   std::vector<std::string> only;         // problem keys to run (`sweep --only`); empty: all
-  int retry_pass = 0;                    // > 0: a retry; each file's measure settings raised
-                                         // (raised_measure) in a copy written to scratch_dir
+  int retry_pass = 0;                    // > 0: a retry (the suite's own settings, `only` its problems)
   std::string scratch_dir;
   int device = 0;
   std::string cache_dir;                 // "": the build's default
@@ -37,7 +36,7 @@ struct suite_run {
 std::vector<std::string> sweep_command(const std::string& executable, const std::string& db,
                                        const suite_run& run);
 
-// Runs the sweep (writing raised copies of the files first on a retry pass), its standard output
+// Runs the sweep, its standard output
 // sent to standard error so that the gate's own output is only its report. Throws cuop::error
 // when it does not exit 0 (its own messages say why), or when it was interrupted.
 void run_suite(const std::string& executable, const std::string& db, const suite_run& run,
