@@ -5,6 +5,8 @@
 #                                           figures (measure_engine.* with their output)
 #   bash ci/gpu/h200-engine.sh aa SUITE...  A/A: `gate SUITE --against` this very build (A B B A),
 #                                           then the same suite against round 1 as a baseline
+#   bash ci/gpu/h200-engine.sh race         strategy: race over configs/softmax.yaml, compared
+#                                           with the committed (exhaustive) results
 #   REPS=4 bash ci/gpu/h200-engine.sh inject   the calibration kernel (tests/calibration): which
 #                                           injected slowdowns (1, 2, 5, 10%) the gate detects
 # Reports (JSON) and logs go to $OUT.
@@ -101,6 +103,27 @@ inject)
       gate_run "inject-base-$x-$rep" $cal/extra-$x.yaml --baseline $cal/base.db --db $cal/b-$x-$rep.db --cache /tmp/aa-cache -j16
     done
   done
+  ;;
+race)
+  # strategy: race on the whole softmax sweep, against the committed exhaustive results.
+  build
+  sed 's/^strategy: exhaustive/strategy: race/' configs/softmax.yaml >/tmp/softmax-race.yaml
+  rm -f /tmp/race.db
+  step "race sweep"
+  start=$(date +%s)
+  "$tune" sweep /tmp/softmax-race.yaml --db /tmp/race.db --cache /tmp/aa-cache -j16 >"$OUT/race.log" 2>&1
+  echo "race sweep: exit $?, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
+  python3 - /tmp/race.db <<'PY' | tee -a "$OUT/summary.txt"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+for status, n, samples in con.execute("select status, count(*), sum(samples) from trials group by status"):
+    print(f"  {status}: {n} trials, {samples} samples")
+PY
+  "$tune" compare results/softmax /tmp/race.db --allow-different-env --format markdown >"$OUT/race-compare.md" 2>>"$OUT/race.log"
+  echo "compare with the committed exhaustive results: exit $?" | tee -a "$OUT/summary.txt"
+  "$tune" best --db /tmp/race.db >"$OUT/race-best.txt" 2>&1
+  step "isolated GPU tests"
+  build/tests/cuop_gpu_isolated_tests 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED)" | tee -a "$OUT/summary.txt"
   ;;
 *)
   echo "unknown phase $phase" >&2
