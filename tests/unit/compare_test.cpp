@@ -104,6 +104,31 @@ TEST(compare, winners_are_compared_per_problem_and_one_sided_problems_listed) {
   EXPECT_EQ(c.only_in_candidate, std::vector<std::string>{"p3"});
 }
 
+TEST(compare, batched_and_single_launch_timings_are_never_compared) {
+  auto batched = trial("p1", "x", 9.8, around(9.8));
+  batched.batch = 241;
+  const auto base = set("committed", "NVIDIA H200",
+                        {trial("p1", "x", 11.7, around(11.7)), trial("p2", "x", 50.0, around(50.0))});
+  const auto cand = set("now", "NVIDIA H200", {batched, trial("p2", "x", 50.0, around(50.0))});
+  const auto c = gate::compare(base, cand, {});
+  ASSERT_EQ(c.rows.size(), 1u);  // p2 only: p1's 16% "speed-up" is the batching, not the code
+  EXPECT_EQ(c.rows[0].problem, "p2");
+  EXPECT_EQ(c.measured_differently, std::vector<std::string>{"p1"});
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0],
+            "p1: not compared: the baseline x was timed in single launches, the candidate x in CUDA-graph "
+            "batches of 241 launches; measure both the same way (a baseline exported before batching is "
+            "single launches)");
+  // Batched on both sides (any batch size): compared.
+  auto also = trial("p1", "x", 9.9, around(9.9));
+  also.batch = 200;
+  EXPECT_EQ(gate::compare(set("a", "NVIDIA H200", {also}), set("b", "NVIDIA H200", {batched}), {}).rows.size(), 1u);
+  // Nothing else in common: an error, not an empty report.
+  EXPECT_THROW(gate::compare(set("a", "NVIDIA H200", {trial("p1", "x", 11.7, around(11.7))}),
+                             set("b", "NVIDIA H200", {batched}), {}),
+               cuop::error);
+}
+
 TEST(compare, per_config_adds_each_configuration_on_both_sides) {
   const auto base = set("a", "NVIDIA H200",
                         {trial("p1", "x", 100.0, around(100.0)), trial("p1", "y", 90.0, around(90.0)),

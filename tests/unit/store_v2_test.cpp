@@ -15,6 +15,8 @@
 #include "test_support.hpp"
 #include "tuner/emit/current_trials.hpp"
 #include "tuner/emit/results_file.hpp"
+#include "tuner/core/files.hpp"
+#include "tuner/gate/result_set.hpp"
 #include "tuner/store/migrations.hpp"
 #include "tuner/store/store.hpp"
 
@@ -242,6 +244,38 @@ TEST_F(store_v2, measurement_fields_round_trip) {
   EXPECT_EQ(r->env_checks, R"({"after":{"checked":false},"before":{"checked":false}})");
   EXPECT_EQ(cuop::test::error_of([&] { db->set_env_checks(id + 5, "{}"); }),
             m_path + ": set_env_checks: no run with id " + std::to_string(id + 5));
+}
+
+TEST_F(store_v2, the_batch_survives_export_and_loading_for_compare) {
+  auto db = database::open(m_path, open_mode::read_write);
+  run_info run;
+  run.op = "softmax";
+  run.mode = "measure";
+  run.state = "running";
+  run.env.gpu_name = "NVIDIA H200";
+  run.env.cc = 90;
+  const auto id = db->begin_run(run);
+  auto batched = make_trial(id, run.env.key(), "8", "k_a", 3.0);
+  batched.batch = 241;
+  db->put_trial(batched);
+  db->put_trial(make_trial(id, run.env.key(), "16", "k_a", 5.0));  // single launches
+  db->finish_run(id, "finished");
+  const auto dir = std::filesystem::path(m_path).parent_path() / "exported";
+  const auto files = cuop::emit::export_results(*db, "softmax", dir.string());
+  ASSERT_EQ(files.size(), 1u);
+  const auto text = cuop::core::read_file(files[0]).value_or("");
+  EXPECT_NE(text.find("\"batch\":241"), std::string::npos);
+  EXPECT_EQ(text.find("\"batch\":1,"), std::string::npos);  // single launches: no field, as before
+  const auto f = cuop::emit::read_results_file(files[0]);
+  ASSERT_EQ(f.trials.size(), 2u);
+  for (const auto& t : f.trials) EXPECT_EQ(t.batch, t.problem == "softmax_f32_8x1024" ? 241 : 1) << t.problem;
+  db.reset();
+  for (const auto& path : {m_path, dir.string()}) {
+    const auto set = cuop::gate::load_result_set(path, {});
+    ASSERT_EQ(set.trials.size(), 2u) << path;
+    for (const auto& t : set.trials) EXPECT_EQ(t.batch, t.problem == "softmax_f32_8x1024" ? 241 : 1) << path;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(store_v2, trials_of_invalid_runs_are_not_trusted) {

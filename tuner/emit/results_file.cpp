@@ -44,6 +44,7 @@ ordered trial_json(const result_trial& t) {
     j["q3_us"] = round_sig(t.q3_us);
     j["ci_us"] = {round_sig(t.ci_lo_us), round_sig(t.ci_hi_us)};
     j["samples"] = t.samples;
+    if (t.batch > 1) j["batch"] = t.batch;  // absent: single launches (every file before batching)
     j["gbps"] = round_sig(t.gbps);
   }
   j["run"] = t.run;
@@ -146,6 +147,7 @@ result_file read_results_file(const std::string& path) {
         x.ci_hi_us = t["ci_us"][1].get<double>();
       }
       x.samples = t.value("samples", 0);
+      x.batch = t.value("batch", 1);
       x.gbps = t.value("gbps", 0.0);
       x.run = t.value("run", std::int64_t{0});
       x.samples_us = t.value("samples_us", std::vector<double>{});  // absent in older files
@@ -211,6 +213,7 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
       x.ci_lo_us = t.ci_lo_us;
       x.ci_hi_us = t.ci_hi_us;
       x.samples = t.samples;
+      x.batch = t.batch;
       x.gbps = t.gbps;
       x.run = t.run_id;
       const auto w = best.find(t.problem.key);

@@ -19,6 +19,7 @@ struct result_trial {
   std::map<std::string, long long> params;
   double median_us = 0, min_us = 0, q1_us = 0, q3_us = 0, ci_lo_us = 0, ci_hi_us = 0, gbps = 0;
   int samples = 0;
+  int batch = 1;  // launches per sample (> 1: CUDA-graph batches); written only when > 1
   std::int64_t run = 0;
   std::vector<double> samples_us;  // raw samples, rounded to 0.01 us; empty when not exported
                                    // (or written before export kept them)

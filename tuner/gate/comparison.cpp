@@ -138,8 +138,28 @@ comparison compare(const result_set& baseline, const result_set& candidate,
   for (const auto& d : differences)
     out.warnings.push_back("comparing different environments (--allow-different-env): " + d);
 
-  for (const auto& p : pairs)
+  for (const auto& p : pairs) {
+    // A CUDA graph's launches per sample against single launches: not the same quantity (no
+    // flush and no launch gap between a graph's launches), never mixed (docs/measurement.md).
+    if ((p.baseline->batch > 1) != (p.candidate->batch > 1)) {
+      const auto how = [](const measured_trial& t) {
+        return t.batch > 1 ? fmt::format("in CUDA-graph batches of {} launches", t.batch)
+                           : std::string("in single launches");
+      };
+      out.warnings.push_back(fmt::format(
+          "{}{}: not compared: the baseline {} was timed {}, the candidate {} {}; measure both the same "
+          "way (a baseline exported before batching is single launches)",
+          p.baseline->problem, p.winner ? "" : " " + p.candidate->instance, p.baseline->instance,
+          how(*p.baseline), p.candidate->instance, how(*p.candidate)));
+      if (p.winner) out.measured_differently.push_back(p.baseline->problem);
+      continue;
+    }
     out.rows.push_back(compare_pair(*p.baseline, *p.candidate, p.winner, options));
+  }
+  if (out.rows.empty())
+    throw error(fmt::format("nothing to compare: every problem in both {} and {} was timed one way on one side "
+                            "and another on the other (batched against single launches)",
+                            baseline.source, candidate.source));
   return out;
 }
 

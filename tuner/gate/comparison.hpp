@@ -55,6 +55,9 @@ struct comparison {
   compare_options options;
   std::vector<comparison_row> rows;      // by problem: its winner row, then its configurations
   std::vector<std::string> only_in_baseline, only_in_candidate;  // problems verified on one side
+  // Problems whose winners were timed one way on one side, another on the other (a CUDA-graph
+  // batch against single launches): not compared, and a warning says so.
+  std::vector<std::string> measured_differently;
   std::vector<std::string> warnings;     // said in every output format
   std::optional<gate_notes> gate;        // set by `gate`
 

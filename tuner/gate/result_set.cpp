@@ -101,6 +101,7 @@ result_set load_database(const std::string& path, const load_options& o) {
         m.ci_lo_us = t.ci_lo_us;
         m.ci_hi_us = t.ci_hi_us;
         m.sample_count = t.samples;
+        m.batch = t.batch;
         m.samples_us = std::move(t.sample_us);
         m.env = b.env({e.gpu_name, e.sm_count, e.driver, e.cuda_runtime, e.libraries, e.key(),
                        e.source_hash, e.git_rev});
@@ -135,6 +136,7 @@ result_set load_results_files(const std::string& path, const load_options& o) {
       m.ci_lo_us = t.ci_lo_us;
       m.ci_hi_us = t.ci_hi_us;
       m.sample_count = t.samples;
+      m.batch = t.batch;
       m.samples_us = t.samples_us;
       m.env = b.env({f.gpu, f.sm_count, f.driver, f.cuda_runtime, "", r ? r->env_key : "",
                      f.source_hash, r ? r->git_rev : ""});

@@ -34,6 +34,7 @@ struct measured_trial {
   std::map<std::string, long long> dims;
   double median_us = 0, ci_lo_us = 0, ci_hi_us = 0;
   int sample_count = 0;
+  int batch = 1;                   // launches per sample: > 1, timed in CUDA-graph batches
   std::vector<double> samples_us;  // empty: the source kept no raw samples
   int env = 0;                     // index into result_set::envs
 };

@@ -76,6 +76,7 @@ std::string render_json(const gate::comparison& c) {
   }
   j["only_in_baseline"] = c.only_in_baseline;
   j["only_in_candidate"] = c.only_in_candidate;
+  j["measured_differently"] = c.measured_differently;
   return j.dump(2) + "\n";
 }
 

@@ -57,17 +57,22 @@ std::string testcase(const gate::comparison_row& r, bool gate) {
                      xml(r.op), xml(name), body);
 }
 
-std::string one_sided(const std::string& problem, const char* missing_from) {
+std::string skipped_case(const std::string& problem, const std::string& why) {
   return fmt::format(
       "    <testcase classname=\"compare\" name=\"{}\" time=\"0\">\n"
       "      <skipped message=\"{}\"/>\n    </testcase>\n",
-      xml(problem), xml(fmt::format("no verified result in the {}", missing_from)));
+      xml(problem), xml(why));
+}
+
+std::string one_sided(const std::string& problem, const char* missing_from) {
+  return skipped_case(problem, fmt::format("no verified result in the {}", missing_from));
 }
 
 }  // namespace
 
 std::string render_junit(const gate::comparison& c) {
-  const auto one_sided_count = c.only_in_baseline.size() + c.only_in_candidate.size();
+  const auto one_sided_count =
+      c.only_in_baseline.size() + c.only_in_candidate.size() + c.measured_differently.size();
   const auto tests = c.rows.size() + one_sided_count;
   const auto failures = c.count(verdict::slower);
   const auto skipped = c.count(verdict::ambiguous) + one_sided_count;
@@ -89,6 +94,8 @@ std::string render_junit(const gate::comparison& c) {
   for (const auto& r : c.rows) out += testcase(r, c.gate.has_value());
   for (const auto& p : c.only_in_baseline) out += one_sided(p, "candidate");
   for (const auto& p : c.only_in_candidate) out += one_sided(p, "baseline");
+  for (const auto& p : c.measured_differently)
+    out += skipped_case(p, "timed in CUDA-graph batches on one side, single launches on the other");
   out += "  </testsuite>\n</testsuites>\n";
   return out;
 }

@@ -78,6 +78,7 @@ std::string render_table(const gate::comparison& c) {
                        retries(std::to_string(r.retries)), configuration(r, false));
   out += "\n" + problems_line("only in the baseline", c.only_in_baseline);
   out += problems_line("only in the candidate", c.only_in_candidate);
+  out += problems_line("not compared (timed differently)", c.measured_differently);
   if (const auto note = detail::approximation_note(c); !note.empty()) out += note + "\n";
   out += detail::settings_text(c) + "\n";
   if (const auto gate = detail::gate_text(c); !gate.empty()) out += gate + "\n";
@@ -111,7 +112,8 @@ std::string render_markdown(const gate::comparison& c) {
   }
   out += "\n";
   for (const auto& line : {problems_line("Only in the baseline", c.only_in_baseline),
-                           problems_line("Only in the candidate", c.only_in_candidate)})
+                           problems_line("Only in the candidate", c.only_in_candidate),
+                           problems_line("Not compared (timed differently)", c.measured_differently)})
     if (!line.empty()) out += line + "\n";
   if (const auto note = detail::approximation_note(c); !note.empty())
     out += "\\" + note + "\n\n";  // its leading "~" escaped
