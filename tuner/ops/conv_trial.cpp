@@ -58,6 +58,7 @@ conv_trial_runner::~conv_trial_runner() {
 cudaError_t conv_trial_runner::prepare_problem(dtype t, const kc::conv_shape& sh, std::uint64_t seed) {
   const std::string key = fmt::format("{}_{}", name_of(t), conv_problem_key(sh));
   if (m_problem && m_problem->key == key) return cudaSuccess;
+  m_sets.release();  // copies of the old problem's values, even where new buffers reuse its addresses
   m_problem.reset();
   auto p = std::make_unique<problem_buffers>();
   p->type = t;
@@ -78,16 +79,24 @@ cudaError_t conv_trial_runner::prepare_problem(dtype t, const kc::conv_shape& sh
   return cudaSuccess;
 }
 
-trial_response conv_trial_runner::verify_and_time(const measure::launcher& launch, dtype t,
-                                                  const trial_request& request) {
+trial_response conv_trial_runner::verify_and_time(const measure::launcher& launch, const set_launcher& on_set,
+                                                  dtype t, const trial_request& request) {
   const auto& p = *m_problem;
   const auto& sh = p.shape;
   const int last = sh.lay == kc::layout::nhwc ? sh.k : sh.q();  // the innermost dimension
   const output_check check{t, p.y, last, static_cast<int>(y_count(sh) / last), last, p.reference,
                            reference::conv_atol(t, sh), reference::conv_rtol(t)};
+  // Short convolutions are timed in batches over copies of x and w (the same values) and outputs
+  // of their own; the workspace is shared, as between consecutive single launches.
+  const std::size_t es = size_of(t);
+  const auto rotation = rotate_buffers(m_sets,
+                                       {{p.x, static_cast<std::size_t>(x_count(sh)) * es, true},
+                                        {p.w, static_cast<std::size_t>(w_count(sh)) * es, true},
+                                        {p.y, static_cast<std::size_t>(y_count(sh)) * es, false}},
+                                       m_stream, on_set);
   return verify_then_time(
       launch, check, [last](long long row, long long col) { return fmt::format("element {}", row * last + col); },
-      request, m_tools, m_stream);
+      request, m_tools, m_stream, &rotation);
 }
 
 conv_library& conv_trial_runner::library() {
@@ -122,7 +131,11 @@ trial_response conv_trial_runner::run(const trial_request& request) {
     if (auto e = m_workspace.prepare(call.workspace_bytes, m_stream); e != cudaSuccess)
       return trial_failure(e, "workspace allocation");
     void* ws = m_workspace.data();
-    return verify_and_time([&](cudaStream_t s) { return library().run(call, p.x, p.w, p.y, ws, s); }, *type, request);
+    return verify_and_time([&](cudaStream_t s) { return library().run(call, p.x, p.w, p.y, ws, s); },
+                           [&](const std::vector<void*>& set, cudaStream_t s) {
+                             return library().run(call, set[0], set[1], set[2], ws, s);
+                           },
+                           *type, request);
   }
 
   kc::depthwise_config config = kc::for_shape({}, *type, sh);
@@ -154,7 +167,16 @@ trial_response conv_trial_runner::run(const trial_request& request) {
   const kc::conv_args args{p.x, p.w, p.y, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
                            sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, 1.f, 0.f};
   const auto* function = reinterpret_cast<const void*>(kernel);
-  return verify_and_time([&](cudaStream_t s) { return kc::launch(function, plan, args, s); }, *type, request);
+  return verify_and_time(
+      [&](cudaStream_t s) { return kc::launch(function, plan, args, s); },
+      [&](const std::vector<void*>& set, cudaStream_t s) {
+        auto a = args;
+        a.x = set[0];
+        a.w = set[1];
+        a.y = set[2];
+        return kc::launch(function, plan, a, s);
+      },
+      *type, request);
 }
 
 nlohmann::json conv_trial_runner::list_library(const trial_request& request) {

@@ -14,6 +14,8 @@
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/conv/family.hpp"
 #include "tuner/measure/timer.hpp"
+#include "tuner/ops/verified_timing.hpp"
+#include "tuner/runner/buffer_sets.hpp"
 #include "tuner/runner/cubin_loader.hpp"
 #include "tuner/runner/protocol.hpp"
 #include "tuner/runner/trial_workspace.hpp"
@@ -38,7 +40,7 @@ class conv_trial_runner {
  private:
   struct problem_buffers;
   cudaError_t prepare_problem(dtype t, const kernels::conv::conv_shape& sh, std::uint64_t seed);
-  runner::trial_response verify_and_time(const measure::launcher& launch, dtype t,
+  runner::trial_response verify_and_time(const measure::launcher& launch, const set_launcher& on_set, dtype t,
                                          const runner::trial_request& request);
   conv_library& library();  // made on first use: sweeps without cuDNN candidates never create a handle
 
@@ -48,6 +50,7 @@ class conv_trial_runner {
   std::unique_ptr<problem_buffers> m_problem;
   std::unique_ptr<conv_library> m_library;
   runner::trial_workspace m_workspace;
+  runner::buffer_sets m_sets;  // rotated copies of x, w and y for batched timing
   runner::cubin_loader m_cubins;
 };
 

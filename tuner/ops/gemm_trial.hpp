@@ -13,6 +13,8 @@
 
 #include "cuop/dtype.hpp"
 #include "tuner/measure/timer.hpp"
+#include "tuner/ops/verified_timing.hpp"
+#include "tuner/runner/buffer_sets.hpp"
 #include "tuner/runner/cubin_loader.hpp"
 #include "tuner/runner/protocol.hpp"
 #include "tuner/runner/trial_workspace.hpp"
@@ -37,7 +39,7 @@ class gemm_trial_runner {
  private:
   struct problem_buffers;
   cudaError_t prepare_problem(dtype t, int m, int n, int k, std::uint64_t seed);
-  runner::trial_response verify_and_time(const measure::launcher& launch, dtype t,
+  runner::trial_response verify_and_time(const measure::launcher& launch, const set_launcher& on_set, dtype t,
                                          const runner::trial_request& request);
 
   int m_device;
@@ -46,6 +48,7 @@ class gemm_trial_runner {
   std::unique_ptr<problem_buffers> m_problem;
   std::unique_ptr<gemm_library> m_library;
   runner::trial_workspace m_workspace;
+  runner::buffer_sets m_sets;  // rotated copies of A, B and D for batched timing
   runner::cubin_loader m_cubins;
 };
 

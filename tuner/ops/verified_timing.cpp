@@ -10,7 +10,7 @@ namespace cuop::ops {
 runner::trial_response verify_then_time(const measure::launcher& launch, const output_check& check,
                                         const std::function<std::string(long long, long long)>& where,
                                         const runner::trial_request& request, const measure::instruments& tools,
-                                        cudaStream_t stream) {
+                                        cudaStream_t stream, const measure::buffer_rotation* rotation) {
   using runner::trial_failure;
   runner::trial_response r;
   const long long count = static_cast<long long>(check.rows) * check.cols;
@@ -33,7 +33,20 @@ runner::trial_response verify_then_time(const measure::launcher& launch, const o
         check.rtol);
     return r;
   }
-  return time_verified(launch, request, tools, nullptr, stream, std::move(r));
+  return time_verified(launch, request, tools, rotation, stream, std::move(r));
+}
+
+measure::buffer_rotation rotate_buffers(runner::buffer_sets& sets, std::vector<runner::buffer_sets::buffer> buffers,
+                                        cudaStream_t stream, set_launcher launch) {
+  measure::buffer_rotation rotation;
+  for (const auto& b : buffers) rotation.set_bytes += b.bytes;
+  rotation.prepare = [&sets, buffers, stream](int count) { return sets.prepare(buffers, count, stream); };
+  rotation.launch = [&sets, n = buffers.size(), launch = std::move(launch)](int set, cudaStream_t s) {
+    std::vector<void*> pointers(n);
+    for (std::size_t i = 0; i < n; ++i) pointers[i] = sets.at(set, i);
+    return launch(pointers, s);
+  };
+  return rotation;
 }
 
 runner::trial_response time_verified(const measure::launcher& launch, const runner::trial_request& request,

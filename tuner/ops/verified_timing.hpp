@@ -6,9 +6,11 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cuop/dtype.hpp"
 #include "tuner/measure/timer.hpp"
+#include "tuner/runner/buffer_sets.hpp"
 #include "tuner/runner/protocol.hpp"
 
 namespace cuop::ops {
@@ -25,12 +27,20 @@ struct output_check {
 };
 
 // "wrong_answer" names the first bad element with where(row, col) ("row 3 column 5"); failures
-// of CUDA calls are trial_failure's; otherwise "ok" with the timing samples. Single launches only
-// (no buffer rotation yet for GEMM and conv2d: docs/measurement.md).
+// of CUDA calls are trial_failure's; otherwise "ok" with the timing samples. `rotation` (may be
+// null: single launches only) lets a short kernel be timed in batches over rotated buffer sets.
 runner::trial_response verify_then_time(const measure::launcher& launch, const output_check& check,
                                         const std::function<std::string(long long, long long)>& where,
                                         const runner::trial_request& request, const measure::instruments& tools,
-                                        cudaStream_t stream);
+                                        cudaStream_t stream, const measure::buffer_rotation* rotation = nullptr);
+
+// A launch given one buffer set's pointers, in the order of the buffers rotated.
+using set_launcher = std::function<cudaError_t(const std::vector<void*>& buffers, cudaStream_t)>;
+
+// The rotation over copies of `buffers` (a trial's own inputs, copied with their values, and
+// outputs) that `sets` holds: what GEMM and conv2d give the timer. Set 0 is `buffers` itself.
+measure::buffer_rotation rotate_buffers(runner::buffer_sets& sets, std::vector<runner::buffer_sets::buffer> buffers,
+                                        cudaStream_t stream, set_launcher launch);
 
 // Times a verified candidate with the worker's instruments and the request's settings, and fills
 // an "ok" response (or a trial_failure "timing"). `rotation` may be null (single launches).
