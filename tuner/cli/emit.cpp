@@ -45,9 +45,19 @@ int run_emit(const emit_options& o) {
                                {"conv", emit::emit_conv(results, targets)}};
   // Each file is written to a temporary first: an interrupted emit leaves the old file intact,
   // and a header and unit from different emits refuse to compile together (emit id).
+  const auto header_of = [&](const std::string& op) {
+    return (fs::path(o.out_dir) / "cuop" / "generated" / (op + "_dispatch.hpp")).string();
+  };
+  const auto unit_of = [&](const std::string& op) { return (fs::path(o.out_dir) / (op + "_instances.cu")).string(); };
+  // Every path checked before any file is replaced: a folder in the way of the last file must not
+  // leave the first ones from this emit and the rest from the last.
   for (const auto& [op, out] : outputs) {
-    const auto header = (fs::path(o.out_dir) / "cuop" / "generated" / (op + "_dispatch.hpp")).string();
-    const auto unit = (fs::path(o.out_dir) / (op + "_instances.cu")).string();
+    emit::require_writable_file(header_of(op));
+    emit::require_writable_file(unit_of(op));
+  }
+  for (const auto& [op, out] : outputs) {
+    const auto header = header_of(op);
+    const auto unit = unit_of(op);
     const bool h = emit::write_if_changed(header, out.header);
     const bool u = emit::write_if_changed(unit, out.instantiation);
     if (!o.quiet) {

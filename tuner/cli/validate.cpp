@@ -15,6 +15,7 @@ void add_validate(CLI::App& app, action& run) {
     run = [files] {
       for (const auto& f : *files) {
         const auto s = spec::load(f);
+        space::require_nonempty(s);  // as sweep refuses it
         std::size_t accepted = 0;
         for (const auto& p : s.problems)
           for (const auto& v : space::enumerate(s, p)) accepted += v.accepted ? 1 : 0;

@@ -176,7 +176,15 @@ std::string slug(const std::string& gpu_name) {
   return s.empty() ? "validation" : s;
 }
 
+void require_writable_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+    throw error(fmt::format("{}: cannot be written: something other than a file is in its place", path));
+}
+
 bool write_if_changed(const std::string& path, const std::string& content) {
+  require_writable_file(path);
   if (const auto old = core::read_file(path); old && *old == content) return false;
   core::write_atomically(path, content);
   return true;

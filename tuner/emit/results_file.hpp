@@ -73,4 +73,7 @@ std::string slug(const std::string& gpu_name);
 // leaves the old file intact). Returns true when the file changed.
 bool write_if_changed(const std::string& path, const std::string& content);
 
+// Throws cuop::error naming `path` when something other than a regular file (a folder) is there.
+void require_writable_file(const std::string& path);
+
 }  // namespace cuop::emit

@@ -61,10 +61,11 @@ kernel_candidate custom_softmax_candidate(const space::point& point, const std::
       "// {}\n"
       "#line 1 \"{}\"\n"
       "{}\n"
+      "#line 1 \"{} (the entry cuop-tune generates)\"\n"
       "extern \"C\" __global__ void __launch_bounds__({}) {}(cuop::kernels::softmax::softmax_args a) {{\n"
       "  {}<{}>::run(a);\n"
       "}}\n",
-      point.source, point.source, text, threads, instance, point.kernel, args);
+      point.source, point.source, text, instance, threads, instance, point.kernel, args);
   return k;
 }
 

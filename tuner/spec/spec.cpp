@@ -1,5 +1,7 @@
 #include "tuner/spec/spec.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
+#include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner/spec/yaml_reader.hpp"
@@ -382,6 +385,11 @@ sweep parse(const std::string& text, const std::string& file_name) {
   std::optional<std::vector<std::string>> default_dtypes;
   if (const entry* e = find(es, "dtypes")) default_dtypes = parse_dtypes(r, e->value);
   s.problems = parse_problems(r, require(r, root, es, "problems", "").value, *op, default_dtypes);
+  // A shape no GPU could hold is a typo, said at its place (also catches sizes that overflow).
+  constexpr double largest_bytes = 1e15;  // 1 PB: far above any GPU's memory
+  for (const auto& p : s.problems)
+    if (const double bytes = ops::adapter_for(s.op).bytes(p); !(bytes <= largest_bytes))
+      r.fail(p.where, fmt::format("problem {} moves {:.3g} bytes: no GPU holds that (a typo?)", p.key(s.op), bytes));
   s.candidates = parse_candidates(r, require(r, root, es, "candidates", "").value, *op);
   if (const entry* e = find(es, "constraints")) s.constraints = parse_constraints(r, e->value);
   if (const entry* e = find(es, "targets"))
