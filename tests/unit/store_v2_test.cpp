@@ -147,12 +147,13 @@ TEST_F(store_v2, a_version_1_database_migrates_keeping_every_row) {
   ASSERT_NE(before.find("k_b"), std::string::npos);
   {
     auto db = database::open(m_path, open_mode::read_write);
-    EXPECT_EQ(db->user_version(), 2);
+    EXPECT_EQ(db->user_version(), schema_version);
   }
   raw db(m_path);
   EXPECT_EQ(v1_content(db), before);
-  EXPECT_EQ(db.rows("PRAGMA user_version"), "2\n");
+  EXPECT_EQ(db.rows("PRAGMA user_version"), std::to_string(schema_version) + "\n");
   EXPECT_EQ(db.rows("SELECT state_reason, env_checks FROM runs ORDER BY id"), "|\n|\n");
+  EXPECT_EQ(db.rows("SELECT shard, provenance FROM runs ORDER BY id"), "|\n|\n");  // version 3
   EXPECT_EQ(db.rows("SELECT warmup_ms, warmup_cap_ms, warmup_capped, batch, clock_source FROM trials ORDER BY id"),
             "0.0|0|0|1|\n0.0|0|0|1|\n0.0|0|0|1|\n");
   EXPECT_EQ(db.rows("SELECT count(*), sum(sm_clock_mhz) FROM samples"), "5|0.0\n");

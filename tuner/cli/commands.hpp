@@ -17,6 +17,7 @@ void add_export(CLI::App& app, action& run);
 void add_emit(CLI::App& app, action& run);
 void add_compare(CLI::App& app, action& run);
 void add_gate(CLI::App& app, action& run);
+void add_merge(CLI::App& app, action& run);
 void add_worker(CLI::App& app, action& run);
 
 // --db default: $CUOP_DB, else ./cuop-tune.db (git-ignored).

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   cuop::cli::add_emit(app, run);
   cuop::cli::add_compare(app, run);
   cuop::cli::add_gate(app, run);
+  cuop::cli::add_merge(app, run);
   cuop::cli::add_worker(app, run);
   try {
     app.parse(argc, argv);

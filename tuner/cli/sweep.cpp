@@ -1,5 +1,6 @@
 // cuop-tune sweep FILE...: the main job (docs/cli.md).
 #include "tuner/cli/commands.hpp"
+#include "tuner/runner/shard.hpp"
 #include "tuner/runner/sweep.hpp"
 
 namespace cuop::cli {
@@ -17,6 +18,16 @@ void add_sweep(CLI::App& app, action& run) {
   cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: all cores)");
   cmd->add_option("--only", o->only,
                   "Only the problems whose key contains one of these comma-separated texts");
+  cmd->add_option("--shard", o->shard,
+                  "K/N: only shard K of N of the configurations (a cluster's array job; combine with merge)")
+      ->check([](const std::string& text) {
+        try {
+          runner::parse_shard(text);
+          return std::string();
+        } catch (const std::exception& e) {
+          return std::string(e.what());
+        }
+      });
   cmd->add_flag("--validate-only", o->validate_only,
                 "Compile-validate for every target without measuring, even with a GPU");
   cmd->callback([&run, o] { run = [o] { return runner::run_sweep(*o); }; });

@@ -18,6 +18,7 @@
 #include "tuner/core/files.hpp"
 #include "tuner/measure/environment_check.hpp"
 #include "tuner/ops/op_adapter.hpp"
+#include "tuner/runner/shard.hpp"
 #include "tuner/report/progress.hpp"
 #include "tuner/runner/protocol.hpp"
 #include "tuner/runner/race.hpp"
@@ -102,7 +103,7 @@ class sweep_run {
   sweep_run(const spec::sweep& s, const sweep_options& o, store::database& db,
             const store::environment& env, const device_info& dev, worker_process* worker)
       : m_spec(s), m_options(o), m_db(db), m_env(env), m_dev(dev), m_worker(worker),
-        m_op(ops::adapter_for(s.op)) {}
+        m_op(ops::adapter_for(s.op)), m_shard(o.shard.empty() ? shard{} : parse_shard(o.shard)) {}
 
   int execute();
 
@@ -136,6 +137,7 @@ class sweep_run {
   const device_info& m_dev;
   worker_process* m_worker;
   const ops::op_adapter& m_op;
+  shard m_shard;  // the configurations this run measures
   std::int64_t m_run_id = 0;
   std::vector<std::vector<space::verdict>> m_verdicts;  // per problem
   std::vector<std::vector<std::string>> m_instances;    // per problem: accepted kernel instances
@@ -169,6 +171,7 @@ void sweep_run::enumerate() {
       }
       auto kernel = m_op.kernel(v.config, p);
       const std::string name = kernel.instance;  // the key must not be moved from
+      if (!m_shard.owns(name)) continue;
       instances.push_back(name);
       if (!m_builds.contains(name)) m_builds.emplace(name, candidate_build{std::move(kernel), v.config, {}});
     }
@@ -232,6 +235,7 @@ void sweep_run::record_rejections() {
     for (const auto& v : m_verdicts[p]) {
       if (v.accepted || m_op.is_library(v.config.family)) continue;
       const candidate_build b{m_op.kernel(v.config, m_spec.problems[p]), v.config, {}};
+      if (!m_shard.owns(b.kernel.instance)) continue;
       auto t = blank_trial(p, config_record_of(m_spec, b));
       if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) continue;
       t.status = "rejected";
@@ -316,7 +320,9 @@ std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::
     ++m_failed;
     return {};
   }
-  const auto& configs = outcome.answer.at("configs");
+  nlohmann::json configs = nlohmann::json::array();
+  for (const auto& listed : outcome.answer.at("configs"))
+    if (m_shard.owns(listed.at("instance").get<std::string>())) configs.push_back(listed);
   bar.add_total(configs.size());
   std::vector<race_contender> out;
   for (const auto& listed : configs) {
@@ -448,6 +454,7 @@ int sweep_run::execute() {
   info.mode = target ? "measure" : "validate";
   info.state = "running";
   info.env = m_env;
+  info.shard = m_shard.str();
   m_run_id = m_db.begin_run(info);
 
   try {
@@ -497,6 +504,7 @@ int sweep_run::execute() {
 }  // namespace
 
 int run_sweep(const sweep_options& o) {
+  if (!o.shard.empty()) parse_shard(o.shard);  // a bad --shard is refused before anything runs
   std::vector<spec::sweep> specs;
   for (const auto& f : o.files) {
     specs.push_back(spec::load(f));

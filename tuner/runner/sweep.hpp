@@ -15,6 +15,7 @@ struct sweep_options {
   bool validate_only = false;  // compile-validation only, even with a GPU present
   int jobs = 0;                // compile threads (0: all cores)
   std::string only;            // keep only problems whose key contains this (empty: all)
+  std::string shard;           // "K/N": only the configurations of shard K of N (shard.hpp)
 };
 
 // Returns the process exit code.

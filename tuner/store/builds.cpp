@@ -85,4 +85,11 @@ std::vector<build_record> sqlite_database::builds(const std::string& op) {
   return out;
 }
 
+std::vector<config_record> sqlite_database::configs() {
+  statement s(m_conn, "SELECT instance, op, family, dtype, params_json FROM configs ORDER BY instance", "configs");
+  std::vector<config_record> out;
+  while (s.step()) out.push_back({s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)});
+  return out;
+}
+
 }  // namespace cuop::store::detail

@@ -7,7 +7,7 @@ namespace {
 constexpr const char* run_columns =
     "id, started_at, finished_at, spec_file, spec_hash, op, mode, state, gpu_name, gpu_uuid, "
     "sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, git_rev, build_flags, source_hash, "
-    "hostname, state_reason, env_checks";
+    "hostname, state_reason, env_checks, shard, provenance";
 
 run_info read_run(const statement& s) {
   run_info r;
@@ -34,6 +34,8 @@ run_info read_run(const statement& s) {
   e.hostname = s.text(19);
   r.state_reason = s.text(20);
   r.env_checks = s.text(21);
+  r.shard = s.text(22);
+  r.provenance = s.text(23);
   return r;
 }
 
@@ -46,13 +48,30 @@ std::int64_t sqlite_database::begin_run(const run_info& r) {
   statement s(m_conn,
               "INSERT INTO runs (started_at, spec_file, spec_hash, op, mode, state, env_key, "
               "gpu_name, gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, "
-              "git_rev, build_flags, source_hash, hostname) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              "git_rev, build_flags, source_hash, hostname, shard) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
               what);
   s.bind_all(r.started_at.empty() ? utc_now() : r.started_at, r.spec_file, r.spec_hash, r.op,
              r.mode, r.state.empty() ? std::string("running") : r.state, e.key(), e.gpu_name,
              e.gpu_uuid, e.sm_count, e.l2_bytes, e.cc, e.driver, e.cuda_runtime, e.libraries,
-             e.git_rev, e.build_flags, e.source_hash, e.hostname);
+             e.git_rev, e.build_flags, e.source_hash, e.hostname, r.shard);
+  s.run();
+  return m_conn.last_insert_rowid();
+}
+
+std::int64_t sqlite_database::copy_run(const run_info& r) {
+  constexpr const char* what = "copy_run";
+  require_writable(what);
+  const environment& e = r.env;
+  statement s(m_conn,
+              "INSERT INTO runs (started_at, finished_at, spec_file, spec_hash, op, mode, state, env_key, "
+              "gpu_name, gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, "
+              "git_rev, build_flags, source_hash, hostname, state_reason, env_checks, shard, provenance) "
+              "VALUES (?,NULLIF(?,''),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              what);
+  s.bind_all(r.started_at, r.finished_at, r.spec_file, r.spec_hash, r.op, r.mode, r.state, e.key(), e.gpu_name,
+             e.gpu_uuid, e.sm_count, e.l2_bytes, e.cc, e.driver, e.cuda_runtime, e.libraries, e.git_rev,
+             e.build_flags, e.source_hash, e.hostname, r.state_reason, r.env_checks, r.shard, r.provenance);
   s.run();
   return m_conn.last_insert_rowid();
 }

@@ -21,11 +21,13 @@ class sqlite_database final : public database {
   void finish_run(std::int64_t run_id, const std::string& state, const std::string& reason) override;
   void set_env_checks(std::int64_t run_id, const std::string& checks_json) override;
   std::vector<run_info> runs() override;
+  std::int64_t copy_run(const run_info& r) override;
   std::optional<run_info> run(std::int64_t id) override;
 
   void put_config(const config_record& c) override;
   void put_build(const build_record& b) override;
   std::vector<build_record> builds(const std::string& op) override;
+  std::vector<config_record> configs() override;
 
   std::int64_t put_trial(const trial_record& t) override;
   bool has_trial(const std::string& env_key, const std::string& problem_key,

@@ -11,7 +11,7 @@
 
 namespace cuop::store {
 
-inline constexpr int schema_version = 2;  // PRAGMA user_version; migrations in migrations.cpp
+inline constexpr int schema_version = 3;  // PRAGMA user_version; migrations in migrations.cpp
 inline constexpr int default_busy_timeout_ms = 5000;  // wait this long for another writer
 
 // Now, as ISO 8601 UTC: "2026-11-30T13:05:00Z".
@@ -46,6 +46,8 @@ struct run_info {
   environment env;
   std::string state_reason;  // why "invalid" (a bad environment before or after the run)
   std::string env_checks;    // {"before": {...}, "after": {...}}: the GPU's state (NVML), JSON
+  std::string shard;         // "K/N": the run measured shard K of N (sweep --shard); "" all
+  std::string provenance;    // merged from "<database> run <id>" (merge); "" measured here
 };
 
 // One compilation of one configuration for one target.
@@ -143,6 +145,8 @@ class database {
   // Stores the environment checks of a run (JSON text).
   virtual void set_env_checks(std::int64_t run_id, const std::string& checks_json) = 0;
   virtual std::vector<run_info> runs() = 0;
+  // Inserts a run as it is, finished_at, state, reason, checks and provenance included (merge).
+  virtual std::int64_t copy_run(const run_info& r) = 0;
   virtual std::optional<run_info> run(std::int64_t id) = 0;
 
   // Upserts a configuration by instance. put_trial does this itself; call it before put_build so
@@ -150,6 +154,7 @@ class database {
   virtual void put_config(const config_record& c) = 0;
   virtual void put_build(const build_record& b) = 0;  // upsert on (instance, target, source_hash)
   virtual std::vector<build_record> builds(const std::string& op) = 0;  // empty op: all
+  virtual std::vector<config_record> configs() = 0;  // every configuration, by instance
 
   // Inserts problem and config rows as needed, then the trial and its samples, in one committed
   // transaction. A trial for the same (env_key, problem, config) replaces the previous one.
