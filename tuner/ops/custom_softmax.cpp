@@ -51,6 +51,11 @@ kernel_candidate custom_softmax_candidate(const space::point& point, const std::
     args += fmt::format(", {}", value);
   }
 
+  // launch_bounds: 0 leaves __launch_bounds__ out (ptxas may then take more registers than the
+  // block can have: the limit check rejects such a build before any launch).
+  const long long bounds = param_of(point, "launch_bounds", threads);
+  const std::string bounds_text = bounds > 0 ? fmt::format("__launch_bounds__({}) ", bounds) : std::string();
+
   kernel_candidate k;
   k.instance = instance;
   k.dtype_label = std::string(name_of(*type));
@@ -62,10 +67,10 @@ kernel_candidate custom_softmax_candidate(const space::point& point, const std::
       "#line 1 \"{}\"\n"
       "{}\n"
       "#line 1 \"{} (the entry cuop-tune generates)\"\n"
-      "extern \"C\" __global__ void __launch_bounds__({}) {}(cuop::kernels::softmax::softmax_args a) {{\n"
+      "extern \"C\" __global__ void {}{}(cuop::kernels::softmax::softmax_args a) {{\n"
       "  {}<{}>::run(a);\n"
       "}}\n",
-      point.source, point.source, text, instance, threads, instance, point.kernel, args);
+      point.source, point.source, text, instance, bounds_text, instance, point.kernel, args);
   return k;
 }
 
