@@ -42,21 +42,14 @@ run_info read_run(const statement& s) {
 }  // namespace
 
 std::int64_t sqlite_database::begin_run(const run_info& r) {
-  constexpr const char* what = "begin_run";
-  require_writable(what);
-  const environment& e = r.env;
-  statement s(m_conn,
-              "INSERT INTO runs (started_at, spec_file, spec_hash, op, mode, state, env_key, "
-              "gpu_name, gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, "
-              "git_rev, build_flags, source_hash, hostname, shard) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-              what);
-  s.bind_all(r.started_at.empty() ? utc_now() : r.started_at, r.spec_file, r.spec_hash, r.op,
-             r.mode, r.state.empty() ? std::string("running") : r.state, e.key(), e.gpu_name,
-             e.gpu_uuid, e.sm_count, e.l2_bytes, e.cc, e.driver, e.cuda_runtime, e.libraries,
-             e.git_rev, e.build_flags, e.source_hash, e.hostname, r.shard);
-  s.run();
-  return m_conn.last_insert_rowid();
+  run_info fresh = r;  // a run that starts now: nothing of its end, checks or origin yet
+  if (fresh.started_at.empty()) fresh.started_at = utc_now();
+  if (fresh.state.empty()) fresh.state = "running";
+  fresh.finished_at.clear();
+  fresh.state_reason.clear();
+  fresh.env_checks.clear();
+  fresh.provenance.clear();
+  return copy_run(fresh);
 }
 
 std::int64_t sqlite_database::copy_run(const run_info& r) {
