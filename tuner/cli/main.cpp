@@ -1,10 +1,14 @@
 // cuop-tune: exit codes 0 ok, 1 error, 2 usage, 3 regression found (docs/cli.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "tuner/cli/commands.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/suggest.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"cuop-tune: auto-tuning and benchmarking of GPU operators", "cuop-tune"};
@@ -20,6 +24,16 @@ int main(int argc, char** argv) {
   cuop::cli::add_gate(app, run);
   cuop::cli::add_merge(app, run);
   cuop::cli::add_worker(app, run);
+  // A mistyped command would otherwise be a stray argument ("A subcommand is required"): name it.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      fmt::print(stderr, "cuop-tune: error: unknown command \"{}\"{}\nRun with --help for more information.\n", argv[1],
+                 cuop::suggest_suffix(argv[1], names));
+      return cuop::exit_code::usage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
