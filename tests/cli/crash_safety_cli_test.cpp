@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "sqlite_rows.hpp"
 
 extern char** environ;
 
@@ -29,25 +30,7 @@ namespace {
 const std::string suite = std::string(CUOP_SOURCE_DIR) + "/configs/softmax-smoke.yaml";
 
 std::vector<std::string> rows(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  std::vector<std::string> out;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return {"(cannot open)"};
-  sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(h, sql.c_str(), -1, &s, nullptr) != SQLITE_OK) {
-    sqlite3_close(h);
-    return {"(bad query)"};
-  }
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    std::string row;
-    for (int i = 0; i < sqlite3_column_count(s); ++i) {
-      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
-      row += (i ? "|" : "") + std::string(text ? text : "");
-    }
-    out.push_back(row);
-  }
-  sqlite3_finalize(s);
-  sqlite3_close(h);
-  return out;
+  return cuop::test::sqlite_rows(db, sql);
 }
 
 // Starts `cuop-tune sweep --validate-only` into `db` (compiling without a cache, so there is time

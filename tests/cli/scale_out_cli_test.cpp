@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "sqlite_rows.hpp"
 
 using cuop::test::run_cli;
 using cuop::test::temp_dir;
@@ -16,25 +17,8 @@ namespace {
 
 const std::string smoke = std::string(CUOP_SOURCE_DIR) + "/configs/softmax-smoke.yaml";
 
-// The rows of `sql`, one string per row ("a|b|c").
 std::vector<std::string> rows(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  std::vector<std::string> out;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
-  sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(h, sql.c_str(), -1, &s, nullptr) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      std::string row;
-      for (int i = 0; i < sqlite3_column_count(s); ++i) {
-        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
-        row += (i ? "|" : "") + std::string(text ? text : "");
-      }
-      out.push_back(row);
-    }
-  }
-  sqlite3_finalize(s);
-  sqlite3_close(h);
-  return out;
+  return cuop::test::sqlite_rows(db, sql);
 }
 
 const std::string builds_sql =
