@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "cuop/kernels/softmax/launch.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/files.hpp"
 #include "tuner/core/hash.hpp"
 
 namespace cuop::ops {
@@ -17,12 +16,9 @@ namespace ks = kernels::softmax;
 namespace {
 
 std::string read_source(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) throw error(fmt::format("cannot read custom kernel source \"{}\"", path));
-  if (text.str().empty()) throw error(fmt::format("custom kernel source \"{}\" is empty or unreadable", path));
-  return text.str();
+  auto text = core::read_file(path);
+  if (!text || text->empty()) throw error(fmt::format("custom kernel source \"{}\" is empty or unreadable", path));
+  return std::move(*text);
 }
 
 long long param_of(const space::point& p, const std::string& name, long long fallback) {
@@ -93,14 +89,11 @@ std::string plan_custom_softmax(const nlohmann::json& config, const void* kernel
       (error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem))) !=
           cudaSuccess)
     return "the dynamic shared memory attribute was refused";
-  long long resident = dev.max_resident_blocks > 0 ? dev.max_resident_blocks : dev.sm_count * 4LL;
-  if (smem > 0) {
-    int per_sm = 0;
-    if ((error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads),
-                                                               static_cast<std::size_t>(smem))) != cudaSuccess)
-      return "the occupancy query failed";
-    resident = static_cast<long long>(per_sm) * dev.sm_count;
-  }
+  int per_sm = 0;  // with the launch's dynamic shared memory
+  if ((error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads),
+                                                             static_cast<std::size_t>(smem))) != cudaSuccess)
+    return "the occupancy query failed";
+  const long long resident = static_cast<long long>(per_sm) * dev.sm_count;
   if (resident <= 0) return "no block of this kernel fits on an SM (registers or shared memory)";
   out = {};
   out.grid_x = static_cast<unsigned>(std::min(rows, resident));

@@ -153,18 +153,13 @@ trial_response softmax_trial_runner::run(const trial_request& request) {
   // reads the same values from its own cold buffers. The workspace (split_row's self-resetting
   // slots) is shared, as it is between consecutive single launches.
   const std::size_t tensor_bytes = static_cast<std::size_t>(rows * cols) * size_of(*type);
-  measure::buffer_rotation rotation;
-  rotation.set_bytes = 2 * tensor_bytes;
-  rotation.prepare = [&](int sets) {
-    return m_sets.prepare({{m_problem.in, tensor_bytes, true}, {m_problem.out, tensor_bytes, false}}, sets,
-                          m_stream);
-  };
-  rotation.launch = [&](int set, cudaStream_t s) {
-    auto a = args;
-    a.in = m_sets.at(set, 0);
-    a.out = m_sets.at(set, 1);
-    return ks::launch(function, plan, a, s);
-  };
+  const auto rotation = rotate_buffers(m_sets, {{m_problem.in, tensor_bytes, true}, {m_problem.out, tensor_bytes, false}},
+                                       m_stream, [&](const std::vector<void*>& set, cudaStream_t s) {
+                                         auto a = args;
+                                         a.in = set[0];
+                                         a.out = set[1];
+                                         return ks::launch(function, plan, a, s);
+                                       });
   return time_verified(launch, request, m_tools, &rotation, m_stream, std::move(r));
 }
 
