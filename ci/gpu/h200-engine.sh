@@ -9,6 +9,11 @@
 #                                           with the committed (exhaustive) results
 #   REPS=4 bash ci/gpu/h200-engine.sh inject   the calibration kernel (tests/calibration): which
 #                                           injected slowdowns (1, 2, 5, 10%) the gate detects
+#   bash ci/gpu/h200-engine.sh rebase       measure again what batched timing changes: the whole
+#                                           softmax sweep, and the conv and GEMM problems whose
+#                                           committed winner is under 25 us (ONLY_CONV, ONLY_GEMM
+#                                           override); databases to $OUT/rebase-dbs.tar.xz, for
+#                                           `cuop-tune export --update` (docs/measurement.md)
 # Reports (JSON) and logs go to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -124,6 +129,23 @@ PY
   "$tune" best --db /tmp/race.db >"$OUT/race-best.txt" 2>&1
   step "isolated GPU tests"
   build/tests/cuop_gpu_isolated_tests 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED)" | tee -a "$OUT/summary.txt"
+  ;;
+rebase)
+  build
+  db=/tmp/rebase && mkdir -p $db
+  step "softmax: the whole sweep"
+  timeout "${SOFTMAX_S:-240}" "$tune" sweep configs/softmax.yaml --db $db/softmax.db --cache /tmp/aa-cache -j16 >"$OUT/rebase-softmax.log" 2>&1
+  echo "softmax sweep: exit $?" | tee -a "$OUT/summary.txt"
+  step "conv: the problems under 25 us"
+  timeout "${CONV_S:-150}" "$tune" sweep configs/conv.yaml --only "${ONLY_CONV:-32x14x14x256_k256_r3x3,32x56x56x256_k64_r1x1,32x28x28x128_k128_r3x3,32x28x28x256_k256_r7x7,32x7x7x512_k512_r3x3}" \
+    --db $db/conv2d.db --cache /tmp/aa-cache -j16 >"$OUT/rebase-conv.log" 2>&1
+  echo "conv sweep: exit $?" | tee -a "$OUT/summary.txt"
+  step "gemm: the problems under 25 us"
+  timeout "${GEMM_S:-240}" "$tune" sweep configs/gemm.yaml --only "${ONLY_GEMM:-bf16_1x4096x4096,bf16_16x4096x4096,bf16_128x4096x4096}" \
+    --db $db/gemm.db --cache /tmp/aa-cache -j16 >"$OUT/rebase-gemm.log" 2>&1
+  echo "gemm sweep: exit $?" | tee -a "$OUT/summary.txt"
+  for log in "$OUT"/rebase-*.log; do tail -4 "$log"; done | tee -a "$OUT/summary.txt"
+  tar -C $db -cJf "$OUT/rebase-dbs.tar.xz" . && ls -la "$OUT/rebase-dbs.tar.xz"
   ;;
 *)
   echo "unknown phase $phase" >&2
