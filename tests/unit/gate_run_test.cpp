@@ -7,12 +7,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "test_support.hpp"
 #include "tuner/gate/gate_run.hpp"
 #include "tuner/measure/statistics.hpp"
+#include "tuner/runner/protocol.hpp"
 #include "tuner/store/store.hpp"
 
 namespace {
@@ -37,7 +41,8 @@ std::vector<double> around(double us, int n, double step) {
 // A database as one build's sweep of the problem would leave it: one finished run, one verified
 // trial per configuration with its raw samples.
 void write_db(const std::string& path, const std::string& rev,
-              const std::vector<std::pair<std::string, std::vector<double>>>& configs) {
+              const std::vector<std::pair<std::string, std::vector<double>>>& configs,
+              const std::map<std::string, int>& batch = {}) {
   fs::create_directories(fs::path(path).parent_path());
   auto db = store::database::open(path, store::open_mode::read_write);
   store::run_info run;
@@ -67,6 +72,7 @@ void write_db(const std::string& path, const std::string& rev,
     t.ci_lo_us = s.ci_lo;
     t.ci_hi_us = s.ci_hi;
     t.samples = s.count;
+    if (const auto b = batch.find(instance); b != batch.end()) t.batch = b->second;
     t.created_at = "2026-12-01T00:00:01Z";
     db->put_trial(t);
   }
@@ -74,8 +80,9 @@ void write_db(const std::string& path, const std::string& rev,
 }
 
 // A stand-in build in folder `name`: its worker sees the same H200 as every other stand-in; its
-// sweeps copy `name`/1.db, 2.db, ... in turn to --db and log "name ARGS..." to log.txt.
-std::string stand_in(const scratch& s, const std::string& name, int protocol = 1) {
+// sweeps copy `name`/1.db, 2.db, ... in turn to --db and log "name ARGS..." to log.txt, and the
+// batch plan they were given (none: "-") to plans.txt.
+std::string stand_in(const scratch& s, const std::string& name, int protocol = runner::protocol_version) {
   fs::create_directories(s / name);
   const auto exe = s / (name + "/cuop-tune");
   std::ofstream(exe)
@@ -90,14 +97,17 @@ std::string stand_in(const scratch& s, const std::string& name, int protocol = 1
          "fi\n"
          "n=$(cat \"$here/count\" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > \"$here/count\"\n"
          "echo \"" << name << " $*\" >> \"$here/../log.txt\"\n"
+         "plan=-; prev=\n"
+         "for a in \"$@\"; do [ \"$prev\" = --batch-plan ] && plan=$(tr -d ' \\n' < \"$a\"); prev=$a; done\n"
+         "echo \"$plan\" >> \"$here/../plans.txt\"\n"
          "[ -f \"$here/$n.db\" ] || exit 1\n"
          "cp \"$here/$n.db\" \"$3\"\n";
   ::chmod(exe.c_str(), 0755);
   return exe;
 }
 
-std::vector<std::string> log_lines(const scratch& s) {
-  std::ifstream in(s / "log.txt");
+std::vector<std::string> log_lines(const scratch& s, const std::string& file = "log.txt") {
+  std::ifstream in(s / file);
   std::vector<std::string> out;
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
@@ -148,8 +158,14 @@ TEST(gate_run, abba_rounds_run_in_order_pool_per_build_and_retry_what_is_ambiguo
             std::string::npos) << log[0];
   EXPECT_NE(log[1].find(s / "kept/gate.round2-b.db"), std::string::npos) << log[1];
   EXPECT_EQ(log[0].find("--only"), std::string::npos);
+  // Round 1 is timed as the timer decides; its winner's way (single launches here) times every
+  // later round and the retries, of either build.
+  const auto plans = log_lines(s, "plans.txt");
+  ASSERT_EQ(plans.size(), 8u);
+  EXPECT_EQ(plans[0], "-");
+  for (std::size_t i = 1; i < 8; ++i) EXPECT_EQ(plans[i], "{\"" + problem + "\":1}") << i;
   for (std::size_t i = 4; i < 8; ++i) {  // the retry: only the ambiguous problem, the suite as it is
-    EXPECT_NE(log[i].find("--only " + problem + " " + (s / "suite.yaml")), std::string::npos) << log[i];
+    EXPECT_NE(log[i].find("--only " + problem + " --batch-plan "), std::string::npos) << log[i];
   }
   EXPECT_TRUE(fs::exists(s / "kept/gate.retry1-round4-a.db"));
 
@@ -246,8 +262,27 @@ TEST(gate_run, another_protocol_is_refused_before_anything_is_measured) {
   gate::gate_options o;
   o.specs = {suite(s)};
   o.self = stand_in(s, "a");
-  o.against = stand_in(s, "b", 2);
+  o.against = stand_in(s, "b", runner::protocol_version + 1);
   const auto message = test::error_of([&] { gate::run_gate(o); });
-  EXPECT_NE(message.find("speaks protocol 2, this cuop-tune speaks protocol 1"), std::string::npos) << message;
+  EXPECT_NE(message.find(fmt::format("speaks protocol {}, this cuop-tune speaks protocol {}",
+                                     runner::protocol_version + 1, runner::protocol_version)),
+            std::string::npos) << message;
   EXPECT_TRUE(log_lines(s).empty());
+}
+
+TEST(gate_run, against_a_baseline_each_problem_is_timed_like_the_baselines_winner) {
+  scratch s;
+  // The baseline's winner x was timed in CUDA-graph batches of 241 launches: this build's sweep is
+  // told to time the problem the same way, every configuration of it.
+  write_db(s / "baseline.db", "old", {{x, around(10, 41, 0.01)}, {y, around(30, 41, 0.01)}}, {{x, 241}});
+  write_db(s / "a/1.db", "new", {{x, around(10, 41, 0.01)}, {y, around(30, 41, 0.01)}}, {{x, 241}, {y, 241}});
+  gate::gate_options o;
+  o.specs = {suite(s)};
+  o.self = stand_in(s, "a");
+  o.baseline = s / "baseline.db";
+  const auto c = gate::run_gate(o);
+  EXPECT_EQ(log_lines(s, "plans.txt"), (std::vector<std::string>{"{\"" + problem + "\":241}"}));
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].verdict, verdict::same);
+  EXPECT_TRUE(c.measured_differently.empty());
 }

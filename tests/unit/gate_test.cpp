@@ -123,6 +123,27 @@ TEST(gate_abba, rounds_pool_their_samples_per_configuration) {
   EXPECT_EQ(pooled.set.envs.size(), 1u);  // the same environment once
 }
 
+TEST(gate_abba, rounds_timed_with_different_launches_are_never_pooled) {
+  auto batched = trial("p1", "x", {10, 10, 10});
+  batched.batch = 241;
+  const auto r1 = set("round 1", {trial("p1", "x", {12, 12, 12}), trial("p1", "y", {20, 21})});
+  const auto r4 = set("round 4", {batched, trial("p1", "y", {20, 22})});
+  const auto pooled = gate::pool_rounds({&r1, &r4}, "this build");
+  ASSERT_EQ(pooled.set.trials.size(), 1u);
+  EXPECT_EQ(pooled.set.trials[0].instance, "y");
+  ASSERT_EQ(pooled.dropped.size(), 1u);
+  EXPECT_NE(pooled.dropped[0].find("p1 x: timed in batches of different launches across rounds (1, 241)"),
+            std::string::npos) << pooled.dropped[0];
+}
+
+TEST(gate_abba, the_winners_launches_are_the_plan_for_the_next_runs) {
+  auto fast = trial("p1", "x", {10, 10, 10});
+  fast.batch = 241;
+  auto slow_single = trial("p1", "y", {30, 30, 30});  // single launches: not the winner's way
+  const auto s = set("baseline", {fast, slow_single, trial("p2", "z", {50, 50})});
+  EXPECT_EQ(gate::winner_launches(s), (std::map<std::string, int>{{"p1", 241}, {"p2", 1}}));
+}
+
 TEST(gate_abba, a_round_without_raw_samples_is_left_out_and_nothing_left_is_an_error) {
   const auto r1 = set("round 1", {trial("p1", "x", {10, 11})});
   const auto r4 = set("round 4", {trial("p1", "x", {})});
@@ -186,6 +207,16 @@ TEST(gate_retry, a_configuration_target_pools_only_its_own_trial) {
   EXPECT_EQ(merged.trials[1].sample_count, 62);
   EXPECT_EQ(merged.envs.size(), 1u);  // the same environment: not added again
   EXPECT_EQ(merged.trials[1].env, 0);
+}
+
+TEST(gate_retry, a_retry_timed_another_way_replaces_the_old_trial_instead_of_pooling) {
+  const auto old = set("c", {trial("p1", "x", around(10))});
+  auto batched = trial("p1", "x", around(8, 41));
+  batched.batch = 241;
+  const auto merged = gate::pool_retry(old, set("r", {batched}), {{"p1", "x"}});
+  ASSERT_EQ(merged.trials.size(), 1u);
+  EXPECT_EQ(merged.trials[0].sample_count, 41);
+  EXPECT_EQ(merged.trials[0].batch, 241);
 }
 
 TEST(gate_retry, counts_say_the_last_pass_that_measured_a_row) {
@@ -326,6 +357,10 @@ TEST(gate_suite_run, the_sweep_command_names_the_database_device_problems_and_fi
   run.jobs = 0;
   EXPECT_EQ(gate::sweep_command("e", "x.db", run),
             (std::vector<std::string>{"e", "sweep", "--db", "x.db", "--device", "1", "a.yaml", "b.yaml"}));
+  run.batch_plan = "/g/batch-plan.json";
+  EXPECT_EQ(gate::sweep_command("e", "x.db", run),
+            (std::vector<std::string>{"e", "sweep", "--db", "x.db", "--device", "1", "--batch-plan",
+                                      "/g/batch-plan.json", "a.yaml", "b.yaml"}));
 }
 
 TEST(gate_suite_run, a_retry_runs_the_files_as_they_are_on_its_problems) {

@@ -151,3 +151,23 @@ TEST(race, a_round_with_another_batch_size_is_not_pooled) {
     EXPECT_EQ(t.sample_us.size(), (t.config.instance == "a" ? 3u : 4u) * 16u) << t.config.instance;
   }
 }
+
+TEST(race, a_batch_plan_decides_round_one_too) {
+  fake_worker w;
+  w.center_us = {{"a", 5.0}, {"b", 5.01}};
+  w.batch = {{"a", 40}, {"b", 40}};  // what the timer would choose; the plan says single launches
+  spec::measure_settings m;
+  m.race_rounds = 2;
+  m.race_final_rounds = 2;
+  runner::race_callbacks cb;
+  cb.measure = [&](const runner::trial_request& r) { return w(r); };
+  std::vector<store::trial_record> stored;
+  cb.store = [&](store::trial_record& t) { stored.push_back(t); };
+  cb.between = [] {};
+  auto a = contender("a"), b = contender("b");
+  a.request.force_batch = b.request.force_batch = 1;
+  runner::run_race({a, b}, m, cb);
+  ASSERT_FALSE(w.requests.empty());
+  for (const auto& r : w.requests) EXPECT_EQ(r.force_batch, 1) << r.entry;
+  for (const auto& t : stored) EXPECT_EQ(t.batch, 1) << t.config.instance;
+}

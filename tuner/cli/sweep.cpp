@@ -28,6 +28,11 @@ void add_sweep(CLI::App& app, action& run) {
           return std::string(e.what());
         }
       });
+  cmd->add_option("--batch-plan", o->batch_plan,
+                  "JSON {problem: launches per sample}: time those problems in CUDA-graph batches of "
+                  "that many launches (1: single launches) instead of letting the timer decide; the "
+                  "gate passes one so a build is timed like its baseline")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--validate-only", o->validate_only,
                 "Compile-validate for every target without measuring, even with a GPU");
   cmd->callback([&run, o] { run = [o] { return runner::run_sweep(*o); }; });

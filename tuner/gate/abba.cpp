@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <ranges>
 #include <tuple>
 
 #include "tuner/core/error.hpp"
@@ -68,6 +69,13 @@ pooled_rounds pool_rounds(const std::vector<const result_set*>& rounds, std::str
     }
     if (std::ranges::any_of(trials, [](const auto* t) { return t->samples_us.empty(); })) {
       out.dropped.push_back(fmt::format("{} {}: a round kept no raw samples", problem, instance));
+      continue;
+    }
+    // Samples of CUDA-graph batches and of single launches are different quantities: never pooled.
+    if (std::ranges::any_of(trials, [&](const auto* t) { return t->batch != trials.front()->batch; })) {
+      out.dropped.push_back(fmt::format("{} {}: timed in batches of different launches across rounds ({})",
+                                        problem, instance,
+                                        fmt::join(trials | std::views::transform([](const auto* t) { return t->batch; }), ", ")));
       continue;
     }
     measured_trial m = *trials.front();

@@ -11,6 +11,7 @@
 #include "tuner/gate/abba.hpp"
 #include "tuner/gate/retry.hpp"
 #include "tuner/gate/suite_run.hpp"
+#include "tuner/runner/batch_plan.hpp"
 #include "tuner/runner/worker_process.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
@@ -86,7 +87,20 @@ struct gate_context {
   std::string self, other;
   gate_files files;
   std::vector<std::string> warnings;  // the gate's own, added to every comparison
+  std::string batch_plan;             // once written: how every later sweep times each problem
 };
+
+// From here on every sweep times each problem the way `reference` timed its winner (a CUDA-graph
+// batch of the same launches, or single launches), so that no comparison is lost to a kernel near
+// the batching threshold falling one way in one run and the other way in the next.
+void fix_timing(gate_context& g, const result_set& reference, const std::string& what) {
+  const auto plan = winner_launches(reference);
+  g.batch_plan = (fs::path(g.files.folder()) / "batch-plan.json").string();
+  runner::write_batch_plan(g.batch_plan, plan);
+  const auto batched = std::ranges::count_if(plan, [](const auto& e) { return e.second > 1; });
+  fmt::print(stderr, "cuop-tune: gate: timing every problem like {}: {} in CUDA-graph batches, {} in single launches\n",
+             what, batched, plan.size() - static_cast<std::size_t>(batched));
+}
 
 suite_run suite(const gate_context& g, const std::vector<std::string>& only, int pass) {
   suite_run run;
@@ -97,6 +111,7 @@ suite_run suite(const gate_context& g, const std::vector<std::string>& only, int
   run.device = g.o.device;
   run.cache_dir = g.o.cache_dir;
   run.jobs = g.o.jobs;
+  run.batch_plan = g.batch_plan;
   return run;
 }
 
@@ -141,6 +156,7 @@ std::pair<result_set, result_set> measure_rounds(gate_context& g, const std::vec
     run_suite(a ? g.self : g.other, db, suite(g, only, pass), holds);
     (a ? a_rounds : b_rounds).push_back(load_measured(db, holds));
     if (a) require_measured(g, a_rounds.back(), only, pass, holds);
+    if (g.batch_plan.empty()) fix_timing(g, a_rounds.back(), "round 1's winners");
   }
   const auto pool = [&](const std::vector<result_set>& rounds, build side, const std::string& name) {
     std::vector<const result_set*> ptrs;
@@ -254,8 +270,9 @@ comparison run_gate(const gate_options& o) {
     std::tie(candidate, baseline) = measure_rounds(g, {}, 0);
   } else {
     notes.mode = "baseline";
-    candidate = measure_this_build(g, {}, 0);
     baseline = load_gate_baseline(o.baseline, dev.name, problems);
+    fix_timing(g, baseline, "the baseline's winners");
+    candidate = measure_this_build(g, {}, 0);
   }
   auto result = compare(baseline, candidate, o.compare);
 

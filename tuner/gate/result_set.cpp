@@ -167,6 +167,15 @@ bool same_measurement_env(const measured_env& a, const measured_env& b) {
          agree(a.libraries, b.libraries);
 }
 
+std::map<std::string, int> winner_launches(const result_set& set) {
+  std::map<std::string, const measured_trial*> fastest;
+  for (const auto& t : set.trials)
+    if (auto& f = fastest[t.problem]; !f || t.median_us < f->median_us) f = &t;
+  std::map<std::string, int> out;
+  for (const auto& [problem, t] : fastest) out[problem] = std::max(1, t->batch);
+  return out;
+}
+
 result_set load_result_set(const std::string& path, const load_options& options) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw error(path + ": no such file or folder");

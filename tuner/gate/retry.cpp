@@ -74,7 +74,9 @@ result_set pool_retry(const result_set& old, const result_set& fresh, const std:
     if (!wanted(t)) continue;
     const auto key = std::make_pair(t.problem, t.instance);
     const auto it = merged.find(key);
-    if (it == merged.end() || it->second.samples_us.empty() || t.samples_us.empty()) {
+    // Pooled only when timed the same way (batched samples and single launches never mix).
+    if (it == merged.end() || it->second.samples_us.empty() || t.samples_us.empty() ||
+        it->second.batch != t.batch) {
       auto copy = t;
       copy.env = env_of(t.env);
       merged.insert_or_assign(key, std::move(copy));

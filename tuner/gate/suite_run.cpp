@@ -139,6 +139,7 @@ std::vector<std::string> sweep_command(const std::string& executable, const std:
   if (!run.cache_dir.empty()) argv.insert(argv.end(), {"--cache", run.cache_dir});
   if (run.jobs > 0) argv.insert(argv.end(), {"-j", std::to_string(run.jobs)});
   if (!run.only.empty()) argv.insert(argv.end(), {"--only", fmt::format("{}", fmt::join(run.only, ","))});
+  if (!run.batch_plan.empty()) argv.insert(argv.end(), {"--batch-plan", run.batch_plan});
   argv.insert(argv.end(), run.specs.begin(), run.specs.end());
   return argv;
 }

@@ -30,6 +30,7 @@ struct suite_run {
   int device = 0;
   std::string cache_dir;                 // "": the build's default
   int jobs = 0;                          // compile threads; 0: the build's default
+  std::string batch_plan;                // `sweep --batch-plan`: "" lets the timer decide
 };
 
 // The command line that runs `run` with `executable` into `db` (argv[0] is the executable).

@@ -13,10 +13,11 @@
 namespace cuop::runner {
 
 // What one cuop-tune build may expect of another's (`gate --against`, docs/cli.md): these
-// messages, and the `sweep --db --only --device --cache -j` options with a database this build's
-// store reads. Bump it with any change to them that an older or newer build would misread; builds
-// with different versions refuse to gate against each other. Workers before version 1 did not say.
-inline constexpr int protocol_version = 1;
+// messages, and the `sweep --db --only --device --cache -j --batch-plan` options with a database
+// this build's store reads. Bump it with any change to them that an older or newer build would
+// misread; builds with different versions refuse to gate against each other. Workers before
+// version 1 did not say; version 2 added `--batch-plan`.
+inline constexpr int protocol_version = 2;
 
 struct device_info {
   int protocol = protocol_version;  // the worker's protocol_version (0: a worker that did not say)
@@ -42,7 +43,7 @@ struct trial_request {
   nlohmann::json dims;       // the problem's dimensions
   spec::measure_settings measure;
   std::uint64_t seed = 1;
-  int force_batch = 0;  // > 0: launches per sample fixed (a race's later rounds); 0: the timer decides
+  int force_batch = 0;  // > 0: launches per sample fixed (a batch plan, a race's later rounds); 0: the timer decides
 };
 
 // status: "ok", "wrong_answer", "launch_error", "crashed", "unsupported", "timeout"

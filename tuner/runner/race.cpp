@@ -32,7 +32,7 @@ void run_race(std::vector<race_contender> field, const spec::measure_settings& s
   const auto measure = [&](runner_state& s) {
     auto req = s.c.request;
     req.measure.max_time_s = std::min(settings.max_time_s, settings.race_round_s);
-    req.force_batch = s.rounds > 0 ? s.first.batch : 0;
+    if (s.rounds > 0) req.force_batch = s.first.batch;  // round 1: as asked (a batch plan, or the timer)
     auto r = cb.measure(req);
     if (r.status != "ok") {
       fill_trial(s.c.trial, r);

@@ -18,6 +18,7 @@
 #include "tuner/core/files.hpp"
 #include "tuner/measure/environment_check.hpp"
 #include "tuner/ops/op_adapter.hpp"
+#include "tuner/runner/batch_plan.hpp"
 #include "tuner/runner/shard.hpp"
 #include "tuner/report/progress.hpp"
 #include "tuner/runner/protocol.hpp"
@@ -101,9 +102,11 @@ std::string write_cubin(const std::string& cache_dir, const std::string& instanc
 class sweep_run {
  public:
   sweep_run(const spec::sweep& s, const sweep_options& o, store::database& db,
-            const store::environment& env, const device_info& dev, worker_process* worker)
+            const store::environment& env, const device_info& dev, worker_process* worker,
+            const batch_plan_map& batch_plan)
       : m_spec(s), m_options(o), m_db(db), m_env(env), m_dev(dev), m_worker(worker),
-        m_op(ops::adapter_for(s.op)), m_shard(o.shard.empty() ? shard{} : parse_shard(o.shard)) {}
+        m_op(ops::adapter_for(s.op)), m_shard(o.shard.empty() ? shard{} : parse_shard(o.shard)),
+        m_batch_plan(batch_plan) {}
 
   int execute();
 
@@ -129,6 +132,8 @@ class sweep_run {
   void store_trial(store::trial_record& t, report::progress& bar);
   // The GPU's state from the worker (NVML), for the checks before and after a run.
   measure::gpu_environment check_environment();
+  // What every trial of `problem` asks the worker, less its configuration.
+  trial_request base_request(std::size_t problem) const;
 
   const spec::sweep& m_spec;
   const sweep_options& m_options;
@@ -138,6 +143,7 @@ class sweep_run {
   worker_process* m_worker;
   const ops::op_adapter& m_op;
   shard m_shard;  // the configurations this run measures
+  const batch_plan_map& m_batch_plan;
   std::int64_t m_run_id = 0;
   std::vector<std::vector<space::verdict>> m_verdicts;  // per problem
   std::vector<std::vector<std::string>> m_instances;    // per problem: accepted kernel instances
@@ -291,12 +297,14 @@ measure::gpu_environment sweep_run::check_environment() {
   return e;
 }
 
-trial_request base_request(const spec::sweep& s, const spec::problem& problem) {
+trial_request sweep_run::base_request(std::size_t p) const {
+  const auto& problem = m_spec.problems[p];
   trial_request req;
-  req.op = s.op;
+  req.op = m_spec.op;
   req.dtype = problem.dtype;
   for (const auto& [k, v] : problem.dims) req.dims[k] = v;
-  req.measure = s.measure;
+  req.measure = m_spec.measure;
+  req.force_batch = planned_launches(m_batch_plan, problem.key(m_spec.op));
   return req;
 }
 
@@ -305,7 +313,7 @@ trial_request base_request(const spec::sweep& s, const spec::problem& problem) {
 std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::point& point,
                                                     report::progress& bar) {
   const auto& problem = m_spec.problems[p];
-  auto listing = base_request(m_spec, problem);
+  auto listing = base_request(p);
   nlohmann::json ask = to_json(listing);
   ask["cmd"] = "list_library";
   ask["config"] = ops::config_json(point);
@@ -333,7 +341,7 @@ std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::
       continue;
     }
     m_db.put_config(t.config);
-    auto req = base_request(m_spec, problem);
+    auto req = base_request(p);
     req.entry = t.config.instance;
     req.config = {{"family", listed.at("family")}, {"params", listed.at("params")}};
     out.push_back({std::move(t), std::move(req)});
@@ -359,7 +367,7 @@ std::optional<race_contender> sweep_run::kernel_contender(std::size_t p, const s
     bar.advance();
     return std::nullopt;
   }
-  auto req = base_request(m_spec, m_spec.problems[p]);
+  auto req = base_request(p);
   req.cubin_path = write_cubin(m_options.cache_dir, instance, built);
   req.entry = instance;
   req.config = ops::config_json(b.point);
@@ -505,6 +513,7 @@ int sweep_run::execute() {
 
 int run_sweep(const sweep_options& o) {
   if (!o.shard.empty()) parse_shard(o.shard);  // a bad --shard is refused before anything runs
+  const auto batch_plan = o.batch_plan.empty() ? batch_plan_map{} : read_batch_plan(o.batch_plan);
   std::vector<spec::sweep> specs;
   for (const auto& f : o.files) {
     specs.push_back(spec::load(f));
@@ -556,7 +565,7 @@ int run_sweep(const sweep_options& o) {
   const auto env = core::describe_environment(dev);
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
-  for (const auto& s : specs) sweep_run(s, o, *db, env, dev, worker.get()).execute();
+  for (const auto& s : specs) sweep_run(s, o, *db, env, dev, worker.get(), batch_plan).execute();
   return exit_code::ok;
 }
 

@@ -16,6 +16,7 @@ struct sweep_options {
   int jobs = 0;                // compile threads (0: all cores)
   std::string only;            // keep only problems whose key contains this (empty: all)
   std::string shard;           // "K/N": only the configurations of shard K of N (shard.hpp)
+  std::string batch_plan;      // a JSON file: launches per sample per problem (batch_plan.hpp)
 };
 
 // Returns the process exit code.
