@@ -141,7 +141,7 @@ rebase)
     --db $db/conv2d.db --cache /tmp/aa-cache -j16 >"$OUT/rebase-conv.log" 2>&1
   echo "conv sweep: exit $?" | tee -a "$OUT/summary.txt"
   step "gemm: the problems under 25 us"
-  timeout "${GEMM_S:-240}" "$tune" sweep configs/gemm.yaml --only "${ONLY_GEMM:-bf16_1x4096x4096,bf16_16x4096x4096,bf16_128x4096x4096}" \
+  timeout "${GEMM_S:-300}" "$tune" sweep configs/gemm.yaml --only "${ONLY_GEMM:-1x1024x4096,16x1024x4096,64x1024x4096,128x1024x4096,512x1024x4096,1000x1000x1000,1x4096x4096,16x4096x4096,64x4096x4096,128x4096x4096,1x6144x4096,16x6144x4096,64x6144x4096,128x6144x4096}" \
     --db $db/gemm.db --cache /tmp/aa-cache -j16 >"$OUT/rebase-gemm.log" 2>&1
   echo "gemm sweep: exit $?" | tee -a "$OUT/summary.txt"
   for log in "$OUT"/rebase-*.log; do tail -4 "$log"; done | tee -a "$OUT/summary.txt"

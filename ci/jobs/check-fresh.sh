@@ -6,7 +6,7 @@
 #   2. those files are byte for byte the ones the build generated (BUILD_DIR/kernels/generated),
 #      when the build emits from this results/;
 #   3. results/softmax/nvidia-h200.json is the export of its committed database
-#      (tests/data/store/h200-softmax.db);
+#      (tests/data/store/h200-softmax-results.db);
 #   4. .github/workflows/ci.yml is what ci/matrix.py writes from ci/matrix.yaml.
 # Usage: ci/jobs/check-fresh.sh [BUILD_DIR]  (a build folder without cuop-tune gets the cuop_emit
 # target built first: cuop-tune and the emitted tables, not the library). ctest runs it on the test
@@ -56,8 +56,8 @@ else
   done <"$tmp/files"
 fi
 
-step "3. results/softmax/nvidia-h200.json is the export of tests/data/store/h200-softmax.db"
-"$tune" export --db tests/data/store/h200-softmax.db --op softmax --out "$tmp/export" >/dev/null
+step "3. results/softmax/nvidia-h200.json is the export of tests/data/store/h200-softmax-results.db"
+"$tune" export --db tests/data/store/h200-softmax-results.db --op softmax --out "$tmp/export" >/dev/null
 diff -u results/softmax/nvidia-h200.json "$tmp/export/softmax/nvidia-h200.json" >"$tmp/diff" ||
   stale "results/softmax/nvidia-h200.json is not the export of its database" <"$tmp/diff"
 

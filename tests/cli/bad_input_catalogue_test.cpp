@@ -30,7 +30,7 @@ using cuop::test::temp_dir;
 const std::string source = CUOP_SOURCE_DIR;
 const std::string data = CUOP_TEST_DATA_DIR;
 const std::string compare_fixtures = data + "/compare";
-// The H200 sweep behind results/softmax/nvidia-h200.json (schema 1, rollback journal).
+// An earlier H200 softmax sweep (schema 1, rollback journal; cli_test.cpp says more).
 const std::string h200_db = data + "/store/h200-softmax.db";
 // A valid one-configuration sweep, one target: quick to compile-validate.
 const std::string tiny_sweep = data + "/bad_input/tiny.yaml";

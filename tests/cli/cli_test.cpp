@@ -129,9 +129,11 @@ TEST(cli, emit_does_not_depend_on_where_the_results_are) {
             read_file(tmp / "b/deeper/gen/softmax_instances.cu"));
 }
 
-// tests/data/store/h200-softmax.db: the H200 sweep behind results/softmax/nvidia-h200.json, with
-// raw samples and constraint rejections removed to keep it small.
+// tests/data/store/h200-softmax.db: an earlier H200 softmax sweep (2026-11-30, schema 1, single
+// launches), with raw samples and constraint rejections removed to keep it small. The sweep behind
+// today's results/softmax is h200-softmax-results.db (ci/jobs/check-fresh.sh, item 3).
 const std::string h200_db = data + "/store/h200-softmax.db";
+const std::string results_db = data + "/store/h200-softmax-results.db";
 
 TEST(cli, best_reports_the_fastest_verified_configuration_per_gpu_and_problem) {
   const auto r = run_cli("best --db " + h200_db);
@@ -146,7 +148,7 @@ TEST(cli, best_reports_the_fastest_verified_configuration_per_gpu_and_problem) {
 
 TEST(cli, committed_results_are_fresh_exports_of_their_database) {
   temp_dir tmp;
-  const auto r = run_cli("export --db " + h200_db + " --out " + (tmp / "results"));
+  const auto r = run_cli("export --db " + results_db + " --out " + (tmp / "results"));
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(read_file(tmp / "results/softmax/nvidia-h200.json"),
             read_file(std::string(CUOP_SOURCE_DIR) + "/results/softmax/nvidia-h200.json"));

@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <tuple>
+
+#include "tuner/core/error.hpp"
 
 #include "tuner/emit/results_file.hpp"
 #include "tuner/store/store.hpp"
@@ -65,5 +68,69 @@ TEST(export_results, keeps_the_newest_environment_of_each_problem) {
     EXPECT_DOUBLE_EQ(t.median_us, t.problem == "softmax_f32_8x1024" ? 7.0 : 9.0) << t.problem;
   }
   EXPECT_EQ(files[0].runs.size(), 2u);
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// A database of one finished H200 run with `trials` (instance, median, rows), exported into dir.
+void export_run(const fs::path& dir, const std::string& db_name, const std::string& driver,
+                const std::vector<std::tuple<std::string, double, int>>& trials, bool update) {
+  auto db = store::database::open((dir / db_name).string(), store::open_mode::read_write);
+  store::run_info run;
+  run.op = "softmax";
+  run.mode = "measure";
+  run.state = "finished";
+  run.started_at = "2026-12-01T00:00:00Z";
+  run.env.gpu_name = "NVIDIA H200";
+  run.env.cc = 90;
+  run.env.sm_count = 132;
+  run.env.driver = driver;
+  run.env.cuda_runtime = "13.0";
+  run.env.source_hash = db_name;
+  const auto id = db->begin_run(run);
+  for (const auto& [instance, us, rows] : trials) db->put_trial(trial(id, run.env.key(), instance, us, rows));
+  emit::export_results(*db, "softmax", (dir / "results").string(), emit::export_samples::winners, update);
+}
+
+}  // namespace
+
+TEST(export_results, update_replaces_only_the_problems_measured_again) {
+  const auto dir = fs::temp_directory_path() / ("cuop-export-update-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string a = "softmax_f32_block_row_v4_b256_c1", b = "softmax_f32_block_row_v4_b512_c1";
+  export_run(dir, "old.db", "13.0", {{a, 5.0, 8}, {b, 6.0, 8}, {a, 9.0, 16}, {a, 20.0, 32}}, false);
+  // 16 rows measured again (one configuration now), 64 rows new.
+  export_run(dir, "new.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, true);
+  const auto path = (dir / "results/softmax/nvidia-h200.json").string();
+  auto f = emit::read_results_file(path);
+  std::vector<std::tuple<std::string, std::string, double, std::int64_t>> got;
+  for (const auto& t : f.trials) got.emplace_back(t.problem, t.instance, t.median_us, t.run);
+  EXPECT_EQ(got, (decltype(got){{"softmax_f32_16x1024", b, 8.0, 2},  // in its old place, its run renumbered
+                                {"softmax_f32_32x1024", a, 20.0, 1},
+                                {"softmax_f32_8x1024", a, 5.0, 1},
+                                {"softmax_f32_8x1024", b, 6.0, 1},
+                                {"softmax_f32_64x1024", a, 30.0, 2}}));  // new: last
+  ASSERT_EQ(f.runs.size(), 2u);
+  EXPECT_EQ(f.runs[0].id, 1);
+  EXPECT_EQ(f.runs[1].id, 2);
+
+  // The same update again changes nothing.
+  const auto before = f.trials.size();
+  export_run(dir, "new2.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, true);
+  f = emit::read_results_file(path);
+  EXPECT_EQ(f.trials.size(), before);
+  EXPECT_EQ(f.runs.size(), 2u);
+
+  // Another driver: the file holds one set-up for all its trials; refused, the file untouched.
+  try {
+    export_run(dir, "other.db", "13.1", {{b, 1.0, 16}}, true);
+    ADD_FAILURE() << "an update from another driver was accepted";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("nvidia-h200.json: cannot update: its driver is 13.0, the database's 13.1"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_EQ(emit::read_results_file(path).trials.size(), before);
   fs::remove_all(dir);
 }

@@ -14,6 +14,7 @@ void add_export(CLI::App& app, action& run) {
     std::string out = "results";
     std::string op = "softmax";
     std::string samples = "winners";
+    bool update = false;
   };
   auto o = std::make_shared<options>();
   cmd->add_option("--db", o->db, "SQLite database");
@@ -22,13 +23,16 @@ void add_export(CLI::App& app, action& run) {
   cmd->add_option("--samples", o->samples,
                   "Raw samples kept per problem: winners (default), all or none")
       ->check(CLI::IsMember({"winners", "all", "none"}));
+  cmd->add_flag("--update", o->update,
+                "Keep the problems of an existing file that the database does not hold (measure a "
+                "few problems again, replace only theirs)");
   cmd->callback([&run, o] {
     run = [o] {
       const auto samples = o->samples == "all"    ? emit::export_samples::all
                            : o->samples == "none" ? emit::export_samples::none
                                                   : emit::export_samples::winners;
       auto db = store::database::open(o->db, store::open_mode::read_only);
-      for (const auto& path : emit::export_results(*db, o->op, o->out, samples))
+      for (const auto& path : emit::export_results(*db, o->op, o->out, samples, o->update))
         fmt::print("{}\n", path);
       return 0;
     };

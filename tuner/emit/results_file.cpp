@@ -11,6 +11,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
 #include "tuner/emit/current_trials.hpp"
+#include "tuner/emit/results_update.hpp"
 
 namespace cuop::emit {
 
@@ -191,7 +192,7 @@ bool write_if_changed(const std::string& path, const std::string& content) {
 }
 
 std::vector<std::string> export_results(store::database& db, const std::string& op,
-                                        const std::string& dir, export_samples samples) {
+                                        const std::string& dir, export_samples samples, bool update) {
   std::vector<std::string> written;
   for (auto& [s, current] : current_trials(db, op, samples != export_samples::none)) {
     result_file f;
@@ -241,6 +242,7 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
       f.builds.push_back({b.instance, b.target, b.status, b.message, b.registers, b.smem_static,
                           b.spill_stores, b.spill_loads});
     const auto path = (fs::path(dir) / op / (s + ".json")).string();
+    if (std::error_code ec; update && fs::exists(path, ec)) f = update_results(read_results_file(path), std::move(f));
     write_if_changed(path, render(f));
     written.push_back(path);
   }

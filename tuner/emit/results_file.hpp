@@ -55,10 +55,12 @@ struct result_file {
 enum class export_samples { none, winners, all };
 
 // Writes <dir>/<op>/<gpu-slug>.json ("validation.json" when no GPU) from the trials
-// current_trials() selects (current_trials.hpp); returns the paths.
+// current_trials() selects (current_trials.hpp); returns the paths. With `update`, an existing
+// file keeps the problems the database does not hold (results_update.hpp).
 std::vector<std::string> export_results(store::database& db, const std::string& op,
                                         const std::string& dir,
-                                        export_samples samples = export_samples::winners);
+                                        export_samples samples = export_samples::winners,
+                                        bool update = false);
 
 // Reads every results file under `dir` (sorted by path); throws cuop::error naming a bad file.
 std::vector<result_file> read_results(const std::string& dir);
