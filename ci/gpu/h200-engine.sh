@@ -9,6 +9,10 @@
 #                                           with the committed (exhaustive) results
 #   REPS=4 bash ci/gpu/h200-engine.sh inject   the calibration kernel (tests/calibration): which
 #                                           injected slowdowns (1, 2, 5, 10%) the gate detects
+#   bash ci/gpu/h200-engine.sh scaleout     the isolated GPU tests (gate A/A, faults, crash safety
+#                                           while measuring, --devices), the CI gate against the
+#                                           committed results/, and a --devices all sweep of
+#                                           configs/softmax.yaml compared with results/softmax
 #   bash ci/gpu/h200-engine.sh rebase       measure again what batched timing changes: the whole
 #                                           softmax sweep, and the conv and GEMM problems whose
 #                                           committed winner is under 25 us (ONLY_CONV, ONLY_GEMM
@@ -129,6 +133,24 @@ PY
   "$tune" best --db /tmp/race.db >"$OUT/race-best.txt" 2>&1
   step "isolated GPU tests"
   build/tests/cuop_gpu_isolated_tests 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED)" | tee -a "$OUT/summary.txt"
+  ;;
+scaleout)
+  build
+  step "isolated GPU tests"
+  build/tests/cuop_gpu_isolated_tests >"$OUT/isolated-tests.txt" 2>&1
+  echo "isolated GPU tests: exit $?" | tee -a "$OUT/summary.txt"
+  grep -E "^\[  (FAILED|SKIPPED|PASSED|     OK) |^kill " "$OUT/isolated-tests.txt" | tee -a "$OUT/summary.txt"
+  step "gate against the committed results"
+  gate_run "gate-results" configs/gate/*.yaml --baseline results/ --cache /tmp/aa-cache -j16
+  step "sweep --devices all of configs/softmax.yaml"
+  rm -f /tmp/devices.db
+  start=$(date +%s)
+  "$tune" sweep configs/softmax.yaml --devices all --db /tmp/devices.db --cache /tmp/aa-cache >"$OUT/devices-sweep.log" 2>&1
+  echo "devices sweep: exit $?, $(( $(date +%s) - start )) s" | tee -a "$OUT/summary.txt"
+  tail -16 "$OUT/devices-sweep.log" | tee -a "$OUT/summary.txt"
+  "$tune" compare results/softmax /tmp/devices.db --allow-different-env >"$OUT/devices-compare.txt" 2>&1
+  echo "compare with results/softmax: exit $?" | tee -a "$OUT/summary.txt"
+  cp /tmp/devices.db "$OUT/devices.db"
   ;;
 rebase)
   build

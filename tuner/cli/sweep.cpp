@@ -1,5 +1,6 @@
 // cuop-tune sweep FILE...: the main job (docs/cli.md).
 #include "tuner/cli/commands.hpp"
+#include "tuner/runner/device_pool.hpp"
 #include "tuner/runner/shard.hpp"
 #include "tuner/runner/sweep.hpp"
 
@@ -14,7 +15,20 @@ void add_sweep(CLI::App& app, action& run) {
   cmd->add_option("files", o->files, "Sweep files")->required()->check(CLI::ExistingFile);
   cmd->add_option("--db", o->db_path, "SQLite database (default $CUOP_DB or ./cuop-tune.db)");
   cmd->add_option("--cache", o->cache_dir, "Cubin cache folder");
-  cmd->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  auto* device = cmd->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--devices", o->devices,
+                  "all, or device indices (0,1,...): one worker per GPU, problems spread over them; "
+                  "identical GPUs pool their results, other models are kept apart")
+      ->excludes(device)
+      ->check([](const std::string& text) {
+        if (text == "all") return std::string();
+        try {
+          runner::parse_devices(text, 1 << 20);  // the form only: the count is known later
+          return std::string();
+        } catch (const std::exception& e) {
+          return std::string(e.what());
+        }
+      });
   cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: all cores)");
   cmd->add_option("--only", o->only,
                   "Only the problems whose key contains one of these comma-separated texts");

@@ -8,7 +8,7 @@ json to_json(const device_info& d) {
   return {{"protocol", d.protocol}, {"present", d.present}, {"error", d.error}, {"index", d.index},
           {"name", d.name},       {"uuid", d.uuid},       {"sm_count", d.sm_count},
           {"l2_bytes", d.l2_bytes}, {"cc", d.cc},         {"global_mem", d.global_mem},
-          {"driver", d.driver},   {"runtime", d.runtime}};
+          {"driver", d.driver},   {"runtime", d.runtime}, {"device_count", d.device_count}};
 }
 
 device_info device_info_from_json(const json& j) {
@@ -25,6 +25,7 @@ device_info device_info_from_json(const json& j) {
   d.global_mem = j.value("global_mem", 0LL);
   d.driver = j.value("driver", "");
   d.runtime = j.value("runtime", "");
+  d.device_count = j.value("device_count", 0);
   return d;
 }
 

@@ -32,6 +32,7 @@ struct device_info {
   long long global_mem = 0;
   std::string driver;   // CUDA driver API version, e.g. "13.0"
   std::string runtime;  // CUDA runtime version
+  int device_count = 0; // devices the worker's process sees (sweep --devices all)
 };
 
 struct trial_request {

@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <csignal>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "tuner/compile/compile.hpp"
@@ -19,6 +23,7 @@
 #include "tuner/measure/environment_check.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/runner/batch_plan.hpp"
+#include "tuner/runner/device_pool.hpp"
 #include "tuner/runner/shard.hpp"
 #include "tuner/report/progress.hpp"
 #include "tuner/runner/protocol.hpp"
@@ -26,7 +31,6 @@
 #include "tuner/runner/trial_results.hpp"
 #include "tuner/runner/worker_process.hpp"
 #include "tuner/space/space.hpp"
-#include "tuner/strategy/exhaustive.hpp"
 
 namespace cuop::runner {
 
@@ -46,10 +50,17 @@ extern "C" void request_stop(int signal_number) {
 }
 
 struct interrupted {};
+struct aborted {};  // another lane of the sweep failed: this one stops quietly
 
 void check_stop() {
   if (g_stop_requested.load()) throw interrupted{};
 }
+
+// One device's share of a sweep: its worker, and its index for the trials it measures.
+struct lane {
+  worker_process* worker = nullptr;
+  int device = 0;
+};
 
 struct candidate_build {
   ops::kernel_candidate kernel;
@@ -101,10 +112,11 @@ std::string write_cubin(const std::string& cache_dir, const std::string& instanc
 
 class sweep_run {
  public:
+  // `lanes`: one per device of the pool whose first device is `dev` (none: compile-validation).
   sweep_run(const spec::sweep& s, const sweep_options& o, store::database& db,
-            const store::environment& env, const device_info& dev, worker_process* worker,
+            const store::environment& env, const device_info& dev, std::vector<lane> lanes,
             const batch_plan_map& batch_plan)
-      : m_spec(s), m_options(o), m_db(db), m_env(env), m_dev(dev), m_worker(worker),
+      : m_spec(s), m_options(o), m_db(db), m_env(env), m_dev(dev), m_lanes(std::move(lanes)),
         m_op(ops::adapter_for(s.op)), m_shard(o.shard.empty() ? shard{} : parse_shard(o.shard)),
         m_batch_plan(batch_plan) {}
 
@@ -112,26 +124,37 @@ class sweep_run {
 
  private:
   void enumerate();
-  void compile_all();
+  // Compiles every instance for every target, the instances of the first problems first; with
+  // a GPU it runs beside the measurement (measure_with_compilation), which waits per problem.
+  void compile_all(unsigned threads);
+  void measure_with_compilation(const compile::target& target);
+  // Problems go to the lanes one at a time: a problem's configurations are all measured on one
+  // device, so its winner is chosen among timings of one GPU.
   void measure_all(const compile::target& target);
-  void measure_race(const compile::target& target);
+  void measure_problem(std::size_t problem, const compile::target& target, report::progress& bar,
+                       const lane& l);
+  // Blocks until every instance of `problem` is compiled for every target.
+  void wait_for_builds(std::size_t problem);
   // The library configurations the worker lists for a problem, not yet in the database, each
   // with its request (stored as configs); counts the others as skipped.
   std::vector<race_contender> list_library(std::size_t problem, const space::point& point,
-                                           report::progress& bar);
+                                           report::progress& bar, const lane& l);
   // A kernel instance's trial, not yet in the database: with its request, or (not built for the
   // target) stored at once; nothing when it is already measured.
   std::optional<race_contender> kernel_contender(std::size_t problem, const std::string& instance,
-                                                 const compile::target& target, report::progress& bar);
+                                                 const compile::target& target, report::progress& bar,
+                                                 const lane& l);
   void record_rejections();
   void print_summary();
-  store::trial_record blank_trial(std::size_t problem, const store::config_record& c) const;
+  store::trial_record blank_trial(std::size_t problem, const store::config_record& c, int device) const;
   // One request in the worker: a timeout or a dead worker becomes the answer's status.
-  trial_response call(const trial_request& request);
-  // Summarizes (ok, dropped_race) and stores a trial.
+  trial_response call(const lane& l, const trial_request& request);
+  // Summarizes (ok, dropped_race) and stores a trial; advances the display.
   void store_trial(store::trial_record& t, report::progress& bar);
-  // The GPU's state from the worker (NVML), for the checks before and after a run.
-  measure::gpu_environment check_environment();
+  // The GPU's state from a worker (NVML), for the checks before and after a run.
+  measure::gpu_environment check_environment(worker_process& worker);
+  // Between trials: Ctrl-C, or another lane's failure.
+  void between_trials() const;
   // What every trial of `problem` asks the worker, less its configuration.
   trial_request base_request(std::size_t problem) const;
 
@@ -140,7 +163,7 @@ class sweep_run {
   store::database& m_db;
   const store::environment& m_env;
   const device_info& m_dev;
-  worker_process* m_worker;
+  std::vector<lane> m_lanes;
   const ops::op_adapter& m_op;
   shard m_shard;  // the configurations this run measures
   const batch_plan_map& m_batch_plan;
@@ -151,15 +174,28 @@ class sweep_run {
   std::map<std::string, candidate_build> m_builds;     // by instance name
   std::map<std::string, std::pair<std::string, double>> m_best;  // problem -> instance, median
   int m_measured = 0, m_failed = 0, m_skipped = 0;
+  // The lanes and the compiler share the database, the display and the counts above: one lock.
+  std::mutex m_mutex;
+  // Compilation beside measurement: instances compiled for every target so far.
+  std::mutex m_build_mutex;
+  std::condition_variable m_build_ready;
+  std::set<std::string> m_compiled;
+  bool m_compile_over = false;  // finished, failed or stopped: nothing more will be compiled
+  std::atomic<bool> m_abort{false};
 };
 
-store::trial_record sweep_run::blank_trial(std::size_t problem, const store::config_record& c) const {
+void sweep_run::between_trials() const {
+  check_stop();
+  if (m_abort.load()) throw aborted{};
+}
+
+store::trial_record sweep_run::blank_trial(std::size_t problem, const store::config_record& c, int device) const {
   store::trial_record t;
   t.run_id = m_run_id;
   t.env_key = m_env.key();
   t.problem = problem_record_of(m_spec, m_spec.problems[problem]);
   t.config = c;
-  t.device = m_dev.index;
+  t.device = device;
   t.warmup_cap_ms = std::max(m_spec.measure.warmup_cap_ms, m_spec.measure.warmup_ms);
   return t;
 }
@@ -187,10 +223,17 @@ void sweep_run::enumerate() {
   }
 }
 
-void sweep_run::compile_all() {
+void sweep_run::compile_all(unsigned threads) {
+  // In problem order, so that the first problems' measurement can start while the rest compile.
+  std::vector<std::string> order;
+  std::set<std::string> queued;
+  for (const auto& instances : m_instances)
+    for (const auto& name : instances)
+      if (queued.insert(name).second) order.push_back(name);
   std::vector<compile::request> requests;
   std::vector<std::pair<std::string, std::string>> keys;  // instance, target
-  for (const auto& [name, b] : m_builds) {
+  for (const auto& name : order) {
+    const auto& b = m_builds.at(name);
     for (const auto& target : m_spec.targets) {
       requests.push_back({b.kernel.source, name, target, b.kernel.block_threads, b.kernel.dynamic_smem});
       keys.emplace_back(name, target);
@@ -200,30 +243,42 @@ void sweep_run::compile_all() {
   compile::compiler cc(m_options.cache_dir, compile::default_include_dirs());
   // Compile in slices of a few per thread, so the display moves, every finished slice is stored
   // and an interruption is answered within seconds.
-  const unsigned threads = m_options.jobs > 0 ? static_cast<unsigned>(m_options.jobs)
-                                              : std::max(1u, std::thread::hardware_concurrency());
   const std::size_t slice = 4 * threads;
   std::map<std::string, std::pair<int, int>> per_target;  // ok, failed
-  for (const auto& [name, b] : m_builds) m_db.put_config(config_record_of(m_spec, b));
+  {
+    std::lock_guard lock(m_mutex);
+    for (const auto& name : order) m_db.put_config(config_record_of(m_spec, m_builds.at(name)));
+  }
   for (std::size_t i = 0; i < requests.size(); i += slice) {
     const auto end = std::min(requests.size(), i + slice);
     std::vector<compile::request> part(requests.begin() + static_cast<long>(i),
                                        requests.begin() + static_cast<long>(end));
-    auto results = cc.build_all(part, m_options.jobs);
-    for (std::size_t j = 0; j < results.size(); ++j) {
-      const auto& [name, target] = keys[i + j];
-      auto& r = results[j];
-      store::build_record rec{name, target, r.source_hash, std::string(compile::name_of(r.status)),
-                              r.message, r.usage.registers, r.usage.smem_static,
-                              r.usage.stack_bytes, r.usage.spill_stores, r.usage.spill_loads,
-                              r.cubin_hash, r.compile_ms};
-      m_db.put_build(rec);
-      auto& counts = per_target[target];
-      (r.status == compile::build_status::ok ? counts.first : counts.second)++;
-      m_builds.at(name).by_target[target] = std::move(r);
+    auto results = cc.build_all(part, static_cast<int>(threads));
+    std::set<std::string> done;
+    {
+      std::lock_guard lock(m_mutex);
+      for (std::size_t j = 0; j < results.size(); ++j) {
+        const auto& [name, target] = keys[i + j];
+        auto& r = results[j];
+        store::build_record rec{name, target, r.source_hash, std::string(compile::name_of(r.status)),
+                                r.message, r.usage.registers, r.usage.smem_static,
+                                r.usage.stack_bytes, r.usage.spill_stores, r.usage.spill_loads,
+                                r.cubin_hash, r.compile_ms};
+        m_db.put_build(rec);
+        auto& counts = per_target[target];
+        (r.status == compile::build_status::ok ? counts.first : counts.second)++;
+        auto& built = m_builds.at(name).by_target;
+        built[target] = std::move(r);
+        if (built.size() == m_spec.targets.size()) done.insert(name);
+      }
+      bar.advance(end - i);
     }
-    bar.advance(end - i);
-    check_stop();
+    {
+      std::lock_guard lock(m_build_mutex);
+      m_compiled.insert(done.begin(), done.end());
+    }
+    m_build_ready.notify_all();
+    between_trials();
   }
   bar.finish();
   for (const auto& [target, counts] : per_target)
@@ -236,13 +291,26 @@ void sweep_run::compile_all() {
                m_spec.op, library, m_dev.present ? "" : " (no GPU: skipped)");
 }
 
+void sweep_run::wait_for_builds(std::size_t problem) {
+  std::unique_lock lock(m_build_mutex);
+  m_build_ready.wait(lock, [&] {
+    return m_compile_over || std::ranges::all_of(m_instances[problem], [&](const std::string& name) {
+             return m_compiled.contains(name);
+           });
+  });
+  lock.unlock();
+  between_trials();  // stopped or failed while waiting
+  if (!std::ranges::all_of(m_instances[problem], [&](const std::string& n) { return m_compiled.contains(n); }))
+    throw aborted{};  // the compiler stopped short (its own error is the one reported)
+}
+
 void sweep_run::record_rejections() {
   for (std::size_t p = 0; p < m_spec.problems.size(); ++p) {
     for (const auto& v : m_verdicts[p]) {
       if (v.accepted || m_op.is_library(v.config.family)) continue;
       const candidate_build b{m_op.kernel(v.config, m_spec.problems[p]), v.config, {}};
       if (!m_shard.owns(b.kernel.instance)) continue;
-      auto t = blank_trial(p, config_record_of(m_spec, b));
+      auto t = blank_trial(p, config_record_of(m_spec, b), m_dev.index);
       if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) continue;
       t.status = "rejected";
       t.message = v.reason;
@@ -252,8 +320,8 @@ void sweep_run::record_rejections() {
   }
 }
 
-trial_response sweep_run::call(const trial_request& req) {
-  const auto outcome = m_worker->call(to_json(req), m_spec.measure.timeout_s);
+trial_response sweep_run::call(const lane& l, const trial_request& req) {
+  const auto outcome = l.worker->call(to_json(req), m_spec.measure.timeout_s);
   trial_response r;
   if (outcome.kind == worker_process::outcome_kind::timed_out) {
     r.status = "timeout";
@@ -269,6 +337,7 @@ trial_response sweep_run::call(const trial_request& req) {
 
 void sweep_run::store_trial(store::trial_record& t, report::progress& bar) {
   if (t.status == "ok" || t.status == "dropped_race") summarize_trial(t);
+  std::lock_guard lock(m_mutex);
   if (t.status == "ok") {
     ++m_measured;
     auto& best = m_best[t.problem.key];
@@ -283,10 +352,11 @@ void sweep_run::store_trial(store::trial_record& t, report::progress& bar) {
   }
   t.created_at = store::utc_now();
   m_db.put_trial(t);
+  bar.advance();
 }
 
-measure::gpu_environment sweep_run::check_environment() {
-  const auto outcome = m_worker->call({{"cmd", "environment"}}, 60);
+measure::gpu_environment sweep_run::check_environment(worker_process& worker) {
+  const auto outcome = worker.call({{"cmd", "environment"}}, 60);
   if (outcome.kind != worker_process::outcome_kind::answered) {
     measure::gpu_environment e;
     e.error = "the worker did not answer: " + outcome.message;
@@ -311,13 +381,14 @@ trial_request sweep_run::base_request(std::size_t p) const {
 // Library candidates: the worker lists the configurations the library offers for the problem
 // (the heuristic's first choice always among them), each then measured like a kernel.
 std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::point& point,
-                                                    report::progress& bar) {
+                                                    report::progress& bar, const lane& l) {
   const auto& problem = m_spec.problems[p];
   auto listing = base_request(p);
   nlohmann::json ask = to_json(listing);
   ask["cmd"] = "list_library";
   ask["config"] = ops::config_json(point);
-  const auto outcome = m_worker->call(ask, m_spec.measure.timeout_s * 4);
+  const auto outcome = l.worker->call(ask, m_spec.measure.timeout_s * 4);
+  std::lock_guard lock(m_mutex);
   if (outcome.kind != worker_process::outcome_kind::answered ||
       outcome.answer.value("status", "") != "ok") {
     const auto why = outcome.kind == worker_process::outcome_kind::answered
@@ -334,7 +405,7 @@ std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::
   bar.add_total(configs.size());
   std::vector<race_contender> out;
   for (const auto& listed : configs) {
-    auto t = blank_trial(p, config_record_of(m_spec, problem.dtype, listed));
+    auto t = blank_trial(p, config_record_of(m_spec, problem.dtype, listed), l.device);
     if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
       ++m_skipped;
       bar.advance();
@@ -351,82 +422,127 @@ std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::
 
 std::optional<race_contender> sweep_run::kernel_contender(std::size_t p, const std::string& instance,
                                                           const compile::target& target,
-                                                          report::progress& bar) {
-  const auto& b = m_builds.at(instance);
-  auto t = blank_trial(p, config_record_of(m_spec, b));
-  if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
-    ++m_skipped;
-    bar.advance();
-    return std::nullopt;
+                                                          report::progress& bar, const lane& l) {
+  const auto& b = m_builds.at(instance);  // compiled: wait_for_builds
+  auto t = blank_trial(p, config_record_of(m_spec, b), l.device);
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
+      ++m_skipped;
+      bar.advance();
+      return std::nullopt;
+    }
   }
   const auto& built = b.by_target.at(target.name);
   if (built.status != compile::build_status::ok) {
     t.status = "not_built";
     t.message = fmt::format("{}: {}", target.name, built.message);
     store_trial(t, bar);
-    bar.advance();
     return std::nullopt;
   }
   auto req = base_request(p);
-  req.cubin_path = write_cubin(m_options.cache_dir, instance, built);
+  {
+    std::lock_guard lock(m_mutex);  // two lanes may want the same cubin file
+    req.cubin_path = write_cubin(m_options.cache_dir, instance, built);
+  }
   req.entry = instance;
   req.config = ops::config_json(b.point);
   return race_contender{std::move(t), std::move(req)};
 }
 
-void sweep_run::measure_all(const compile::target& target) {
-  if (m_spec.strategy == "race") {
-    measure_race(target);
+void sweep_run::measure_problem(std::size_t p, const compile::target& target, report::progress& bar,
+                                const lane& l) {
+  const auto run_one = [&](race_contender& c) {
+    fill_trial(c.trial, call(l, c.request));
+    store_trial(c.trial, bar);
+    between_trials();
+  };
+  if (m_spec.strategy != "race") {
+    // Library configurations first (they need no compilation), then the kernels.
+    for (const auto& point : m_library[p])
+      for (auto& c : list_library(p, point, bar, l)) run_one(c);
+    wait_for_builds(p);
+    for (const auto& instance : m_instances[p]) {
+      if (auto c = kernel_contender(p, instance, target, bar, l)) run_one(*c);
+      else between_trials();
+    }
     return;
   }
-  strategy::exhaustive order;
-  for (std::size_t p = 0; p < m_spec.problems.size(); ++p)
-    for (const auto& instance : m_instances[p]) order.add(p, instance);
+  // strategy: race. The problem's library configurations and kernels race each other
+  // (tuner/runner/race.hpp); those already measured (a resumed sweep) sit the race out.
+  std::vector<race_contender> field;
+  for (const auto& point : m_library[p])
+    for (auto& c : list_library(p, point, bar, l)) field.push_back(std::move(c));
+  wait_for_builds(p);
+  for (const auto& instance : m_instances[p])
+    if (auto c = kernel_contender(p, instance, target, bar, l)) field.push_back(std::move(*c));
+  between_trials();
+  race_callbacks cb;
+  cb.measure = [&](const trial_request& r) { return call(l, r); };
+  cb.store = [&](store::trial_record& t) { store_trial(t, bar); };
+  cb.between = [&] { between_trials(); };
+  run_race(std::move(field), m_spec.measure, cb);
+}
 
-  report::progress bar(fmt::format("[{}] measure {}", m_spec.op, m_dev.name), order.size());
-  const auto run_one = [&](race_contender& c) {
-    fill_trial(c.trial, call(c.request));
-    store_trial(c.trial, bar);
-    bar.advance();
-    check_stop();
+void sweep_run::measure_all(const compile::target& target) {
+  std::size_t total = 0;
+  for (const auto& instances : m_instances) total += instances.size();
+  const auto devices = m_lanes.size() == 1 ? m_dev.name : fmt::format("{} x{}", m_dev.name, m_lanes.size());
+  report::progress bar(fmt::format("[{}] {} {}", m_spec.op, m_spec.strategy == "race" ? "race" : "measure", devices),
+                       total);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  const auto work = [&](const lane& l) {
+    try {
+      for (std::size_t p; !m_abort.load() && (p = next++) < m_spec.problems.size();)
+        measure_problem(p, target, bar, l);
+    } catch (const aborted&) {
+    } catch (...) {
+      std::lock_guard lock(m_mutex);
+      if (!failure) failure = std::current_exception();
+      m_abort = true;
+    }
   };
-  const auto measure_library = [&](std::size_t p) {
-    for (const auto& point : m_library[p])
-      for (auto& c : list_library(p, point, bar)) run_one(c);
-  };
-  std::size_t library_done = 0;  // problems whose library candidates ran (before their kernels)
-  while (auto next = order.next()) {
-    for (; library_done <= next->problem; ++library_done) measure_library(library_done);
-    if (auto c = kernel_contender(next->problem, next->instance, target, bar)) run_one(*c);
-    else check_stop();
-  }
-  for (; library_done < m_spec.problems.size(); ++library_done) measure_library(library_done);
+  if (m_lanes.size() == 1) {
+    work(m_lanes.front());
+  } else {
+    std::vector<std::jthread> threads;
+    for (const auto& l : m_lanes) threads.emplace_back(work, l);
+  }  // joined here
+  if (failure) std::rethrow_exception(failure);
   bar.finish();
 }
 
-// strategy: race. Per problem, its library configurations and kernels race each other
-// (tuner/runner/race.hpp); those already measured (a resumed sweep) sit the race out.
-void sweep_run::measure_race(const compile::target& target) {
-  std::size_t total = 0;
-  for (const auto& instances : m_instances) total += instances.size();
-  report::progress bar(fmt::format("[{}] race {}", m_spec.op, m_dev.name), total);
-  race_callbacks cb;
-  cb.measure = [&](const trial_request& r) { return call(r); };
-  cb.store = [&](store::trial_record& t) {
-    store_trial(t, bar);
-    bar.advance();
-  };
-  cb.between = [] { check_stop(); };
-  for (std::size_t p = 0; p < m_spec.problems.size(); ++p) {
-    std::vector<race_contender> field;
-    for (const auto& point : m_library[p])
-      for (auto& c : list_library(p, point, bar)) field.push_back(std::move(c));
-    for (const auto& instance : m_instances[p])
-      if (auto c = kernel_contender(p, instance, target, bar)) field.push_back(std::move(*c));
-    check_stop();
-    run_race(std::move(field), m_spec.measure, cb);
+void sweep_run::measure_with_compilation(const compile::target& target) {
+  // Compilation leaves a core to each worker and one to this process: a worker starved of CPU
+  // between its start event and its launch would stretch the timing.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = m_options.jobs > 0 ? static_cast<unsigned>(m_options.jobs)
+                                              : std::max(1u, cores - std::min(cores - 1, static_cast<unsigned>(m_lanes.size()) + 1));
+  std::exception_ptr compile_failure;
+  std::thread compiler([&] {
+    try {
+      compile_all(threads);
+    } catch (const aborted&) {
+    } catch (...) {
+      compile_failure = std::current_exception();
+      m_abort = true;
+    }
+    {
+      std::lock_guard lock(m_build_mutex);
+      m_compile_over = true;
+    }
+    m_build_ready.notify_all();
+  });
+  try {
+    measure_all(target);
+  } catch (...) {
+    m_abort = true;  // the compiler stops after its slice
+    compiler.join();
+    throw;
   }
-  bar.finish();
+  compiler.join();
+  if (compile_failure) std::rethrow_exception(compile_failure);
 }
 
 void sweep_run::print_summary() {
@@ -469,27 +585,46 @@ int sweep_run::execute() {
     enumerate();
     fmt::print(stderr, "[{}] {}: {} problems, {} configurations, targets {}\n", m_spec.op,
                m_spec.file, m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
-    compile_all();
     record_rejections();
-    if (target) {
-      // The environment before and after: a run measured beside other processes, throttled or
-      // hot is stored as "invalid" and never trusted (best, export, emit, compare skip it).
+    if (!target) {
+      const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+      compile_all(m_options.jobs > 0 ? static_cast<unsigned>(m_options.jobs) : cores);
+    } else {
+      // The environment before and after, on every device: a run measured beside other
+      // processes, throttled or hot is stored as "invalid" and never trusted (best, export,
+      // emit, compare skip it).
       const bool checks = m_spec.measure.env_check;
-      const auto before = checks ? check_environment() : measure::gpu_environment{};
       const measure::environment_limits limits{static_cast<unsigned>(m_spec.measure.max_temp_c)};
-      if (checks && !before.checked)
-        fmt::print(stderr, "[{}] environment not checked: {}\n", m_spec.op, before.error);
-      else if (const auto why = measure::assess(before, limits); checks && !why.empty())
-        fmt::print(stderr, "cuop-tune: warning: {}: the GPU is not fit to measure on ({}): the run will be "
-                           "marked invalid\n", m_spec.file, why);
-      measure_all(*target);
+      std::vector<measure::gpu_environment> before;
+      for (const auto& l : m_lanes) {
+        before.push_back(checks ? check_environment(*l.worker) : measure::gpu_environment{});
+        const auto& b = before.back();
+        if (checks && !b.checked)
+          fmt::print(stderr, "[{}] device {}: environment not checked: {}\n", m_spec.op, l.device, b.error);
+        else if (const auto why = measure::assess(b, limits); checks && !why.empty())
+          fmt::print(stderr, "cuop-tune: warning: {}: device {} is not fit to measure on ({}): the run will "
+                             "be marked invalid\n", m_spec.file, l.device, why);
+      }
+      measure_with_compilation(*target);
       print_summary();
       if (checks) {
-        const auto after = check_environment();
-        m_db.set_env_checks(m_run_id, nlohmann::json{{"before", measure::to_json(before)},
-                                                     {"after", measure::to_json(after)}}
-                                          .dump());
-        if (const auto why = measure::assess_run(before, after, limits); !why.empty()) {
+        std::vector<std::string> invalid;
+        nlohmann::json record = nlohmann::json::object(), devices = nlohmann::json::array();
+        for (std::size_t i = 0; i < m_lanes.size(); ++i) {
+          const auto after = check_environment(*m_lanes[i].worker);
+          const nlohmann::json checked{{"device", m_lanes[i].device},
+                                       {"before", measure::to_json(before[i])},
+                                       {"after", measure::to_json(after)}};
+          if (i == 0) record = {{"before", checked["before"]}, {"after", checked["after"]}};
+          devices.push_back(checked);
+          if (const auto why = measure::assess_run(before[i], after, limits); !why.empty())
+            invalid.push_back(m_lanes.size() == 1 ? why : fmt::format("device {}: {}", m_lanes[i].device, why));
+        }
+        if (m_lanes.size() > 1) record["devices"] = devices;
+        std::lock_guard lock(m_mutex);
+        m_db.set_env_checks(m_run_id, record.dump());
+        if (!invalid.empty()) {
+          const auto why = fmt::format("{}", fmt::join(invalid, "; "));
           fmt::print(stderr, "cuop-tune: {}: run {} is invalid: {}; its trials will not be trusted\n",
                      m_spec.file, m_run_id, why);
           m_db.finish_run(m_run_id, "invalid", why);
@@ -542,30 +677,76 @@ int run_sweep(const sweep_options& o) {
   if (specs.empty()) throw error(fmt::format("no problem of any file matches --only \"{}\"", o.only));
   auto db = store::database::open(o.db_path, store::open_mode::read_write);
 
-  device_info dev;
-  std::unique_ptr<worker_process> worker;
+  // The workers: one per device asked for (--device N, or --devices), each asked what it sees.
+  std::vector<std::unique_ptr<worker_process>> workers;
+  std::vector<device_info> devices;
+  std::string no_gpu;
+  const auto start = [&](int index) {
+    workers.push_back(std::make_unique<worker_process>(index));
+    const auto hello = workers.back()->call({{"cmd", "hello"}}, 120);
+    device_info d = hello.kind == worker_process::outcome_kind::answered ? device_info_from_json(hello.answer)
+                                                                        : device_info{};
+    if (hello.kind != worker_process::outcome_kind::answered) d.error = hello.message;
+    d.index = index;
+    devices.push_back(d);
+    return d;
+  };
   if (o.validate_only) {
-    dev.error = "--validate-only was given";
+    no_gpu = "--validate-only was given";
+  } else if (o.devices.empty()) {
+    if (const auto d = start(o.device); !d.present) no_gpu = d.error;
   } else {
-    worker = std::make_unique<worker_process>(o.device);
-    const auto hello = worker->call({{"cmd", "hello"}}, 120);
-    if (hello.kind == worker_process::outcome_kind::answered)
-      dev = device_info_from_json(hello.answer);
-    else
-      dev.error = hello.message;
+    const auto first = start(0);  // says how many devices there are
+    if (first.device_count == 0 && !first.present) {
+      no_gpu = first.error;
+    } else {
+      const auto indices = parse_devices(o.devices, first.device_count);
+      for (const int index : indices) {
+        if (index == 0) continue;
+        if (const auto d = start(index); !d.present)
+          throw error(fmt::format("--devices {}: device {} cannot measure: {}", o.devices, index, d.error));
+      }
+      if (std::ranges::find(indices, 0) == indices.end()) {  // device 0 was only asked for the count
+        workers.erase(workers.begin());
+        devices.erase(devices.begin());
+      } else if (!first.present) {
+        throw error(fmt::format("--devices {}: device 0 cannot measure: {}", o.devices, first.error));
+      }
+    }
   }
-  if (!dev.present)
-    fmt::print(stderr,
-               "cuop-tune: no GPU to measure on ({}): running the compile-validation sweep only\n",
-               dev.error);
-  else
-    fmt::print(stderr, "cuop-tune: measuring on device {}: {} ({} SMs, {} MB L2, driver {})\n",
-               dev.index, dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver);
-
-  const auto env = core::describe_environment(dev);
+  const auto pools = no_gpu.empty() ? pools_by_model(devices) : std::vector<device_pool>{};
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
-  for (const auto& s : specs) sweep_run(s, o, *db, env, dev, worker.get(), batch_plan).execute();
+  if (pools.empty()) {
+    fmt::print(stderr, "cuop-tune: no GPU to measure on ({}): running the compile-validation sweep only\n",
+               no_gpu);
+    device_info none;
+    none.error = no_gpu;
+    const auto env = core::describe_environment(none);
+    for (const auto& s : specs) sweep_run(s, o, *db, env, none, {}, batch_plan).execute();
+    return exit_code::ok;
+  }
+  if (pools.size() > 1)
+    fmt::print(stderr, "cuop-tune: {} GPU models: their results are kept apart, each model measures every "
+                       "sweep in turn\n", pools.size());
+  for (const auto& pool : pools) {
+    const auto& d = pool.devices.front();
+    fmt::print(stderr, "cuop-tune: measuring on {}: {} SMs, {} MB L2, driver {}\n", pool.describe(),
+               d.sm_count, d.l2_bytes >> 20, d.driver);
+  }
+  for (const auto& s : specs) {
+    for (const auto& pool : pools) {
+      // One environment for the pool: identical GPUs pool their trials (each trial records its
+      // device); a one-GPU pool keys them by its own UUID, as a sweep always has.
+      auto env = core::describe_environment(pool.devices.front());
+      env.gpu_uuid = pool.uuid();
+      std::vector<lane> lanes;
+      for (const auto& member : pool.devices)
+        for (std::size_t i = 0; i < devices.size(); ++i)
+          if (devices[i].index == member.index) lanes.push_back({workers[i].get(), member.index});
+      sweep_run(s, o, *db, env, pool.devices.front(), std::move(lanes), batch_plan).execute();
+    }
+  }
   return exit_code::ok;
 }
 

@@ -12,6 +12,7 @@ struct sweep_options {
   std::string db_path;
   std::string cache_dir;
   int device = 0;
+  std::string devices;         // "all" or "0,1,...": one worker per GPU (device_pool.hpp); "": `device`
   bool validate_only = false;  // compile-validation only, even with a GPU present
   int jobs = 0;                // compile threads (0: all cores)
   std::string only;            // keep only problems whose key contains this (empty: all)

@@ -65,6 +65,7 @@ device_info probe_device(int index) {
     d.error = describe(e);
     return d;
   }
+  d.device_count = count;
   if (index >= count) {
     d.error = fmt::format("device {} requested but {} present", index, count);
     return d;
