@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <exception>
@@ -153,6 +154,10 @@ class sweep_run {
   void store_trial(store::trial_record& t, report::progress& bar);
   // The GPU's state from a worker (NVML), for the checks before and after a run.
   measure::gpu_environment check_environment(worker_process& worker);
+  // Before a run: the state once the power cap a previous load left (the last sweep file of
+  // this process, a GEMM at the board's power limit) has lifted, waiting up to 30 s for it.
+  measure::gpu_environment settled_environment(worker_process& worker, const measure::environment_limits& limits,
+                                               int device);
   // Between trials: Ctrl-C, or another lane's failure.
   void between_trials() const;
   // What every trial of `problem` asks the worker, less its configuration.
@@ -364,6 +369,25 @@ measure::gpu_environment sweep_run::check_environment(worker_process& worker) {
   }
   auto e = measure::gpu_environment_from_json(outcome.answer);
   if (!e.checked && e.error.empty()) e.error = outcome.answer.value("message", "the worker did not say why");
+  return e;
+}
+
+measure::gpu_environment sweep_run::settled_environment(worker_process& worker,
+                                                        const measure::environment_limits& limits, int device) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  auto e = check_environment(worker);
+  const auto residue_only = [&] {
+    return e.checked && !measure::assess(e, limits).empty() && measure::assess(e, limits, true).empty();
+  };
+  if (!residue_only()) return e;
+  while (residue_only() && clock::now() - start < std::chrono::seconds(30)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    e = check_environment(worker);
+  }
+  const double waited = std::chrono::duration<double>(clock::now() - start).count();
+  fmt::print(stderr, "[{}] device {}: waited {:.1f} s for the power cap left by the previous load to lift{}\n",
+             m_spec.op, device, waited, residue_only() ? " (it did not)" : "");
   return e;
 }
 
@@ -597,7 +621,7 @@ int sweep_run::execute() {
       const measure::environment_limits limits{static_cast<unsigned>(m_spec.measure.max_temp_c)};
       std::vector<measure::gpu_environment> before;
       for (const auto& l : m_lanes) {
-        before.push_back(checks ? check_environment(*l.worker) : measure::gpu_environment{});
+        before.push_back(checks ? settled_environment(*l.worker, limits, l.device) : measure::gpu_environment{});
         const auto& b = before.back();
         if (checks && !b.checked)
           fmt::print(stderr, "[{}] device {}: environment not checked: {}\n", m_spec.op, l.device, b.error);
