@@ -266,6 +266,25 @@ TEST(gate_baseline, only_the_suites_problems_are_kept) {
   EXPECT_EQ(kept.trials[1].problem, "p3");
 }
 
+TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_verified) {
+  // The committed results come from the full sweep; the suite lists x and y only.
+  const auto baseline = set("results", {trial("p1", "x", around(12)), trial("p1", "y", around(14)),
+                                        trial("p1", "best-of-sweep", around(8)), trial("p2", "x", around(20))});
+  const auto candidate = set("this build", {trial("p1", "x", around(12)), trial("p1", "y", around(14)),
+                                            trial("p2", "x", around(20))});
+  std::vector<std::string> warnings;
+  const auto kept = gate::among_candidate_configurations(baseline, candidate, warnings);
+  ASSERT_EQ(kept.trials.size(), 3u);
+  for (const auto& t : kept.trials) EXPECT_NE(t.instance, "best-of-sweep");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("p1: the baseline's best, best-of-sweep (8.00 us), is not among this build's verified "
+                             "configurations of the suite: compared among those only"),
+            std::string::npos) << warnings[0];
+  const auto c = gate::compare(kept, candidate, {});
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_EQ(c.rows[0].verdict, verdict::same);  // 12 against 12, not 12 against 8
+}
+
 TEST(gate_baseline, problems_this_build_verified_nothing_of_are_found) {
   const auto s = set("this build", {trial("p1", "x", around(10)), trial("p3", "y", around(10))});
   EXPECT_EQ(gate::missing_problems(s, {"p1", "p2", "p3", "p4"}), (std::vector<std::string>{"p2", "p4"}));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <map>
 #include <utility>
 
 #include "tuner/core/error.hpp"
@@ -219,6 +220,22 @@ result_set load_gate_baseline(const std::string& baseline, const std::string& gp
   return set;
 }
 
+result_set among_candidate_configurations(result_set baseline, const result_set& candidate,
+                                          std::vector<std::string>& warnings) {
+  std::set<std::pair<std::string, std::string>> verified;
+  for (const auto& t : candidate.trials) verified.insert({t.problem, t.instance});
+  std::map<std::string, const measured_trial*> overall;
+  for (const auto& t : baseline.trials)
+    if (auto& f = overall[t.problem]; !f || t.median_us < f->median_us) f = &t;
+  for (const auto& [problem, best] : overall)
+    if (!verified.contains({problem, best->instance}))
+      warnings.push_back(fmt::format(
+          "{}: the baseline's best, {} ({:.2f} us), is not among this build's verified configurations of the "
+          "suite: compared among those only", problem, best->instance, best->median_us));
+  std::erase_if(baseline.trials, [&](const measured_trial& t) { return !verified.contains({t.problem, t.instance}); });
+  return baseline;
+}
+
 comparison run_gate(const gate_options& o) {
   if (o.baseline.empty() == o.against.empty())
     throw usage_error("gate needs --baseline PATH or --against OTHER (one of the two)");
@@ -273,6 +290,7 @@ comparison run_gate(const gate_options& o) {
     baseline = load_gate_baseline(o.baseline, dev.name, problems);
     fix_timing(g, baseline, "the baseline's winners");
     candidate = measure_this_build(g, {}, 0);
+    baseline = among_candidate_configurations(std::move(baseline), candidate, g.warnings);
   }
   auto result = compare(baseline, candidate, o.compare);
 

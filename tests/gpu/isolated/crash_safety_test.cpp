@@ -121,14 +121,23 @@ TEST(crash_safety_gpu, sigkill_while_measuring_loses_and_duplicates_nothing) {
   ASSERT_EQ(wait_for(start({"sweep", "--validate-only", "--db", s / "v.db", "--cache", s / "cache", s / "sweep.yaml"},
                            s / "log.txt")), 0) << read_text(s / "log.txt");
 
+  // Each kill lands while a trial is being measured: after 1 to 6 more trials were stored since the
+  // last kill, plus 0 to 150 ms (a trial takes about 100 ms here), whatever the GPU's speed.
   std::mt19937 rng(20261201);
-  std::uniform_int_distribution<int> delay_ms(1000, 3000);
+  std::uniform_int_distribution<int> more_trials(1, 6), extra_ms(0, 150);
   db_state before;
   int kills = 0;
   for (int round = 0; round < 6; ++round) {
     const pid_t pid = start(args, s / "log.txt");
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
-    if (::waitpid(pid, nullptr, WNOHANG) == pid) break;  // finished before the kill
+    const auto wanted = before.finished.size() + static_cast<std::size_t>(more_trials(rng));
+    bool finished = false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!finished && read_state(s / "k.db").finished.size() < wanted && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      finished = ::waitpid(pid, nullptr, WNOHANG) == pid;
+    }
+    if (finished) break;  // the sweep ended before the kill
+    std::this_thread::sleep_for(std::chrono::milliseconds(extra_ms(rng)));
     ::kill(-pid, SIGKILL);
     wait_for(pid);
     ++kills;
@@ -140,7 +149,7 @@ TEST(crash_safety_gpu, sigkill_while_measuring_loses_and_duplicates_nothing) {
     std::cout << "kill " << kills << ": " << after.finished.size() << " trials stored\n";
     before = after;
   }
-  EXPECT_GE(kills, 2) << "the sweep finished before it could be killed twice: make it longer";
+  EXPECT_GE(kills, 4) << "the sweep finished before it could be killed four times: make it longer";
   const int status = wait_for(start(args, s / "log.txt"));
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(s / "log.txt");
   const auto final_state = read_state(s / "k.db");
