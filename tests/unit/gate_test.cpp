@@ -283,6 +283,21 @@ TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_ver
   const auto c = gate::compare(kept, candidate, {});
   ASSERT_EQ(c.rows.size(), 2u);
   EXPECT_EQ(c.rows[0].verdict, verdict::same);  // 12 against 12, not 12 against 8
+
+  // A configuration the baseline timed in single launches and this build (told by the batch plan)
+  // in batches is left out as well: the winner is chosen among configurations timed alike.
+  auto batched_x = trial("p1", "x", around(10));
+  batched_x.batch = 11;
+  auto batched_y = trial("p1", "y", around(11));
+  batched_y.batch = 11;
+  auto base_y = trial("p1", "y", around(11));
+  base_y.batch = 11;
+  warnings.clear();
+  const auto alike = gate::among_candidate_configurations(set("results", {trial("p1", "x", around(12)), base_y}),
+                                                          set("this build", {batched_x, batched_y}), warnings);
+  ASSERT_EQ(alike.trials.size(), 1u);
+  EXPECT_EQ(alike.trials[0].instance, "y");
+  ASSERT_EQ(warnings.size(), 0u);  // the baseline's best (y, 11 us) is comparable
 }
 
 TEST(gate_baseline, problems_this_build_verified_nothing_of_are_found) {

@@ -222,17 +222,24 @@ result_set load_gate_baseline(const std::string& baseline, const std::string& gp
 
 result_set among_candidate_configurations(result_set baseline, const result_set& candidate,
                                           std::vector<std::string>& warnings) {
-  std::set<std::pair<std::string, std::string>> verified;
-  for (const auto& t : candidate.trials) verified.insert({t.problem, t.instance});
+  // Each verified configuration, and whether it was timed in batches: a baseline trial timed the
+  // other way is not the same quantity (comparison.hpp) and is left out too.
+  std::map<std::pair<std::string, std::string>, bool> verified;
+  for (const auto& t : candidate.trials) verified[{t.problem, t.instance}] = t.batch > 1;
+  const auto comparable = [&](const measured_trial& t) {
+    const auto it = verified.find({t.problem, t.instance});
+    return it != verified.end() && it->second == (t.batch > 1);
+  };
   std::map<std::string, const measured_trial*> overall;
   for (const auto& t : baseline.trials)
     if (auto& f = overall[t.problem]; !f || t.median_us < f->median_us) f = &t;
   for (const auto& [problem, best] : overall)
-    if (!verified.contains({problem, best->instance}))
+    if (!comparable(*best))
       warnings.push_back(fmt::format(
           "{}: the baseline's best, {} ({:.2f} us), is not among this build's verified configurations of the "
-          "suite: compared among those only", problem, best->instance, best->median_us));
-  std::erase_if(baseline.trials, [&](const measured_trial& t) { return !verified.contains({t.problem, t.instance}); });
+          "suite{}: compared among those only", problem, best->instance, best->median_us,
+          verified.contains({problem, best->instance}) ? " timed the same way" : ""));
+  std::erase_if(baseline.trials, [&](const measured_trial& t) { return !comparable(t); });
   return baseline;
 }
 

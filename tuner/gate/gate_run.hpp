@@ -48,10 +48,11 @@ std::vector<std::string> missing_problems(const result_set& set, const std::vect
 // `set` with only the trials of `problems`.
 result_set keep_problems(result_set set, const std::set<std::string>& problems);
 
-// The baseline reduced to the configurations `candidate` verified, so that each problem's winner
-// is chosen among the same configurations on both sides: a gate suite lists a few of a full
-// sweep's configurations, and the committed results' winner may not be among them. Each problem
-// whose overall baseline winner is left out gets a warning naming it.
+// The baseline reduced to the configurations `candidate` verified, timed the same way (CUDA-graph
+// batches or single launches), so that each problem's winner is chosen among the same
+// configurations on both sides: a gate suite lists a few of a full sweep's configurations, and
+// the committed results' winner may not be among them. Each problem whose overall baseline
+// winner is left out gets a warning naming it.
 result_set among_candidate_configurations(result_set baseline, const result_set& candidate,
                                           std::vector<std::string>& warnings);
 
