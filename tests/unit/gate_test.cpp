@@ -136,6 +136,24 @@ TEST(gate_abba, rounds_timed_with_different_launches_are_never_pooled) {
             std::string::npos) << pooled.dropped[0];
 }
 
+TEST(gate_abba, what_one_builds_pool_left_out_the_other_loses_too) {
+  auto single = trial("p1", "x", {10, 10, 10});
+  auto batched = trial("p1", "x", {9, 9, 9});
+  batched.batch = 11;
+  // A: x timed single in round 1 and batched in round 4 (the plan): left out. B: x in both.
+  const auto a1 = set("a1", {single, trial("p1", "y", {12, 12})});
+  const auto a4 = set("a4", {batched, trial("p1", "y", {12, 12})});
+  const auto b2 = set("b2", {batched, trial("p1", "y", {12, 12})});
+  const auto b3 = set("b3", {batched, trial("p1", "y", {12, 12})});
+  auto a = gate::pool_rounds({&a1, &a4}, "A");
+  auto b = gate::pool_rounds({&b2, &b3}, "B");
+  ASSERT_EQ(b.set.trials.size(), 2u);
+  EXPECT_EQ(gate::drop_each_others_left_out(a, b), 1);
+  ASSERT_EQ(b.set.trials.size(), 1u);  // B's x would otherwise win against A's y
+  EXPECT_EQ(b.set.trials[0].instance, "y");
+  EXPECT_EQ(a.set.trials.size(), 1u);
+}
+
 TEST(gate_abba, the_winners_launches_are_the_plan_for_the_next_runs) {
   auto fast = trial("p1", "x", {10, 10, 10});
   fast.batch = 241;

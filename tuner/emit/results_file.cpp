@@ -242,7 +242,16 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
       f.builds.push_back({b.instance, b.target, b.status, b.message, b.registers, b.smem_static,
                           b.spill_stores, b.spill_loads});
     const auto path = (fs::path(dir) / op / (s + ".json")).string();
-    if (std::error_code ec; update && fs::exists(path, ec)) f = update_results(read_results_file(path), std::move(f));
+    if (std::error_code ec; update && fs::exists(path, ec)) {
+      // Each problem measured is replaced whole: a run that did not finish may hold only part
+      // of one, and would take the rest of the committed configurations with it.
+      for (const auto& r : current.runs)
+        if (used_runs.contains(r.id) && r.state != "finished")
+          throw error(fmt::format("{}: cannot update from run {}, which is {}: a problem it measured in part "
+                                  "would replace all of the problem's committed results; finish the sweep first",
+                                  path, r.id, r.state.empty() ? "unfinished" : r.state));
+      f = update_results(read_results_file(path), std::move(f));
+    }
     write_if_changed(path, render(f));
     written.push_back(path);
   }

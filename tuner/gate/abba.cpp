@@ -65,10 +65,12 @@ pooled_rounds pool_rounds(const std::vector<const result_set*>& rounds, std::str
     if (trials.size() != rounds.size()) {
       out.dropped.push_back(fmt::format("{} {}: verified in {} of {} rounds", problem, instance,
                                         trials.size(), rounds.size()));
+      out.dropped_keys.insert(key);
       continue;
     }
     if (std::ranges::any_of(trials, [](const auto* t) { return t->samples_us.empty(); })) {
       out.dropped.push_back(fmt::format("{} {}: a round kept no raw samples", problem, instance));
+      out.dropped_keys.insert(key);
       continue;
     }
     // Samples of CUDA-graph batches and of single launches are different quantities: never pooled.
@@ -76,6 +78,7 @@ pooled_rounds pool_rounds(const std::vector<const result_set*>& rounds, std::str
       out.dropped.push_back(fmt::format("{} {}: timed in batches of different launches across rounds ({})",
                                         problem, instance,
                                         fmt::join(trials | std::views::transform([](const auto* t) { return t->batch; }), ", ")));
+      out.dropped_keys.insert(key);
       continue;
     }
     measured_trial m = *trials.front();
@@ -93,6 +96,16 @@ pooled_rounds pool_rounds(const std::vector<const result_set*>& rounds, std::str
     throw error(fmt::format("{}: no configuration was verified in all {} of its rounds",
                             out.set.source, rounds.size()));
   return out;
+}
+
+int drop_each_others_left_out(pooled_rounds& a, pooled_rounds& b) {
+  const auto drop = [](pooled_rounds& side, const std::set<std::pair<std::string, std::string>>& keys) {
+    return static_cast<int>(std::erase_if(side.set.trials, [&](const measured_trial& t) {
+      return keys.contains({t.problem, t.instance});
+    }));
+  };
+  const auto a_keys = a.dropped_keys, b_keys = b.dropped_keys;
+  return drop(a, b_keys) + drop(b, a_keys);
 }
 
 }  // namespace cuop::gate

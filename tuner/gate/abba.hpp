@@ -2,6 +2,7 @@
 // and each build's rounds pooled into one result set (docs/measurement.md, "The gate").
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,14 @@ struct pooled_rounds {
   result_set set;
   // Configurations left out, one line each: "<problem> <instance>: verified in 1 of 2 rounds"
   std::vector<std::string> dropped;
+  std::set<std::pair<std::string, std::string>> dropped_keys;  // (problem, instance) of those
 };
+
+// Each side without the configurations the other side's pooling left out, so that both builds'
+// winners are chosen among the same configurations (a configuration near the batching threshold,
+// timed one way in round 1 and the plan's way later, drops out of A's pool; B must lose it too).
+// Returns how many configurations each side lost this way.
+int drop_each_others_left_out(pooled_rounds& a, pooled_rounds& b);
 
 // One build's rounds as one result set named `source`: for each (problem, configuration) verified
 // in every round, the raw samples of all rounds together, summarized again (median, its 95% CI,

@@ -167,9 +167,15 @@ std::pair<result_set, result_set> measure_rounds(gate_context& g, const std::vec
       g.warnings.push_back(fmt::format("{}{}: {} configurations left out of the pooled rounds: {}",
                                        pass == 0 ? "" : fmt::format("retry {}: ", pass), name,
                                        pooled.dropped.size(), fmt::join(pooled.dropped, "; ")));
-    return std::move(pooled.set);
+    return pooled;
   };
-  return {pool(a_rounds, build::a, "this build"), pool(b_rounds, build::b, g.o.against)};
+  auto a = pool(a_rounds, build::a, "this build");
+  auto b = pool(b_rounds, build::b, g.o.against);
+  if (const int n = drop_each_others_left_out(a, b); n > 0)
+    g.warnings.push_back(fmt::format("{}{} configurations left out of one build's pool were left out of the "
+                                     "other's too, so both winners are chosen among the same configurations",
+                                     pass == 0 ? "" : fmt::format("retry {}: ", pass), n));
+  return {std::move(a.set), std::move(b.set)};
 }
 
 comparison with_gate_warnings(comparison c, const gate_context& g) {

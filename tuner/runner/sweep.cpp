@@ -297,16 +297,19 @@ void sweep_run::compile_all(unsigned threads) {
 }
 
 void sweep_run::wait_for_builds(std::size_t problem) {
+  const auto complete = [&] {  // under m_build_mutex: the compiler inserts into m_compiled
+    return std::ranges::all_of(m_instances[problem], [&](const std::string& n) { return m_compiled.contains(n); });
+  };
   std::unique_lock lock(m_build_mutex);
-  m_build_ready.wait(lock, [&] {
-    return m_compile_over || std::ranges::all_of(m_instances[problem], [&](const std::string& name) {
-             return m_compiled.contains(name);
-           });
-  });
+  // Woken by each compiled slice; every 250 ms it also looks for Ctrl-C or another lane's failure.
+  while (!m_compile_over && !complete()) {
+    m_build_ready.wait_for(lock, std::chrono::milliseconds(250));
+    if (g_stop_requested.load() || m_abort.load()) break;
+  }
+  const bool ready = complete();
   lock.unlock();
   between_trials();  // stopped or failed while waiting
-  if (!std::ranges::all_of(m_instances[problem], [&](const std::string& n) { return m_compiled.contains(n); }))
-    throw aborted{};  // the compiler stopped short (its own error is the one reported)
+  if (!ready) throw aborted{};  // the compiler stopped short (its own error is the one reported)
 }
 
 void sweep_run::record_rejections() {
@@ -382,6 +385,7 @@ measure::gpu_environment sweep_run::settled_environment(worker_process& worker,
   };
   if (!residue_only()) return e;
   while (residue_only() && clock::now() - start < std::chrono::seconds(30)) {
+    check_stop();
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     e = check_environment(worker);
   }
@@ -531,7 +535,13 @@ void sweep_run::measure_all(const compile::target& target) {
     work(m_lanes.front());
   } else {
     std::vector<std::jthread> threads;
-    for (const auto& l : m_lanes) threads.emplace_back(work, l);
+    threads.reserve(m_lanes.size());
+    try {
+      for (const auto& l : m_lanes) threads.emplace_back(work, l);
+    } catch (...) {
+      m_abort = true;  // the lanes already started stop after their trial; joined on the way out
+      throw;
+    }
   }  // joined here
   if (failure) std::rethrow_exception(failure);
   bar.finish();

@@ -1,6 +1,7 @@
 #include "tuner/runner/worker_process.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -29,7 +30,11 @@ worker_process::~worker_process() { stop(false); }
 
 void worker_process::start() {
   int to[2], from[2];
-  if (pipe(to) != 0 || pipe(from) != 0) throw error(fmt::format("pipe: {}", std::strerror(errno)));
+  // Close-on-exec: with several workers started from several threads, a worker must not inherit
+  // another's pipe ends (its parent would then never see that one's EOF). dup2 below clears the
+  // flag on the copies the worker keeps as its stdin and stdout.
+  if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0)
+    throw error(fmt::format("pipe: {}", std::strerror(errno)));
   const std::string& exe = m_executable;
   const std::string device = std::to_string(m_device);
   const pid_t pid = fork();
