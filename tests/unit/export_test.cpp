@@ -75,12 +75,13 @@ namespace {
 
 // A database of one finished H200 run with `trials` (instance, median, rows), exported into dir.
 void export_run(const fs::path& dir, const std::string& db_name, const std::string& driver,
-                const std::vector<std::tuple<std::string, double, int>>& trials, bool update) {
+                const std::vector<std::tuple<std::string, double, int>>& trials, bool update,
+                const std::string& state = "finished") {
   auto db = store::database::open((dir / db_name).string(), store::open_mode::read_write);
   store::run_info run;
   run.op = "softmax";
   run.mode = "measure";
-  run.state = "finished";
+  run.state = state;
   run.started_at = "2026-12-01T00:00:00Z";
   run.env.gpu_name = "NVIDIA H200";
   run.env.cc = 90;
@@ -134,26 +135,11 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
   EXPECT_EQ(emit::read_results_file(path).trials.size(), before);
 
   // A run that did not finish (killed, interrupted) may hold part of a problem: refused.
-  {
-    auto db = store::database::open((dir / "partial.db").string(), store::open_mode::read_write);
-    store::run_info run;
-    run.op = "softmax";
-    run.mode = "measure";
-    run.state = "running";
-    run.started_at = "2026-12-01T00:00:00Z";
-    run.env.gpu_name = "NVIDIA H200";
-    run.env.cc = 90;
-    run.env.sm_count = 132;
-    run.env.driver = "13.0";
-    run.env.cuda_runtime = "13.0";
-    const auto id = db->begin_run(run);
-    db->put_trial(trial(id, run.env.key(), b, 1.0, 16));
-    try {
-      emit::export_results(*db, "softmax", (dir / "results").string(), emit::export_samples::winners, true);
-      ADD_FAILURE() << "an update from an unfinished run was accepted";
-    } catch (const error& e) {
-      EXPECT_NE(std::string(e.what()).find("cannot update from run 1, which is running"), std::string::npos) << e.what();
-    }
+  try {
+    export_run(dir, "partial.db", "13.0", {{b, 1.0, 16}}, true, "running");
+    ADD_FAILURE() << "an update from an unfinished run was accepted";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot update from run 1, which is running"), std::string::npos) << e.what();
   }
   EXPECT_EQ(emit::read_results_file(path).trials.size(), before);
   fs::remove_all(dir);
