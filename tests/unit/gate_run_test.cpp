@@ -158,12 +158,13 @@ TEST(gate_run, abba_rounds_run_in_order_pool_per_build_and_retry_what_is_ambiguo
             std::string::npos) << log[0];
   EXPECT_NE(log[1].find(s / "kept/gate.round2-b.db"), std::string::npos) << log[1];
   EXPECT_EQ(log[0].find("--only"), std::string::npos);
-  // Round 1 is timed as the timer decides; its winner's way (single launches here) times every
-  // later round and the retries, of either build.
+  // Round 1 is timed as the timer decides; its way (single launches here, per configuration)
+  // times every later round and the retries, of either build.
   const auto plans = log_lines(s, "plans.txt");
   ASSERT_EQ(plans.size(), 8u);
   EXPECT_EQ(plans[0], "-");
-  for (std::size_t i = 1; i < 8; ++i) EXPECT_EQ(plans[i], "{\"" + problem + "\":1}") << i;
+  for (std::size_t i = 1; i < 8; ++i)
+    EXPECT_EQ(plans[i], "{\"" + problem + "\":{\"*\":1,\"" + x + "\":1,\"" + y + "\":1}}") << i;
   for (std::size_t i = 4; i < 8; ++i) {  // the retry: only the ambiguous problem, the suite as it is
     EXPECT_NE(log[i].find("--only " + problem + " --batch-plan "), std::string::npos) << log[i];
   }
@@ -281,7 +282,8 @@ TEST(gate_run, against_a_baseline_each_problem_is_timed_like_the_baselines_winne
   o.self = stand_in(s, "a");
   o.baseline = s / "baseline.db";
   const auto c = gate::run_gate(o);
-  EXPECT_EQ(log_lines(s, "plans.txt"), (std::vector<std::string>{"{\"" + problem + "\":241}"}));
+  EXPECT_EQ(log_lines(s, "plans.txt"),
+            (std::vector<std::string>{"{\"" + problem + "\":{\"*\":241,\"" + x + "\":241,\"" + y + "\":1}}"}));
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].verdict, verdict::same);
   EXPECT_TRUE(c.measured_differently.empty());

@@ -160,6 +160,12 @@ TEST(gate_abba, the_winners_launches_are_the_plan_for_the_next_runs) {
   auto slow_single = trial("p1", "y", {30, 30, 30});  // single launches: not the winner's way
   const auto s = set("baseline", {fast, slow_single, trial("p2", "z", {50, 50})});
   EXPECT_EQ(gate::winner_launches(s), (std::map<std::string, int>{{"p1", 241}, {"p2", 1}}));
+  // The plan: each configuration as it was timed, the others as the winner.
+  const auto plan = gate::timing_plan(s);
+  EXPECT_EQ(runner::planned_launches(plan, "p1", "x"), 241);
+  EXPECT_EQ(runner::planned_launches(plan, "p1", "y"), 1);
+  EXPECT_EQ(runner::planned_launches(plan, "p1", "new"), 241);
+  EXPECT_EQ(runner::planned_launches(plan, "p2", "z"), 1);
 }
 
 TEST(gate_abba, a_round_without_raw_samples_is_left_out_and_nothing_left_is_an_error) {
@@ -316,6 +322,16 @@ TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_ver
   ASSERT_EQ(alike.trials.size(), 1u);
   EXPECT_EQ(alike.trials[0].instance, "y");
   ASSERT_EQ(warnings.size(), 0u);  // the baseline's best (y, 11 us) is comparable
+
+  // This build's side loses what the baseline lacks: x (batched here, single there) would
+  // otherwise win on one side only.
+  const auto mine = gate::among_baseline_configurations(set("this build", {batched_x, batched_y}), alike, warnings);
+  ASSERT_EQ(mine.trials.size(), 1u);
+  EXPECT_EQ(mine.trials[0].instance, "y");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("p1: this build's best, x (10.00 us), has no baseline timed the same way"),
+            std::string::npos) << warnings[0];
+  EXPECT_EQ(gate::compare(alike, mine, {}).rows.size(), 1u);
 }
 
 TEST(gate_baseline, problems_this_build_verified_nothing_of_are_found) {

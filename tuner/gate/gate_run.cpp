@@ -91,16 +91,17 @@ struct gate_context {
   std::string batch_plan;             // once written: how every later sweep times each problem
 };
 
-// From here on every sweep times each problem the way `reference` timed its winner (a CUDA-graph
-// batch of the same launches, or single launches), so that no comparison is lost to a kernel near
-// the batching threshold falling one way in one run and the other way in the next.
+// From here on every sweep times each configuration the way `reference` timed it, and the
+// others of a problem the way it timed the problem's winner (a CUDA-graph batch of the same
+// launches, or single launches), so that no comparison is lost to a kernel near the batching
+// threshold falling one way in one run and the other way in the next.
 void fix_timing(gate_context& g, const result_set& reference, const std::string& what) {
-  const auto plan = winner_launches(reference);
+  const auto plan = timing_plan(reference);
   g.batch_plan = (fs::path(g.files.folder()) / "batch-plan.json").string();
   runner::write_batch_plan(g.batch_plan, plan);
-  const auto batched = std::ranges::count_if(plan, [](const auto& e) { return e.second > 1; });
-  fmt::print(stderr, "cuop-tune: gate: timing every problem like {}: {} in CUDA-graph batches, {} in single launches\n",
-             what, batched, plan.size() - static_cast<std::size_t>(batched));
+  const auto batched = std::ranges::count_if(plan, [](const auto& e) { return e.second.launches > 1; });
+  fmt::print(stderr, "cuop-tune: gate: timing each configuration as {} timed it (winners: {} problems in CUDA-graph "
+             "batches, {} in single launches)\n", what, batched, plan.size() - static_cast<std::size_t>(batched));
 }
 
 suite_run suite(const gate_context& g, const std::vector<std::string>& only, int pass) {
@@ -157,7 +158,7 @@ std::pair<result_set, result_set> measure_rounds(gate_context& g, const std::vec
     run_suite(a ? g.self : g.other, db, suite(g, only, pass), holds);
     (a ? a_rounds : b_rounds).push_back(load_measured(db, holds));
     if (a) require_measured(g, a_rounds.back(), only, pass, holds);
-    if (g.batch_plan.empty()) fix_timing(g, a_rounds.back(), "round 1's winners");
+    if (g.batch_plan.empty()) fix_timing(g, a_rounds.back(), "round 1");
   }
   const auto pool = [&](const std::vector<result_set>& rounds, build side, const std::string& name) {
     std::vector<const result_set*> ptrs;
@@ -226,6 +227,13 @@ result_set load_gate_baseline(const std::string& baseline, const std::string& gp
   return set;
 }
 
+runner::batch_plan_map timing_plan(const result_set& reference) {
+  runner::batch_plan_map plan;
+  for (const auto& [problem, launches] : winner_launches(reference)) plan[problem].launches = launches;
+  for (const auto& t : reference.trials) plan[t.problem].by_instance[t.instance] = std::max(1, t.batch);
+  return plan;
+}
+
 result_set among_candidate_configurations(result_set baseline, const result_set& candidate,
                                           std::vector<std::string>& warnings) {
   // Each verified configuration, and whether it was timed in batches: a baseline trial timed the
@@ -247,6 +255,22 @@ result_set among_candidate_configurations(result_set baseline, const result_set&
           verified.contains({problem, best->instance}) ? " timed the same way" : ""));
   std::erase_if(baseline.trials, [&](const measured_trial& t) { return !comparable(t); });
   return baseline;
+}
+
+result_set among_baseline_configurations(result_set candidate, const result_set& baseline,
+                                         std::vector<std::string>& warnings) {
+  std::set<std::pair<std::string, std::string>> kept;
+  for (const auto& t : baseline.trials) kept.insert({t.problem, t.instance});
+  std::map<std::string, const measured_trial*> own;
+  for (const auto& t : candidate.trials)
+    if (auto& f = own[t.problem]; !f || t.median_us < f->median_us) f = &t;
+  for (const auto& [problem, best] : own)
+    if (!kept.contains({problem, best->instance}))
+      warnings.push_back(fmt::format(
+          "{}: this build's best, {} ({:.2f} us), has no baseline timed the same way: compared among the "
+          "configurations both have", problem, best->instance, best->median_us));
+  std::erase_if(candidate.trials, [&](const measured_trial& t) { return !kept.contains({t.problem, t.instance}); });
+  return candidate;
 }
 
 comparison run_gate(const gate_options& o) {
@@ -294,6 +318,16 @@ comparison run_gate(const gate_options& o) {
   notes.max_retries = o.retries;
   const bool abba = !o.against.empty();
   result_set baseline, candidate;
+  // Against a baseline, both sides are compared among the configurations both verified, timed
+  // alike (the suite's and the full sweep's differ); its warnings are said once.
+  const auto compare_now = [&](bool first) {
+    if (abba) return compare(baseline, candidate, o.compare);
+    std::vector<std::string> said;
+    auto b = among_candidate_configurations(baseline, candidate, said);
+    auto c = among_baseline_configurations(candidate, b, said);
+    if (first) g.warnings.insert(g.warnings.end(), said.begin(), said.end());
+    return compare(b, c, o.compare);
+  };
   if (abba) {
     notes.mode = "abba";
     notes.schedule = describe_schedule(abba_schedule(o.cycles));
@@ -301,11 +335,10 @@ comparison run_gate(const gate_options& o) {
   } else {
     notes.mode = "baseline";
     baseline = load_gate_baseline(o.baseline, dev.name, problems);
-    fix_timing(g, baseline, "the baseline's winners");
+    fix_timing(g, baseline, "the baseline");
     candidate = measure_this_build(g, {}, 0);
-    baseline = among_candidate_configurations(std::move(baseline), candidate, g.warnings);
   }
-  auto result = compare(baseline, candidate, o.compare);
+  auto result = compare_now(true);
 
   retry_counts counts;
   for (int pass = 1; pass <= o.retries; ++pass) {
@@ -323,7 +356,7 @@ comparison run_gate(const gate_options& o) {
     }
     record_retry_pass(counts, targets, pass);
     notes.retry_passes = pass;
-    result = compare(baseline, candidate, o.compare);
+    result = compare_now(false);
   }
   apply_retry_counts(result, counts);
   notes.databases = g.files.kept();

@@ -9,6 +9,7 @@
 
 #include "tuner/gate/comparison.hpp"
 #include "tuner/gate/result_set.hpp"
+#include "tuner/runner/batch_plan.hpp"
 
 namespace cuop::gate {
 
@@ -48,6 +49,10 @@ std::vector<std::string> missing_problems(const result_set& set, const std::vect
 // `set` with only the trials of `problems`.
 result_set keep_problems(result_set set, const std::set<std::string>& problems);
 
+// How another build is timed like `reference` (a sweep's --batch-plan): each configuration as
+// `reference` timed it, any other configuration of a problem as its winner was.
+runner::batch_plan_map timing_plan(const result_set& reference);
+
 // The baseline reduced to the configurations `candidate` verified, timed the same way (CUDA-graph
 // batches or single launches), so that each problem's winner is chosen among the same
 // configurations on both sides: a gate suite lists a few of a full sweep's configurations, and
@@ -55,5 +60,11 @@ result_set keep_problems(result_set set, const std::set<std::string>& problems);
 // winner is left out gets a warning naming it.
 result_set among_candidate_configurations(result_set baseline, const result_set& candidate,
                                           std::vector<std::string>& warnings);
+
+// The other way round: `candidate` reduced to the configurations left in `baseline` (after the
+// function above), so that a configuration new in the suite, or one the baseline timed another
+// way, cannot win on one side only. Each problem whose own winner is left out gets a warning.
+result_set among_baseline_configurations(result_set candidate, const result_set& baseline,
+                                         std::vector<std::string>& warnings);
 
 }  // namespace cuop::gate

@@ -51,8 +51,7 @@ struct load_options {
   std::string gpu;  // "": the only GPU model present (several: an error asking for --gpu)
 };
 
-// Per problem, the launches per sample its fastest trial was timed with (1: single launches):
-// the batch plan (runner/batch_plan.hpp) that times another build the same way.
+// Per problem, the launches per sample its fastest trial was timed with (1: single launches).
 std::map<std::string, int> winner_launches(const result_set& set);
 
 // A SQLite database (recognised by its header), a results file, or a folder of results files.

@@ -442,6 +442,7 @@ std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::
     m_db.put_config(t.config);
     auto req = base_request(p);
     req.entry = t.config.instance;
+    req.force_batch = planned_launches(m_batch_plan, t.problem.key, req.entry);
     req.config = {{"family", listed.at("family")}, {"params", listed.at("params")}};
     out.push_back({std::move(t), std::move(req)});
   }
@@ -474,6 +475,7 @@ std::optional<race_contender> sweep_run::kernel_contender(std::size_t p, const s
     req.cubin_path = write_cubin(m_options.cache_dir, instance, built);
   }
   req.entry = instance;
+  req.force_batch = planned_launches(m_batch_plan, t.problem.key, instance);
   req.config = ops::config_json(b.point);
   return race_contender{std::move(t), std::move(req)};
 }
