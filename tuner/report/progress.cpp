@@ -12,11 +12,11 @@ std::string format_duration(double s) {
   return fmt::format("{}s", t);
 }
 
-progress::progress(std::string label, std::size_t total, std::FILE* out)
+progress::progress(std::string label, std::size_t total, std::FILE* out, bool redraw)
     : m_label(std::move(label)),
       m_total(total),
       m_out(out),
-      m_tty(isatty(fileno(out)) != 0),
+      m_tty(redraw && isatty(fileno(out)) != 0),
       m_start(std::chrono::steady_clock::now()),
       m_last_draw(m_start) {}
 

@@ -11,7 +11,9 @@ namespace cuop::report {
 
 class progress {
  public:
-  progress(std::string label, std::size_t total, std::FILE* out = stderr);
+  // `redraw` false: a line every few seconds even on a terminal (for a second display running
+  // beside another, which would otherwise overwrite each other's line).
+  progress(std::string label, std::size_t total, std::FILE* out = stderr, bool redraw = true);
   void advance(std::size_t n = 1);
   // Work discovered on the way (a library's configurations, listed on the GPU).
   void add_total(std::size_t n) { m_total += n; }

@@ -127,7 +127,7 @@ class sweep_run {
   void enumerate();
   // Compiles every instance for every target, the instances of the first problems first; with
   // a GPU it runs beside the measurement (measure_with_compilation), which waits per problem.
-  void compile_all(unsigned threads);
+  void compile_all(unsigned threads, bool beside_measurement);
   void measure_with_compilation(const compile::target& target);
   // Problems go to the lanes one at a time: a problem's configurations are all measured on one
   // device, so its winner is chosen among timings of one GPU.
@@ -228,7 +228,7 @@ void sweep_run::enumerate() {
   }
 }
 
-void sweep_run::compile_all(unsigned threads) {
+void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
   // In problem order, so that the first problems' measurement can start while the rest compile.
   std::vector<std::string> order;
   std::set<std::string> queued;
@@ -244,7 +244,7 @@ void sweep_run::compile_all(unsigned threads) {
       keys.emplace_back(name, target);
     }
   }
-  report::progress bar(fmt::format("[{}] compile", m_spec.op), requests.size());
+  report::progress bar(fmt::format("[{}] compile", m_spec.op), requests.size(), stderr, !beside_measurement);
   compile::compiler cc(m_options.cache_dir, compile::default_include_dirs());
   // Compile in slices of a few per thread, so the display moves, every finished slice is stored
   // and an interruption is answered within seconds.
@@ -283,7 +283,7 @@ void sweep_run::compile_all(unsigned threads) {
       m_compiled.insert(done.begin(), done.end());
     }
     m_build_ready.notify_all();
-    between_trials();
+    if (end < requests.size()) between_trials();  // after the last slice there is nothing to stop
   }
   bar.finish();
   for (const auto& [target, counts] : per_target)
@@ -558,7 +558,7 @@ void sweep_run::measure_with_compilation(const compile::target& target) {
   std::exception_ptr compile_failure;
   std::thread compiler([&] {
     try {
-      compile_all(threads);
+      compile_all(threads, true);
     } catch (const aborted&) {
     } catch (...) {
       compile_failure = std::current_exception();
@@ -624,7 +624,7 @@ int sweep_run::execute() {
     record_rejections();
     if (!target) {
       const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-      compile_all(m_options.jobs > 0 ? static_cast<unsigned>(m_options.jobs) : cores);
+      compile_all(m_options.jobs > 0 ? static_cast<unsigned>(m_options.jobs) : cores, false);
     } else {
       // The environment before and after, on every device: a run measured beside other
       // processes, throttled or hot is stored as "invalid" and never trusted (best, export,
