@@ -15,8 +15,8 @@ struct cli_result {
   std::string out;  // stdout and stderr together
 };
 
-inline cli_result run_cli(const std::string& args) {
-  const std::string cmd = std::string(CUOP_TUNE_BIN) + " " + args + " 2>&1";
+// A shell command line, its stdout and stderr together, and its exit code.
+inline cli_result run_command(const std::string& cmd) {
   cli_result r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;
@@ -25,6 +25,16 @@ inline cli_result run_cli(const std::string& args) {
   const int status = pclose(pipe);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+inline cli_result run_cli(const std::string& args) {
+  return run_command(std::string(CUOP_TUNE_BIN) + " " + args + " 2>&1");
+}
+
+// The binary with no visible GPU (CUDA_VISIBLE_DEVICES emptied): a machine with one answers as
+// CI's does.
+inline cli_result run_cli_without_gpu(const std::string& args) {
+  return run_command("env CUDA_VISIBLE_DEVICES= " + std::string(CUOP_TUNE_BIN) + " " + args + " 2>&1");
 }
 
 // A fresh temporary folder per test, removed afterwards.

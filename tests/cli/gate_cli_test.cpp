@@ -21,17 +21,7 @@ const std::string suites = source + "/configs/gate/gemm.yaml " + source + "/conf
 const std::string results = source + "/results";
 
 // The binary with no visible GPU, stdout and stderr together.
-cli_result run_without_gpu(const std::string& args) {
-  const std::string cmd = "env CUDA_VISIBLE_DEVICES= " + std::string(CUOP_TUNE_BIN) + " " + args + " 2>&1";
-  cli_result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe)) r.out += buffer;
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+const auto run_without_gpu = cuop::test::run_cli_without_gpu;
 
 // A stand-in for another build: a script whose `worker` answers hello with `answer`.
 std::string fake_build(const temp_dir& tmp, const std::string& name, const std::string& answer) {

@@ -75,3 +75,26 @@ TEST(cli_scale_out, a_bad_shard_is_a_usage_error) {
         << r.out;
   }
 }
+
+// `--devices` without a GPU (CUDA_VISIBLE_DEVICES emptied, so a machine with one answers alike):
+// a malformed list is a usage error naming the entry; `--device` and `--devices` together are
+// refused; `--devices all` says there is no GPU and runs the compile-validation sweep.
+TEST(cli_scale_out, devices_lists_are_checked_and_no_gpu_runs_the_validation_sweep) {
+  temp_dir tmp;
+  const auto without_gpu = cuop::test::run_cli_without_gpu;
+  for (const auto& [bad, says] : std::vector<std::pair<std::string, std::string>>{
+           {"0,x", "\"x\" is not a device index"}, {"1,1", "device 1 is named twice"}, {"-1", "\"-1\" is not a device index"}}) {
+    const auto r = without_gpu("sweep --devices " + bad + " --db " + tmp / "x.db" + " " + smoke);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find(says), std::string::npos) << r.out;
+  }
+  const auto both = without_gpu("sweep --device 0 --devices 0 --db " + tmp / "x.db" + " " + smoke);
+  EXPECT_EQ(both.code, 2) << both.out;
+  EXPECT_NE(both.out.find("--device excludes --devices"), std::string::npos) << both.out;
+
+  const auto r = without_gpu("sweep --devices all --db " + tmp / "v.db" + " --cache " + tmp / "cache -j 2 " + smoke);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("no GPU to measure on"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("running the compile-validation sweep only"), std::string::npos) << r.out;
+  EXPECT_EQ(rows(tmp / "v.db", "SELECT mode, state FROM runs"), std::vector<std::string>{"validate|finished"});
+}
