@@ -205,10 +205,8 @@ TEST(compare, committed_results_files_load_with_and_without_samples) {
     // CIs, those measured since (their winners carry samples_us) are bootstrapped: a file
     // against itself is A/A data, never a change (a wide stored CI may leave it AMBIGUOUS).
     const auto c = gate::compare(s, s, {});
-    std::map<std::string, const gate::measured_trial*> fastest;
-    for (const auto& t : s.trials)
-      if (auto& f = fastest[t.problem]; !f || t.median_us < f->median_us) f = &t;
-    const auto without = std::ranges::count_if(fastest, [](const auto& e) { return e.second->samples_us.empty(); });
+    const auto without = std::ranges::count_if(gate::fastest_per_problem(s),
+                                               [](const auto& e) { return e.second->samples_us.empty(); });
     EXPECT_EQ(c.approximate_rows(), without) << path;
     EXPECT_EQ(c.count(verdict::slower) + c.count(verdict::faster), 0) << path;
   }

@@ -244,10 +244,7 @@ result_set among_candidate_configurations(result_set baseline, const result_set&
     const auto it = verified.find({t.problem, t.instance});
     return it != verified.end() && it->second == (t.batch > 1);
   };
-  std::map<std::string, const measured_trial*> overall;
-  for (const auto& t : baseline.trials)
-    if (auto& f = overall[t.problem]; !f || t.median_us < f->median_us) f = &t;
-  for (const auto& [problem, best] : overall)
+  for (const auto& [problem, best] : fastest_per_problem(baseline))
     if (!comparable(*best))
       warnings.push_back(fmt::format(
           "{}: the baseline's best, {} ({:.2f} us), is not among this build's verified configurations of the "
@@ -261,10 +258,7 @@ result_set among_baseline_configurations(result_set candidate, const result_set&
                                          std::vector<std::string>& warnings) {
   std::set<std::pair<std::string, std::string>> kept;
   for (const auto& t : baseline.trials) kept.insert({t.problem, t.instance});
-  std::map<std::string, const measured_trial*> own;
-  for (const auto& t : candidate.trials)
-    if (auto& f = own[t.problem]; !f || t.median_us < f->median_us) f = &t;
-  for (const auto& [problem, best] : own)
+  for (const auto& [problem, best] : fastest_per_problem(candidate))
     if (!kept.contains({problem, best->instance}))
       warnings.push_back(fmt::format(
           "{}: this build's best, {} ({:.2f} us), has no baseline timed the same way: compared among the "

@@ -167,12 +167,16 @@ bool same_measurement_env(const measured_env& a, const measured_env& b) {
          agree(a.libraries, b.libraries);
 }
 
-std::map<std::string, int> winner_launches(const result_set& set) {
+std::map<std::string, const measured_trial*> fastest_per_problem(const result_set& set) {
   std::map<std::string, const measured_trial*> fastest;
   for (const auto& t : set.trials)
     if (auto& f = fastest[t.problem]; !f || t.median_us < f->median_us) f = &t;
+  return fastest;
+}
+
+std::map<std::string, int> winner_launches(const result_set& set) {
   std::map<std::string, int> out;
-  for (const auto& [problem, t] : fastest) out[problem] = std::max(1, t->batch);
+  for (const auto& [problem, t] : fastest_per_problem(set)) out[problem] = std::max(1, t->batch);
   return out;
 }
 

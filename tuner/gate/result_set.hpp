@@ -51,6 +51,9 @@ struct load_options {
   std::string gpu;  // "": the only GPU model present (several: an error asking for --gpu)
 };
 
+// Per problem, its fastest trial (by median).
+std::map<std::string, const measured_trial*> fastest_per_problem(const result_set& set);
+
 // Per problem, the launches per sample its fastest trial was timed with (1: single launches).
 std::map<std::string, int> winner_launches(const result_set& set);
 

@@ -552,9 +552,9 @@ void sweep_run::measure_all(const compile::target& target) {
 void sweep_run::measure_with_compilation(const compile::target& target) {
   // Compilation leaves a core to each worker and one to this process: a worker starved of CPU
   // between its start event and its launch would stretch the timing.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned threads = m_options.jobs > 0 ? static_cast<unsigned>(m_options.jobs)
-                                              : std::max(1u, cores - std::min(cores - 1, static_cast<unsigned>(m_lanes.size()) + 1));
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int reserved = static_cast<int>(m_lanes.size()) + 1;
+  const auto threads = static_cast<unsigned>(m_options.jobs > 0 ? m_options.jobs : std::max(1, cores - reserved));
   std::exception_ptr compile_failure;
   std::thread compiler([&] {
     try {
