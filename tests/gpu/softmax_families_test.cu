@@ -319,6 +319,31 @@ CUOP_BLOCK_TEST(block_row, f32_v4_b256_c5, float, dtype::f32, 4, 256, 5)
 CUOP_BLOCK_TEST(block_row, bf16_v8_b1024_c13, __nv_bfloat16, dtype::bf16, 8, 1024, 13)
 CUOP_BLOCK_TEST(block_row, f16_v2_b64_c1, __half, dtype::f16, 2, 64, 1)
 
+// persistent = 0: one block per row group, no prefetch (the same shapes and layouts; 65537 rows
+// of short rows give grids far beyond the resident blocks).
+ks::softmax_config one_block_per_group(ks::softmax_config c) {
+  c.persistent = 0;
+  return c;
+}
+TEST(sm80_softmax_warp_row, f16_v8_t32_r4_c1_p0) {
+  CUOP_REQUIRE_GPU();
+  check_family<ks::warp_row<__half, 8, 32, 4, 1, 0>>(one_block_per_group(warp_cfg(dtype::f16, 8, 32, 4, 1)));
+}
+TEST(sm80_softmax_warp_row, f32_v1_t1_r128_c4_p0) {
+  CUOP_REQUIRE_GPU();
+  check_family<ks::warp_row<float, 1, 1, 128, 4, 0>>(one_block_per_group(warp_cfg(dtype::f32, 1, 1, 128, 4)));
+}
+TEST(sm80_softmax_block_row, bf16_v8_b256_c4_p0) {
+  CUOP_REQUIRE_GPU();
+  check_family<ks::block_row<__nv_bfloat16, 8, 256, 4, 0>>(
+      one_block_per_group(block_cfg(ks::family::block_row, dtype::bf16, 8, 256, 4)));
+}
+TEST(sm80_softmax_block_row, f32_v4_b256_c5_p0) {
+  CUOP_REQUIRE_GPU();
+  check_family<ks::block_row<float, 4, 256, 5, 0>>(
+      one_block_per_group(block_cfg(ks::family::block_row, dtype::f32, 4, 256, 5)));
+}
+
 CUOP_BLOCK_TEST(split_row, f32_v4_b256_c4, float, dtype::f32, 4, 256, 4)
 CUOP_BLOCK_TEST(split_row, f16_v8_b128_c1, __half, dtype::f16, 8, 128, 1)
 CUOP_BLOCK_TEST(split_row, bf16_v8_b512_c2, __nv_bfloat16, dtype::bf16, 8, 512, 2)

@@ -122,4 +122,48 @@ TEST(softmax_family, other_families_launch_without_clusters) {
   EXPECT_EQ(ks::instance_name(c), "softmax_f32_block_row_v4_b512_c8");
 }
 
+// persistent = 0 launches one block per row group instead of capping the grid at the resident
+// blocks, and is named (and instantiated) apart; the default keeps the names it always had.
+TEST(softmax_family, persistent_0_is_one_block_per_row_group_and_named_apart) {
+  ks::softmax_config c;
+  c.fam = ks::family::block_row;
+  c.type = cuop::dtype::bf16;
+  c.vec = 8;
+  c.block_threads = 256;
+  c.chunks = 4;
+  ks::device_limits dev;
+  dev.sm = 90;
+  dev.sm_count = 132;
+  dev.max_resident_blocks = 528;
+  ks::launch_plan p;
+  ASSERT_EQ(ks::plan_launch(c, 8192, 8192, dev, p), "");
+  EXPECT_EQ(p.grid_x, 528u);
+  EXPECT_EQ(ks::instance_name(c), "softmax_bf16_block_row_v8_b256_c4");
+  EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::block_row<__nv_bfloat16, 8, 256, 4>");
+  ASSERT_TRUE(ks::set_param(c, "persistent", 0));
+  EXPECT_EQ(ks::check_config(c), "");
+  ASSERT_EQ(ks::plan_launch(c, 8192, 8192, dev, p), "");
+  EXPECT_EQ(p.grid_x, 8192u);
+  EXPECT_EQ(ks::instance_name(c), "softmax_bf16_block_row_v8_b256_c4_p0");
+  EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::block_row<__nv_bfloat16, 8, 256, 4, 0>");
+
+  c.fam = ks::family::warp_row;
+  c.threads_per_row = 32;
+  c.rows_per_block = 4;
+  ASSERT_EQ(ks::plan_launch(c, 32769, 1024, dev, p), "");
+  EXPECT_EQ(p.grid_x, 8193u);  // ceil(32769 / 4) groups
+  EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::warp_row<__nv_bfloat16, 8, 32, 4, 4, 0>");
+
+  c.persistent = 2;
+  EXPECT_EQ(ks::check_config(c), "persistent 2 is not 0 or 1");
+  c.persistent = 0;
+  c.fam = ks::family::split_row;
+  EXPECT_EQ(ks::check_config(c), "persistent applies to warp_row and block_row only");
+  ks::softmax_config s;
+  s.fam = ks::family::split_row;
+  EXPECT_FALSE(ks::set_param(s, "persistent", 0));
+  EXPECT_EQ(ks::optional_param_names(ks::family::block_row), std::vector<std::string_view>{"persistent"});
+  EXPECT_TRUE(ks::optional_param_names(ks::family::cluster_row).empty());
+}
+
 }  // namespace

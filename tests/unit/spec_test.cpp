@@ -101,6 +101,31 @@ TEST(spec, messages_use_the_name_as_given) {
             "mean \"chunks\"?)");
 }
 
+// An optional parameter (persistent) may be given or left out; misspelt, it is suggested; a
+// family without it refuses it.
+TEST(spec, optional_parameter_may_be_left_out_and_is_suggested) {
+  const std::string head = "op: softmax\nproblems: [{rows: 4, cols: 4, dtype: f32}]\n";
+  const auto with = parse(head + "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1, "
+                                 "persistent: [0, 1]}}]\n", "x.yaml");
+  ASSERT_EQ(with.candidates.size(), 1u);
+  ASSERT_EQ(with.candidates[0].params.size(), 4u);
+  EXPECT_EQ(with.candidates[0].params[3].name, "persistent");
+  EXPECT_EQ(with.candidates[0].params[3].values, (std::vector<std::int64_t>{0, 1}));
+  const auto without = parse(head + "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1}}]\n",
+                             "x.yaml");
+  EXPECT_EQ(without.candidates[0].params.size(), 3u);
+  EXPECT_EQ(error_of([&] {
+              parse(head + "candidates: [{family: warp_row, params: {vec: 1, threads_per_row: 32, rows_per_block: 2, "
+                           "chunks: 1, persistant: 0}}]\n", "x.yaml");
+            }),
+            "x.yaml:3:101: unknown parameter \"persistant\" for family \"warp_row\" (did you mean \"persistent\"?)");
+  EXPECT_NE(error_of([&] {
+              parse(head + "candidates: [{family: split_row, params: {vec: 1, block_threads: 32, chunks: 1, persistent: 0}}]\n",
+                    "x.yaml");
+            }).find("unknown parameter \"persistent\" for family \"split_row\""),
+            std::string::npos);
+}
+
 TEST(spec, missing_file_is_an_error) {
   EXPECT_EQ(error_of([] { load("/nonexistent/sweep.yaml"); }),
             "cannot open sweep file \"/nonexistent/sweep.yaml\"");
@@ -223,6 +248,9 @@ TEST(registry, softmax_families_and_dims) {
   EXPECT_EQ(warp->params,
             (std::vector<std::string>{"vec", "threads_per_row", "rows_per_block", "chunks"}));
   EXPECT_EQ(warp->kind, "kernel");
+  EXPECT_EQ(warp->optional_params, std::vector<std::string>{"persistent"});
+  EXPECT_EQ(op->find_family("block_row")->optional_params, std::vector<std::string>{"persistent"});
+  EXPECT_TRUE(op->find_family("cluster_row")->optional_params.empty());
   EXPECT_EQ(op->find_family("split_row")->params,
             (std::vector<std::string>{"vec", "block_threads", "chunks"}));
   EXPECT_EQ(op->find_family("cluster_row")->params,

@@ -17,6 +17,7 @@ op_desc softmax_op() {
   for (ks::family f : ks::all_families()) {
     family_desc d{std::string(ks::name_of(f)), {}, "kernel"};
     for (std::string_view p : ks::param_names(f)) d.params.emplace_back(p);
+    for (std::string_view p : ks::optional_param_names(f)) d.optional_params.emplace_back(p);
     op.families.push_back(std::move(d));
   }
   op.families.push_back({"custom", {"block_threads"}, "kernel", true});  // tuner/ops/custom_softmax.hpp

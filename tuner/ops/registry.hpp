@@ -14,11 +14,13 @@ namespace cuop::ops {
 
 struct family_desc {
   std::string name;
-  std::vector<std::string> params;  // in the order names and templates use
+  std::vector<std::string> params;  // required, in the order names and templates use
   std::string kind;                 // "kernel" or "library"
   // A kernel from the sweep file's own source (family "custom"): `params` lists the required
   // ones, and any other parameter the file names is passed to its template too.
   bool user_source = false;
+  // Parameters a candidate may leave out; the family's default then applies.
+  std::vector<std::string> optional_params = {};
 };
 
 // One dimension of an op's problems. Values are integers; a dimension with named choices (a

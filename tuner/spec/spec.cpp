@@ -177,11 +177,12 @@ std::vector<constraint> parse_constraints(const yaml_reader& r, const YAML::Node
   return out;
 }
 
-// A custom family takes any parameter whose name is an identifier (its template's arguments);
-// the others only their own.
+// A family takes its required and optional parameters; a custom family also any parameter whose
+// name is an identifier (its template's arguments).
 std::vector<std::string> parameter_names(const YAML::Node& params, const ops::family_desc& fam) {
-  if (!fam.user_source || !params.IsMap()) return fam.params;
   std::vector<std::string> names = fam.params;
+  names.insert(names.end(), fam.optional_params.begin(), fam.optional_params.end());
+  if (!fam.user_source || !params.IsMap()) return names;
   for (const auto& kv : params) {
     const auto name = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
     const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&

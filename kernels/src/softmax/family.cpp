@@ -19,6 +19,8 @@ bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 int* field(softmax_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
   if (name == "chunks") return &c.chunks;
+  if (name == "persistent" && (c.fam == family::warp_row || c.fam == family::block_row))
+    return &c.persistent;
   if (c.fam == family::warp_row) {
     if (name == "threads_per_row") return &c.threads_per_row;
     if (name == "rows_per_block") return &c.rows_per_block;
@@ -85,6 +87,11 @@ std::vector<std::string_view> param_names(family f) {
   return {"vec", "block_threads", "chunks"};
 }
 
+std::vector<std::string_view> optional_param_names(family f) {
+  if (f == family::warp_row || f == family::block_row) return {"persistent"};
+  return {};
+}
+
 bool set_param(softmax_config& c, std::string_view name, long long value) noexcept {
   int* p = field(c, name);
   if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
@@ -116,6 +123,10 @@ std::string check_config(const softmax_config& c) {
            " bytes > 16 bytes";
   if (c.chunks < 1 || c.chunks > max_chunks)
     return "chunks " + std::to_string(c.chunks) + " outside 1.." + std::to_string(max_chunks);
+  if (c.persistent != 0 && c.persistent != 1)
+    return "persistent " + std::to_string(c.persistent) + " is not 0 or 1";
+  if (c.persistent != 1 && c.fam != family::warp_row && c.fam != family::block_row)
+    return "persistent applies to warp_row and block_row only";
   if (c.fam == family::warp_row) {
     if (!is_pow2(c.threads_per_row) || c.threads_per_row > 32)
       return "threads_per_row " + std::to_string(c.threads_per_row) +
@@ -148,6 +159,7 @@ std::string instance_name(const softmax_config& c) {
     n += "_b" + std::to_string(c.block_threads);
   n += "_c" + std::to_string(c.chunks);
   if (c.fam == family::cluster_row) n += "_k" + std::to_string(c.cluster);
+  if (c.persistent != 1) n += "_p" + std::to_string(c.persistent);
   return n;
 }
 
@@ -163,6 +175,7 @@ std::string template_name(const softmax_config& c) {
     n += ", " + std::to_string(c.block_threads);
   n += ", " + std::to_string(c.chunks);
   if (c.fam == family::cluster_row) n += ", " + std::to_string(c.cluster);
+  if (c.persistent != 1) n += ", " + std::to_string(c.persistent);
   return n + ">";
 }
 
@@ -198,7 +211,8 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
       return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";
     const long long groups = c.fam == family::warp_row ? (rows + c.rows_per_block - 1) / c.rows_per_block
                                                        : rows;
-    p.grid_x = static_cast<unsigned>(std::min({groups, resident_blocks(dev, threads), max_grid}));
+    const long long cap = c.persistent ? resident_blocks(dev, threads) : max_grid;
+    p.grid_x = static_cast<unsigned>(std::min({groups, cap, max_grid}));
   } else if (c.fam == family::cluster_row) {
     if (cols > c.cluster * held)
       return "cols " + std::to_string(cols) + " > " + std::to_string(c.cluster * held) +

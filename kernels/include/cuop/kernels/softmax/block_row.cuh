@@ -1,23 +1,26 @@
 // Softmax family block_row: one block of BLOCK_THREADS owns a row, each thread keeps CHUNKS
 // vectors of VEC elements in registers. Handles cols <= VEC * BLOCK_THREADS * CHUNKS in a single
-// pass (one read, one write) with one __syncthreads per row. Grid: 1-D, strided over rows, so
-// it may be capped at the resident block count; the next row is prefetched when registers allow.
+// pass (one read, one write) with one __syncthreads per row. Grid: 1-D, strided over rows.
+// PERSISTENT (1): the host caps the grid at the resident block count and each block prefetches
+// its next row when registers allow. 0: one block per row (the hardware hands out rows as blocks
+// finish, so no block is left with an extra row at the end), no prefetch, fewer registers.
 #pragma once
 
 #include "cuop/kernels/softmax/common.cuh"
 
 namespace cuop::kernels::softmax {
 
-template <typename T, int VEC, int BLOCK_THREADS, int CHUNKS>
+template <typename T, int VEC, int BLOCK_THREADS, int CHUNKS, int PERSISTENT = 1>
 struct block_row {
   static constexpr int block_threads = BLOCK_THREADS;
   static constexpr long long cols_per_row = static_cast<long long>(VEC) * BLOCK_THREADS * CHUNKS;
   static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "whole warps, <= 1024 threads");
   static_assert(CHUNKS >= 1, "chunks >= 1");
+  static_assert(PERSISTENT == 0 || PERSISTENT == 1, "persistent: 0 or 1");
 
   using tile_t = detail::tile<T, VEC, BLOCK_THREADS, CHUNKS>;
   using scratch_t = float2[2][BLOCK_THREADS / 32];
-  static constexpr bool prefetch = detail::prefetch_fits<T, VEC, CHUNKS, BLOCK_THREADS>;
+  static constexpr bool prefetch = PERSISTENT && detail::prefetch_fits<T, VEC, CHUNKS, BLOCK_THREADS>;
 
   struct where {
     const T* in;

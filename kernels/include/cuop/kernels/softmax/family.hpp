@@ -36,6 +36,11 @@ int min_sm(family f) noexcept;
 // cluster_row: vec, block_threads, chunks, cluster
 std::vector<std::string_view> param_names(family f);
 
+// Parameters a sweep file may leave out, each then taking its default: `persistent` (default 1)
+// for warp_row and block_row. Names and templates carry it only when it differs from the
+// default, so configurations named before it existed keep their names.
+std::vector<std::string_view> optional_param_names(family f);
+
 // One configuration. Fields a family does not use are 0.
 struct softmax_config {
   family fam = family::block_row;
@@ -46,6 +51,8 @@ struct softmax_config {
   int block_threads = 0;    // block_row, split_row, cluster_row
   int chunks = 1;           // vectors per thread held in registers
   int cluster = 0;          // cluster_row: blocks per cluster (2, 4, 8 or 16)
+  int persistent = 1;       // warp_row, block_row: 1 grid capped at the resident blocks, 0 one
+                            // block per row group (launch_plan below)
 };
 
 // Reads a parameter by name (as in param_names); returns false for an unknown name (one not in
@@ -67,8 +74,8 @@ long long cols_per_owner(const softmax_config& c) noexcept;
 std::string check_config(const softmax_config& c);
 
 // Stable key naming the code, e.g. "softmax_f16_warp_row_v8_t32_r4_c1",
-// "softmax_f32_cluster_row_v4_b512_c8_k8". Never reused for different code: every template
-// argument appears in it.
+// "softmax_f32_cluster_row_v4_b512_c8_k8", "softmax_bf16_block_row_v8_b256_c4_p0" (persistent 0).
+// Never reused for different code: every template argument appears in it.
 std::string instance_name(const softmax_config& c);
 
 // Device template instantiation spelled as source, e.g.
@@ -99,8 +106,9 @@ struct launch_plan {
   unsigned cluster_x = 1;           // blocks per thread-block cluster along x; 1: no cluster
 };
 
-// Grid: warp_row and block_row stride over row groups, so grid_x is capped at the resident
-// blocks (dev.max_resident_blocks when > 0, else an estimate from sm_count, else uncapped).
+// Grid: warp_row and block_row stride over row groups. persistent == 1: grid_x is capped at the
+// resident blocks (dev.max_resident_blocks when > 0, else an estimate from sm_count, else
+// uncapped); persistent == 0: one block per group (up to 2^31 - 1 blocks).
 // split_row: grid_x = G * SPLITS with SPLITS = ceil(cols / cols_per_owner) and G = min(rows,
 // resident / SPLITS), resident = dev.max_resident_blocks (or sm_count when 0) for this kernel;
 // the launch must be cooperative and the workspace (layout in split_workspace.hpp) zeroed once;

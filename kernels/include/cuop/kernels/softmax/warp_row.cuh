@@ -1,15 +1,17 @@
 // Softmax family warp_row: THREADS_PER_ROW lanes (1..32, a power of two) own one row, a block
 // holds ROWS_PER_BLOCK rows, each lane keeps CHUNKS vectors of VEC elements in registers.
 // Handles cols <= VEC * THREADS_PER_ROW * CHUNKS with one read and one write of the data, and
-// reductions by shuffles only. Grid: 1-D, strided over groups of ROWS_PER_BLOCK rows, so it may
-// be capped at the resident block count; the next group is prefetched when registers allow.
+// reductions by shuffles only. Grid: 1-D, strided over groups of ROWS_PER_BLOCK rows. PERSISTENT
+// (1): the host caps the grid at the resident block count and each block prefetches its next
+// group when registers allow. 0: one block per group (the hardware hands out groups as blocks
+// finish, so no block is left with an extra group at the end), no prefetch, fewer registers.
 #pragma once
 
 #include "cuop/kernels/softmax/common.cuh"
 
 namespace cuop::kernels::softmax {
 
-template <typename T, int VEC, int THREADS_PER_ROW, int ROWS_PER_BLOCK, int CHUNKS>
+template <typename T, int VEC, int THREADS_PER_ROW, int ROWS_PER_BLOCK, int CHUNKS, int PERSISTENT = 1>
 struct warp_row {
   static constexpr int block_threads = THREADS_PER_ROW * ROWS_PER_BLOCK;
   static constexpr long long cols_per_row = static_cast<long long>(VEC) * THREADS_PER_ROW * CHUNKS;
@@ -17,9 +19,10 @@ struct warp_row {
                 (THREADS_PER_ROW & (THREADS_PER_ROW - 1)) == 0, "threads_per_row: 1, 2, 4 .. 32");
   static_assert(block_threads % 32 == 0 && block_threads <= 1024, "whole warps, <= 1024 threads");
   static_assert(CHUNKS >= 1, "chunks >= 1");
+  static_assert(PERSISTENT == 0 || PERSISTENT == 1, "persistent: 0 or 1");
 
   using tile_t = detail::tile<T, VEC, THREADS_PER_ROW, CHUNKS>;
-  static constexpr bool prefetch = detail::prefetch_fits<T, VEC, CHUNKS, block_threads>;
+  static constexpr bool prefetch = PERSISTENT && detail::prefetch_fits<T, VEC, CHUNKS, block_threads>;
 
   struct where {
     const T* in;
