@@ -131,7 +131,8 @@ TEST(cli, emit_does_not_depend_on_where_the_results_are) {
 
 // tests/data/store/h200-softmax.db: an earlier H200 softmax sweep (2026-11-30, schema 1, single
 // launches), with raw samples and constraint rejections removed to keep it small. The sweep behind
-// today's results/softmax is h200-softmax-results.db (ci/jobs/check-fresh.sh, item 3).
+// today's results/softmax is h200-softmax-results.db (ci/jobs/check-fresh.sh, item 3; 2026-12-01,
+// constraint rejections removed, which the export does not carry).
 const std::string h200_db = data + "/store/h200-softmax.db";
 const std::string results_db = data + "/store/h200-softmax-results.db";
 
