@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One device call: build (sm_90a), run every test including the GPU ones, run the softmax sweep,
 # export the results, rebuild the library against them, run the example and the side-by-side
-# comparison with torch.softmax (TESTS=softmax runs only the softmax GPU tests instead of every
-# test; SWEEP_S bounds the sweep, 400 s by default). Everything worth keeping goes to $OUT. Run it as
+# comparison with torch.softmax. TESTS=softmax runs only the softmax GPU tests instead of every
+# test; SWEEP_S bounds the sweep (400 s by default) and the resumed sweep that checks nothing is
+# measured twice gets 60 s, so a sweep cut short is finished there only in part. Everything
+# worth keeping goes to $OUT. Run it as
 # `CUOP_GIT_REV=<rev> bash ci/gpu/h200-softmax.sh` where the tree has no .git, so the revision is
 # recorded with every run (CMake reads the variable).
 set -uo pipefail
@@ -38,7 +40,7 @@ timeout "${SWEEP_S:-400}" ./build/tuner/cuop-tune sweep configs/softmax.yaml --d
 echo "sweep: exit $?" | tee -a "$log"
 tail -16 "$log"
 step "sweep again: resumes, measures nothing twice"
-./build/tuner/cuop-tune sweep configs/softmax.yaml --db /tmp/cuop-h200.db --cache /tmp/cuop-cache -j16 2>&1 | tail -1 | tee -a "$log"
+timeout 60 ./build/tuner/cuop-tune sweep configs/softmax.yaml --db /tmp/cuop-h200.db --cache /tmp/cuop-cache -j16 2>&1 | tail -1 | tee -a "$log"
 ./build/tuner/cuop-tune best --db /tmp/cuop-h200.db --format markdown >"$OUT/best.md" 2>&1
 ./build/tuner/cuop-tune export --db /tmp/cuop-h200.db --out "$OUT/results" >>"$log" 2>&1
 

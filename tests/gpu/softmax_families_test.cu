@@ -117,6 +117,10 @@ struct harness {
       }
     } else {
       ASSERT_EQ(why.empty(), sh.cols <= held) << why;
+      if (why.empty() && cfg.persistent == 0) {  // one block per row group, not the resident cap
+        const long long per_block = cfg.fam == ks::family::warp_row ? cfg.rows_per_block : 1;
+        ASSERT_EQ(plan.grid_x, static_cast<unsigned>((sh.rows + per_block - 1) / per_block));
+      }
     }
     if (!why.empty()) return;
 

@@ -69,6 +69,26 @@ TEST(emit, tuned_target_takes_the_fastest_verified_choice) {
   EXPECT_EQ(out.header.find("softmax_f32_block_row_v2_b512_c4"), std::string::npos);
 }
 
+// A one-block-per-row winner ships as such: its table entry carries persistent 0 (dispatch plans
+// the grid from that field) and the unit instantiates the `_p0` template.
+TEST(emit, a_persistent_0_winner_keeps_its_grid_choice_in_the_table) {
+  auto f = h200_results();
+  auto p0 = trial("bf16", 8192, 8192, "block_row", {{"vec", 8}, {"block_threads", 256}, {"chunks", 4}, {"persistent", 0}},
+                  "softmax_bf16_block_row_v8_b256_c4_p0", 68);
+  f.trials.push_back(p0);
+  f.builds.push_back({"softmax_bf16_block_row_v8_b256_c4_p0", "sm_90a", "ok", "", 40, 0, 0, 0});
+  const auto out = emit_softmax({f}, {"90a"});
+  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::bf16, 8, 0, 0, 256, 4, 0, 0}"),
+            std::string::npos)
+      << out.header;
+  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::f32, 4, 0, 0, 256, 4, 0, 1}"),
+            std::string::npos)
+      << out.header;
+  EXPECT_NE(out.instantiation.find("cuop::kernels::softmax::block_row<__nv_bfloat16, 8, 256, 4, 0>::run(a);"),
+            std::string::npos)
+      << out.instantiation;
+}
+
 TEST(emit, untimed_target_falls_back_to_the_nearest_legal_choice) {
   const auto out = emit_softmax({h200_results()}, {"80", "100a"});
   // sm_100a: the H200 winner is legal there.

@@ -55,8 +55,8 @@ struct softmax_config {
                             // block per row group (launch_plan below)
 };
 
-// Reads a parameter by name (as in param_names); returns false for an unknown name (one not in
-// param_names(c.fam): set c.fam first) or a value outside [0, INT_MAX]. get_param returns -1 for
+// Reads a parameter by name (as in param_names or optional_param_names); returns false for an
+// unknown name (one in neither for c.fam: set c.fam first) or a value outside [0, INT_MAX]. get_param returns -1 for
 // an unknown name.
 bool set_param(softmax_config& c, std::string_view name, long long value) noexcept;
 long long get_param(const softmax_config& c, std::string_view name) noexcept;
@@ -75,7 +75,8 @@ std::string check_config(const softmax_config& c);
 
 // Stable key naming the code, e.g. "softmax_f16_warp_row_v8_t32_r4_c1",
 // "softmax_f32_cluster_row_v4_b512_c8_k8", "softmax_bf16_block_row_v8_b256_c4_p0" (persistent 0).
-// Never reused for different code: every template argument appears in it.
+// Never reused for different code: every template argument that differs from its default
+// appears in it.
 std::string instance_name(const softmax_config& c);
 
 // Device template instantiation spelled as source, e.g.
