@@ -9,15 +9,28 @@ namespace {
 namespace ks = cuop::kernels::softmax;
 using cuop::dtype;
 
-ks::softmax_config cluster_cfg(dtype t, int vec, int threads, int chunks, int cluster) {
+ks::softmax_config block_cfg(ks::family f, dtype t, int vec, int threads, int chunks) {
   ks::softmax_config c;
-  c.fam = ks::family::cluster_row;
+  c.fam = f;
   c.type = t;
   c.vec = vec;
   c.block_threads = threads;
   c.chunks = chunks;
+  return c;
+}
+
+ks::softmax_config cluster_cfg(dtype t, int vec, int threads, int chunks, int cluster) {
+  ks::softmax_config c = block_cfg(ks::family::cluster_row, t, vec, threads, chunks);
   c.cluster = cluster;
   return c;
+}
+
+ks::device_limits limits(int sm, int sm_count, long long resident_blocks) {
+  ks::device_limits dev;
+  dev.sm = sm;
+  dev.sm_count = sm_count;
+  dev.max_resident_blocks = resident_blocks;
+  return dev;
 }
 
 TEST(softmax_family, cluster_row_names_and_parameters) {
@@ -103,15 +116,8 @@ TEST(softmax_family, cluster_row_plan_rejects) {
 }
 
 TEST(softmax_family, other_families_launch_without_clusters) {
-  ks::softmax_config c;
-  c.fam = ks::family::split_row;
-  c.vec = 4;
-  c.block_threads = 512;
-  c.chunks = 8;
-  ks::device_limits dev;
-  dev.sm = 80;
-  dev.sm_count = 108;
-  dev.max_resident_blocks = 108;
+  ks::softmax_config c = block_cfg(ks::family::split_row, dtype::f32, 4, 512, 8);
+  const ks::device_limits dev = limits(80, 108, 108);
   ks::launch_plan p;
   ASSERT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "");
   EXPECT_EQ(p.cluster_x, 1u);
@@ -125,16 +131,8 @@ TEST(softmax_family, other_families_launch_without_clusters) {
 // persistent = 0 launches one block per row group instead of capping the grid at the resident
 // blocks, and is named (and instantiated) apart; the default keeps the names it always had.
 TEST(softmax_family, persistent_0_is_one_block_per_row_group_and_named_apart) {
-  ks::softmax_config c;
-  c.fam = ks::family::block_row;
-  c.type = cuop::dtype::bf16;
-  c.vec = 8;
-  c.block_threads = 256;
-  c.chunks = 4;
-  ks::device_limits dev;
-  dev.sm = 90;
-  dev.sm_count = 132;
-  dev.max_resident_blocks = 528;
+  ks::softmax_config c = block_cfg(ks::family::block_row, dtype::bf16, 8, 256, 4);
+  const ks::device_limits dev = limits(90, 132, 528);
   ks::launch_plan p;
   ASSERT_EQ(ks::plan_launch(c, 8192, 8192, dev, p), "");
   EXPECT_EQ(p.grid_x, 528u);
