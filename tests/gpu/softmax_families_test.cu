@@ -348,6 +348,26 @@ TEST(sm80_softmax_block_row, f32_v4_b256_c5_p0) {
       one_block_per_group(block_cfg(ks::family::block_row, dtype::f32, 4, 256, 5)));
 }
 
+// smem_chunks: part of each thread's share in dynamic shared memory (cp.async for 4- to 16-byte
+// vectors, element by element for 2-byte ones and at the edges). f16 v8 b1024 c4 s9 holds
+// 106496 columns in 147 KB of shared memory (within sm_80's 163 KB), so the 100003-column shapes
+// run too.
+ks::softmax_config with_smem(ks::softmax_config c, int smem_chunks) {
+  c.persistent = 0;
+  c.smem_chunks = smem_chunks;
+  return c;
+}
+#define CUOP_SMEM_TEST(NAME, T, DT, V, B, C, S)                                                  \
+  TEST(sm80_softmax_block_row, NAME) {                                                          \
+    CUOP_REQUIRE_GPU();                                                                         \
+    check_family<ks::block_row<T, V, B, C, 0, S>>(with_smem(block_cfg(ks::family::block_row, DT, V, B, C), S)); \
+  }
+CUOP_SMEM_TEST(f32_v4_b256_c2_p0_s3, float, dtype::f32, 4, 256, 2, 3)
+CUOP_SMEM_TEST(bf16_v2_b64_c1_p0_s4, __nv_bfloat16, dtype::bf16, 2, 64, 1, 4)
+CUOP_SMEM_TEST(f16_v1_b32_c1_p0_s5, __half, dtype::f16, 1, 32, 1, 5)
+CUOP_SMEM_TEST(f16_v8_b1024_c4_p0_s9, __half, dtype::f16, 8, 1024, 4, 9)
+CUOP_SMEM_TEST(f32_v2_b128_c1_p0_s2, float, dtype::f32, 2, 128, 1, 2)
+
 CUOP_BLOCK_TEST(split_row, f32_v4_b256_c4, float, dtype::f32, 4, 256, 4)
 CUOP_BLOCK_TEST(split_row, f16_v8_b128_c1, __half, dtype::f16, 8, 128, 1)
 CUOP_BLOCK_TEST(split_row, bf16_v8_b512_c2, __nv_bfloat16, dtype::bf16, 8, 512, 2)
@@ -384,6 +404,13 @@ TEST(sm80_softmax_block_row, neg_inf_segment) {
   CUOP_REQUIRE_GPU();
   check_neg_inf_segment<ks::block_row<float, 4, 128, 2>>(
       block_cfg(ks::family::block_row, dtype::f32, 4, 128, 2), {129, 700}, 0, 512);
+}
+// The register part all finite, the shared-memory part -inf (and the reverse).
+TEST(sm80_softmax_block_row, neg_inf_segment_smem) {
+  CUOP_REQUIRE_GPU();
+  const auto c = with_smem(block_cfg(ks::family::block_row, dtype::f32, 4, 128, 2), 3);
+  check_neg_inf_segment<ks::block_row<float, 4, 128, 2, 0, 3>>(c, {5, 2560}, 1024, 2560);
+  check_neg_inf_segment<ks::block_row<float, 4, 128, 2, 0, 3>>(c, {5, 2560}, 0, 1024);
 }
 TEST(sm80_softmax_split_row, neg_inf_segment) {
   CUOP_REQUIRE_GPU();

@@ -78,13 +78,30 @@ TEST(emit, a_persistent_0_winner_keeps_its_grid_choice_in_the_table) {
   f.trials.push_back(p0);
   f.builds.push_back({"softmax_bf16_block_row_v8_b256_c4_p0", "sm_90a", "ok", "", 40, 0, 0, 0});
   const auto out = emit_softmax({f}, {"90a"});
-  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::bf16, 8, 0, 0, 256, 4, 0, 0}"),
+  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::bf16, 8, 0, 0, 256, 4, 0, 0, 0}"),
             std::string::npos)
       << out.header;
-  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::f32, 4, 0, 0, 256, 4, 0, 1}"),
+  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::f32, 4, 0, 0, 256, 4, 0, 1, 0}"),
             std::string::npos)
       << out.header;
   EXPECT_NE(out.instantiation.find("cuop::kernels::softmax::block_row<__nv_bfloat16, 8, 256, 4, 0>::run(a);"),
+            std::string::npos)
+      << out.instantiation;
+}
+
+// A winner that holds part of its row in shared memory ships with its smem_chunks (dispatch
+// plans the dynamic shared memory from it) and instantiates the 6-argument template.
+TEST(emit, a_shared_memory_winner_keeps_its_smem_chunks_in_the_table) {
+  auto f = h200_results();
+  f.trials.push_back(trial("f32", 1024, 65536, "block_row",
+                           {{"vec", 4}, {"block_threads", 1024}, {"chunks", 6}, {"persistent", 0}, {"smem_chunks", 10}},
+                           "softmax_f32_block_row_v4_b1024_c6_p0_s10", 137));
+  f.builds.push_back({"softmax_f32_block_row_v4_b1024_c6_p0_s10", "sm_90a", "ok", "", 55, 0, 0, 0});
+  const auto out = emit_softmax({f}, {"90a"});
+  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::f32, 4, 0, 0, 1024, 6, 0, 0, 10}"),
+            std::string::npos)
+      << out.header;
+  EXPECT_NE(out.instantiation.find("cuop::kernels::softmax::block_row<float, 4, 1024, 6, 0, 10>::run(a);"),
             std::string::npos)
       << out.instantiation;
 }

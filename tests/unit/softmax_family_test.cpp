@@ -160,8 +160,43 @@ TEST(softmax_family, persistent_0_is_one_block_per_row_group_and_named_apart) {
   ks::softmax_config s;
   s.fam = ks::family::split_row;
   EXPECT_FALSE(ks::set_param(s, "persistent", 0));
-  EXPECT_EQ(ks::optional_param_names(ks::family::block_row), std::vector<std::string_view>{"persistent"});
+  EXPECT_EQ(ks::optional_param_names(ks::family::block_row),
+            (std::vector<std::string_view>{"persistent", "smem_chunks"}));
+  EXPECT_EQ(ks::optional_param_names(ks::family::warp_row), std::vector<std::string_view>{"persistent"});
   EXPECT_TRUE(ks::optional_param_names(ks::family::cluster_row).empty());
+}
+
+// smem_chunks: a block_row with persistent 0 holds that many more vectors per thread in dynamic
+// shared memory; the plan carries the bytes, the device's limit rejects too many, and names and
+// templates carry both optional parameters.
+TEST(softmax_family, smem_chunks_extend_a_block_row_into_shared_memory) {
+  ks::softmax_config c = block_cfg(ks::family::block_row, dtype::f32, 4, 1024, 6);
+  ASSERT_TRUE(ks::set_param(c, "persistent", 0));
+  ASSERT_TRUE(ks::set_param(c, "smem_chunks", 10));
+  EXPECT_EQ(ks::check_config(c), "");
+  EXPECT_EQ(ks::cols_per_owner(c), 65536);
+  EXPECT_EQ(ks::dynamic_smem_bytes(c), 10 * 1024 * 16);
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_block_row_v4_b1024_c6_p0_s10");
+  EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::block_row<float, 4, 1024, 6, 0, 10>");
+
+  ks::device_limits dev = limits(90, 132, 132);
+  dev.max_smem_per_block = 232448;  // sm_90 opt-in
+  ks::launch_plan p;
+  ASSERT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "");
+  EXPECT_EQ(p.grid_x, 1024u);
+  EXPECT_EQ(p.smem_bytes, 163840u);
+  EXPECT_EQ(ks::plan_launch(c, 1024, 65537, dev, p), "cols 65537 > 65536 held per row");
+  dev.max_smem_per_block = 101376;
+  EXPECT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "shared memory 163840 bytes > device limit 101376");
+
+  c.persistent = 1;
+  EXPECT_EQ(ks::check_config(c), "smem_chunks needs persistent 0 (one block per row)");
+  c.persistent = 0;
+  c.smem_chunks = 65;
+  EXPECT_EQ(ks::check_config(c), "smem_chunks 65 outside 0..64");
+  ks::softmax_config w;
+  w.fam = ks::family::warp_row;
+  EXPECT_FALSE(ks::set_param(w, "smem_chunks", 4));
 }
 
 }  // namespace

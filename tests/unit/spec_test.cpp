@@ -249,7 +249,7 @@ TEST(registry, softmax_families_and_dims) {
             (std::vector<std::string>{"vec", "threads_per_row", "rows_per_block", "chunks"}));
   EXPECT_EQ(warp->kind, "kernel");
   EXPECT_EQ(warp->optional_params, std::vector<std::string>{"persistent"});
-  EXPECT_EQ(op->find_family("block_row")->optional_params, std::vector<std::string>{"persistent"});
+  EXPECT_EQ(op->find_family("block_row")->optional_params, (std::vector<std::string>{"persistent", "smem_chunks"}));
   EXPECT_TRUE(op->find_family("cluster_row")->optional_params.empty());
   EXPECT_EQ(op->find_family("split_row")->params,
             (std::vector<std::string>{"vec", "block_threads", "chunks"}));

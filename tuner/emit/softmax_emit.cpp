@@ -43,9 +43,9 @@ ks::softmax_config config_of(const result_trial& t) {
 
 std::string cxx_config(const ks::softmax_config& c) {
   return fmt::format(
-      "{{kernels::softmax::family::{}, dtype::{}, {}, {}, {}, {}, {}, {}, {}}}", ks::name_of(c.fam),
+      "{{kernels::softmax::family::{}, dtype::{}, {}, {}, {}, {}, {}, {}, {}, {}}}", ks::name_of(c.fam),
       name_of(c.type), c.vec, c.threads_per_row, c.rows_per_block, c.block_threads, c.chunks,
-      c.cluster, c.persistent);
+      c.cluster, c.persistent, c.smem_chunks);
 }
 
 }  // namespace

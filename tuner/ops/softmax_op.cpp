@@ -39,7 +39,7 @@ class softmax_ops final : public op_adapter {
     if (point.family == custom_family) return custom_softmax_candidate(point, p.dtype);
     const auto c = softmax_config_of(point, p.dtype);
     return {ks::instance_name(c), softmax_entry_source(c), std::string(name_of(c.type)),
-            ks::threads_per_block(c), 0};
+            ks::threads_per_block(c), ks::dynamic_smem_bytes(c)};
   }
 };
 

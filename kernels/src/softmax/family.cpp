@@ -21,6 +21,7 @@ int* field(softmax_config& c, std::string_view name) {
   if (name == "chunks") return &c.chunks;
   if (name == "persistent" && (c.fam == family::warp_row || c.fam == family::block_row))
     return &c.persistent;
+  if (name == "smem_chunks" && c.fam == family::block_row) return &c.smem_chunks;
   if (c.fam == family::warp_row) {
     if (name == "threads_per_row") return &c.threads_per_row;
     if (name == "rows_per_block") return &c.rows_per_block;
@@ -88,7 +89,8 @@ std::vector<std::string_view> param_names(family f) {
 }
 
 std::vector<std::string_view> optional_param_names(family f) {
-  if (f == family::warp_row || f == family::block_row) return {"persistent"};
+  if (f == family::warp_row) return {"persistent"};
+  if (f == family::block_row) return {"persistent", "smem_chunks"};
   return {};
 }
 
@@ -111,7 +113,11 @@ int threads_per_block(const softmax_config& c) noexcept {
 
 long long cols_per_owner(const softmax_config& c) noexcept {
   const long long lanes = c.fam == family::warp_row ? c.threads_per_row : c.block_threads;
-  return static_cast<long long>(c.vec) * lanes * c.chunks;
+  return static_cast<long long>(c.vec) * lanes * (c.chunks + c.smem_chunks);
+}
+
+long long dynamic_smem_bytes(const softmax_config& c) noexcept {
+  return static_cast<long long>(c.smem_chunks) * threads_per_block(c) * c.vec * size_of(c.type);
 }
 
 std::string check_config(const softmax_config& c) {
@@ -127,6 +133,12 @@ std::string check_config(const softmax_config& c) {
     return "persistent " + std::to_string(c.persistent) + " is not 0 or 1";
   if (c.persistent != 1 && c.fam != family::warp_row && c.fam != family::block_row)
     return "persistent applies to warp_row and block_row only";
+  if (c.smem_chunks < 0 || c.smem_chunks > max_chunks)
+    return "smem_chunks " + std::to_string(c.smem_chunks) + " outside 0.." + std::to_string(max_chunks);
+  if (c.smem_chunks != 0 && c.fam != family::block_row)
+    return "smem_chunks applies to block_row only";
+  if (c.smem_chunks != 0 && c.persistent != 0)
+    return "smem_chunks needs persistent 0 (one block per row)";
   if (c.fam == family::warp_row) {
     if (!is_pow2(c.threads_per_row) || c.threads_per_row > 32)
       return "threads_per_row " + std::to_string(c.threads_per_row) +
@@ -160,6 +172,7 @@ std::string instance_name(const softmax_config& c) {
   n += "_c" + std::to_string(c.chunks);
   if (c.fam == family::cluster_row) n += "_k" + std::to_string(c.cluster);
   if (c.persistent != 1) n += "_p" + std::to_string(c.persistent);
+  if (c.smem_chunks != 0) n += "_s" + std::to_string(c.smem_chunks);
   return n;
 }
 
@@ -175,7 +188,8 @@ std::string template_name(const softmax_config& c) {
     n += ", " + std::to_string(c.block_threads);
   n += ", " + std::to_string(c.chunks);
   if (c.fam == family::cluster_row) n += ", " + std::to_string(c.cluster);
-  if (c.persistent != 1) n += ", " + std::to_string(c.persistent);
+  if (c.persistent != 1 || c.smem_chunks != 0) n += ", " + std::to_string(c.persistent);
+  if (c.smem_chunks != 0) n += ", " + std::to_string(c.smem_chunks);
   return n + ">";
 }
 
@@ -204,8 +218,14 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
   const long long held = cols_per_owner(c);
   constexpr long long max_grid = std::numeric_limits<int>::max();
 
+  const long long smem = dynamic_smem_bytes(c);
+  if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)  // 0: not known (no device)
+    return "shared memory " + std::to_string(smem) + " bytes > device limit " +
+           std::to_string(dev.max_smem_per_block);
+
   launch_plan p;
   p.block_x = static_cast<unsigned>(threads);
+  p.smem_bytes = static_cast<std::size_t>(smem);
   if (c.fam == family::warp_row || c.fam == family::block_row) {
     if (cols > held)
       return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";

@@ -37,7 +37,7 @@ int min_sm(family f) noexcept;
 std::vector<std::string_view> param_names(family f);
 
 // Parameters a sweep file may leave out, each then taking its default: `persistent` (default 1)
-// for warp_row and block_row. Names and templates carry it only when it differs from the
+// for warp_row and block_row, `smem_chunks` (default 0) for block_row. Names and templates carry it only when it differs from the
 // default, so configurations named before it existed keep their names.
 std::vector<std::string_view> optional_param_names(family f);
 
@@ -53,6 +53,8 @@ struct softmax_config {
   int cluster = 0;          // cluster_row: blocks per cluster (2, 4, 8 or 16)
   int persistent = 1;       // warp_row, block_row: 1 grid capped at the resident blocks, 0 one
                             // block per row group (launch_plan below)
+  int smem_chunks = 0;      // block_row with persistent 0: vectors per thread held in dynamic
+                            // shared memory besides the registers' `chunks`
 };
 
 // Reads a parameter by name (as in param_names or optional_param_names); returns false for an
@@ -64,7 +66,10 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept;
 // Threads per block of the configuration (warp_row: threads_per_row * rows_per_block).
 int threads_per_block(const softmax_config& c) noexcept;
 
-// Columns one row-owner holds in registers (warp_row: per row; block_row: per block;
+// Dynamic shared memory a launch of c needs, in bytes (block_row's smem_chunks; else 0).
+long long dynamic_smem_bytes(const softmax_config& c) noexcept;
+
+// Columns one row-owner holds, registers and shared memory (warp_row: per row; block_row: per block;
 // split_row: per block, the row is split over ceil(cols / this) blocks; cluster_row: per block,
 // a row holds at most cluster times this).
 long long cols_per_owner(const softmax_config& c) noexcept;
@@ -74,7 +79,8 @@ long long cols_per_owner(const softmax_config& c) noexcept;
 std::string check_config(const softmax_config& c);
 
 // Stable key naming the code, e.g. "softmax_f16_warp_row_v8_t32_r4_c1",
-// "softmax_f32_cluster_row_v4_b512_c8_k8", "softmax_bf16_block_row_v8_b256_c4_p0" (persistent 0).
+// "softmax_f32_cluster_row_v4_b512_c8_k8", "softmax_bf16_block_row_v8_b256_c4_p0" (persistent 0),
+// "softmax_f32_block_row_v4_b1024_c6_p0_s10" (10 vectors per thread in shared memory).
 // Never reused for different code: every template argument that differs from its default
 // appears in it.
 std::string instance_name(const softmax_config& c);
@@ -120,7 +126,9 @@ struct launch_plan {
 // resident clusters runs its last ones after the others. Clusters stride over rows, so they need
 // not be co-resident with each other and the launch is not cooperative. Rejected when cols >
 // CLUSTER * cols_per_owner.
-// Every family: a device (dev.sm, when known) older than min_sm(c.fam) is rejected.
+// Every family: a device (dev.sm, when known) older than min_sm(c.fam) is rejected, and so is a
+// configuration whose dynamic shared memory (dynamic_smem_bytes) exceeds dev.max_smem_per_block;
+// plan.smem_bytes carries it to the launch.
 // Plans the launch of `c` for a rows x cols problem. Returns an empty string on success, else the
 // reason this configuration cannot run the problem (e.g. "cols 5000 > 4096 held per row").
 std::string plan_launch(const softmax_config& c, long long rows, long long cols,
