@@ -108,6 +108,10 @@ struct harness {
     if (cfg.fam == ks::family::split_row) {
       const long long splits = (sh.cols + held - 1) / held;
       ASSERT_EQ(why.empty(), splits <= dev.max_resident_blocks) << why;
+      if (why.empty() && cfg.persistent == 0) {  // one block per (row, segment), by ticket
+        ASSERT_EQ(plan.grid_x, static_cast<unsigned>(sh.rows * splits));
+        ASSERT_FALSE(plan.cooperative);
+      }
     } else if (cfg.fam == ks::family::cluster_row) {
       ASSERT_EQ(why.empty(), sh.cols <= cfg.cluster * held) << why;
       if (why.empty()) {
@@ -374,6 +378,20 @@ CUOP_BLOCK_TEST(split_row, bf16_v8_b512_c2, __nv_bfloat16, dtype::bf16, 8, 512, 
 CUOP_BLOCK_TEST(split_row, f32_v4_b1024_c8, float, dtype::f32, 4, 1024, 8)
 CUOP_BLOCK_TEST(split_row, f32_v1_b32_c1, float, dtype::f32, 1, 32, 1)
 
+// split_row with persistent 0 (one block per row segment, taken by ticket; 65537 rows of
+// short rows give grids far beyond the resident blocks, and the second repeat checks that the
+// ticket counter and the epoch reset), without and with segments partly in shared memory.
+#define CUOP_SPLIT_P0_TEST(NAME, T, DT, V, B, C, S)                                                \
+  TEST(sm80_softmax_split_row, NAME) {                                                            \
+    CUOP_REQUIRE_GPU();                                                                           \
+    check_family<ks::split_row<T, V, B, C, 0, S>>(with_smem(block_cfg(ks::family::split_row, DT, V, B, C), S)); \
+  }
+CUOP_SPLIT_P0_TEST(f32_v4_b256_c4_p0, float, dtype::f32, 4, 256, 4, 0)
+CUOP_SPLIT_P0_TEST(f32_v4_b128_c2_p0_s3, float, dtype::f32, 4, 128, 2, 3)
+CUOP_SPLIT_P0_TEST(bf16_v8_b256_c1_p0_s2, __nv_bfloat16, dtype::bf16, 8, 256, 1, 2)
+CUOP_SPLIT_P0_TEST(f16_v1_b32_c1_p0_s2, __half, dtype::f16, 1, 32, 1, 2)
+CUOP_SPLIT_P0_TEST(f32_v4_b512_c6_p0_s10, float, dtype::f32, 4, 512, 6, 10)
+
 #define CUOP_CLUSTER_TEST(NAME, T, DT, V, B, C, K)                                   \
   TEST(sm90_softmax_cluster_row, NAME) {                                              \
     CUOP_REQUIRE_GPU();                                                               \
@@ -411,6 +429,12 @@ TEST(sm80_softmax_block_row, neg_inf_segment_smem) {
   const auto c = with_smem(block_cfg(ks::family::block_row, dtype::f32, 4, 128, 2), 3);
   check_neg_inf_segment<ks::block_row<float, 4, 128, 2, 0, 3>>(c, {5, 2560}, 1024, 2560);
   check_neg_inf_segment<ks::block_row<float, 4, 128, 2, 0, 3>>(c, {5, 2560}, 0, 1024);
+}
+TEST(sm80_softmax_split_row, neg_inf_segment_p0_smem) {
+  CUOP_REQUIRE_GPU();
+  const auto c = with_smem(block_cfg(split, dtype::f32, 4, 128, 2), 3);  // segments of 2560
+  check_neg_inf_segment<ks::split_row<float, 4, 128, 2, 0, 3>>(c, {3, 7680}, 2560, 5120);
+  check_neg_inf_segment<ks::split_row<float, 4, 128, 2, 0, 3>>(c, {3, 7680}, 3584, 5120);
 }
 TEST(sm80_softmax_split_row, neg_inf_segment) {
   CUOP_REQUIRE_GPU();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cuop/kernels/softmax/family.hpp"
+#include "cuop/kernels/softmax/split_workspace.hpp"
 
 namespace {
 
@@ -155,10 +156,11 @@ TEST(softmax_family, persistent_0_is_one_block_per_row_group_and_named_apart) {
   c.persistent = 2;
   EXPECT_EQ(ks::check_config(c), "persistent 2 is not 0 or 1");
   c.persistent = 0;
-  c.fam = ks::family::split_row;
-  EXPECT_EQ(ks::check_config(c), "persistent applies to warp_row and block_row only");
+  c.fam = ks::family::cluster_row;
+  c.cluster = 2;
+  EXPECT_EQ(ks::check_config(c), "persistent applies to warp_row, block_row and split_row only");
   ks::softmax_config s;
-  s.fam = ks::family::split_row;
+  s.fam = ks::family::cluster_row;
   EXPECT_FALSE(ks::set_param(s, "persistent", 0));
   EXPECT_EQ(ks::optional_param_names(ks::family::block_row),
             (std::vector<std::string_view>{"persistent", "smem_chunks"}));
@@ -190,13 +192,43 @@ TEST(softmax_family, smem_chunks_extend_a_block_row_into_shared_memory) {
   EXPECT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "shared memory 163840 bytes > device limit 101376");
 
   c.persistent = 1;
-  EXPECT_EQ(ks::check_config(c), "smem_chunks needs persistent 0 (one block per row)");
+  EXPECT_EQ(ks::check_config(c), "smem_chunks needs persistent 0 (one block per row or row segment)");
   c.persistent = 0;
   c.smem_chunks = 65;
   EXPECT_EQ(ks::check_config(c), "smem_chunks 65 outside 0..64");
   ks::softmax_config w;
   w.fam = ks::family::warp_row;
   EXPECT_FALSE(ks::set_param(w, "smem_chunks", 4));
+}
+
+// split_row with persistent 0: one block per (row, segment), an ordinary launch with per-row
+// slots in the workspace; with smem_chunks each block holds a longer segment.
+TEST(softmax_family, split_row_persistent_0_is_one_block_per_row_segment) {
+  ks::softmax_config c = block_cfg(ks::family::split_row, dtype::f32, 4, 512, 6);
+  ASSERT_TRUE(ks::set_param(c, "persistent", 0));
+  ASSERT_TRUE(ks::set_param(c, "smem_chunks", 10));
+  EXPECT_EQ(ks::check_config(c), "");
+  EXPECT_EQ(ks::cols_per_owner(c), 32768);
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_split_row_v4_b512_c6_p0_s10");
+  EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::split_row<float, 4, 512, 6, 0, 10>");
+  ks::device_limits dev = limits(90, 132, 264);
+  dev.max_smem_per_block = 232448;
+  ks::launch_plan p;
+  ASSERT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "");
+  EXPECT_EQ(p.grid_x, 256u * 8u);
+  EXPECT_FALSE(p.cooperative);
+  EXPECT_EQ(p.smem_bytes, 10u * 512u * 16u);
+  EXPECT_EQ(p.workspace_bytes, static_cast<std::size_t>(ks::split_row_header_bytes + 256 * 8 * ks::split_row_slot_bytes));
+  dev.max_resident_blocks = 7;  // fewer than the 8 segments of a row: a row could never meet
+  EXPECT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "cols 262144 need 8 blocks of 32768 > 7 co-resident blocks");
+
+  c.persistent = 1;  // the persistent grid keeps its cooperative launch and parity slots
+  c.smem_chunks = 0;
+  dev.max_resident_blocks = 264;
+  ASSERT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "");
+  EXPECT_TRUE(p.cooperative);
+  EXPECT_EQ(p.smem_bytes, 0u);
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_split_row_v4_b512_c6");
 }
 
 }  // namespace

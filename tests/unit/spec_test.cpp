@@ -120,9 +120,10 @@ TEST(spec, optional_parameter_may_be_left_out_and_is_suggested) {
             }),
             "x.yaml:3:101: unknown parameter \"persistant\" for family \"warp_row\" (did you mean \"persistent\"?)");
   EXPECT_NE(error_of([&] {
-              parse(head + "candidates: [{family: split_row, params: {vec: 1, block_threads: 32, chunks: 1, persistent: 0}}]\n",
+              parse(head + "candidates: [{family: cluster_row, params: {vec: 1, block_threads: 32, chunks: 1, cluster: 2, "
+                           "persistent: 0}}]\n",
                     "x.yaml");
-            }).find("unknown parameter \"persistent\" for family \"split_row\""),
+            }).find("unknown parameter \"persistent\" for family \"cluster_row\""),
             std::string::npos);
 }
 

@@ -19,9 +19,9 @@ bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 int* field(softmax_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
   if (name == "chunks") return &c.chunks;
-  if (name == "persistent" && (c.fam == family::warp_row || c.fam == family::block_row))
-    return &c.persistent;
-  if (name == "smem_chunks" && c.fam == family::block_row) return &c.smem_chunks;
+  if (name == "persistent" && c.fam != family::cluster_row) return &c.persistent;
+  if (name == "smem_chunks" && (c.fam == family::block_row || c.fam == family::split_row))
+    return &c.smem_chunks;
   if (c.fam == family::warp_row) {
     if (name == "threads_per_row") return &c.threads_per_row;
     if (name == "rows_per_block") return &c.rows_per_block;
@@ -90,7 +90,7 @@ std::vector<std::string_view> param_names(family f) {
 
 std::vector<std::string_view> optional_param_names(family f) {
   if (f == family::warp_row) return {"persistent"};
-  if (f == family::block_row) return {"persistent", "smem_chunks"};
+  if (f == family::block_row || f == family::split_row) return {"persistent", "smem_chunks"};
   return {};
 }
 
@@ -131,14 +131,14 @@ std::string check_config(const softmax_config& c) {
     return "chunks " + std::to_string(c.chunks) + " outside 1.." + std::to_string(max_chunks);
   if (c.persistent != 0 && c.persistent != 1)
     return "persistent " + std::to_string(c.persistent) + " is not 0 or 1";
-  if (c.persistent != 1 && c.fam != family::warp_row && c.fam != family::block_row)
-    return "persistent applies to warp_row and block_row only";
+  if (c.persistent != 1 && c.fam == family::cluster_row)
+    return "persistent applies to warp_row, block_row and split_row only";
   if (c.smem_chunks < 0 || c.smem_chunks > max_chunks)
     return "smem_chunks " + std::to_string(c.smem_chunks) + " outside 0.." + std::to_string(max_chunks);
-  if (c.smem_chunks != 0 && c.fam != family::block_row)
-    return "smem_chunks applies to block_row only";
+  if (c.smem_chunks != 0 && c.fam != family::block_row && c.fam != family::split_row)
+    return "smem_chunks applies to block_row and split_row only";
   if (c.smem_chunks != 0 && c.persistent != 0)
-    return "smem_chunks needs persistent 0 (one block per row)";
+    return "smem_chunks needs persistent 0 (one block per row or row segment)";
   if (c.fam == family::warp_row) {
     if (!is_pow2(c.threads_per_row) || c.threads_per_row > 32)
       return "threads_per_row " + std::to_string(c.threads_per_row) +
@@ -252,10 +252,18 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
     if (splits > resident)
       return "cols " + std::to_string(cols) + " need " + std::to_string(splits) + " blocks of " +
              std::to_string(held) + " > " + std::to_string(resident) + " co-resident blocks";
-    const long long groups = std::min(rows, resident / splits);
-    p.grid_x = static_cast<unsigned>(groups * splits);
-    p.workspace_bytes = static_cast<std::size_t>(split_row_header_bytes + 2 * groups * splits * split_row_slot_bytes);
-    p.cooperative = true;
+    if (c.persistent == 0) {  // one block per (row, segment), by ticket: SPLITS resident suffice
+      if (rows > max_grid / splits)
+        return std::to_string(rows) + " rows of " + std::to_string(splits) + " blocks > " +
+               std::to_string(max_grid) + " blocks";
+      p.grid_x = static_cast<unsigned>(rows * splits);
+      p.workspace_bytes = static_cast<std::size_t>(split_row_header_bytes + rows * splits * split_row_slot_bytes);
+    } else {
+      const long long groups = std::min(rows, resident / splits);
+      p.grid_x = static_cast<unsigned>(groups * splits);
+      p.workspace_bytes = static_cast<std::size_t>(split_row_header_bytes + 2 * groups * splits * split_row_slot_bytes);
+      p.cooperative = true;
+    }
   }
   out = p;
   return {};

@@ -15,7 +15,8 @@ cudaError_t allow_cluster(const void* kernel, unsigned cluster) {
 
 }  // namespace
 
-cudaError_t query_limits(int device, const void* kernel, int block_threads, device_limits& out) {
+cudaError_t query_limits(int device, const void* kernel, int block_threads, device_limits& out,
+                         std::size_t dynamic_smem) {
   int major = 0, minor = 0;
   cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
   if (e != cudaSuccess) return e;
@@ -30,8 +31,15 @@ cudaError_t query_limits(int device, const void* kernel, int block_threads, devi
   e = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (e != cudaSuccess) return e;
   out.max_smem_per_block = smem;
+  // Over the device's limit plan_launch rejects the configuration; else the kernel must allow
+  // the bytes before the occupancy calculator counts them (launch sets the same attribute).
+  if (dynamic_smem > static_cast<std::size_t>(smem)) dynamic_smem = 0;
+  if (dynamic_smem > 48 * 1024) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem));
+    if (e != cudaSuccess) return e;
+  }
   int per_sm = 0;
-  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0);
+  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem);
   if (e != cudaSuccess) return e;
   out.max_resident_blocks = static_cast<long long>(per_sm) * out.sm_count;
   return cudaSuccess;
@@ -40,7 +48,7 @@ cudaError_t query_limits(int device, const void* kernel, int block_threads, devi
 cudaError_t query_limits(int device, const void* kernel, const softmax_config& c,
                          device_limits& out) {
   const int threads = threads_per_block(c);
-  cudaError_t e = query_limits(device, kernel, threads, out);
+  cudaError_t e = query_limits(device, kernel, threads, out, static_cast<std::size_t>(dynamic_smem_bytes(c)));
   if (e != cudaSuccess || c.fam != family::cluster_row) return e;
   if (out.sm < min_sm(c.fam) || c.cluster < 1) {  // plan_launch says why
     out.max_active_clusters = -1;

@@ -37,7 +37,7 @@ int min_sm(family f) noexcept;
 std::vector<std::string_view> param_names(family f);
 
 // Parameters a sweep file may leave out, each then taking its default: `persistent` (default 1)
-// for warp_row and block_row, `smem_chunks` (default 0) for block_row. Names and templates carry it only when it differs from the
+// for warp_row, block_row and split_row, `smem_chunks` (default 0) for block_row and split_row. Names and templates carry it only when it differs from the
 // default, so configurations named before it existed keep their names.
 std::vector<std::string_view> optional_param_names(family f);
 
@@ -51,10 +51,10 @@ struct softmax_config {
   int block_threads = 0;    // block_row, split_row, cluster_row
   int chunks = 1;           // vectors per thread held in registers
   int cluster = 0;          // cluster_row: blocks per cluster (2, 4, 8 or 16)
-  int persistent = 1;       // warp_row, block_row: 1 grid capped at the resident blocks, 0 one
-                            // block per row group (launch_plan below)
-  int smem_chunks = 0;      // block_row with persistent 0: vectors per thread held in dynamic
-                            // shared memory besides the registers' `chunks`
+  int persistent = 1;       // warp_row, block_row, split_row: 1 grid capped at the resident
+                            // blocks, 0 one block per row group or row segment (launch_plan)
+  int smem_chunks = 0;      // block_row, split_row with persistent 0: vectors per thread held in
+                            // dynamic shared memory besides the registers' `chunks`
 };
 
 // Reads a parameter by name (as in param_names or optional_param_names); returns false for an
@@ -116,10 +116,12 @@ struct launch_plan {
 // Grid: warp_row and block_row stride over row groups. persistent == 1: grid_x is capped at the
 // resident blocks (dev.max_resident_blocks when > 0, else an estimate from sm_count, else
 // uncapped); persistent == 0: one block per group (up to 2^31 - 1 blocks).
-// split_row: grid_x = G * SPLITS with SPLITS = ceil(cols / cols_per_owner) and G = min(rows,
-// resident / SPLITS), resident = dev.max_resident_blocks (or sm_count when 0) for this kernel;
-// the launch must be cooperative and the workspace (layout in split_workspace.hpp) zeroed once;
-// it stays valid for every later launch that needs no more bytes.
+// split_row: SPLITS = ceil(cols / cols_per_owner) blocks per row, rejected when more than
+// resident = dev.max_resident_blocks (or sm_count when 0) for this kernel. persistent == 1:
+// grid_x = G * SPLITS, G = min(rows, resident / SPLITS), a cooperative launch. persistent == 0:
+// grid_x = rows * SPLITS (up to 2^31 - 1), an ordinary launch (blocks take their segment by
+// ticket). The workspace (layout in split_workspace.hpp) must be zeroed once; it stays valid for
+// every later launch that needs no more bytes.
 // cluster_row: grid_x = clusters * CLUSTER and cluster_x = CLUSTER, clusters = min(rows,
 // dev.max_active_clusters), or rows when that count is unknown (0): an estimate from the SM count
 // can exceed what GPC fragmentation leaves resident, and a persistent grid larger than the

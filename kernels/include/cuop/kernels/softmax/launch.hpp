@@ -5,18 +5,21 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 #include "cuop/kernels/softmax/args.cuh"
 #include "cuop/kernels/softmax/family.hpp"
 
 namespace cuop::kernels::softmax {
 
-// Device limits for planning `kernel` with `block_threads` threads: compute capability, SM count,
-// per-block limits and (for cooperative families) the number of co-resident blocks from the
-// occupancy calculator. Leaves max_active_clusters at 0 (unknown).
+// Device limits for planning `kernel` with `block_threads` threads and `dynamic_smem` bytes of
+// dynamic shared memory: compute capability, SM count, per-block limits and (for cooperative
+// families) the number of co-resident blocks from the occupancy calculator. Leaves
+// max_active_clusters at 0 (unknown).
 cudaError_t query_limits(int device, const void* kernel, int block_threads,
-                         device_limits& out);
+                         device_limits& out, std::size_t dynamic_smem = 0);
 
-// The same for configuration `c`; for cluster_row also the clusters of c.cluster blocks that can
+// The same for configuration `c` (its dynamic_smem_bytes counted); for cluster_row also the clusters of c.cluster blocks that can
 // be resident (cudaOccupancyMaxActiveClusters; -1 on a device without clusters, below sm_90).
 cudaError_t query_limits(int device, const void* kernel, const softmax_config& c,
                          device_limits& out);

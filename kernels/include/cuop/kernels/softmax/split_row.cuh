@@ -6,9 +6,19 @@
 // (split_workspace.hpp), issues the loads of its next row, waits until every slot of its group
 // carries this row's tag, combines the partials, normalizes its registers and writes: exactly
 // one read and one write of the data, and no fence or atomic on the per-row path.
+//
+// PERSISTENT 0: one block per (row, segment), ROWS * SPLITS blocks, an ordinary launch. A block
+// takes a ticket (a counter in the workspace) when it starts and works on segment
+// ticket % SPLITS of row ticket / SPLITS; tickets follow the order in which blocks really start,
+// so a block only waits for segments whose blocks have started, or will start as soon as a
+// block of an earlier, complete row leaves (SPLITS resident blocks suffice; the host checks).
+// Rows go to blocks as blocks finish. SMEM_CHUNKS (> 0, with PERSISTENT 0 only): each thread
+// holds SMEM_CHUNKS more vectors of its segment in dynamic shared memory (smem_tile.cuh), so a
+// block holds a longer segment and a row needs fewer of them.
 #pragma once
 
 #include "cuop/kernels/softmax/common.cuh"
+#include "cuop/kernels/softmax/smem_tile.cuh"
 #include "cuop/kernels/softmax/split_workspace.hpp"
 
 namespace cuop::kernels::softmax {
@@ -49,16 +59,22 @@ __device__ __forceinline__ bool ld_slot(const unsigned* p, unsigned tag, stats& 
 
 }  // namespace detail
 
-template <typename T, int VEC, int BLOCK_THREADS, int CHUNKS>
+template <typename T, int VEC, int BLOCK_THREADS, int CHUNKS, int PERSISTENT = 1, int SMEM_CHUNKS = 0>
 struct split_row {
   static constexpr int block_threads = BLOCK_THREADS;
-  static constexpr long long cols_per_block = static_cast<long long>(VEC) * BLOCK_THREADS * CHUNKS;
+  static constexpr long long cols_in_registers = static_cast<long long>(VEC) * BLOCK_THREADS * CHUNKS;
+  static constexpr long long cols_per_block =
+      cols_in_registers + static_cast<long long>(VEC) * BLOCK_THREADS * SMEM_CHUNKS;
   static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "whole warps, <= 1024 threads");
   static_assert(CHUNKS >= 1, "chunks >= 1");
+  static_assert(PERSISTENT == 0 || PERSISTENT == 1, "persistent: 0 or 1");
+  static_assert(SMEM_CHUNKS >= 0 && (SMEM_CHUNKS == 0 || PERSISTENT == 0),
+                "smem_chunks >= 0, and only with persistent 0");
 
   using tile_t = detail::tile<T, VEC, BLOCK_THREADS, CHUNKS>;
+  using smem_t = detail::smem_tile<T, VEC, BLOCK_THREADS, SMEM_CHUNKS>;
   using scratch_t = float2[2][BLOCK_THREADS / 32];
-  static constexpr bool prefetch = detail::prefetch_fits<T, VEC, CHUNKS, BLOCK_THREADS>;
+  static constexpr bool prefetch = PERSISTENT && detail::prefetch_fits<T, VEC, CHUNKS, BLOCK_THREADS>;
 
   struct group_t {
     unsigned* header;  // epoch, finished blocks
@@ -85,19 +101,19 @@ struct split_row {
     return g.slots + 4ll * ((static_cast<long long>(parity) * g.groups + g.index) * g.splits);
   }
 
-  // Phase 1: this block's (max, sum) goes to its slot, tagged with the row iteration.
-  static __device__ __forceinline__ void publish(tile_t& x, const group_t& g,
+  // Phase 1: this block's (max, sum) (of the threads' `mine`) goes to its slot, tagged with the
+  // row iteration.
+  static __device__ __forceinline__ void publish(detail::stats mine, const group_t& g,
                                                  scratch_t& scratch, int parity) {
-    const detail::stats mine = detail::block_reduce<BLOCK_THREADS>(x.local_stats(), scratch, parity);
+    mine = detail::block_reduce<BLOCK_THREADS>(mine, scratch, parity);
     if (threadIdx.x == 0) detail::st_slot(slots(g, parity) + 4 * g.split, mine, g.tag);
   }
 
   // Phase 2: warp 0 waits until every slot of the group carries the tag and combines them; the
-  // block normalizes and writes. Slots alternate by parity: a block cannot publish row i+2
-  // before every block of its group has published row i+1, which each does only after it has
-  // read the slots of row i.
-  static __device__ __forceinline__ void complete(tile_t& x, const softmax_args& a, const where& w,
-                                                  group_t& g, int parity, float2 (&result)[2]) {
+  // row's (max, sum) comes back to every thread. Slots alternate by parity: a block cannot
+  // publish row i+2 before every block of its group has published row i+1, which each does only
+  // after it has read the slots of row i.
+  static __device__ __forceinline__ detail::stats meet(group_t& g, int parity, float2 (&result)[2]) {
     if (threadIdx.x < 32) {
       const unsigned* p = slots(g, parity);
       detail::stats r{detail::neg_inf(), 0.f};
@@ -117,14 +133,19 @@ struct split_row {
     __syncthreads();
     const float2 r = result[parity];
     ++g.tag;
-    x.store(w.out, g.begin, a.cols, w.layout, threadIdx.x, {r.x, r.y});
+    return {r.x, r.y};
+  }
+
+  static __device__ __forceinline__ void complete(tile_t& x, const softmax_args& a, const where& w,
+                                                  group_t& g, int parity, float2 (&result)[2]) {
+    x.store(w.out, g.begin, a.cols, w.layout, threadIdx.x, meet(g, parity, result));
   }
 
   static __device__ __forceinline__ void step(tile_t& cur, tile_t& next, const softmax_args& a,
                                               const where& w, group_t& g, long long row,
                                               where& w_next, scratch_t& scratch,
                                               float2 (&result)[2], int parity) {
-    publish(cur, g, scratch, parity);
+    publish(cur.local_stats(), g, scratch, parity);
     const long long r = row + g.groups;
     if (r < a.rows) {  // in flight while the group meets
       w_next = locate(a, g, r);
@@ -134,6 +155,59 @@ struct split_row {
   }
 
   static __device__ void run(const softmax_args& a) {
+    if constexpr (PERSISTENT) run_persistent(a);
+    else run_ticketed(a);
+  }
+
+  // One segment of one row, by ticket; slots are per row (groups == rows), tag epoch + 1.
+  static __device__ void run_ticketed(const softmax_args& a) {
+    __shared__ scratch_t scratch;
+    __shared__ float2 result[2];
+    __shared__ unsigned ticket;
+    group_t g;
+    g.header = static_cast<unsigned*>(a.workspace);
+    g.slots = reinterpret_cast<unsigned*>(static_cast<char*>(a.workspace) + split_row_header_bytes);
+    if (threadIdx.x == 0) ticket = atomicAdd(g.header + split_row_ticket_word, 1u);
+    const unsigned epoch = detail::ld_relaxed(g.header);
+    g.splits = static_cast<int>((a.cols + cols_per_block - 1) / cols_per_block);
+    g.groups = static_cast<int>(a.rows);
+    g.tag = epoch + 1u;
+    __syncthreads();
+    g.index = static_cast<int>(ticket / static_cast<unsigned>(g.splits));
+    g.split = static_cast<int>(ticket % static_cast<unsigned>(g.splits));
+    g.begin = static_cast<long long>(g.split) * cols_per_block;
+    const where w = locate(a, g, g.index);
+    tile_t t0;
+    if constexpr (SMEM_CHUNKS > 0) {  // the shared part's copies first: all loads in flight together
+      const smem_t s(static_cast<unsigned>(__cvta_generic_to_shared(detail::dynamic_smem)));
+      s.load(w.in, g.begin + cols_in_registers, a.cols, w.layout, threadIdx.x);
+      t0.load(w.in, g.begin, a.cols, w.layout, threadIdx.x);
+      smem_t::wait();
+      publish(detail::combine(t0.local_stats(), s.local_stats(threadIdx.x)), g, scratch, 0);
+      const detail::stats r = meet(g, 0, result);
+      t0.store(w.out, g.begin, a.cols, w.layout, threadIdx.x, r);
+      s.store(w.out, g.begin + cols_in_registers, a.cols, w.layout, threadIdx.x, r);
+    } else {
+      t0.load(w.in, g.begin, a.cols, w.layout, threadIdx.x);
+      publish(t0.local_stats(), g, scratch, 0);
+      complete(t0, a, w, g, 0, result);
+    }
+    finish(g, epoch, 1);
+  }
+
+  // The last block to finish moves the epoch past every tag of this launch (all blocks read
+  // the epoch before they arrive here: the arrival is a release) and resets the counters.
+  static __device__ __forceinline__ void finish(const group_t& g, unsigned epoch, long long iterations) {
+    if (threadIdx.x == 0) {
+      if (detail::atom_add_acq_rel(g.header + 1, 1) == gridDim.x - 1) {
+        detail::st_relaxed(g.header + 1, 0);
+        detail::st_relaxed(g.header + split_row_ticket_word, 0);
+        detail::st_relaxed(g.header, epoch + static_cast<unsigned>(iterations) + 1u);
+      }
+    }
+  }
+
+  static __device__ void run_persistent(const softmax_args& a) {
     __shared__ scratch_t scratch;
     __shared__ float2 result[2];
     group_t g;
@@ -168,20 +242,12 @@ struct split_row {
         tile_t t0;
         const where w0 = locate(a, g, row);
         t0.load(w0.in, g.begin, a.cols, w0.layout, threadIdx.x);
-        publish(t0, g, scratch, parity);
+        publish(t0.local_stats(), g, scratch, parity);
         complete(t0, a, w0, g, parity, result);
       }
     }
 
-    // The last block to finish moves the epoch past every tag of this launch (all blocks read
-    // the epoch before they arrive here: the arrival is a release).
-    if (threadIdx.x == 0) {
-      if (detail::atom_add_acq_rel(g.header + 1, 1) == gridDim.x - 1) {
-        const long long iterations = (a.rows + g.groups - 1) / g.groups;
-        detail::st_relaxed(g.header + 1, 0);
-        detail::st_relaxed(g.header, epoch + static_cast<unsigned>(iterations) + 1u);
-      }
-    }
+    finish(g, epoch, (a.rows + g.groups - 1) / g.groups);
   }
 };
 
