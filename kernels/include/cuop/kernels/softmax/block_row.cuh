@@ -61,7 +61,7 @@ struct block_row {
 
   // One row, part in registers and part in shared memory: the shared part's copies are issued
   // first so that all of the row's loads are in flight together.
-  static __device__ void run_with_smem(const softmax_args& a, scratch_t& scratch) {
+  static __device__ __forceinline__ void run_with_smem(const softmax_args& a, scratch_t& scratch) {
     const smem_t s(static_cast<unsigned>(__cvta_generic_to_shared(detail::dynamic_smem)));
     int parity = 0;
     for (long long row = blockIdx.x; row < a.rows; row += gridDim.x, parity ^= 1) {
