@@ -1,5 +1,6 @@
 // Softmax family block_row: one block of BLOCK_THREADS owns a row, each thread keeps CHUNKS
-// vectors of VEC elements in registers. Handles cols <= VEC * BLOCK_THREADS * CHUNKS in a single
+// vectors of VEC elements in registers (and SMEM_CHUNKS more in shared memory, below). Handles
+// cols <= VEC * BLOCK_THREADS * (CHUNKS + SMEM_CHUNKS) in a single
 // pass (one read, one write) with one __syncthreads per row. Grid: 1-D, strided over rows.
 // PERSISTENT (1): the host caps the grid at the resident block count and each block prefetches
 // its next row when registers allow. 0: one block per row (the hardware hands out rows as blocks
