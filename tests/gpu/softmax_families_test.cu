@@ -127,6 +127,8 @@ struct harness {
       }
     }
     if (!why.empty()) return;
+    ASSERT_EQ(plan.smem_opt_in, plan.smem_bytes > 0 && static_cast<long long>(plan.smem_bytes) +
+                                                           dev.static_smem > ks::default_smem_per_block);
 
     const cuop::dtype t = cfg.type;
     const std::size_t es = cuop::size_of(t);
@@ -371,6 +373,7 @@ CUOP_SMEM_TEST(bf16_v2_b64_c1_p0_s4, __nv_bfloat16, dtype::bf16, 2, 64, 1, 4)
 CUOP_SMEM_TEST(f16_v1_b32_c1_p0_s5, __half, dtype::f16, 1, 32, 1, 5)
 CUOP_SMEM_TEST(f16_v8_b1024_c7_p0_s6, __half, dtype::f16, 8, 1024, 7, 6)
 CUOP_SMEM_TEST(f32_v2_b128_c1_p0_s2, float, dtype::f32, 2, 128, 1, 2)
+CUOP_SMEM_TEST(f32_v4_b256_c4_p0_s12, float, dtype::f32, 4, 256, 4, 12)  // 48 KiB + static
 
 CUOP_BLOCK_TEST(split_row, f32_v4_b256_c4, float, dtype::f32, 4, 256, 4)
 CUOP_BLOCK_TEST(split_row, f16_v8_b128_c1, __half, dtype::f16, 8, 128, 1)
@@ -391,6 +394,10 @@ CUOP_SPLIT_P0_TEST(f32_v4_b128_c2_p0_s3, float, dtype::f32, 4, 128, 2, 3)
 CUOP_SPLIT_P0_TEST(bf16_v8_b256_c1_p0_s2, __nv_bfloat16, dtype::bf16, 8, 256, 1, 2)
 CUOP_SPLIT_P0_TEST(f16_v1_b32_c1_p0_s2, __half, dtype::f16, 1, 32, 1, 2)
 CUOP_SPLIT_P0_TEST(f32_v4_b512_c6_p0_s10, float, dtype::f32, 4, 512, 6, 10)
+// Exactly 48 KiB of dynamic shared memory beside the static scratch: the launch must opt in
+// (these two failed with cudaErrorInvalidValue in the H200 sweep before static bytes counted).
+CUOP_SPLIT_P0_TEST(f32_v4_b512_c4_p0_s6, float, dtype::f32, 4, 512, 4, 6)
+CUOP_SPLIT_P0_TEST(f32_v4_b768_c4_p0_s4, float, dtype::f32, 4, 768, 4, 4)
 
 #define CUOP_CLUSTER_TEST(NAME, T, DT, V, B, C, K)                                   \
   TEST(sm90_softmax_cluster_row, NAME) {                                              \

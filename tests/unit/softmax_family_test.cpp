@@ -189,7 +189,7 @@ TEST(softmax_family, smem_chunks_extend_a_block_row_into_shared_memory) {
   EXPECT_EQ(p.smem_bytes, 163840u);
   EXPECT_EQ(ks::plan_launch(c, 1024, 65537, dev, p), "cols 65537 > 65536 held per row");
   dev.max_smem_per_block = 101376;
-  EXPECT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "shared memory 163840 bytes > device limit 101376");
+  EXPECT_EQ(ks::plan_launch(c, 1024, 65536, dev, p), "shared memory 163840 + 0 static bytes > device limit 101376");
 
   c.persistent = 1;
   EXPECT_EQ(ks::check_config(c), "smem_chunks needs persistent 0 (one block per row or row segment)");
@@ -199,6 +199,39 @@ TEST(softmax_family, smem_chunks_extend_a_block_row_into_shared_memory) {
   ks::softmax_config w;
   w.fam = ks::family::warp_row;
   EXPECT_FALSE(ks::set_param(w, "smem_chunks", 4));
+}
+
+// Static and dynamic shared memory share both the device's limit and the 48 KiB a kernel gets
+// unasked: exactly 48 KiB of dynamic bytes beside a kernel's static scratch needs the opt-in (on
+// the H200 these launches failed with cudaErrorInvalidValue before the static bytes counted).
+TEST(softmax_family, static_shared_memory_counts_towards_the_opt_in_and_the_limit) {
+  ks::softmax_config c = block_cfg(ks::family::split_row, dtype::f32, 4, 512, 4);
+  ASSERT_TRUE(ks::set_param(c, "persistent", 0));
+  ASSERT_TRUE(ks::set_param(c, "smem_chunks", 6));
+  ASSERT_EQ(ks::dynamic_smem_bytes(c), 48 * 1024);
+  ks::device_limits dev = limits(90, 132, 264);
+  dev.max_smem_per_block = 232448;
+  ks::launch_plan p;
+  ASSERT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "");
+  EXPECT_FALSE(p.smem_opt_in);  // no static bytes: 48 KiB exactly is within the default
+  dev.static_smem = 272;
+  ASSERT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "");
+  EXPECT_TRUE(p.smem_opt_in);
+  EXPECT_EQ(p.smem_bytes, 49152u);
+
+  c.smem_chunks = 4;  // 32 KiB + 272 stays within the default
+  ASSERT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "");
+  EXPECT_FALSE(p.smem_opt_in);
+  c.smem_chunks = 0;  // no dynamic bytes: nothing to raise, whatever the static bytes
+  dev.static_smem = 60 * 1024;
+  ASSERT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "");
+  EXPECT_FALSE(p.smem_opt_in);
+
+  c.smem_chunks = 6;
+  dev.max_smem_per_block = 49152 + 271;  // one byte short of dynamic + static
+  dev.static_smem = 272;
+  EXPECT_EQ(ks::plan_launch(c, 256, 262144, dev, p),
+            "shared memory 49152 + 272 static bytes > device limit 49423");
 }
 
 // split_row with persistent 0: one block per (row, segment), an ordinary launch with per-row

@@ -82,10 +82,11 @@ std::string plan_custom_softmax(const nlohmann::json& config, const void* kernel
   if (threads <= 0 || threads > dev.max_threads_per_block)
     return fmt::format("block_threads {} outside 1..{} (the device's threads per block)", threads,
                        dev.max_threads_per_block);
-  if (smem > dev.max_smem_per_block)
-    return fmt::format("smem_bytes {} > {} (the device's shared memory per block, opt-in)", smem,
-                       dev.max_smem_per_block);
-  if (smem > 48 * 1024 &&
+  if (smem + dev.static_smem > dev.max_smem_per_block)
+    return fmt::format("smem_bytes {} + {} static > {} (the device's shared memory per block, opt-in)", smem,
+                       dev.static_smem, dev.max_smem_per_block);
+  const bool opt_in = smem > 0 && smem + dev.static_smem > ks::default_smem_per_block;
+  if (opt_in &&
       (error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem))) !=
           cudaSuccess)
     return "the dynamic shared memory attribute was refused";
@@ -99,6 +100,7 @@ std::string plan_custom_softmax(const nlohmann::json& config, const void* kernel
   out.grid_x = static_cast<unsigned>(std::min(rows, resident));
   out.block_x = static_cast<unsigned>(threads);
   out.smem_bytes = static_cast<std::size_t>(smem);
+  out.smem_opt_in = opt_in;
   return "";
 }
 

@@ -143,6 +143,9 @@ int run_worker(int device) {
         r.status = "launch_error";
         r.message = fmt::format("no usable GPU: {}", info.error);
       } else {
+        // A failed launch leaves its (non-sticky) error pending; without this the next trial's
+        // first checked call would report it as its own.
+        (void)cudaGetLastError();
         try {
           const auto req = trial_request_from_json(request);
           if (req.op == "gemm") r = gemm->run(req);

@@ -219,13 +219,14 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
   constexpr long long max_grid = std::numeric_limits<int>::max();
 
   const long long smem = dynamic_smem_bytes(c);
-  if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)  // 0: not known (no device)
-    return "shared memory " + std::to_string(smem) + " bytes > device limit " +
-           std::to_string(dev.max_smem_per_block);
+  if (dev.max_smem_per_block > 0 && smem + dev.static_smem > dev.max_smem_per_block)  // 0: not known
+    return "shared memory " + std::to_string(smem) + " + " + std::to_string(dev.static_smem) +
+           " static bytes > device limit " + std::to_string(dev.max_smem_per_block);
 
   launch_plan p;
   p.block_x = static_cast<unsigned>(threads);
   p.smem_bytes = static_cast<std::size_t>(smem);
+  p.smem_opt_in = smem > 0 && smem + dev.static_smem > default_smem_per_block;
   if (c.fam == family::warp_row || c.fam == family::block_row) {
     if (cols > held)
       return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";

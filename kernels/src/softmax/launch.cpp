@@ -31,10 +31,15 @@ cudaError_t query_limits(int device, const void* kernel, int block_threads, devi
   e = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (e != cudaSuccess) return e;
   out.max_smem_per_block = smem;
+  cudaFuncAttributes attributes{};
+  e = cudaFuncGetAttributes(&attributes, kernel);
+  if (e != cudaSuccess) return e;
+  out.static_smem = static_cast<long long>(attributes.sharedSizeBytes);
   // Over the device's limit plan_launch rejects the configuration; else the kernel must allow
   // the bytes before the occupancy calculator counts them (launch sets the same attribute).
-  if (dynamic_smem > static_cast<std::size_t>(smem)) dynamic_smem = 0;
-  if (dynamic_smem > 48 * 1024) {
+  // The default allowance is 48 KiB for static and dynamic bytes together.
+  if (dynamic_smem + attributes.sharedSizeBytes > static_cast<std::size_t>(smem)) dynamic_smem = 0;
+  if (dynamic_smem > 0 && dynamic_smem + attributes.sharedSizeBytes > default_smem_per_block) {
     e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem));
     if (e != cudaSuccess) return e;
   }
@@ -76,7 +81,7 @@ cudaError_t query_limits(int device, const void* kernel, const softmax_config& c
 
 cudaError_t launch(const void* kernel, const launch_plan& plan, const softmax_args& args,
                    cudaStream_t stream) {
-  if (plan.smem_bytes > 48 * 1024) {
+  if (plan.smem_opt_in) {
     const cudaError_t e = cudaFuncSetAttribute(
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.smem_bytes));
     if (e != cudaSuccess) return e;

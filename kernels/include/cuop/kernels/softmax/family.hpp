@@ -90,6 +90,10 @@ std::string instance_name(const softmax_config& c);
 std::string template_name(const softmax_config& c);
 std::string_view header_of(family f) noexcept;
 
+// Shared memory a block may use, static and dynamic together, without raising
+// cudaFuncAttributeMaxDynamicSharedMemorySize.
+inline constexpr long long default_smem_per_block = 48 * 1024;
+
 // What the device offers a launch; the caller fills it from cudaGetDeviceProperties (or the
 // target's published limits when validating without a GPU).
 struct device_limits {
@@ -102,12 +106,18 @@ struct device_limits {
   // (cudaOccupancyMaxActiveClusters); 0: unknown (plan_launch then gives one cluster per row);
   // negative: such a cluster cannot be resident on this device at all.
   long long max_active_clusters = 0;
+  // The kernel's static shared memory (cudaFuncGetAttributes); it shares the per-block limit with
+  // the dynamic bytes. 0 when validating without a GPU (the target check counts it from ptxas).
+  long long static_smem = 0;
 };
 
 struct launch_plan {
   unsigned grid_x = 1, grid_y = 1, grid_z = 1;
   unsigned block_x = 1;
   std::size_t smem_bytes = 0;       // dynamic shared memory
+  // Static plus dynamic bytes exceed the 48 KiB every kernel may use unasked: the launch must
+  // raise cudaFuncAttributeMaxDynamicSharedMemorySize first.
+  bool smem_opt_in = false;
   std::size_t workspace_bytes = 0;  // must be zeroed once when allocated
   bool cooperative = false;         // launch with the cooperative attribute (co-residency)
   unsigned cluster_x = 1;           // blocks per thread-block cluster along x; 1: no cluster
@@ -129,8 +139,9 @@ struct launch_plan {
 // not be co-resident with each other and the launch is not cooperative. Rejected when cols >
 // CLUSTER * cols_per_owner.
 // Every family: a device (dev.sm, when known) older than min_sm(c.fam) is rejected, and so is a
-// configuration whose dynamic shared memory (dynamic_smem_bytes) exceeds dev.max_smem_per_block;
-// plan.smem_bytes carries it to the launch.
+// configuration whose dynamic shared memory (dynamic_smem_bytes) plus dev.static_smem exceeds
+// dev.max_smem_per_block; plan.smem_bytes carries the dynamic bytes to the launch, and
+// plan.smem_opt_in says whether the sum passes the default 48 KiB.
 // Plans the launch of `c` for a rows x cols problem. Returns an empty string on success, else the
 // reason this configuration cannot run the problem (e.g. "cols 5000 > 4096 held per row").
 std::string plan_launch(const softmax_config& c, long long rows, long long cols,
