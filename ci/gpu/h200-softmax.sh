@@ -3,7 +3,8 @@
 # export the results, rebuild the library against them, run the example and the side-by-side
 # comparison with torch.softmax. TESTS=softmax runs only the softmax GPU tests instead of every
 # test; SWEEP_S bounds the sweep (400 s by default) and the resumed sweep that checks nothing is
-# measured twice gets 60 s, so a sweep cut short is finished there only in part. Everything
+# measured twice gets 60 s, so a sweep cut short is finished there only in part; SEED_DB resumes
+# from an earlier run's database. Everything
 # worth keeping goes to $OUT. Run it as
 # `CUOP_GIT_REV=<rev> bash ci/gpu/h200-softmax.sh` where the tree has no .git, so the revision is
 # recorded with every run (CMake reads the variable).
@@ -36,6 +37,9 @@ else  # TESTS=softmax: the softmax GPU tests only (to save device time when only
 fi
 
 step "sweep"
+# SEED_DB: a database of an earlier run to resume from (its trials on this GPU are not measured
+# again; another GPU or build is another environment and is measured anew).
+[[ -n "${SEED_DB:-}" ]] && cp "$SEED_DB" /tmp/cuop-h200.db && chmod u+w /tmp/cuop-h200.db
 timeout "${SWEEP_S:-400}" ./build/tuner/cuop-tune sweep configs/softmax.yaml --db /tmp/cuop-h200.db --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
 echo "sweep: exit $?" | tee -a "$log"
 tail -16 "$log"
