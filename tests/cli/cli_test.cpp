@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli_support.hpp"
+#include "sqlite_rows.hpp"
 
 using cuop::test::run_cli;
 using cuop::test::temp_dir;
@@ -245,4 +246,28 @@ TEST(cli, conv2d_compile_validation_sweep_records_every_target) {
     EXPECT_NE(r.out.find(std::string("[conv2d] ") + target + ": 1 configurations compile and fit, 1 rejected"),
               std::string::npos)
         << r.out;
+}
+
+// Two candidate blocks reach the same instance: the first rejects it for this problem, the
+// second accepts it. The accepted point must not be stored as rejected (a stored rejection is a
+// finished trial, so the point would never be measured: the H200 sweep lost b1024 split_row
+// configurations that way).
+TEST(cli, an_instance_one_block_rejects_and_another_accepts_is_not_stored_as_rejected) {
+  temp_dir tmp;
+  std::ofstream(tmp / "twice.yaml")
+      << "op: softmax\nproblems:\n  - {rows: 8, cols: 1024, dtype: f32}\n"
+         "candidates:\n"
+         "  - family: block_row\n"
+         "    params: {vec: 4, block_threads: [128, 256], chunks: 2}\n"
+         "    constraints: [\"block_threads < 256\"]\n"
+         "  - family: block_row\n"
+         "    params: {vec: 4, block_threads: 256, chunks: 2}\n"
+         "targets: [sm_90a]\n";
+  const auto db = tmp / "x.db";
+  const auto r = run_cli("sweep " + (tmp / "twice.yaml") + " --validate-only --db " + db + " --cache " + (tmp / "cache"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("[softmax] sm_90a: 2 configurations compile and fit, 0 rejected"), std::string::npos) << r.out;
+  EXPECT_EQ(cuop::test::sqlite_rows(db, "SELECT count(*) FROM trials t JOIN configs c ON c.id = t.config_id "
+                                        "WHERE c.instance = 'softmax_f32_block_row_v4_b256_c2' AND t.status = 'rejected'"),
+            std::vector<std::string>{"0"});
 }

@@ -314,10 +314,13 @@ void sweep_run::wait_for_builds(std::size_t problem) {
 
 void sweep_run::record_rejections() {
   for (std::size_t p = 0; p < m_spec.problems.size(); ++p) {
+    // Two candidate blocks can reach the same instance: one that accepts it wins over one that
+    // rejects it (else the stored rejection would keep the accepted point from being measured).
+    const std::set<std::string> accepted(m_instances[p].begin(), m_instances[p].end());
     for (const auto& v : m_verdicts[p]) {
       if (v.accepted || m_op.is_library(v.config.family)) continue;
       const candidate_build b{m_op.kernel(v.config, m_spec.problems[p]), v.config, {}};
-      if (!m_shard.owns(b.kernel.instance)) continue;
+      if (!m_shard.owns(b.kernel.instance) || accepted.contains(b.kernel.instance)) continue;
       auto t = blank_trial(p, config_record_of(m_spec, b), m_dev.index);
       if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) continue;
       t.status = "rejected";
