@@ -33,7 +33,7 @@ using cuop::dtype;
 
 // As tuner/ops/conv_op.cpp's entry: a minimum of one block per SM for stages 0-2 keeps ptxas from
 // capping the registers of blocks whose thread count is not a multiple of 128 (they spill
-// otherwise); stages 3 and 4 ask for as many blocks as the shared memory holds.
+// otherwise); stage 3 asks for as many blocks as the shared memory holds.
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry(kc::conv_args a) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -195,11 +195,3 @@ CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_stage3, __half, dtype::f16, true, 5, 1, 
 CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t16x16_stage3, bf16, dtype::bf16, true, 31, 1, 8, 2, 16, 16, 16, 1, 1, 3)
 // 3x3 with 8 chunks per pixel (64 channels, the plane padded to 4 words modulo 32).
 CUOP_DW_TEST(f16_nhwc_r3_st1_c64_t16x16_stage3, __half, dtype::f16, true, 3, 1, 8, 8, 64, 16, 16, 1, 1, 3)
-
-// Stage 4: each warp owns 8 channels, no block barrier. 13 channels leave the second warp of a
-// 16-channel block with 5 live channels, and a 32-channel block on them with two warps that exit.
-CUOP_DW_TEST(f16_nhwc_r7_st1_c32_t28x32_stage4, __half, dtype::f16, true, 7, 1, 8, 8, 32, 28, 32, 1, 1, 4)
-CUOP_DW_TEST(bf16_nhwc_r7_st1_c16_t16x16_stage4, bf16, dtype::bf16, true, 7, 1, 8, 8, 16, 16, 16, 1, 1, 4)
-CUOP_DW_TEST(f16_nhwc_r3_st1_c8_t16x8_stage4, __half, dtype::f16, true, 3, 1, 8, 8, 8, 16, 8, 1, 1, 4)
-CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_stage4, __half, dtype::f16, true, 5, 1, 8, 8, 24, 20, 24, 1, 1, 4)
-CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t16x16_stage4, bf16, dtype::bf16, true, 31, 1, 8, 8, 16, 16, 16, 1, 1, 4)

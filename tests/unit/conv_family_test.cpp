@@ -92,7 +92,7 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 0, 4, 1)), "tile_h 4 is not a multiple of ph 0"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 2, 64, 16, 16, 4, 4, 1)),
                        "ph x pw x vec x cvecs = 256 accumulators per thread > 192 (255 registers)"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 5)), "stage 5 is not 0, 1, 2, 3 or 4"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 4)), "stage 4 is not 0, 1, 2 or 3"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, 1)), "block of 1 threads"));
   EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, 1)), "");
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, 1)),
@@ -128,37 +128,6 @@ TEST(conv_depthwise, shared_memory_follows_the_kernel_layout) {
   EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * (32 + 8) * 2);
   c.r = c.s = 1;  // a 1x1 filter: the f32 output tile (8 x 16 pixels of 32 + 4 floats) is larger
   EXPECT_EQ(kc::smem_bytes(c), 32 * 4 + 8 * 16 * (32 + 4) * 4);
-}
-
-// Stage 4: stage 3 with warps that own their 8 channels: cvecs must be 8, the planes need no
-// padding (every lane of a warp writes one plane at a time), and small blocks may be many per SM.
-TEST(conv_depthwise, tensor_core_stage_4_warps_own_their_channels) {
-  kc::depthwise_config c = cfg(8, 8, 32, 28, 32, 1, 1, 4);
-  c.r = c.s = 7;
-  EXPECT_EQ(kc::check_config(c), "");
-  EXPECT_EQ(kc::threads_per_block(c), 128);
-  EXPECT_EQ(kc::smem_bytes(c), 32 * 680 * 4 + 32 * 49 * 2);  // 680 words: no padding for 4 chunks
-  EXPECT_EQ(kc::min_blocks_per_sm(c), 2);
-  c.block_c = 16;
-  EXPECT_EQ(kc::smem_bytes(c), 16 * 680 * 4 + 16 * 49 * 2);  // stage 3 pads to 688 here
-  EXPECT_EQ(kc::min_blocks_per_sm(c), 5);                     // 228 KiB / (45088 + 1024)
-  c.block_c = 8;
-  EXPECT_EQ(kc::min_blocks_per_sm(c), 9);
-  c.tile_h = 16;                                               // 8 x 22 x 20 words + 784 bytes: 14 fit
-  EXPECT_EQ(kc::min_blocks_per_sm(c), 14);
-  c.block_c = 64;                                              // 118912 bytes: one fits
-  EXPECT_EQ(kc::min_blocks_per_sm(c), 1);
-  c.block_c = 32;                                              // 128 threads, 16x16: 6 fit, 512 / 128 = 4 at most
-  c.tile_w = 16;
-  EXPECT_EQ(kc::min_blocks_per_sm(c), 4);
-  c.block_c = 64;
-  c.tile_w = 32;
-  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv8_c64_t16x32_ph1_pw1_stage4");
-  c.cvecs = 4;
-  EXPECT_TRUE(contains(kc::check_config(c), "stage 4: cvecs 4 is not 8 (a warp owns one 16-byte chunk of channels)"));
-  c.cvecs = 8;
-  c.t = dtype::f32;
-  EXPECT_TRUE(contains(kc::check_config(c), "stage 4 (tensor cores) takes f16 or bf16, not f32"));
 }
 
 TEST(conv_depthwise, tensor_core_stage_3) {

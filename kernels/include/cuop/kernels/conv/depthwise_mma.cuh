@@ -1,4 +1,4 @@
-// Conv family depthwise, stages 3 and 4: the filter on tensor cores (mma.sync m16n8k16, f16 / bf16 in,
+// Conv family depthwise, stage 3: the filter on tensor cores (mma.sync m16n8k16, f16 / bf16 in,
 // f32 accumulation). NHWC, stride 1, dilation 1, any R x S (S in chunks of 8 taps).
 //
 // One filter row against a strip of input is a Toeplitz product. For a channel, tap row r and a
@@ -38,13 +38,6 @@
 // 16-byte accesses need C a multiple of 8 and x and y 16-byte aligned; otherwise element
 // accesses. Host side (validity, threads, shared memory): kernels/src/conv/family.cpp.
 //
-// OWN (stage 4): CPW is 8 and warp w owns the 8 channels of 16-byte chunk w outright: it loads
-// and transposes its own patch and filter, computes its channels and stores them, with no barrier
-// but __syncwarp. Warps of a block then drift apart, so one warp's loads overlap another's MMAs
-// and stores inside an SM instead of each phase waiting for the whole block (stage 3's barriers
-// leave the phases overlapped only across co-resident blocks). Channel 8w + j lives in slot
-// 8w + j; the lanes of a warp write consecutive words of one plane, so planes need no padding.
-//
 // Accepted by nvcc and NVRTC alike: no host standard headers.
 #pragma once
 
@@ -71,18 +64,9 @@ __device__ __forceinline__ unsigned halves(unsigned lo_word, unsigned hi_word, i
   return __byte_perm(lo_word, hi_word, sel ? 0x7632 : 0x5410);
 }
 
-// Blocks per SM for __launch_bounds__: as many as an sm_90 SM's 228 KiB of shared memory hold,
-// at most 4 (stage 3) or, for stage 4's small blocks, at most 16 and no more than 512 threads (so
-// ptxas keeps up to 128 registers a thread). kernels/src/conv/family.cpp computes the same.
-__host__ __device__ constexpr int mma_min_blocks(int smem_bytes, int block_threads, bool own) {
-  const int fit = 228 * 1024 / (smem_bytes + 1024);
-  const int cap = own ? (512 / block_threads < 16 ? 512 / block_threads : 16) : 4;
-  return fit < 1 ? 1 : fit > cap ? (cap < 1 ? 1 : cap) : fit;
-}
-
 }  // namespace depthwise_mma_detail
 
-template <typename T, int R, int S, int BLOCK_C, int TILE_H, int TILE_W, int CPW, bool OWN = false>
+template <typename T, int R, int S, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
 struct depthwise_mma {
   static constexpr int chunks = (S + 7) / 8;                // 8-tap column chunks
   static constexpr int xblocks = TILE_W / 8;                // MMA column blocks of the tile
@@ -94,21 +78,23 @@ struct depthwise_mma {
   static constexpr int patch_w = TILE_W + S - 1;
   static constexpr int row_units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
   static constexpr int row_words = row_units * 4;           // a word: one channel of two pixels
-  static constexpr int plane_words = depthwise_mma_detail::plane_words(patch_h * row_words, OWN ? 1 : qc);
+  static constexpr int plane_words = depthwise_mma_detail::plane_words(patch_h * row_words, qc);
   static constexpr int units = xblocks + chunks;            // units a row group reads per tap row
   static constexpr int filter_offset = BLOCK_C * plane_words * 4;
   static constexpr int filter_bytes = (BLOCK_C * R * S * 2 + 15) / 16 * 16;
-  // Dynamic shared memory of a launch and the __launch_bounds__ minimum of blocks per SM (one
-  // block at a time would leave stage 3's load, MMA and store phases unoverlapped).
+  // Dynamic shared memory of a launch and the __launch_bounds__ minimum of blocks per SM: as many
+  // as an sm_90 SM's 228 KiB hold, at most 4 (kernels/src/conv/family.cpp computes the same). One
+  // block at a time leaves each block's load, MMA and store phases unoverlapped.
   static constexpr int smem_bytes = filter_offset + filter_bytes;
-  static constexpr int min_blocks = depthwise_mma_detail::mma_min_blocks(smem_bytes, block_threads, OWN);
+  static constexpr int min_blocks = 228 * 1024 / (smem_bytes + 1024) < 1   ? 1
+                                    : 228 * 1024 / (smem_bytes + 1024) > 4 ? 4
+                                                                           : 228 * 1024 / (smem_bytes + 1024);
   static constexpr int unroll = 4;                          // transposes in flight per thread
 
   static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
   static_assert(TILE_H >= 16 && TILE_W % 8 == 0, "tile_h >= 16, tile_w a multiple of 8");
   static_assert(BLOCK_C % 8 == 0 && BLOCK_C % CPW == 0, "block_c a multiple of 8 and of cpw");
   static_assert(block_threads >= 32 && block_threads <= 1024, "1 to 32 warps");
-  static_assert(!OWN || CPW == 8, "stage 4: a warp owns one 16-byte chunk, 8 channels");
 
   template <typename U>
   using elem = common::elem<U>;
@@ -122,10 +108,6 @@ struct depthwise_mma {
   static __device__ __forceinline__ unsigned* plane(unsigned* planes, int slot) {
     return planes + slot * plane_words;
   }
-
-  // Channel 8q + j of the block lives in plane slot_of(q, j).
-  static __device__ __forceinline__ int slot_of(int q, int j) { return OWN ? 8 * q + j : j * qc + q; }
-  static __device__ __forceinline__ int channel_of(int slot) { return OWN ? slot : 8 * (slot % qc) + slot / qc; }
 
   // 8 channels from c (zeros past C) of pixel (iy, ix) of image n, or zeros outside the image.
   static __device__ __forceinline__ words8 load_chunk(const conv_args& a, const tile_t& t, int iy, int ix, int c,
@@ -184,50 +166,7 @@ struct depthwise_mma {
         words_of(px[u][1], w1);
 #pragma unroll
         for (int j = 0; j < 8; ++j)
-          plane(planes, slot_of(q, j))[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
-      }
-    }
-  }
-
-  // Stage 4: warp q's own patch (chunk q of every pixel, its 8 planes) and its 8 channels' taps.
-  static __device__ void load_own(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt,
-                                  int q) {
-    constexpr int taps = 8 * R * S;  // 16 * R * S bytes: whole 16-byte pieces
-    constexpr int tasks = patch_h * row_words;
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int c = t.c0 + 8 * q;
-    const unsigned short* w = static_cast<const unsigned short*>(a.w) + static_cast<long long>(c) * R * S;
-    unsigned short* f = filt + q * taps;
-    const int live_taps = (a.c - c < 8 ? a.c - c : 8) * R * S;
-    if (live_taps == taps && reinterpret_cast<unsigned long long>(w) % 16 == 0) {
-#pragma unroll 4
-      for (int i = lane; i < taps / 8; i += 32)
-        reinterpret_cast<words8*>(f)[i] = reinterpret_cast<const words8*>(w)[i];
-    } else {
-#pragma unroll 4
-      for (int i = lane; i < taps; i += 32) f[i] = i < live_taps ? w[i] : 0;
-    }
-    for (int base = lane; base < tasks; base += 32 * unroll) {
-      words8 px[unroll][2];
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        const int word = base + 32 * u;
-        const int row = word / row_words, col = 2 * (word % row_words);
-        const bool live = word < tasks;
-#pragma unroll
-        for (int e = 0; e < 2; ++e)
-          px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, c, live && col + e < patch_w);
-      }
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        const int word = base + 32 * u;
-        if (word >= tasks) break;
-        unsigned w0[4], w1[4];
-        words_of(px[u][0], w0);
-        words_of(px[u][1], w1);
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-          plane(planes, slot_of(q, j))[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+          plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
       }
     }
   }
@@ -242,7 +181,7 @@ struct depthwise_mma {
   static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes,
                                          const unsigned short* filt, int slot) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int c_local = channel_of(slot);
+    const int c_local = 8 * (slot % qc) + slot / qc;
     const unsigned short* wc = filt + c_local * R * S;
     const int n_col = lane / 4, k0 = 2 * (lane % 4);
     // ldmatrix.x4 at unit u: lanes 0-7 address rows 0-7 of unit u, 8-15 rows 8-15, 16-23 rows 0-7
@@ -345,20 +284,18 @@ struct depthwise_mma {
     }
   }
 
-  // The output tiles of every plane, transposed back to NHWC: chunks [q0, q0 + nq) of each output
-  // pixel, by `threads` threads numbered from `first`.
-  static __device__ void store_tile(const conv_args& a, const tile_t& t, unsigned* planes, int q0 = 0, int nq = qc,
-                                    int first = static_cast<int>(threadIdx.x), int threads = block_threads) {
+  // The output tiles of every plane, transposed back to NHWC.
+  static __device__ void store_tile(const conv_args& a, const tile_t& t, unsigned* planes) {
     constexpr int pairs = TILE_W / 2;
-    const int tasks = TILE_H * pairs * nq;
-    for (int task = first; task < tasks; task += threads) {
-      const int q = q0 + task % nq, p = task / nq;
+    constexpr int tasks = TILE_H * pairs * qc;
+    for (int task = static_cast<int>(threadIdx.x); task < tasks; task += block_threads) {
+      const int q = task % qc, p = task / qc;
       const int y = p / pairs, x = 2 * (p % pairs);
       const int oy = t.oh0 + y, ox = t.ow0 + x, c = t.c0 + 8 * q;
       if (oy >= a.p || ox >= a.q || c >= a.c) continue;
       unsigned w[8];
 #pragma unroll
-      for (int j = 0; j < 8; ++j) w[j] = plane(planes, slot_of(q, j))[y * row_words + x / 2];
+      for (int j = 0; j < 8; ++j) w[j] = plane(planes, j * qc + q)[y * row_words + x / 2];
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         if (ox + e >= a.q) break;
@@ -384,17 +321,6 @@ struct depthwise_mma {
                reinterpret_cast<unsigned long long>(a.y) % 16 == 0;
 
     unsigned short* filt = reinterpret_cast<unsigned short*>(static_cast<unsigned char*>(smem) + filter_offset);
-    if constexpr (OWN) {
-      const int q = static_cast<int>(threadIdx.x) / 32;
-      if (t.c0 + 8 * q >= a.c) return;  // no channel of this warp exists; no barrier waits for it
-      load_own(a, t, planes, filt, q);
-      __syncwarp();
-#pragma unroll 1
-      for (int j = 0; j < 8; ++j) compute_channel(a, t, planes, filt, slot_of(q, j));
-      __syncwarp();
-      store_tile(a, t, planes, q, 1, static_cast<int>(threadIdx.x) % 32, 32);
-      return;
-    }
     load_patch(a, t, planes, filt);
     __syncthreads();
     const int warp = static_cast<int>(threadIdx.x) / 32;

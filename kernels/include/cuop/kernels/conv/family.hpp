@@ -62,18 +62,13 @@ struct launch_plan {
 //   tile_h, tile_w  output tile per block
 //   ph, pw   outputs per thread: ph rows (tile_h % ph == 0) by pw columns (tile_w % pw == 0)
 //   stage    0: inputs read through L1 (nhwc only); 1: the input patch staged in shared memory as
-//            the dtype; 2: staged already converted to f32 (16-bit dtypes only); 3: tensor cores
-//            (f16 / bf16 NHWC, stride 1; cvecs is then the channels of a warp); 4: stage 3 with
-//            each warp owning 8 channels (cvecs 8) and no block barrier (depthwise_mma.cuh)
+//            the dtype; 2: staged already converted to f32 (16-bit dtypes only)
 struct depthwise_config {
   dtype t = dtype::f16;
   layout lay = layout::nhwc;
   int r = 3, s = 3, stride = 1;
   int vec = 8, cvecs = 1, block_c = 32, tile_h = 4, tile_w = 8, ph = 1, pw = 4, stage = 1;
 };
-
-// Stages 3 and 4 run on tensor cores (depthwise_mma.cuh).
-inline bool is_mma_stage(const depthwise_config& c) noexcept { return c.stage == 3 || c.stage == 4; }
 
 std::vector<std::string_view> depthwise_param_names();
 bool set_param(depthwise_config& c, std::string_view name, long long value) noexcept;
@@ -84,9 +79,8 @@ std::string check_config(const depthwise_config& c);
 int threads_per_block(const depthwise_config& c) noexcept;
 long long smem_bytes(const depthwise_config& c) noexcept;
 // The kernel's __launch_bounds__ minimum of blocks per SM: 1 (all registers to one block: stages
-// 0-2 spill otherwise), stages 3 and 4 as many as the shared memory of an H100/H200 SM holds (at
-// most 4, or for stage 4 at most 16 and 512 threads; registers are then capped so that they fit
-// too).
+// 0-2 spill otherwise), stage 3 as many as the shared memory of an H100/H200 SM holds (at most 4;
+// registers are then capped so that they fit too).
 int min_blocks_per_sm(const depthwise_config& c) noexcept;
 
 // Stable key naming the code: every template argument appears in it, e.g.
