@@ -6,6 +6,11 @@
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-conv.sh side    build against the committed results/, the
 #       conv GPU tests (dispatch included), conv_app, and the side-by-side table of cuop::conv2d,
 #       cuDNN's heuristic and torch (scripts/conv_vs_torch.py)
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-conv.sh depthwise   the depthwise GPU tests, a sweep of the
+#       7x7 and 31x31 NHWC depthwise problems with the tensor-core (stage 3) candidates only (the
+#       stage that wins them), the committed results updated with it (`export --update`: those
+#       problems replaced whole; $OUT/conv2d-nvidia-h200.json), a rebuild against the update, the
+#       dispatch tests and the side-by-side table for those problems
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,10 +29,11 @@ if [[ -z "${CUDNN_ROOT:-}" ]] && ! ls /usr/lib/x86_64-linux-gnu/libcudnn.so* >/d
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
 
-build() {  # $@: targets
-  step "configure + build $*"
+build() {  # $@: targets; RESULTS: the results folder the dispatch table is emitted from
+  step "configure + build $* (results: ${RESULTS:-$PWD/results})"
   # shellcheck disable=SC2086
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
+    -DCUOP_RESULTS_DIR="${RESULTS:-$PWD/results}" $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
   grep -E "cuDNN" "$log" | tail -1
   cmake --build build -j16 --target "$@" >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
 }
@@ -60,6 +66,39 @@ side)
   timeout "${SIDE_S:-300}" python3 scripts/conv_vs_torch.py build "${SWEEP:-configs/conv.yaml}" >"$OUT/conv-h200.md" 2>>"$log"
   cat "$OUT/conv-h200.md"
   ;;
-*) echo "usage: h200-conv.sh sweep|side" >&2; exit 2 ;;
+depthwise)
+  subset=/tmp/depthwise-mma.yaml
+  build cuop-tune cuop_gpu_tests
+  step "depthwise GPU tests"
+  ./build/tests/cuop_gpu_tests --gtest_filter='*depthwise*' >"$OUT/depthwise-tests.txt" 2>&1
+  echo "tests exit $?" | tee -a "$log"
+  grep -E "^\[ +(PASSED|FAILED|SKIPPED) |Failure|first bad|Which is" "$OUT/depthwise-tests.txt" | head -30
+  step "sweep: the 7x7 and 31x31 NHWC depthwise problems, stage 3"
+  python3 - configs/conv.yaml "$subset" <<'EOF'
+import sys, yaml
+spec = yaml.safe_load(open(sys.argv[1]))
+spec["problems"] = [p for p in spec["problems"]
+                    if p.get("groups", 1) > 1 and p.get("layout", "nhwc") == "nhwc" and p["r"] in (7, 31)]
+spec["candidates"] = [c for c in spec["candidates"] if 3 in c["params"].get("stage", [])]
+yaml.safe_dump(spec, open(sys.argv[2], "w"), sort_keys=False)
+EOF
+  timeout "${CONV_SWEEP_S:-330}" ./build/tuner/cuop-tune sweep "$subset" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+  echo "sweep exit $?" | tee -a "$log"
+  ./build/tuner/cuop-tune best --db $DB --op conv2d --format markdown >"$OUT/best-depthwise.md" 2>&1
+  cat "$OUT/best-depthwise.md"
+  cp $DB "$OUT/h200-depthwise.db"
+  step "results/ updated with the sweep"
+  RESULTS=/tmp/cuop-results
+  rm -rf "$RESULTS" && cp -r results "$RESULTS"
+  ./build/tuner/cuop-tune export --db $DB --op conv2d --out "$RESULTS" --update 2>&1 | tee -a "$log" || exit 1
+  cp "$RESULTS/conv2d/nvidia-h200.json" "$OUT/conv2d-nvidia-h200.json"
+  build cuop_gpu_tests conv_app conv_bench
+  ./build/examples/conv_app 2>&1 | tail -3 | tee -a "$log"
+  ./build/tests/cuop_gpu_tests --gtest_filter='*conv*dispatch*' 2>&1 | grep -E "^\[ +(PASSED|FAILED|SKIPPED) " | tee -a "$log"
+  step "cuop::conv2d vs cuDNN heuristic vs torch"
+  timeout "${SIDE_S:-200}" python3 scripts/conv_vs_torch.py build "$subset" >"$OUT/depthwise-h200.md" 2>>"$log"
+  cat "$OUT/depthwise-h200.md"
+  ;;
+*) echo "usage: h200-conv.sh sweep|side|depthwise" >&2; exit 2 ;;
 esac
 step "done"
