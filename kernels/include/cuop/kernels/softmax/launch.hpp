@@ -13,8 +13,10 @@
 namespace cuop::kernels::softmax {
 
 // Device limits for planning `kernel` with `block_threads` threads and `dynamic_smem` bytes of
-// dynamic shared memory: compute capability, SM count, per-block limits and (for cooperative
-// families) the number of co-resident blocks from the occupancy calculator. Leaves
+// dynamic shared memory: compute capability, SM count, per-block limits, the kernel's static
+// shared memory and (for cooperative families) the number of co-resident blocks from the
+// occupancy calculator (the dynamic limit raised first when static + dynamic bytes pass 48 KiB).
+// Leaves
 // max_active_clusters at 0 (unknown).
 cudaError_t query_limits(int device, const void* kernel, int block_threads,
                          device_limits& out, std::size_t dynamic_smem = 0);
