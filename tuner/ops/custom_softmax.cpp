@@ -85,7 +85,7 @@ std::string plan_custom_softmax(const nlohmann::json& config, const void* kernel
   if (smem + dev.static_smem > dev.max_smem_per_block)
     return fmt::format("smem_bytes {} + {} static > {} (the device's shared memory per block, opt-in)", smem,
                        dev.static_smem, dev.max_smem_per_block);
-  const bool opt_in = smem > 0 && smem + dev.static_smem > ks::default_smem_per_block;
+  const bool opt_in = ks::needs_smem_opt_in(smem, dev.static_smem);
   if (opt_in &&
       (error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem))) !=
           cudaSuccess)

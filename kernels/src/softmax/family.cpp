@@ -226,7 +226,7 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
   launch_plan p;
   p.block_x = static_cast<unsigned>(threads);
   p.smem_bytes = static_cast<std::size_t>(smem);
-  p.smem_opt_in = smem > 0 && smem + dev.static_smem > default_smem_per_block;
+  p.smem_opt_in = needs_smem_opt_in(smem, dev.static_smem);
   if (c.fam == family::warp_row || c.fam == family::block_row) {
     if (cols > held)
       return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";

@@ -39,7 +39,7 @@ cudaError_t query_limits(int device, const void* kernel, int block_threads, devi
   // the bytes before the occupancy calculator counts them (launch sets the same attribute).
   // The default allowance is 48 KiB for static and dynamic bytes together.
   if (dynamic_smem + attributes.sharedSizeBytes > static_cast<std::size_t>(smem)) dynamic_smem = 0;
-  if (dynamic_smem > 0 && dynamic_smem + attributes.sharedSizeBytes > default_smem_per_block) {
+  if (needs_smem_opt_in(static_cast<long long>(dynamic_smem), out.static_smem)) {
     e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem));
     if (e != cudaSuccess) return e;
   }

@@ -94,6 +94,12 @@ std::string_view header_of(family f) noexcept;
 // cudaFuncAttributeMaxDynamicSharedMemorySize.
 inline constexpr long long default_smem_per_block = 48 * 1024;
 
+// Whether a launch with `dynamic` bytes of dynamic shared memory beside `static_bytes` must raise
+// that attribute first (static and dynamic bytes share the default allowance).
+constexpr bool needs_smem_opt_in(long long dynamic, long long static_bytes) noexcept {
+  return dynamic > 0 && dynamic + static_bytes > default_smem_per_block;
+}
+
 // What the device offers a launch; the caller fills it from cudaGetDeviceProperties (or the
 // target's published limits when validating without a GPU).
 struct device_limits {
