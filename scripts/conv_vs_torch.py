@@ -81,9 +81,11 @@ def main():
             depthwise[key] = vs_torch
         print(f"| {key} | `{ours.get('label', '?')}` | {us:.1f} | {ours['TFLOPs']:.1f} | "
               f"{ours['TBps']:.2f} | {dnn_cell} | {ratio_cell} | {torch_us:.1f} | {vs_torch:.2f}x |")
-    print(f"\nDense 16-bit layers: geometric mean cuop / cuDNN heuristic over {len(dense16)}: {geomean(dense16):.3f}x")
-    print(f"Dense f32 layers (large filters, TF32 where allowed): over {len(dense32)}: {geomean(dense32):.3f}x")
-    print(f"All dense layers: over {len(dense16 + dense32)}: {geomean(dense16 + dense32):.3f}x")
+    def mean_of(ratios):  # a sweep subset without dense layers has no mean to give
+        return f"over {len(ratios)}: {geomean(ratios):.3f}x" if ratios else "none in this set"
+    print(f"\nDense 16-bit layers: geometric mean cuop / cuDNN heuristic {mean_of(dense16)}")
+    print(f"Dense f32 layers (large filters, TF32 where allowed): {mean_of(dense32)}")
+    print(f"All dense layers: {mean_of(dense16 + dense32)}")
     print("More than 2% slower than the heuristic: " + (", ".join(f"{k} ({r:.2f}x)" for k, r in slower) or "none"))
     print("Depthwise, cuop / torch: " + ", ".join(f"{k} {r:.2f}x" for k, r in depthwise.items()))
 
