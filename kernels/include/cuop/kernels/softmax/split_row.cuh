@@ -185,18 +185,24 @@ struct split_row {
       smem_t::wait();
       publish(detail::combine(t0.local_stats(), s.local_stats(threadIdx.x)), g, scratch, 0);
       const detail::stats r = meet(g, 0, result);
+      finish(g, epoch, 1);  // before the stores: see finish
       t0.store(w.out, g.begin, a.cols, w.layout, threadIdx.x, r);
       s.store(w.out, g.begin + cols_in_registers, a.cols, w.layout, threadIdx.x, r);
     } else {
       t0.load(w.in, g.begin, a.cols, w.layout, threadIdx.x);
       publish(t0.local_stats(), g, scratch, 0);
-      complete(t0, a, w, g, 0, result);
+      const detail::stats r = meet(g, 0, result);
+      finish(g, epoch, 1);
+      t0.store(w.out, g.begin, a.cols, w.layout, threadIdx.x, r);
     }
-    finish(g, epoch, 1);
   }
 
   // The last block to finish moves the epoch past every tag of this launch (all blocks read
   // the epoch before they arrive here: the arrival is a release) and resets the counters.
+  // A ticketed block arrives as soon as its meet is done, before its output stores: it touches
+  // the workspace no more, and its release fence then waits for few outstanding writes. Arriving
+  // after the stores kept every block resident until thread 0's stores had drained (on the H200,
+  // 1-1.5% of 256x262144 f32 with two blocks per SM, 3.5% with one).
   static __device__ __forceinline__ void finish(const group_t& g, unsigned epoch, long long iterations) {
     if (threadIdx.x == 0) {
       if (detail::atom_add_acq_rel(g.header + 1, 1) == gridDim.x - 1) {
