@@ -470,3 +470,73 @@ TEST(sm90_softmax_cluster_row, all_neg_inf_rows_finish) {
   check_all_neg_inf_rows_finish<ks::cluster_row<float, 4, 256, 1, 8>>(
       cluster_cfg(dtype::f32, 4, 256, 1, 8), 64, 5000);
 }
+
+// More segments in a row than blocks can be resident: plan_launch refuses such a plan (every row
+// would meet only through the fallback), so it is built here by hand. The blocks that started
+// wait for segments whose blocks cannot start until some block finishes; each must give up,
+// claim the missing segments and compute their statistics (split_row.cuh, the fallback), and the
+// late blocks must then find their slots taken and only write. In place and not; launched twice
+// on one workspace (the claims must not outlive their launch).
+template <typename K>
+void check_fallback(ks::softmax_config cfg, long long rows, bool in_place) {
+  ks::device_limits dev;
+  prepare<K>(cfg, dev);
+  if (testing::Test::HasFatalFailure() || testing::Test::IsSkipped()) return;
+  const long long held = ks::cols_per_owner(cfg);
+  const long long splits = dev.max_resident_blocks + 37;
+  const long long cols = splits * held - held / 3;  // the last segment two-thirds full
+  ks::launch_plan plan;
+  ASSERT_NE(ks::plan_launch(cfg, rows, cols, dev, plan), "");
+  plan = {};
+  plan.grid_x = static_cast<unsigned>(rows * splits);
+  plan.block_x = static_cast<unsigned>(K::block_threads);
+  plan.smem_bytes = static_cast<std::size_t>(ks::dynamic_smem_bytes(cfg));
+  plan.smem_opt_in = ks::needs_smem_opt_in(static_cast<long long>(plan.smem_bytes), dev.static_smem);
+  plan.workspace_bytes = static_cast<std::size_t>(
+      ks::split_row_header_bytes + rows * splits * (ks::split_row_slot_bytes + ks::split_row_claim_bytes));
+  SCOPED_TRACE(ks::instance_name(cfg) + " rows " + std::to_string(rows) + " cols " + std::to_string(cols) +
+               " segments " + std::to_string(splits) + " resident " + std::to_string(dev.max_resident_blocks) +
+               (in_place ? " in place" : ""));
+
+  const cuop::dtype t = cfg.type;
+  const long long n = rows * cols;
+  unsigned char *in = nullptr, *out = nullptr;
+  float* expect = nullptr;
+  void* ws = nullptr;
+  CUOP_CUDA_ASSERT(cudaMalloc(&in, n * cuop::size_of(t)));
+  CUOP_CUDA_ASSERT(cudaMalloc(&out, n * cuop::size_of(t)));
+  CUOP_CUDA_ASSERT(cudaMalloc(&expect, n * sizeof(float)));
+  CUOP_CUDA_ASSERT(cudaMalloc(&ws, plan.workspace_bytes));
+  CUOP_CUDA_ASSERT(cudaMemset(ws, 0, plan.workspace_bytes));
+  for (int rep = 0; rep < 2; ++rep) {
+    CUOP_CUDA_ASSERT(ref::fill_random(t, in, n, 99 + rep, -8.f, 8.f, nullptr));
+    CUOP_CUDA_ASSERT(ref::softmax_reference(t, in, rows, cols, cols, expect, nullptr));
+    void* dst = in_place ? static_cast<void*>(in) : static_cast<void*>(out);
+    if (!in_place) CUOP_CUDA_ASSERT(ref::fill_nan(t, out, n, nullptr));
+    const ks::softmax_args args{in, dst, rows, cols, cols, cols, ws};
+    CUOP_CUDA_ASSERT(ks::launch(reinterpret_cast<const void*>(&entry<K>), plan, args, nullptr));
+    CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
+    ref::compare_result r;
+    CUOP_CUDA_ASSERT(ref::compare_softmax(t, dst, rows, cols, cols, expect, ref::softmax_tolerance(t, cols),
+                                          ref::softmax_rtol(t), &r, nullptr));
+    EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row << " col "
+                        << r.first_bad_col << ", " << r.nan_count << " NaN, max abs err " << r.max_abs_err;
+  }
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(expect);
+  cudaFree(ws);
+}
+
+TEST(sm80_softmax_split_row, fallback_f32_v4_b1024_c1_p0) {
+  CUOP_REQUIRE_GPU();
+  const auto c = with_smem(block_cfg(split, dtype::f32, 4, 1024, 1), 0);
+  check_fallback<ks::split_row<float, 4, 1024, 1, 0, 0>>(c, 3, false);
+  check_fallback<ks::split_row<float, 4, 1024, 1, 0, 0>>(c, 2, true);
+}
+TEST(sm80_softmax_split_row, fallback_bf16_v8_b256_c1_p0_s2) {
+  CUOP_REQUIRE_GPU();
+  const auto c = with_smem(block_cfg(split, dtype::bf16, 8, 256, 1), 2);
+  check_fallback<ks::split_row<__nv_bfloat16, 8, 256, 1, 0, 2>>(c, 2, false);
+  check_fallback<ks::split_row<__nv_bfloat16, 8, 256, 1, 0, 2>>(c, 2, true);
+}

@@ -251,8 +251,10 @@ TEST(softmax_family, split_row_persistent_0_is_one_block_per_row_segment) {
   EXPECT_EQ(p.grid_x, 256u * 8u);
   EXPECT_FALSE(p.cooperative);
   EXPECT_EQ(p.smem_bytes, 10u * 512u * 16u);
-  EXPECT_EQ(p.workspace_bytes, static_cast<std::size_t>(ks::split_row_header_bytes + 256 * 8 * ks::split_row_slot_bytes));
-  dev.max_resident_blocks = 7;  // fewer than the 8 segments of a row: a row could never meet
+  EXPECT_EQ(p.workspace_bytes, static_cast<std::size_t>(ks::split_row_header_bytes +
+                                                       256 * 8 * (ks::split_row_slot_bytes + ks::split_row_claim_bytes)));
+  // Fewer than the 8 segments of a row: every row would meet only through the fallback's claims.
+  dev.max_resident_blocks = 7;
   EXPECT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "cols 262144 need 8 blocks of 32768 > 7 co-resident blocks");
 
   c.persistent = 1;  // the persistent grid keeps its cooperative launch and parity slots

@@ -253,12 +253,13 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
     if (splits > resident)
       return "cols " + std::to_string(cols) + " need " + std::to_string(splits) + " blocks of " +
              std::to_string(held) + " > " + std::to_string(resident) + " co-resident blocks";
-    if (c.persistent == 0) {  // one block per (row, segment), by ticket: SPLITS resident suffice
+    if (c.persistent == 0) {  // one block per (row, segment)
       if (rows > max_grid / splits)
         return std::to_string(rows) + " rows of " + std::to_string(splits) + " blocks > " +
                std::to_string(max_grid) + " blocks";
       p.grid_x = static_cast<unsigned>(rows * splits);
-      p.workspace_bytes = static_cast<std::size_t>(split_row_header_bytes + rows * splits * split_row_slot_bytes);
+      p.workspace_bytes = static_cast<std::size_t>(
+          split_row_header_bytes + rows * splits * (split_row_slot_bytes + split_row_claim_bytes));
     } else {
       const long long groups = std::min(rows, resident / splits);
       p.grid_x = static_cast<unsigned>(groups * splits);

@@ -7,12 +7,16 @@
 // carries this row's tag, combines the partials, normalizes its registers and writes: exactly
 // one read and one write of the data, and no fence or atomic on the per-row path.
 //
-// PERSISTENT 0: one block per (row, segment), ROWS * SPLITS blocks, an ordinary launch. A block
-// takes a ticket (a counter in the workspace) when it starts and works on segment
-// ticket % SPLITS of row ticket / SPLITS; tickets follow the order in which blocks really start,
-// so a block only waits for segments whose blocks have started, or will start as soon as a
-// block of an earlier, complete row leaves (SPLITS resident blocks suffice; the host checks).
-// Rows go to blocks as blocks finish. SMEM_CHUNKS (> 0, with PERSISTENT 0 only): each thread
+// PERSISTENT 0: one block per (row, segment), ROWS * SPLITS blocks, an ordinary launch; block b
+// is segment b % SPLITS of row b / SPLITS and issues its loads at once. Rows go to blocks as
+// blocks finish. The hardware starts blocks in about blockIdx order, so a block's peers start
+// with it, but CUDA does not promise that order; a block that has waited about 2^18 cycles for a
+// peer's slot claims it and computes that segment's (max, sum) itself (decoupled fallback), so
+// no wait depends on which blocks are resident. Each slot has a claim word: its owner claims it
+// when it starts (an atomic whose latency hides behind the loads), a waiting block only when the
+// owner has not; exactly one of them publishes the slot, so every block of the row combines the
+// same partials, and a claimed segment's input is read before any output of the row is written
+// (in-place use stays safe). SMEM_CHUNKS (> 0, with PERSISTENT 0 only): each thread
 // holds SMEM_CHUNKS more vectors of its segment in dynamic shared memory (smem_tile.cuh), so a
 // block holds a longer segment and a row needs fewer of them.
 #pragma once
@@ -57,6 +61,18 @@ __device__ __forceinline__ bool ld_slot(const unsigned* p, unsigned tag, stats& 
   return tm == tag && ts == tag;
 }
 
+// A plain (coherent) load of one element as float: the fallback reads another block's segment.
+template <typename T>
+__device__ __forceinline__ float ld_float(const T* p) {
+  if constexpr (elem<T>::bits == 32) return *reinterpret_cast<const float*>(p);
+  else return elem<T>::to_float(*reinterpret_cast<const unsigned short*>(p));
+}
+
+// Polls of a peer's slot (each at least a 20 ns sleep and an L2 round trip: 0.1-1 ms in all)
+// before a PERSISTENT 0 block gives up waiting and claims what it can: far beyond any wait of a healthy launch, so the
+// fallback costs nothing unless blocks really start out of order or a peer cannot be resident.
+inline constexpr unsigned split_row_fallback_polls = 1024;
+
 }  // namespace detail
 
 template <typename T, int VEC, int BLOCK_THREADS, int CHUNKS, int PERSISTENT = 1, int SMEM_CHUNKS = 0>
@@ -100,40 +116,108 @@ struct split_row {
   static __device__ __forceinline__ unsigned* slots(const group_t& g, int parity) {
     return g.slots + 4ll * ((static_cast<long long>(parity) * g.groups + g.index) * g.splits);
   }
-
-  // Phase 1: this block's (max, sum) (of the threads' `mine`) goes to its slot, tagged with the
-  // row iteration.
-  static __device__ __forceinline__ void publish(detail::stats mine, const group_t& g,
-                                                 scratch_t& scratch, int parity) {
-    mine = detail::block_reduce<BLOCK_THREADS>(mine, scratch, parity);
-    if (threadIdx.x == 0) detail::st_slot(slots(g, parity) + 4 * g.split, mine, g.tag);
+  // PERSISTENT 0: the claim words of the group's slots, after all slots (split_workspace.hpp).
+  static __device__ __forceinline__ unsigned* claims(const group_t& g) {
+    return g.slots + 4ll * g.groups * g.splits + static_cast<long long>(g.index) * g.splits;
   }
 
-  // Phase 2: warp 0 waits until every slot of the group carries the tag and combines them; the
-  // row's (max, sum) comes back to every thread. Slots alternate by parity: a block cannot
+  // Phase 1: this block's (max, sum) (of the threads' `mine`) goes to its slot, tagged with the
+  // row iteration; not when another block has claimed the slot (`store` false, thread 0's).
+  static __device__ __forceinline__ void publish(detail::stats mine, const group_t& g,
+                                                 scratch_t& scratch, int parity, bool store = true) {
+    mine = detail::block_reduce<BLOCK_THREADS>(mine, scratch, parity);
+    if (threadIdx.x == 0 && store) detail::st_slot(slots(g, parity) + 4 * g.split, mine, g.tag);
+  }
+
+  // Phase 2, warp 0: waits until every slot of the group carries the tag and combines them into
+  // result[parity]; help = 0. FALLBACK (PERSISTENT 0): gives up after split_row_fallback_polls
+  // polls of a missing slot instead, with help = 1.
+  template <bool FALLBACK>
+  static __device__ __forceinline__ void poll(const group_t& g, int parity, float2 (&result)[2],
+                                              unsigned& help) {
+    const unsigned* p = slots(g, parity);
+    detail::stats r{detail::neg_inf(), 0.f};
+    for (int j0 = 0; j0 < g.splits; j0 += 32) {
+      const int j = j0 + static_cast<int>(threadIdx.x);
+      detail::stats v{detail::neg_inf(), 0.f};
+      bool ok = j >= g.splits || detail::ld_slot(p + 4 * j, g.tag, v);
+      for (unsigned polls = 0; !__all_sync(0xffffffffu, ok); ++polls) {
+        if (FALLBACK && polls == detail::split_row_fallback_polls) {
+          if (threadIdx.x == 0) help = 1;
+          return;
+        }
+        __nanosleep(20);
+        if (!ok) ok = detail::ld_slot(p + 4 * j, g.tag, v);
+      }
+      r = detail::combine(r, v);
+    }
+    r = detail::warp_reduce<32>(r);
+    if (threadIdx.x == 0) result[parity] = make_float2(r.m, r.s), help = 0;
+  }
+
+  // The row's (max, sum), back to every thread. Slots alternate by parity: a block cannot
   // publish row i+2 before every block of its group has published row i+1, which each does only
   // after it has read the slots of row i.
   static __device__ __forceinline__ detail::stats meet(group_t& g, int parity, float2 (&result)[2]) {
-    if (threadIdx.x < 32) {
-      const unsigned* p = slots(g, parity);
-      detail::stats r{detail::neg_inf(), 0.f};
-      for (int j0 = 0; j0 < g.splits; j0 += 32) {
-        const int j = j0 + static_cast<int>(threadIdx.x);
-        detail::stats v{detail::neg_inf(), 0.f};
-        bool ok = j >= g.splits || detail::ld_slot(p + 4 * j, g.tag, v);
-        while (!__all_sync(0xffffffffu, ok)) {
-          __nanosleep(20);
-          if (!ok) ok = detail::ld_slot(p + 4 * j, g.tag, v);
-        }
-        r = detail::combine(r, v);
-      }
-      r = detail::warp_reduce<32>(r);
-      if (threadIdx.x == 0) result[parity] = make_float2(r.m, r.s);
-    }
+    unsigned unused;
+    if (threadIdx.x < 32) poll<false>(g, parity, result, unused);
     __syncthreads();
     const float2 r = result[parity];
     ++g.tag;
     return {r.x, r.y};
+  }
+
+  // PERSISTENT 0: meet; each time warp 0 gives up waiting, the block claims and publishes what
+  // it can (rescue) and waits again.
+  static __device__ __forceinline__ detail::stats meet_or_help(const softmax_args& a, group_t& g,
+                                                               float2 (&result)[2], scratch_t& scratch,
+                                                               unsigned (&help)[2]) {
+    for (;;) {
+      if (threadIdx.x < 32) poll<true>(g, 0, result, help[0]);
+      __syncthreads();
+      if (help[0] == 0) break;
+      rescue(a, g, scratch, help);
+    }
+    const float2 r = result[0];
+    return {r.x, r.y};
+  }
+
+  // The fallback: for each run of 32 slots, warp 0 claims the missing ones whose owners have not
+  // claimed them (their claimants, owners or other waiting blocks, publish the rest without
+  // waiting), and the block computes each claimed segment's (max, sum) from global memory (two
+  // passes, as local_stats does per thread) and publishes it. Every thread reads help[1] before
+  // the barrier that precedes its next write (and help[0]'s, by warp 0's next poll).
+  static __device__ __forceinline__ void rescue(const softmax_args& a, const group_t& g,
+                                                scratch_t& scratch, unsigned (&help)[2]) {
+    const T* in = detail::row_ptr<T>(a.in, g.index, a.in_stride);
+    int parity = 0;
+    for (int j0 = 0; j0 < g.splits; j0 += 32) {
+      if (threadIdx.x < 32) {
+        const int j = j0 + static_cast<int>(threadIdx.x);
+        detail::stats v;
+        const bool won = j < g.splits && !detail::ld_slot(slots(g, 0) + 4 * j, g.tag, v) &&
+                         atomicExch(claims(g) + j, g.tag) != g.tag;
+        const unsigned mask = __ballot_sync(0xffffffffu, won);
+        if (threadIdx.x == 0) help[1] = mask;
+      }
+      __syncthreads();
+      for (unsigned mask = help[1]; mask != 0; mask &= mask - 1, parity ^= 1) {
+        const int j = j0 + __ffs(static_cast<int>(mask)) - 1;
+        const long long begin = static_cast<long long>(j) * cols_per_block;
+        const T* seg = in + begin;  // < 2^31 columns: cols_per_block is
+        const int len = static_cast<int>(begin + cols_per_block < a.cols ? cols_per_block : a.cols - begin);
+        float m = detail::neg_inf();
+        for (int k = threadIdx.x; k < len; k += BLOCK_THREADS) m = fmaxf(m, detail::ld_float(seg + k));
+        m *= detail::log2e;
+        const float ms = m == detail::neg_inf() ? 0.f : m;
+        float sum = 0.f;
+        for (int k = threadIdx.x; k < len; k += BLOCK_THREADS)
+          sum += detail::fast_exp2(fmaf(detail::ld_float(seg + k), detail::log2e, -ms));
+        const detail::stats r = detail::block_reduce<BLOCK_THREADS>({m, sum}, scratch, parity);
+        if (threadIdx.x == 0) detail::st_slot(slots(g, 0) + 4 * j, r, g.tag);
+      }
+      __syncthreads();
+    }
   }
 
   static __device__ __forceinline__ void complete(tile_t& x, const softmax_args& a, const where& w,
@@ -156,50 +240,53 @@ struct split_row {
 
   static __device__ void run(const softmax_args& a) {
     if constexpr (PERSISTENT) run_persistent(a);
-    else run_ticketed(a);
+    else run_per_segment(a);
   }
 
-  // One segment of one row, by ticket; slots are per row (groups == rows), tag epoch + 1.
-  static __device__ void run_ticketed(const softmax_args& a) {
+  // One segment of one row: segment blockIdx.x % SPLITS of row blockIdx.x / SPLITS; slots are
+  // per row (groups == rows), tag epoch + 1. The loads go first: the claim's atomic returns while
+  // they are in flight.
+  static __device__ void run_per_segment(const softmax_args& a) {
     __shared__ scratch_t scratch;
     __shared__ float2 result[2];
-    __shared__ unsigned ticket;
+    __shared__ unsigned help[2];
     group_t g;
     g.header = static_cast<unsigned*>(a.workspace);
     g.slots = reinterpret_cast<unsigned*>(static_cast<char*>(a.workspace) + split_row_header_bytes);
-    if (threadIdx.x == 0) ticket = atomicAdd(g.header + split_row_ticket_word, 1u);
     const unsigned epoch = detail::ld_relaxed(g.header);
     g.splits = static_cast<int>((a.cols + cols_per_block - 1) / cols_per_block);
     g.groups = static_cast<int>(a.rows);
-    g.tag = epoch + 1u;
-    __syncthreads();
-    g.index = static_cast<int>(ticket / static_cast<unsigned>(g.splits));
-    g.split = static_cast<int>(ticket % static_cast<unsigned>(g.splits));
+    g.index = static_cast<int>(blockIdx.x / static_cast<unsigned>(g.splits));
+    g.split = static_cast<int>(blockIdx.x % static_cast<unsigned>(g.splits));
     g.begin = static_cast<long long>(g.split) * cols_per_block;
+    g.tag = epoch + 1u;
     const where w = locate(a, g, g.index);
     tile_t t0;
+    bool owner = false;  // thread 0's: this block, not a waiting peer, publishes its slot
     if constexpr (SMEM_CHUNKS > 0) {  // the shared part's copies first: all loads in flight together
       const smem_t s(static_cast<unsigned>(__cvta_generic_to_shared(detail::dynamic_smem)));
       s.load(w.in, g.begin + cols_in_registers, a.cols, w.layout, threadIdx.x);
       t0.load(w.in, g.begin, a.cols, w.layout, threadIdx.x);
+      if (threadIdx.x == 0) owner = atomicExch(claims(g) + g.split, g.tag) != g.tag;
       smem_t::wait();
-      publish(detail::combine(t0.local_stats(), s.local_stats(threadIdx.x)), g, scratch, 0);
-      const detail::stats r = meet(g, 0, result);
+      publish(detail::combine(t0.local_stats(), s.local_stats(threadIdx.x)), g, scratch, 0, owner);
+      const detail::stats r = meet_or_help(a, g, result, scratch, help);
       finish(g, epoch, 1);  // before the stores: see finish
       t0.store(w.out, g.begin, a.cols, w.layout, threadIdx.x, r);
       s.store(w.out, g.begin + cols_in_registers, a.cols, w.layout, threadIdx.x, r);
     } else {
       t0.load(w.in, g.begin, a.cols, w.layout, threadIdx.x);
-      publish(t0.local_stats(), g, scratch, 0);
-      const detail::stats r = meet(g, 0, result);
+      if (threadIdx.x == 0) owner = atomicExch(claims(g) + g.split, g.tag) != g.tag;
+      publish(t0.local_stats(), g, scratch, 0, owner);
+      const detail::stats r = meet_or_help(a, g, result, scratch, help);
       finish(g, epoch, 1);
       t0.store(w.out, g.begin, a.cols, w.layout, threadIdx.x, r);
     }
   }
 
   // The last block to finish moves the epoch past every tag of this launch (all blocks read
-  // the epoch before they arrive here: the arrival is a release) and resets the counters.
-  // A ticketed block arrives as soon as its meet is done, before its output stores: it touches
+  // the epoch before they arrive here: the arrival is a release) and resets the counter.
+  // A PERSISTENT 0 block arrives as soon as its meet is done, before its output stores: it touches
   // the workspace no more, and its release fence then waits for few outstanding writes. Arriving
   // after the stores kept every block resident until thread 0's stores had drained (on the H200,
   // 0-0.7% of 256x262144 f32 with two blocks per SM, 4.7% with one).
@@ -207,7 +294,6 @@ struct split_row {
     if (threadIdx.x == 0) {
       if (detail::atom_add_acq_rel(g.header + 1, 1) == gridDim.x - 1) {
         detail::st_relaxed(g.header + 1, 0);
-        detail::st_relaxed(g.header + split_row_ticket_word, 0);
         detail::st_relaxed(g.header, epoch + static_cast<unsigned>(iterations) + 1u);
       }
     }

@@ -4,12 +4,13 @@
 //   u32 [0]  epoch: tags of this launch are epoch + 1 + i (i: the group's row iteration), so a
 //            zeroed slot (tag 0) never matches
 //   u32 [1]  blocks of this launch that have finished (reset by the last one)
-//   u32 [2]  persistent 0: tickets taken by the blocks of this launch (reset by the last one)
 //   bytes [split_row_header_bytes, ...)  slots[2][G][SPLITS], 16 bytes each, by row parity
 //            (persistent 0: slots[ROWS][SPLITS], each used once per launch with tag epoch + 1):
 //            two 64-bit words {f32 max*log2e, u32 tag} and {f32 sum, u32 tag}. A 64-bit store is
 //            single-copy atomic, so a reader that sees the tag it expects in a word also sees
 //            that word's value: no fence and no counter on the per-row path.
+//   persistent 0, after the slots: claims[ROWS][SPLITS], u32: the tag of the launch whose owner
+//            or helper has taken the slot (split_row.cuh, the fallback)
 //
 // Zeroed once when allocated. The last block to finish a launch advances the epoch past every
 // tag the launch used, so stale slots never match later tags, whatever G and SPLITS the later
@@ -20,10 +21,10 @@ namespace cuop::kernels::softmax {
 
 inline constexpr long long split_row_header_bytes = 256;
 inline constexpr long long split_row_slot_bytes = 16;
-inline constexpr int split_row_ticket_word = 2;
+inline constexpr long long split_row_claim_bytes = 4;
 
 // Total bytes for G groups of SPLITS blocks:
 // split_row_header_bytes + 2 * G * SPLITS * split_row_slot_bytes; persistent 0:
-// split_row_header_bytes + ROWS * SPLITS * split_row_slot_bytes.
+// split_row_header_bytes + ROWS * SPLITS * (split_row_slot_bytes + split_row_claim_bytes).
 
 }  // namespace cuop::kernels::softmax
