@@ -2,7 +2,7 @@
 # One device call: build (sm_90a), run every test including the GPU ones, run the softmax sweep,
 # export the results, rebuild the library against them, run the example and the side-by-side
 # comparison with torch.softmax. TESTS=softmax runs only the softmax GPU tests instead of every
-# test; SWEEP_S bounds the sweep (400 s by default) and the resumed sweep that checks nothing is
+# test (before the sweep and after the rebuild); SWEEP_S bounds the sweep (400 s by default) and the resumed sweep that checks nothing is
 # measured twice gets 60 s, so a sweep cut short is finished there only in part; SEED_DB resumes
 # from an earlier run's database. ONLY_COLS=<cols> sweeps only the problems with that many columns
 # and exports them over a copy of the committed results (`export --update`: those problems
@@ -70,7 +70,12 @@ step "rebuild against the new results"
 cmake -S . -B build -DCUOP_RESULTS_DIR="$OUT/results" >>"$log" 2>&1
 cmake --build build -j16 >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | tail -30; exit 1; }
 ./build/examples/softmax_app 2>&1 | tee -a "$log"
-(cd build && ctest -L gpu -j2) >>"$log" 2>&1; grep -E "tests passed|tests failed" "$log" | tail -1
+if [[ "${TESTS:-all}" == all ]]; then
+  (cd build && ctest -L gpu -j2) >>"$log" 2>&1; grep -E "tests passed|tests failed" "$log" | tail -1
+else  # the dispatch tests against the new results: the softmax GPU tests again
+  ./build/tests/cuop_gpu_tests --gtest_filter='*softmax*' >"$OUT/gpu-softmax-tests-rebuilt.txt" 2>&1
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/gpu-softmax-tests-rebuilt.txt" | tee -a "$log"
+fi
 
 step "cuop::softmax vs torch.softmax"
 python3 scripts/softmax_vs_torch.py build >"$OUT/softmax-h200.md" 2>>"$log"

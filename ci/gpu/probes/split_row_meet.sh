@@ -1,30 +1,40 @@
 #!/usr/bin/env bash
-# Device probe of the ticketed split_row's meet and end-of-launch arrival (docs/softmax-h200.md):
-# ci/gpu/probes/split_row_meet.cu compiled by nvcc against three copies of the headers, run
+# Device probe of split_row with one block per (row, segment) (docs/softmax-h200.md):
+# ci/gpu/probes/split_row_meet.cu compiled by nvcc against copies of the headers, run
 # alternately twice:
-#   tree      as committed
-#   relaxed   the arrival at the finished-blocks counter a relaxed atomic (no release fence)
-#   no-meet   no meet: a barrier and fixed statistics instead (wrong answers; timing only)
-# Usage, on the GPU machine from the repository root: bash ci/gpu/probes/split_row_meet.sh
+#   tree        as in the working tree
+#   no-rescue   the fallback's rescue call removed (what its code costs the waiting path)
+#   no-meet     no meet: a barrier and fixed statistics instead (wrong answers; timing only)
+#   base        kernels/ taken from $BASE_TREE (when set: a copy of an earlier version's kernels/)
+# Usage, on the GPU machine from the repository root:
+#   [BASE_TREE=dir] bash ci/gpu/probes/split_row_meet.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
 header=cuop/kernels/softmax/split_row.cuh
-variant() {  # $1 name, then sed expressions for the header
-  local name=$1; shift
-  rm -rf "/tmp/probe-inc-$name" && cp -r kernels/include "/tmp/probe-inc-$name"
-  for e in "$@"; do sed -i "$e" "/tmp/probe-inc-$name/$header"; done
+variant() {  # $1 name, $2 directory holding kernels/, then sed expressions for the header
+  local name=$1 from=$2; shift 2
+  rm -rf "/tmp/probe-$name.d" && mkdir -p "/tmp/probe-$name.d" && cp -r "$from/kernels" "/tmp/probe-$name.d/"
+  for e in "$@"; do sed -i "$e" "/tmp/probe-$name.d/kernels/include/$header"; done
 }
-relaxed='s|if (detail::atom_add_acq_rel(g.header + 1, 1) == gridDim.x - 1) {|if (atomicAdd(g.header + 1, 1u) == gridDim.x - 1) {  // probe: relaxed|'
-no_meet='s|      const detail::stats r = meet(g, 0, result);|      __syncthreads();  // probe: no meet\n      const detail::stats r{0.f, 1.f};|'
-variant tree
-variant relaxed "$relaxed"
-variant no-meet "$no_meet"
-grep -q "probe: relaxed" "/tmp/probe-inc-relaxed/$header" || { echo "the relaxed edit did not apply" >&2; exit 1; }
-[[ $(grep -c "probe: no meet" "/tmp/probe-inc-no-meet/$header") -eq 2 ]] || { echo "the no-meet edit did not apply" >&2; exit 1; }
-src=(ci/gpu/probes/split_row_meet.cu kernels/src/softmax/family.cpp kernels/src/softmax/launch.cpp)
-for v in tree relaxed no-meet; do
-  nvcc -O3 -std=c++20 -arch=sm_90a -I"/tmp/probe-inc-$v" -DCUOP_PROBE_VARIANT="\"$v\"" "${src[@]}" -o "/tmp/probe-$v" &
+no_rescue='s|      rescue(a, g, scratch, help);|      ;  // probe: no rescue|'
+no_meet='s|      const detail::stats r = meet_or_help(a, g, result, scratch, help);|      __syncthreads();  // probe: no meet\n      const detail::stats r{0.f, 1.f};|'
+variants=(tree no-rescue no-meet)
+variant tree .
+variant no-rescue . "$no_rescue"
+variant no-meet . "$no_meet"
+grep -q "probe: no rescue" "/tmp/probe-no-rescue.d/kernels/include/$header" || { echo "the no-rescue edit did not apply" >&2; exit 1; }
+[[ $(grep -c "probe: no meet" "/tmp/probe-no-meet.d/kernels/include/$header") -eq 2 ]] || { echo "the no-meet edit did not apply" >&2; exit 1; }
+if [[ -n ${BASE_TREE:-} ]]; then
+  variant base "$BASE_TREE"
+  variants=(base "${variants[@]}")
+fi
+for v in "${variants[@]}"; do
+  d=/tmp/probe-$v.d/kernels
+  nvcc -O3 -std=c++20 -arch=sm_90a -I"$d/include" -DCUOP_PROBE_VARIANT="\"$v\"" ci/gpu/probes/split_row_meet.cu \
+    "$d/src/softmax/family.cpp" "$d/src/softmax/launch.cpp" \
+    -Xptxas -v -o "/tmp/probe-$v" 2>&1 | grep -A3 "Compiling entry.*split_row" | grep -E "Compiling|Used|spill" |
+    sed -E 's/.*split_row(I[^ ]*)EEEEv.*/\1/; s/ptxas info *: //; s/, used [0-9]+ barriers.*//' | paste - - - | sed "s/^/$v: /" &
 done
 wait
-for _ in 1 2; do for v in tree relaxed no-meet; do "/tmp/probe-$v"; done; done
+for _ in 1 2; do for v in "${variants[@]}"; do "/tmp/probe-$v"; done; done
