@@ -108,7 +108,7 @@ struct harness {
     if (cfg.fam == ks::family::split_row) {
       const long long splits = (sh.cols + held - 1) / held;
       ASSERT_EQ(why.empty(), splits <= dev.max_resident_blocks) << why;
-      if (why.empty() && cfg.persistent == 0) {  // one block per (row, segment), by ticket
+      if (why.empty() && cfg.persistent == 0) {  // one block per (row, segment)
         ASSERT_EQ(plan.grid_x, static_cast<unsigned>(sh.rows * splits));
         ASSERT_FALSE(plan.cooperative);
       }
@@ -381,9 +381,10 @@ CUOP_BLOCK_TEST(split_row, bf16_v8_b512_c2, __nv_bfloat16, dtype::bf16, 8, 512, 
 CUOP_BLOCK_TEST(split_row, f32_v4_b1024_c8, float, dtype::f32, 4, 1024, 8)
 CUOP_BLOCK_TEST(split_row, f32_v1_b32_c1, float, dtype::f32, 1, 32, 1)
 
-// split_row with persistent 0 (one block per row segment, taken by ticket; 65537 rows of
-// short rows give grids far beyond the resident blocks, and the second repeat checks that the
-// ticket counter and the epoch reset), without and with segments partly in shared memory.
+// split_row with persistent 0 (one block per row segment; 65537 rows of short rows give grids
+// far beyond the resident blocks, and the second repeat checks the counter and epoch reset and
+// that the claims do not outlive their launch), without and with segments partly in shared
+// memory.
 #define CUOP_SPLIT_P0_TEST(NAME, T, DT, V, B, C, S)                                                \
   TEST(sm80_softmax_split_row, NAME) {                                                            \
     CUOP_REQUIRE_GPU();                                                                           \
