@@ -12,7 +12,7 @@
 // blocks finish. The hardware starts blocks in about blockIdx order, so a block's peers start
 // with it, but CUDA does not promise that order; a block that has waited about 2^18 cycles for a
 // peer's slot claims it and computes that segment's (max, sum) itself (decoupled fallback), so
-// no wait depends on which blocks are resident. Each slot has a claim word: its owner claims it
+// no wait depends on which blocks are resident. Each slot has a claim: its owner takes it
 // when it starts (an atomic whose latency hides behind the loads), a waiting block only when the
 // owner has not; exactly one of them publishes the slot, so every block of the row combines the
 // same partials, and a claimed segment's input is read before any output of the row is written
@@ -116,9 +116,17 @@ struct split_row {
   static __device__ __forceinline__ unsigned* slots(const group_t& g, int parity) {
     return g.slots + 4ll * ((static_cast<long long>(parity) * g.groups + g.index) * g.splits);
   }
-  // PERSISTENT 0: the claim words of the group's slots, after all slots (split_workspace.hpp).
-  static __device__ __forceinline__ unsigned* claims(const group_t& g) {
-    return g.slots + 4ll * g.groups * g.splits + static_cast<long long>(g.index) * g.splits;
+  // PERSISTENT 0: the claims of the group's slots, after all slots (split_workspace.hpp).
+  static __device__ __forceinline__ unsigned long long* claims(const group_t& g) {
+    return reinterpret_cast<unsigned long long*>(g.slots + 4ll * g.groups * g.splits) +
+           static_cast<long long>(g.index) * g.splits;
+  }
+  // Takes claim j for this launch; true unless it was taken already. Both halves hold the tag:
+  // whatever layout an earlier launch left in these bytes, a 64-bit word there ends in a tag of
+  // that launch or in zero, never in this launch's tag (see split_workspace.hpp).
+  static __device__ __forceinline__ bool claim(const group_t& g, int j) {
+    const unsigned long long mine = (static_cast<unsigned long long>(g.tag) << 32) | g.tag;
+    return atomicExch(claims(g) + j, mine) != mine;
   }
 
   // Phase 1: this block's (max, sum) (of the threads' `mine`) goes to its slot, tagged with the
@@ -196,7 +204,7 @@ struct split_row {
         const int j = j0 + static_cast<int>(threadIdx.x);
         detail::stats v;
         const bool won = j < g.splits && !detail::ld_slot(slots(g, 0) + 4 * j, g.tag, v) &&
-                         atomicExch(claims(g) + j, g.tag) != g.tag;
+                         claim(g, j);
         const unsigned mask = __ballot_sync(0xffffffffu, won);
         if (threadIdx.x == 0) help[1] = mask;
       }
@@ -267,7 +275,7 @@ struct split_row {
       const smem_t s(static_cast<unsigned>(__cvta_generic_to_shared(detail::dynamic_smem)));
       s.load(w.in, g.begin + cols_in_registers, a.cols, w.layout, threadIdx.x);
       t0.load(w.in, g.begin, a.cols, w.layout, threadIdx.x);
-      if (threadIdx.x == 0) owner = atomicExch(claims(g) + g.split, g.tag) != g.tag;
+      if (threadIdx.x == 0) owner = claim(g, g.split);
       smem_t::wait();
       publish(detail::combine(t0.local_stats(), s.local_stats(threadIdx.x)), g, scratch, 0, owner);
       const detail::stats r = meet_or_help(a, g, result, scratch, help);
@@ -276,7 +284,7 @@ struct split_row {
       s.store(w.out, g.begin + cols_in_registers, a.cols, w.layout, threadIdx.x, r);
     } else {
       t0.load(w.in, g.begin, a.cols, w.layout, threadIdx.x);
-      if (threadIdx.x == 0) owner = atomicExch(claims(g) + g.split, g.tag) != g.tag;
+      if (threadIdx.x == 0) owner = claim(g, g.split);
       publish(t0.local_stats(), g, scratch, 0, owner);
       const detail::stats r = meet_or_help(a, g, result, scratch, help);
       finish(g, epoch, 1);
