@@ -541,3 +541,48 @@ TEST(sm80_softmax_split_row, fallback_bf16_v8_b256_c1_p0_s2) {
   check_fallback<ks::split_row<__nv_bfloat16, 8, 256, 1, 0, 2>>(c, 2, false);
   check_fallback<ks::split_row<__nv_bfloat16, 8, 256, 1, 0, 2>>(c, 2, true);
 }
+
+// Bytes an earlier launch of another layout left where this launch's claims sit: words whose low
+// half equals this launch's tag (1, on a zeroed header) must not read as taken, or no block
+// would publish its slot and the launch would never finish.
+TEST(sm80_softmax_split_row, stale_bytes_under_the_claims_do_not_match) {
+  CUOP_REQUIRE_GPU();
+  using K = ks::split_row<float, 4, 256, 4, 0, 0>;
+  const auto c = with_smem(block_cfg(split, dtype::f32, 4, 256, 4), 0);
+  ks::device_limits dev;
+  prepare<K>(c, dev);
+  if (testing::Test::HasFatalFailure() || testing::Test::IsSkipped()) return;
+  const long long rows = 5, cols = 20000;
+  ks::launch_plan plan;
+  ASSERT_EQ(ks::plan_launch(c, rows, cols, dev, plan), "");
+  const long long slots = static_cast<long long>(plan.grid_x);
+  const long long claims_at = ks::split_row_header_bytes + slots * ks::split_row_slot_bytes;
+  ASSERT_EQ(static_cast<long long>(plan.workspace_bytes), claims_at + slots * ks::split_row_claim_bytes);
+  std::vector<unsigned char> host(plan.workspace_bytes, 0);
+  for (long long i = 0; i < slots; ++i) {
+    const unsigned long long stale = 1;  // {low: 1 = the tag to come, high: 0}
+    std::memcpy(&host[claims_at + i * ks::split_row_claim_bytes], &stale, sizeof stale);
+  }
+  float *in = nullptr, *out = nullptr, *expect = nullptr;
+  void* ws = nullptr;
+  CUOP_CUDA_ASSERT(cudaMalloc(&in, rows * cols * sizeof(float)));
+  CUOP_CUDA_ASSERT(cudaMalloc(&out, rows * cols * sizeof(float)));
+  CUOP_CUDA_ASSERT(cudaMalloc(&expect, rows * cols * sizeof(float)));
+  CUOP_CUDA_ASSERT(cudaMalloc(&ws, plan.workspace_bytes));
+  CUOP_CUDA_ASSERT(cudaMemcpy(ws, host.data(), host.size(), cudaMemcpyHostToDevice));
+  CUOP_CUDA_ASSERT(ref::fill_random(dtype::f32, in, rows * cols, 7, -8.f, 8.f, nullptr));
+  CUOP_CUDA_ASSERT(ref::softmax_reference(dtype::f32, in, rows, cols, cols, expect, nullptr));
+  CUOP_CUDA_ASSERT(ref::fill_nan(dtype::f32, out, rows * cols, nullptr));
+  const ks::softmax_args args{in, out, rows, cols, cols, cols, ws};
+  CUOP_CUDA_ASSERT(ks::launch(reinterpret_cast<const void*>(&entry<K>), plan, args, nullptr));
+  CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
+  ref::compare_result r;
+  CUOP_CUDA_ASSERT(ref::compare_softmax(dtype::f32, out, rows, cols, cols, expect,
+                                        ref::softmax_tolerance(dtype::f32, cols),
+                                        ref::softmax_rtol(dtype::f32), &r, nullptr));
+  EXPECT_EQ(r.bad, 0) << "first bad at row " << r.first_bad_row << " col " << r.first_bad_col;
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(expect);
+  cudaFree(ws);
+}
