@@ -542,9 +542,10 @@ TEST(sm80_softmax_split_row, fallback_bf16_v8_b256_c1_p0_s2) {
   check_fallback<ks::split_row<__nv_bfloat16, 8, 256, 1, 0, 2>>(c, 2, true);
 }
 
-// Bytes an earlier launch of another layout left where this launch's claims sit: words whose low
-// half equals this launch's tag (1, on a zeroed header) must not read as taken, or no block
-// would publish its slot and the launch would never finish.
+// Bytes an earlier launch of another layout left among this launch's claims: floats whose bits
+// equal this launch's tag (1, on a zeroed header) in every word but the claim's own (where only
+// tags can have been) must not read as taken, or no block would publish its slot and the launch
+// would never finish.
 TEST(sm80_softmax_split_row, stale_bytes_under_the_claims_do_not_match) {
   CUOP_REQUIRE_GPU();
   using K = ks::split_row<float, 4, 256, 4, 0, 0>;
@@ -560,8 +561,8 @@ TEST(sm80_softmax_split_row, stale_bytes_under_the_claims_do_not_match) {
   ASSERT_EQ(static_cast<long long>(plan.workspace_bytes), claims_at + slots * ks::split_row_claim_bytes);
   std::vector<unsigned char> host(plan.workspace_bytes, 0);
   for (long long i = 0; i < slots; ++i) {
-    const unsigned long long stale = 1;  // {low: 1 = the tag to come, high: 0}
-    std::memcpy(&host[claims_at + i * ks::split_row_claim_bytes], &stale, sizeof stale);
+    const unsigned stale[4] = {1, 0, 1, 1};  // 1: the tag to come; word 1 is the claim
+    std::memcpy(&host[claims_at + i * ks::split_row_claim_bytes], stale, sizeof stale);
   }
   float *in = nullptr, *out = nullptr, *expect = nullptr;
   void* ws = nullptr;

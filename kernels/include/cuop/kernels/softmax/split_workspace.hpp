@@ -9,12 +9,12 @@
 //            two 64-bit words {f32 max*log2e, u32 tag} and {f32 sum, u32 tag}. A 64-bit store is
 //            single-copy atomic, so a reader that sees the tag it expects in a word also sees
 //            that word's value: no fence and no counter on the per-row path.
-//   persistent 0, after the slots: claims[ROWS][SPLITS], 8 bytes each: {tag, tag} of the launch
-//            whose owner or helper has taken the slot (split_row.cuh, the fallback). Slots and
-//            claims start at 16-byte and 8-byte multiples of one base, so whatever layout an
-//            earlier launch used, a 64-bit word where a claim now sits held {value, tag}, a claim
-//            or zero: its high half is never this launch's tag (32-bit claims on an old slot's
-//            float could have been).
+//   persistent 0, after the slots: claims[ROWS][SPLITS], 16 bytes each, of which the second
+//            u32 holds the tag of the launch whose owner or helper has taken the slot
+//            (split_row.cuh, the fallback). Slots and claims are 16-byte cells from one base,
+//            so whatever layout an earlier launch used, the word where a claim now sits held a
+//            slot's tag word, a claim or zero: never this launch's tag. (A packed u32 array of
+//            claims could sit on an old slot's float.)
 //
 // Zeroed once when allocated. The last block to finish a launch advances the epoch past every
 // tag the launch used, so stale slots never match later tags, whatever G and SPLITS the later
@@ -25,7 +25,7 @@ namespace cuop::kernels::softmax {
 
 inline constexpr long long split_row_header_bytes = 256;
 inline constexpr long long split_row_slot_bytes = 16;
-inline constexpr long long split_row_claim_bytes = 8;
+inline constexpr long long split_row_claim_bytes = 16;
 
 // Total bytes for G groups of SPLITS blocks:
 // split_row_header_bytes + 2 * G * SPLITS * split_row_slot_bytes; persistent 0:
