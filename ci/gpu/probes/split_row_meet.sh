@@ -5,9 +5,10 @@
 #   tree        as in the working tree
 #   no-rescue   the fallback's rescue call removed (what its code costs the waiting path)
 #   no-meet     no meet: a barrier and fixed statistics instead (wrong answers; timing only)
-#   base        kernels/ taken from $BASE_TREE (when set: a copy of an earlier version's kernels/)
+#   NAME        for each NAME=DIR of $TREES: kernels/ taken from DIR (a copy of another version's
+#               kernels/, e.g. `git archive REV kernels | tar -x -C DIR`)
 # Usage, on the GPU machine from the repository root:
-#   [BASE_TREE=dir] bash ci/gpu/probes/split_row_meet.sh
+#   [TREES="old=/tmp/old other=/tmp/other"] bash ci/gpu/probes/split_row_meet.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -25,10 +26,10 @@ variant no-rescue . "$no_rescue"
 variant no-meet . "$no_meet"
 grep -q "probe: no rescue" "/tmp/probe-no-rescue.d/kernels/include/$header" || { echo "the no-rescue edit did not apply" >&2; exit 1; }
 [[ $(grep -c "probe: no meet" "/tmp/probe-no-meet.d/kernels/include/$header") -eq 2 ]] || { echo "the no-meet edit did not apply" >&2; exit 1; }
-if [[ -n ${BASE_TREE:-} ]]; then
-  variant base "$BASE_TREE"
-  variants=(base "${variants[@]}")
-fi
+for t in ${TREES:-}; do
+  variant "${t%%=*}" "${t#*=}"
+  variants=("${t%%=*}" "${variants[@]}")
+done
 for v in "${variants[@]}"; do
   d=/tmp/probe-$v.d/kernels
   nvcc -O3 -std=c++20 -arch=sm_90a -I"$d/include" -DCUOP_PROBE_VARIANT="\"$v\"" ci/gpu/probes/split_row_meet.cu \
