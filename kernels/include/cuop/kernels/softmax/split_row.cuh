@@ -10,8 +10,8 @@
 // PERSISTENT 0: one block per (row, segment), ROWS * SPLITS blocks, an ordinary launch; block b
 // is segment b % SPLITS of row b / SPLITS and issues its loads at once. Rows go to blocks as
 // blocks finish. The hardware starts blocks in about blockIdx order, so a block's peers start
-// with it, but CUDA does not promise that order; a block that has waited about 2^18 cycles for a
-// peer's slot claims it and computes that segment's (max, sum) itself (decoupled fallback), so
+// with it, but CUDA does not promise that order; a block that has polled a peer's slot 1024
+// times claims it and computes that segment's (max, sum) itself (decoupled fallback), so
 // no wait depends on which blocks are resident. Each slot has a claim: its owner takes it
 // when it starts (an atomic whose latency hides behind the loads), a waiting block only when the
 // owner has not; exactly one of them publishes the slot, so every block of the row combines the
@@ -69,8 +69,9 @@ __device__ __forceinline__ float ld_float(const T* p) {
 }
 
 // Polls of a peer's slot (each at least a 20 ns sleep and an L2 round trip: 0.1-1 ms in all)
-// before a PERSISTENT 0 block gives up waiting and claims what it can: far beyond any wait of a healthy launch, so the
-// fallback costs nothing unless blocks really start out of order or a peer cannot be resident.
+// before a PERSISTENT 0 block gives up waiting and claims what it can: far beyond any wait of a
+// healthy launch, so the fallback costs nothing unless blocks really start out of order or a
+// peer cannot be resident (and a merely slow launch that reaches it only reads more).
 inline constexpr unsigned split_row_fallback_polls = 1024;
 
 }  // namespace detail
@@ -211,7 +212,7 @@ struct split_row {
       for (unsigned mask = help[1]; mask != 0; mask &= mask - 1, parity ^= 1) {
         const int j = j0 + __ffs(static_cast<int>(mask)) - 1;
         const long long begin = static_cast<long long>(j) * cols_per_block;
-        const T* seg = in + begin;  // < 2^31 columns: cols_per_block is
+        const T* seg = in + begin;  // len <= cols_per_block < 2^31
         const int len = static_cast<int>(begin + cols_per_block < a.cols ? cols_per_block : a.cols - begin);
         float m = detail::neg_inf();
         for (int k = threadIdx.x; k < len; k += BLOCK_THREADS) m = fmaxf(m, detail::ld_float(seg + k));
