@@ -2,8 +2,9 @@
 # One device call: build (sm_90a), run every test including the GPU ones, run the softmax sweep,
 # export the results, rebuild the library against them, run the example and the side-by-side
 # comparison with torch.softmax. TESTS=softmax runs only the softmax GPU tests instead of every
-# test (before the sweep and after the rebuild); SWEEP_S bounds the sweep (400 s by default) and the resumed sweep that checks nothing is
-# measured twice gets 60 s, so a sweep cut short is finished there only in part; SEED_DB resumes
+# test (before the sweep and after the rebuild); SWEEP_S bounds the sweep (400 s by default) and
+# the resumed sweep that checks nothing is measured twice gets 60 s, so a sweep cut short is
+# finished there only in part; SEED_DB resumes
 # from an earlier run's database. ONLY_COLS=<cols> sweeps only the problems with that many columns
 # and exports them over a copy of the committed results (`export --update`: those problems
 # replaced whole); merge $OUT/h200.db into tests/data/store/h200-softmax-results.db (rejections

@@ -135,9 +135,9 @@ struct launch_plan {
 // split_row: SPLITS = ceil(cols / cols_per_owner) blocks per row, rejected when more than
 // resident = dev.max_resident_blocks (or sm_count when 0) for this kernel. persistent == 1:
 // grid_x = G * SPLITS, G = min(rows, resident / SPLITS), a cooperative launch. persistent == 0:
-// grid_x = rows * SPLITS (up to 2^31 - 1), an ordinary launch (block b is segment
-// b % SPLITS of row b / SPLITS). The workspace (layout in split_workspace.hpp) must be zeroed once; it stays valid for
-// every later launch that needs no more bytes.
+// grid_x = rows * SPLITS (up to 2^31 - 1), an ordinary launch (block b is segment b % SPLITS of
+// row b / SPLITS). The workspace (layout in split_workspace.hpp) must be zeroed once; it stays
+// valid for every later launch that needs no more bytes.
 // cluster_row: grid_x = clusters * CLUSTER and cluster_x = CLUSTER, clusters = min(rows,
 // dev.max_active_clusters), or rows when that count is unknown (0): an estimate from the SM count
 // can exceed what GPC fragmentation leaves resident, and a persistent grid larger than the
