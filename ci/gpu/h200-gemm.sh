@@ -11,6 +11,8 @@
 #                                                         rebuild, side-by-side tables
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh decode    build, GEMM GPU tests, bf16 sweep of the
 #                                                         decode problems (m <= 64), per-family table
+#                                                         (CONFIG=<yaml> sweeps another file, e.g. a
+#                                                         probe; SKIP_TESTS=1 skips the tests)
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -67,12 +69,14 @@ decode)
   # shellcheck disable=SC2086
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
   cmake --build build -j16 --target cuop-tune cuop_gpu_tests >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
-  step "GEMM GPU tests"
-  timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter="${TEST_FILTER:-*gemm*:*cublaslt*}" >"$OUT/gemm-tests.txt" 2>&1
-  echo "tests exit $?" | tee -a "$log"
-  grep -E "^\[ +(OK|PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -40
-  step "decode sweep"
-  timeout "${GEMM_SWEEP_S:-240}" $tune sweep configs/gemm.yaml --only "${ONLY:-gemm_bf16_1x,gemm_bf16_16x,gemm_bf16_64x}" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+  if [[ "${SKIP_TESTS:-0}" != 1 ]]; then
+    step "GEMM GPU tests"
+    timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter="${TEST_FILTER:-*gemm*:*cublaslt*}" >"$OUT/gemm-tests.txt" 2>&1
+    echo "tests exit $?" | tee -a "$log"
+    grep -E "^\[ +(OK|PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -40
+  fi
+  step "decode sweep (${CONFIG:-configs/gemm.yaml})"
+  timeout "${GEMM_SWEEP_S:-240}" $tune sweep "${CONFIG:-configs/gemm.yaml}" --only "${ONLY:-gemm_bf16_1x,gemm_bf16_16x,gemm_bf16_64x}" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
   echo "sweep exit $?" | tee -a "$log"
   tail -8 "$log"
   python3 scripts/gemm_families.py $DB >"$OUT/gemm-families.md" 2>&1
