@@ -13,6 +13,10 @@
 #                                                         decode problems (m <= 64), per-family table
 #                                                         (CONFIG=<yaml> sweeps another file, e.g. a
 #                                                         probe; SKIP_TESTS=1 skips the tests)
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh odd       build, GEMM GPU tests, sweep of the
+#                                                         misaligned problems ($ODD, both dtypes),
+#                                                         export --update over the committed results,
+#                                                         rebuild, side-by-side tables
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -83,6 +87,34 @@ decode)
   cat "$OUT/gemm-families.md"
   $tune best --db $DB --op gemm --format markdown >"$OUT/best-gemm.md" 2>&1
   cp $DB "$OUT/h200.db"
+  ;;
+odd)
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
+  ODD="${ODD:-127x1031x4093,4097x4097x4097}"
+  step "configure + build"
+  # shellcheck disable=SC2086
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  cmake --build build -j16 --target cuop-tune cuop_gpu_tests gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
+  step "GEMM GPU tests"
+  timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter="${TEST_FILTER:-*gemm*:*cublaslt*}" >"$OUT/gemm-tests.txt" 2>&1
+  echo "tests exit $?" | tee -a "$log"
+  grep -E "^\[ +(PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -20
+  step "sweep ($ODD, bf16 and f16)"
+  only=$(echo "$ODD" | sed 's/\([0-9x]*\)/gemm_bf16_\1,gemm_f16_\1/g')
+  timeout "${GEMM_SWEEP_S:-200}" $tune sweep configs/gemm.yaml --only "$only" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
+  echo "sweep exit $?" | tee -a "$log"
+  grep -E "^gemm_|trials measured" "$log" | tail -6
+  cp $DB "$OUT/h200.db"
+  rm -rf /tmp/odd-results && cp -r results /tmp/odd-results
+  $tune export --db $DB --op gemm --out /tmp/odd-results --update >>"$log" 2>&1 || { echo "export failed"; tail -5 "$log"; exit 1; }
+  step "rebuild against the updated results"
+  cmake -S . -B build -DCUOP_RESULTS_DIR=/tmp/odd-results >>"$log" 2>&1
+  cmake --build build -j16 --target gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | tail -30; exit 1; }
+  for dt in bf16 f16; do
+    step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul ($dt)"
+    timeout 100 python3 scripts/gemm_vs_torch.py build "${SIDE:-$ODD}" --dtype $dt >"$OUT/gemm-odd-$dt.md" 2>>"$log"
+    cat "$OUT/gemm-odd-$dt.md"
+  done
   ;;
 build)
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
@@ -170,7 +202,7 @@ compare)
   cat "$OUT/gemm-h200.md"
   ;;
 *)
-  echo "usage: $0 quick|f16|side|decode|build|sweep|compare" >&2
+  echo "usage: $0 quick|f16|side|decode|odd|build|sweep|compare" >&2
   exit 2
   ;;
 esac

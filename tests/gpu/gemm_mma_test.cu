@@ -91,7 +91,8 @@ struct harness {
     const std::string why = kg::plan_launch(cfg, sh.m, sh.n, sh.k, dev, plan);
     ASSERT_EQ(why, "");
     ASSERT_EQ(plan.grid_z, static_cast<unsigned>(cfg.split_k));
-    ASSERT_EQ(plan.workspace_bytes > 0, cfg.split_k > 1);
+    ASSERT_EQ(plan.workspace_bytes > 0, cfg.split_k > 1 || cfg.pack == 1);
+    ASSERT_EQ(plan.pack.on, cfg.pack == 1);
 
     const std::size_t is = cuop::size_of(cfg.in), os = cuop::size_of(cfg.out);
     const long long a_count = (sh.m - 1LL) * lda + sh.k + lo.a_off;
@@ -181,7 +182,7 @@ void check_config(const kg::gemm_config& cfg) {
 }
 
 kg::gemm_config mma_cfg(dtype in, dtype out, kg::b_layout b, int bm, int bn, int bk, int wm, int wn,
-                        int stages, int group_m, int split_k) {
+                        int stages, int group_m, int split_k, int pack = 0) {
   kg::gemm_config c;
   c.fam = kg::family::mma;
   c.in = in;
@@ -195,6 +196,7 @@ kg::gemm_config mma_cfg(dtype in, dtype out, kg::b_layout b, int bm, int bn, int
   c.stages = stages;
   c.group_m = group_m;
   c.split_k = split_k;
+  c.pack = pack;
   return c;
 }
 
@@ -223,6 +225,20 @@ CUOP_MMA_TEST(bf16_bf16_col_m64_n64_k64_wm32_wn32_s3_g4_sk3, bf16, bf16, dtype::
 // Split-K with one k step per tile (fragment buffers alternate by tile), row-major B.
 CUOP_MMA_TEST(f16_f32_row_m64_n128_k16_wm32_wn64_s4_g1_sk3, __half, float, dtype::f16, dtype::f32, row,
               64, 128, 16, 32, 64, 4, 1, 3)
+// pack: 1 (A and B copied to aligned, zero-padded rows of the workspace first), both layouts,
+// with and without split-K: the packed copies follow the split-K regions of the workspace.
+#define CUOP_MMA_PACK_TEST(NAME, TI, TO, DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK)               \
+  TEST(sm80_gemm_mma, NAME) {                                                                    \
+    CUOP_REQUIRE_GPU();                                                                          \
+    check_config<kg::mma<TI, TO, BL == col, BM, BN, BK, WM, WN, S, G, SK>>(                      \
+        mma_cfg(DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK, 1));                                   \
+  }
+CUOP_MMA_PACK_TEST(bf16_bf16_col_m64_n32_k64_wm32_wn16_s8_g1_sk2_pk1, bf16, bf16, dtype::bf16,
+                   dtype::bf16, col, 64, 32, 64, 32, 16, 8, 1, 2)
+CUOP_MMA_PACK_TEST(f16_f32_row_m128_n128_k32_wm64_wn64_s4_g8_sk1_pk1, __half, float, dtype::f16,
+                   dtype::f32, row, 128, 128, 32, 64, 64, 4, 8, 1)
+CUOP_MMA_PACK_TEST(f16_f16_col_m128_n128_k32_wm64_wn64_s4_g8_sk1_pk1, __half, __half, dtype::f16,
+                   dtype::f16, col, 128, 128, 32, 64, 64, 4, 8, 1)
 // Tiles that are not powers of two (6 warps; B rows of 6 chunks), two stages.
 CUOP_MMA_TEST(bf16_bf16_row_m96_n48_k32_wm48_wn16_s2_g2_sk1, bf16, bf16, dtype::bf16, dtype::bf16, row,
               96, 48, 32, 48, 16, 2, 2, 1)

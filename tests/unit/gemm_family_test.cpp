@@ -215,6 +215,55 @@ TEST(gemm_family, mma_plan_launch) {
   EXPECT_TRUE(contains(kg::plan_launch(c, 64, 64, 64, dev, p), "block_k 48"));
 }
 
+// pack: 1 (mma only) is an optional parameter, named only when set; the plan puts the packed
+// copies after the split-K regions, 256-byte aligned, K (and row-major B's N) rounded up to 8.
+TEST(gemm_family, mma_pack) {
+  EXPECT_EQ(kg::optional_param_names(kg::family::mma), (std::vector<std::string_view>{"pack"}));
+  EXPECT_TRUE(kg::optional_param_names(kg::family::skinny).empty());
+  kg::gemm_config c = mma_128();
+  const std::string plain = kg::instance_name(c);
+  EXPECT_FALSE(contains(plain, "_pk"));
+  ASSERT_TRUE(kg::set_param(c, "pack", 1));
+  EXPECT_EQ(kg::get_param(c, "pack"), 1);
+  EXPECT_EQ(kg::instance_name(c), plain + "_pk1");
+  EXPECT_EQ(kg::template_name(c), kg::template_name(mma_128()));  // the same kernel
+  kg::gemm_config s = skinny_64();
+  EXPECT_FALSE(kg::set_param(s, "pack", 1));
+  c.pack = 2;
+  EXPECT_TRUE(contains(kg::check_config(c), "pack 2 is not 0 or 1"));
+  c.pack = 1;
+
+  kg::device_limits dev;
+  dev.sm_count = 132;
+  dev.max_smem_per_block = 227 * 1024;
+  kg::launch_plan p;
+  ASSERT_EQ(kg::plan_launch(c, 127, 1031, 4093, dev, p), "");
+  EXPECT_TRUE(p.pack.on);
+  EXPECT_TRUE(p.pack.b_col);
+  EXPECT_EQ(p.pack.k, 4096);
+  EXPECT_EQ(p.pack.ldb, 4096);
+  EXPECT_EQ(p.pack.a_offset, 0u);  // no split-K regions
+  EXPECT_EQ(p.pack.b_offset, (2u * 127 * 4096 + 255) / 256 * 256);
+  EXPECT_EQ(p.workspace_bytes, p.pack.b_offset + 2u * 1031 * 4096);
+
+  c.split_k = 3;
+  c.b = kg::b_layout::row;
+  ASSERT_EQ(kg::plan_launch(c, 129, 7, 4097, dev, p), "");
+  const std::size_t split = 65536u + 3u * 2 * 128 * 128 * 4;
+  EXPECT_FALSE(p.pack.b_col);
+  EXPECT_EQ(p.pack.k, 4104);
+  EXPECT_EQ(p.pack.ldb, 8);  // n = 7 rounded up
+  EXPECT_EQ(p.pack.a_offset, (split + 255) / 256 * 256);
+  EXPECT_EQ(p.pack.a_offset % 256, 0u);
+  EXPECT_EQ(p.pack.b_offset, (p.pack.a_offset + 2u * 129 * 4104 + 255) / 256 * 256);
+  EXPECT_EQ(p.workspace_bytes, p.pack.b_offset + 2u * 4104 * 8);  // k rows of B padded to 4104
+
+  c.pack = 0;
+  ASSERT_EQ(kg::plan_launch(c, 129, 7, 4097, dev, p), "");
+  EXPECT_FALSE(p.pack.on);
+  EXPECT_EQ(p.workspace_bytes, split);
+}
+
 TEST(gemm_family, flops_and_bytes) {
   EXPECT_DOUBLE_EQ(kg::gemm_flops(4096, 4096, 4096), 2.0 * 4096.0 * 4096.0 * 4096.0);
   EXPECT_DOUBLE_EQ(kg::gemm_flops(65536, 65536, 65536), 2.0 * 65536.0 * 65536.0 * 65536.0);

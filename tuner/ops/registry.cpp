@@ -30,6 +30,7 @@ op_desc gemm_op() {
   for (kg::family f : kg::all_families()) {
     family_desc d{std::string(kg::name_of(f)), {}, "kernel"};
     for (std::string_view p : kg::param_names(f)) d.params.emplace_back(p);
+    for (std::string_view p : kg::optional_param_names(f)) d.optional_params.emplace_back(p);
     op.families.push_back(std::move(d));
   }
   op.families.push_back({std::string(cublaslt_family), cublaslt_param_names(), "library"});

@@ -31,6 +31,7 @@ int* field(gemm_config& c, std::string_view name) {
     if (name == "warp_n") return &c.warp_n;
     if (name == "stages") return &c.stages;
     if (name == "group_m") return &c.group_m;
+    if (name == "pack") return &c.pack;
   } else if (c.fam == family::skinny) {
     if (name == "block_n") return &c.block_n;
     if (name == "threads") return &c.threads;
@@ -77,13 +78,17 @@ std::string check_mma(const gemm_config& c) {
     return "group_m " + s(c.group_m) + " outside 1.." + s(max_group_m);
   if (c.split_k < 1 || c.split_k > max_split_k)
     return "split_k " + s(c.split_k) + " outside 1.." + s(max_split_k);
+  if (c.pack != 0 && c.pack != 1) return "pack " + s(c.pack) + " is not 0 or 1";
   if (const long long smem = mma_smem_bytes(c); smem > max_smem_any_target)
     return "shared memory of " + s(smem) + " bytes (stages * (block_m + block_n) * block_k * 2) > " +
            s(max_smem_any_target) + " (227 KiB)";
   return {};
 }
 
-std::string plan_mma(const gemm_config& c, int m, int n, const device_limits& dev,
+long long align256(long long bytes) { return (bytes + 255) / 256 * 256; }
+long long round8(long long v) { return (v + 7) / 8 * 8; }
+
+std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_limits& dev,
                      launch_plan& out) {
   const auto s = [](long long v) { return std::to_string(v); };
   const int threads = threads_per_block(c);
@@ -107,6 +112,21 @@ std::string plan_mma(const gemm_config& c, int m, int n, const device_limits& de
              s(mma_split_max_tiles) + " split-K counters";
     p.workspace_bytes = static_cast<std::size_t>(
         mma_split_counter_bytes + static_cast<long long>(c.split_k) * tiles * c.block_m * c.block_n * 4);
+  }
+  if (c.pack == 1) {
+    const long long kp = round8(k);
+    if (kp > std::numeric_limits<int>::max()) return "k " + s(k) + " rounded up to 8 overflows int";
+    p.pack.on = true;
+    p.pack.b_col = c.b == b_layout::col;
+    p.pack.k = static_cast<int>(kp);
+    p.pack.ldb = p.pack.b_col ? kp : round8(n);
+    const long long a_bytes = 2 * static_cast<long long>(m) * kp;
+    const long long b_bytes = 2 * (p.pack.b_col ? static_cast<long long>(n) * kp : kp * p.pack.ldb);
+    const long long a_off = align256(static_cast<long long>(p.workspace_bytes));
+    const long long b_off = align256(a_off + a_bytes);
+    p.pack.a_offset = static_cast<std::size_t>(a_off);
+    p.pack.b_offset = static_cast<std::size_t>(b_off);
+    p.workspace_bytes = static_cast<std::size_t>(b_off + b_bytes);
   }
   out = p;
   return {};
@@ -159,6 +179,11 @@ std::vector<std::string_view> param_names(family f) {
   return {};
 }
 
+std::vector<std::string_view> optional_param_names(family f) {
+  if (f == family::mma) return {"pack"};
+  return {};
+}
+
 bool set_param(gemm_config& c, std::string_view name, long long value) noexcept {
   int* p = field(c, name);
   if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
@@ -204,6 +229,7 @@ std::string instance_name(const gemm_config& c) {
     n += "_n" + s(c.block_n) + "_t" + s(c.threads) + "_m" + s(c.m_tile) + "_kc" + s(c.k_chunk);
   }
   n += "_sk" + s(c.split_k);
+  if (c.fam == family::mma && c.pack != 0) n += "_pk" + s(c.pack);
   return n;
 }
 
@@ -241,7 +267,7 @@ std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_
   if (n < 1) return "n " + std::to_string(n) + " < 1";
   if (k < 1) return "k " + std::to_string(k) + " < 1";
   if (c.fam == family::skinny) return detail::plan_skinny(c, m, n, k, dev, out);
-  return plan_mma(c, m, n, dev, out);
+  return plan_mma(c, m, n, k, dev, out);
 }
 
 double gemm_flops(int m, int n, int k) noexcept {

@@ -1,6 +1,7 @@
 #include "cuop/kernels/gemm/launch.hpp"
 
 #include "cuop/kernels/common/launch.hpp"
+#include "cuop/kernels/gemm/pack.hpp"
 
 namespace cuop::kernels::gemm {
 
@@ -12,8 +13,11 @@ cudaError_t query_limits(int device, device_limits& out) {
 
 cudaError_t launch(const void* kernel, const launch_plan& plan, const gemm_args& args,
                    cudaStream_t stream) {
+  gemm_args run = args;
+  if (plan.pack.on)
+    if (const cudaError_t e = pack_operands(plan.pack, args, run, stream); e != cudaSuccess) return e;
   return common::launch(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x,
-                        plan.smem_bytes, args, stream);
+                        plan.smem_bytes, run, stream);
 }
 
 }  // namespace cuop::kernels::gemm

@@ -32,6 +32,9 @@ bool parse_b_layout(std::string_view s, b_layout& out) noexcept;
 // mma:    block_m, block_n, block_k, warp_m, warp_n, stages, group_m, split_k
 // skinny: block_n, threads, m_tile, k_chunk, split_k
 std::vector<std::string_view> param_names(family f);
+// Parameters a sweep file may leave out (0 when absent), appended to names only when set.
+// mma: pack
+std::vector<std::string_view> optional_param_names(family f);
 
 // One configuration. Fields a family does not use are 0.
 struct gemm_config {
@@ -50,6 +53,10 @@ struct gemm_config {
   int k_chunk = 0;   // elements of K per thread per step (multiple of 8: one 16-byte load)
   // both
   int split_k = 1;   // K split over this many blocks, reduced in the workspace (1 = no split)
+  // mma: 1 copies A and B into the workspace first, rows 16-byte aligned and K (and the N of
+  // row-major B) padded with zeros to a multiple of 8, so that operands whose leading dimension
+  // or pointer defeats 16-byte copies still run the kernel's aligned main loop (pack.hpp)
+  int pack = 0;
 };
 
 bool set_param(gemm_config& c, std::string_view name, long long value) noexcept;
@@ -74,11 +81,22 @@ struct device_limits {
   long long max_smem_per_block = 48 * 1024;  // opt-in maximum; 0: not known (validation, no device)
 };
 
+// Where a packing configuration puts its copies of A and B (kernels/src/gemm/pack.cu).
+struct pack_plan {
+  bool on = false;
+  bool b_col = true;             // B is n x k (column-major) or k x n (row-major)
+  int k = 0;                     // K rounded up to a multiple of 8: the kernel's K
+  long long ldb = 0;             // leading dimension of the packed B (k, or n rounded up to 8)
+  std::size_t a_offset = 0;      // bytes into the workspace, 256-byte aligned
+  std::size_t b_offset = 0;
+};
+
 struct launch_plan {
   unsigned grid_x = 1, grid_y = 1, grid_z = 1;
   unsigned block_x = 1;
   std::size_t smem_bytes = 0;       // dynamic shared memory
   std::size_t workspace_bytes = 0;  // zeroed once when allocated; self-resetting afterwards
+  pack_plan pack;                   // regions after the split-K ones, rewritten by every launch
 };
 
 // Plans the launch of `c` for an m x n x k problem. Empty on success, else why this

@@ -1,0 +1,126 @@
+// The operand packing of the mma family's `pack: 1` configurations (pack.hpp). One thread writes
+// one 16-byte chunk (8 elements) of a packed row. Its source is 2-byte aligned at worst: where the
+// 32 bytes around it lie inside the operand it takes two aligned 16-byte loads and shifts them into
+// place (funnel shifts), else it reads element by element, so no byte outside the operand is read.
+#include "cuop/kernels/gemm/pack.hpp"
+
+#include <cstdint>
+
+namespace cuop::kernels::gemm {
+
+namespace {
+
+struct pack_job {
+  const unsigned short* src;  // rows x cols, leading dimension ld
+  long long ld;
+  long long rows, cols;
+  unsigned short* dst;        // dst_rows x dst_cols, dense; dst_cols a multiple of 8
+  long long dst_rows, dst_cols;
+  long long chunks;           // dst_rows * dst_cols / 8
+};
+
+__device__ __forceinline__ uint4 ld_nc16(const void* p) {
+  return __ldg(static_cast<const uint4*>(p));
+}
+
+// Words [WI, WI + 4) of the 8-word window w, shifted right by `bits` (0 or 16).
+template <int WI>
+__device__ __forceinline__ uint4 take(const unsigned (&w)[8], unsigned bits) {
+  static_assert(WI >= 0 && WI <= 3, "a 16-byte chunk starts in the first 16 bytes of the window");
+  uint4 r;
+  r.x = __funnelshift_r(w[WI], w[WI + 1], bits);
+  r.y = __funnelshift_r(w[WI + 1], w[WI + 2], bits);
+  r.z = __funnelshift_r(w[WI + 2], w[WI + 3], bits);
+  r.w = __funnelshift_r(w[WI + 3], w[WI + 4], bits);
+  return r;
+}
+
+__device__ __forceinline__ uint4 chunk_of(const pack_job& j, long long r, long long c0) {
+  uint4 out = make_uint4(0u, 0u, 0u, 0u);
+  if (r >= j.rows || c0 >= j.cols) return out;  // padding
+  const long long valid = j.cols - c0 < 8 ? j.cols - c0 : 8;
+  const unsigned short* p = j.src + r * j.ld + c0;
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  const auto lo = reinterpret_cast<std::uintptr_t>(j.src);
+  const auto hi = reinterpret_cast<std::uintptr_t>(j.src + (j.rows - 1) * j.ld + j.cols);  // end
+  const std::uintptr_t q = addr & ~static_cast<std::uintptr_t>(15);
+  const unsigned shift = static_cast<unsigned>(addr - q);  // bytes, even
+  if (q >= lo && q + (shift == 0 ? 16 : 32) <= hi) {
+    const uint4 v0 = ld_nc16(reinterpret_cast<const void*>(q));
+    if (shift == 0) {
+      out = v0;
+    } else {
+      const uint4 v1 = ld_nc16(reinterpret_cast<const void*>(q + 16));
+      const unsigned w[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
+      const unsigned bits = (shift & 2u) * 8u;
+      switch (shift >> 2) {
+        case 0: out = take<0>(w, bits); break;
+        case 1: out = take<1>(w, bits); break;
+        case 2: out = take<2>(w, bits); break;
+        default: out = take<3>(w, bits); break;
+      }
+    }
+    if (valid < 8) {  // the elements past the row's end are zeros
+      unsigned* o = reinterpret_cast<unsigned*>(&out);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        if (2 * i >= valid) o[i] = 0u;
+        else if (2 * i + 1 >= valid) o[i] &= 0xffffu;
+      }
+    }
+    return out;
+  }
+  unsigned* o = reinterpret_cast<unsigned*>(&out);
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    if (i < valid) o[i / 2] |= static_cast<unsigned>(__ldg(p + i)) << (16 * (i % 2));
+  return out;
+}
+
+__global__ void pack_kernel(pack_job a, pack_job b) {
+  const long long total = a.chunks + b.chunks;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const bool in_a = i < a.chunks;
+    const pack_job& j = in_a ? a : b;
+    const long long idx = in_a ? i : i - a.chunks;
+    const long long per_row = j.dst_cols / 8;
+    const long long r = idx / per_row, c0 = (idx % per_row) * 8;
+    reinterpret_cast<uint4*>(j.dst)[idx] = chunk_of(j, r, c0);
+  }
+}
+
+}  // namespace
+
+cudaError_t pack_operands(const pack_plan& plan, const gemm_args& args, gemm_args& packed,
+                          cudaStream_t stream) {
+  auto* ws = static_cast<unsigned char*>(args.workspace);
+  pack_job a{static_cast<const unsigned short*>(args.a), args.lda, args.m, args.k,
+             reinterpret_cast<unsigned short*>(ws + plan.a_offset), args.m, plan.k, 0};
+  pack_job b{static_cast<const unsigned short*>(args.b), args.ldb, 0, 0,
+             reinterpret_cast<unsigned short*>(ws + plan.b_offset), 0, plan.ldb, 0};
+  if (plan.b_col) {  // n x k
+    b.rows = args.n;
+    b.cols = args.k;
+    b.dst_rows = args.n;
+  } else {  // k x n, padded with zero rows to the packed K
+    b.rows = args.k;
+    b.cols = args.n;
+    b.dst_rows = plan.k;
+  }
+  a.chunks = a.dst_rows * a.dst_cols / 8;
+  b.chunks = b.dst_rows * b.dst_cols / 8;
+  constexpr int threads = 256;
+  const long long blocks_needed = (a.chunks + b.chunks + threads - 1) / threads;
+  const unsigned blocks = static_cast<unsigned>(blocks_needed < (1ll << 20) ? blocks_needed : (1ll << 20));
+  pack_kernel<<<blocks, threads, 0, stream>>>(a, b);
+  packed = args;
+  packed.a = a.dst;
+  packed.b = b.dst;
+  packed.k = plan.k;
+  packed.lda = plan.k;
+  packed.ldb = plan.ldb;
+  return cudaGetLastError();
+}
+
+}  // namespace cuop::kernels::gemm
