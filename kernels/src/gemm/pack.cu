@@ -25,68 +25,64 @@ __device__ __forceinline__ uint4 ld_nc16(const void* p) {
 
 // Words [WI, WI + 4) of the 8-word window w, shifted right by `bits` (0 or 16).
 template <int WI>
-__device__ __forceinline__ uint4 take(const unsigned (&w)[8], unsigned bits) {
+__device__ __forceinline__ void take(const unsigned (&w)[8], unsigned bits, unsigned (&o)[4]) {
   static_assert(WI >= 0 && WI <= 3, "a 16-byte chunk starts in the first 16 bytes of the window");
-  uint4 r;
-  r.x = __funnelshift_r(w[WI], w[WI + 1], bits);
-  r.y = __funnelshift_r(w[WI + 1], w[WI + 2], bits);
-  r.z = __funnelshift_r(w[WI + 2], w[WI + 3], bits);
-  r.w = __funnelshift_r(w[WI + 3], w[WI + 4], bits);
-  return r;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) o[i] = __funnelshift_r(w[WI + i], w[WI + i + 1], bits);
 }
 
-__device__ __forceinline__ uint4 chunk_of(const pack_job& j, long long r, long long c0) {
-  uint4 out = make_uint4(0u, 0u, 0u, 0u);
-  if (r >= j.rows || c0 >= j.cols) return out;  // padding
-  const long long valid = j.cols - c0 < 8 ? j.cols - c0 : 8;
-  const unsigned short* p = j.src + r * j.ld + c0;
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  const auto lo = reinterpret_cast<std::uintptr_t>(j.src);
-  const auto hi = reinterpret_cast<std::uintptr_t>(j.src + (j.rows - 1) * j.ld + j.cols);  // end
-  const std::uintptr_t q = addr & ~static_cast<std::uintptr_t>(15);
-  const unsigned shift = static_cast<unsigned>(addr - q);  // bytes, even
-  if (q >= lo && q + (shift == 0 ? 16 : 32) <= hi) {
-    const uint4 v0 = ld_nc16(reinterpret_cast<const void*>(q));
-    if (shift == 0) {
-      out = v0;
-    } else {
-      const uint4 v1 = ld_nc16(reinterpret_cast<const void*>(q + 16));
-      const unsigned w[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
-      const unsigned bits = (shift & 2u) * 8u;
-      switch (shift >> 2) {
-        case 0: out = take<0>(w, bits); break;
-        case 1: out = take<1>(w, bits); break;
-        case 2: out = take<2>(w, bits); break;
-        default: out = take<3>(w, bits); break;
+// Chunk idx (row-major, dst_cols / 8 per row) of the packed copy of j. Arrays are indexed with
+// constants only, and j is used where it lies (kernel parameters): no stack frame.
+__device__ __forceinline__ void pack_chunk(const pack_job& j, long long idx) {
+  const long long per_row = j.dst_cols / 8;
+  const long long r = idx / per_row, c0 = (idx % per_row) * 8;
+  unsigned o[4] = {0u, 0u, 0u, 0u};
+  if (r < j.rows && c0 < j.cols) {  // else padding: zeros
+    const long long valid = j.cols - c0 < 8 ? j.cols - c0 : 8;
+    const unsigned short* p = j.src + r * j.ld + c0;
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    const auto lo = reinterpret_cast<std::uintptr_t>(j.src);
+    const auto hi = reinterpret_cast<std::uintptr_t>(j.src + (j.rows - 1) * j.ld + j.cols);  // end
+    const std::uintptr_t q = addr & ~static_cast<std::uintptr_t>(15);
+    const unsigned shift = static_cast<unsigned>(addr - q);  // bytes, even
+    if (q >= lo && q + (shift == 0 ? 16 : 32) <= hi) {
+      const uint4 v0 = ld_nc16(reinterpret_cast<const void*>(q));
+      if (shift == 0) {
+        o[0] = v0.x;
+        o[1] = v0.y;
+        o[2] = v0.z;
+        o[3] = v0.w;
+      } else {
+        const uint4 v1 = ld_nc16(reinterpret_cast<const void*>(q + 16));
+        const unsigned w[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
+        const unsigned bits = (shift & 2u) * 8u;
+        switch (shift >> 2) {
+          case 0: take<0>(w, bits, o); break;
+          case 1: take<1>(w, bits, o); break;
+          case 2: take<2>(w, bits, o); break;
+          default: take<3>(w, bits, o); break;
+        }
       }
-    }
-    if (valid < 8) {  // the elements past the row's end are zeros
-      unsigned* o = reinterpret_cast<unsigned*>(&out);
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
+      for (int i = 0; i < 4; ++i) {  // the elements past the row's end are zeros
         if (2 * i >= valid) o[i] = 0u;
         else if (2 * i + 1 >= valid) o[i] &= 0xffffu;
       }
-    }
-    return out;
-  }
-  unsigned* o = reinterpret_cast<unsigned*>(&out);
+    } else {
 #pragma unroll
-  for (int i = 0; i < 8; ++i)
-    if (i < valid) o[i / 2] |= static_cast<unsigned>(__ldg(p + i)) << (16 * (i % 2));
-  return out;
+      for (int i = 0; i < 8; ++i)
+        if (i < valid) o[i / 2] |= static_cast<unsigned>(__ldg(p + i)) << (16 * (i % 2));
+    }
+  }
+  reinterpret_cast<uint4*>(j.dst)[idx] = make_uint4(o[0], o[1], o[2], o[3]);
 }
 
 __global__ void pack_kernel(pack_job a, pack_job b) {
   const long long total = a.chunks + b.chunks;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const bool in_a = i < a.chunks;
-    const pack_job& j = in_a ? a : b;
-    const long long idx = in_a ? i : i - a.chunks;
-    const long long per_row = j.dst_cols / 8;
-    const long long r = idx / per_row, c0 = (idx % per_row) * 8;
-    reinterpret_cast<uint4*>(j.dst)[idx] = chunk_of(j, r, c0);
+    if (i < a.chunks) pack_chunk(a, i);
+    else pack_chunk(b, i - a.chunks);
   }
 }
 
