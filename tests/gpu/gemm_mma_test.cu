@@ -3,7 +3,8 @@
 // the tile, leading dimensions and pointers that defeat 16-byte loads, both B layouts, beta 0 and
 // 0.5, split-K 1 and 3. Outputs are poisoned with NaN first; padding between rows must still hold
 // it afterwards. The split-K workspace is zeroed once per configuration and reused by every case,
-// and every case is launched twice: the workspace must reset itself.
+// and every case is launched twice: the workspace must reset itself. pack: 1 configurations copy A
+// and B to aligned, zero-padded rows of the workspace first, never over its split-K counters.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -139,6 +140,16 @@ struct harness {
                           << r.first_bad_col << ", " << r.nan_count << " NaN, max abs err "
                           << r.max_abs_err << ", max rel err " << r.max_rel_err;
       EXPECT_EQ(r.nan_count, 0);
+    }
+
+    // The split-K counters every configuration sharing a workspace relies on are back at zero
+    // (packed copies never lie over them).
+    if (workspace != nullptr && workspace_size >= kg::detail::mma_split_counter_bytes) {
+      std::vector<unsigned> counters(kg::detail::mma_split_counter_bytes / 4);
+      CUOP_CUDA_ASSERT(cudaMemcpy(counters.data(), workspace, counters.size() * 4, cudaMemcpyDeviceToHost));
+      long long nonzero = 0;
+      for (unsigned v : counters) nonzero += v != 0u;
+      EXPECT_EQ(nonzero, 0) << "split-K counters left non-zero";
     }
 
     // Nothing outside the output rows was written: the padding still holds the poison.

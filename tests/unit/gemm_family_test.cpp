@@ -216,7 +216,8 @@ TEST(gemm_family, mma_plan_launch) {
 }
 
 // pack: 1 (mma only) is an optional parameter, named only when set; the plan puts the packed
-// copies after the split-K regions, 256-byte aligned, K (and row-major B's N) rounded up to 8.
+// copies after the split-K regions (and always after the counters every configuration sharing
+// the workspace relies on), 256-byte aligned, K (and row-major B's N) rounded up to 8.
 TEST(gemm_family, mma_pack) {
   EXPECT_EQ(kg::optional_param_names(kg::family::mma), (std::vector<std::string_view>{"pack"}));
   EXPECT_TRUE(kg::optional_param_names(kg::family::skinny).empty());
@@ -242,8 +243,8 @@ TEST(gemm_family, mma_pack) {
   EXPECT_TRUE(p.pack.b_col);
   EXPECT_EQ(p.pack.k, 4096);
   EXPECT_EQ(p.pack.ldb, 4096);
-  EXPECT_EQ(p.pack.a_offset, 0u);  // no split-K regions
-  EXPECT_EQ(p.pack.b_offset, (2u * 127 * 4096 + 255) / 256 * 256);
+  EXPECT_EQ(p.pack.a_offset, 65536u);  // no split-K, yet never over the shared counters
+  EXPECT_EQ(p.pack.b_offset, 65536u + (2u * 127 * 4096 + 255) / 256 * 256);
   EXPECT_EQ(p.workspace_bytes, p.pack.b_offset + 2u * 1031 * 4096);
 
   c.split_k = 3;

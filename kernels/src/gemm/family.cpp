@@ -122,7 +122,10 @@ std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_lim
     p.pack.ldb = p.pack.b_col ? kp : round8(n);
     const long long a_bytes = 2 * static_cast<long long>(m) * kp;
     const long long b_bytes = 2 * (p.pack.b_col ? static_cast<long long>(n) * kp : kp * p.pack.ldb);
-    const long long a_off = align256(static_cast<long long>(p.workspace_bytes));
+    // Never over the split-K counters, even without split-K: a workspace is shared by every
+    // configuration (tuner and dispatch alike), and the others need those counters at zero.
+    const long long used = static_cast<long long>(p.workspace_bytes);
+    const long long a_off = align256(used > mma_split_counter_bytes ? used : mma_split_counter_bytes);
     const long long b_off = align256(a_off + a_bytes);
     p.pack.a_offset = static_cast<std::size_t>(a_off);
     p.pack.b_offset = static_cast<std::size_t>(b_off);

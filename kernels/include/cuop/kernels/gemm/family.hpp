@@ -96,7 +96,8 @@ struct launch_plan {
   unsigned block_x = 1;
   std::size_t smem_bytes = 0;       // dynamic shared memory
   std::size_t workspace_bytes = 0;  // zeroed once when allocated; self-resetting afterwards
-  pack_plan pack;                   // regions after the split-K ones, rewritten by every launch
+  pack_plan pack;                   // regions after the split-K ones (never over the counters),
+                                    // rewritten by every launch
 };
 
 // Plans the launch of `c` for an m x n x k problem. Empty on success, else why this
