@@ -109,7 +109,11 @@ odd)
   $tune export --db $DB --op gemm --out /tmp/odd-results --update >>"$log" 2>&1 || { echo "export failed"; tail -5 "$log"; exit 1; }
   step "rebuild against the updated results"
   cmake -S . -B build -DCUOP_RESULTS_DIR=/tmp/odd-results >>"$log" 2>&1
-  cmake --build build -j16 --target gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | tail -30; exit 1; }
+  cmake --build build -j16 --target gemm_app gemm_bench cuop_gpu_tests >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | tail -30; exit 1; }
+  step "dispatch tests against the updated results"
+  timeout 120 ./build/tests/cuop_gpu_tests --gtest_filter='*gemm_dispatch*' >"$OUT/gemm-dispatch-tests.txt" 2>&1
+  echo "dispatch tests exit $?" | tee -a "$log"
+  grep -E "^\[ +(OK|PASSED|FAILED) " "$OUT/gemm-dispatch-tests.txt" | tail -8
   for dt in bf16 f16; do
     step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul ($dt)"
     timeout 100 python3 scripts/gemm_vs_torch.py build "${SIDE:-$ODD}" --dtype $dt >"$OUT/gemm-odd-$dt.md" 2>>"$log"

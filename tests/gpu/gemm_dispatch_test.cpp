@@ -1,6 +1,7 @@
 // The library's GEMM dispatch path: cuop::gemm through whatever the emitted table chooses (our
-// kernels, cuBLASLt configurations, the heuristic), on tuned and untuned shapes, both B layouts,
-// f32 and 16-bit outputs, padded leading dimensions, against the reference.
+// kernels, cuBLASLt configurations, the heuristic, either on packed operands), on tuned and
+// untuned shapes, both B layouts, f32 and 16-bit outputs, padded leading dimensions, against the
+// reference.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -80,8 +81,15 @@ TEST(sm80_gemm_dispatch, tuned_and_untuned_shapes) {
            {dtype::bf16, dtype::bf16, b_layout::col, 3, 1000, 4000, 0, 0.f},     // untuned: nearest
            {dtype::bf16, dtype::bf16, b_layout::col, 129, 7, 4097, 0, 0.f},      // awkward
            {dtype::f16, dtype::f16, b_layout::col, 64, 1024, 4096, 0, 0.f},
-           // Untuned in f16: split-K partials must be reduced in f32 whatever serves it.
-           {dtype::f16, dtype::f16, b_layout::col, 4097, 4097, 4097, 0, 0.f}}) {
+           // Odd K (lda, ldb odd): tuned choices on packed operands (pack: 1, ours or cuBLASLt's),
+           // and their neighbours, misaligned (packed too) and aligned (the packing dropped).
+           {dtype::f16, dtype::f16, b_layout::col, 4097, 4097, 4097, 0, 0.f},
+           {dtype::bf16, dtype::bf16, b_layout::col, 4097, 4097, 4097, 0, 0.f},
+           {dtype::bf16, dtype::bf16, b_layout::col, 127, 1031, 4093, 0, 0.f},
+           {dtype::f16, dtype::f16, b_layout::col, 127, 1031, 4093, 0, 0.f},
+           {dtype::bf16, dtype::bf16, b_layout::col, 130, 1031, 4093, 0, 0.f},
+           {dtype::bf16, dtype::bf16, b_layout::col, 120, 1000, 4096, 0, 0.f},
+           {dtype::bf16, dtype::bf16, b_layout::col, 4000, 4100, 4104, 0, 0.f}}) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
     check(c);
   }

@@ -259,6 +259,12 @@ TEST(gemm_family, mma_pack) {
   EXPECT_EQ(p.pack.b_offset, (p.pack.a_offset + 2u * 129 * 4104 + 255) / 256 * 256);
   EXPECT_EQ(p.workspace_bytes, p.pack.b_offset + 2u * 4104 * 8);  // k rows of B padded to 4104
 
+  // The regions alone (the cuBLASLt path packs after its own workspace).
+  kg::pack_plan pp;
+  EXPECT_EQ(kg::plan_pack(true, 127, 1031, 4093, 100, pp), 256u + (2u * 127 * 4096 + 255) / 256 * 256 + 2u * 1031 * 4096);
+  EXPECT_EQ(pp.a_offset, 256u);
+  EXPECT_EQ(pp.k, 4096);
+
   c.pack = 0;
   ASSERT_EQ(kg::plan_launch(c, 129, 7, 4097, dev, p), "");
   EXPECT_FALSE(p.pack.on);

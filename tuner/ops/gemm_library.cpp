@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cuop/backends/cublaslt_backend.hpp"
+#include "cuop/kernels/gemm/pack.hpp"
 
 namespace cuop::ops {
 
@@ -41,9 +42,16 @@ std::size_t workspace_limit(const nlohmann::json& params) {
   return static_cast<std::size_t>(params.value("workspace_mb", 32LL)) << 20;
 }
 
+// `pack: 1`: the configurations of the problem on packed copies of A and B (K rounded up to 8,
+// 16-byte aligned rows; kernels/include/cuop/kernels/gemm/pack.hpp), named with a "_pk1" suffix.
+bool packed(const nlohmann::json& params) { return params.value("pack", 0LL) == 1; }
+constexpr const char* pack_suffix = "_pk1";
+
 struct prepared {
   const bk::lt_gemm* gemm = nullptr;
   cublasLtMatmulAlgo_t algo{};
+  std::size_t lt_workspace = 0;    // cuBLASLt's part, at the start of the workspace
+  kernels::gemm::pack_plan pack;   // after it
 };
 
 }  // namespace
@@ -51,18 +59,20 @@ struct prepared {
 struct gemm_library::impl {
   cublasLtHandle_t handle = nullptr;
   cublasStatus_t handle_status = CUBLAS_STATUS_NOT_INITIALIZED;
-  std::map<std::tuple<dtype, int, int, int>, bk::lt_gemm> problems;
+  std::map<std::tuple<dtype, int, int, int, bool>, bk::lt_gemm> problems;
 
   // The problem's descriptors, made once; null with `why` when cuBLASLt refuses the problem.
-  const bk::lt_gemm* problem(dtype t, int m, int n, int k, std::string& why) {
+  // `pack`: the problem cuBLASLt sees after packing (K rounded up to 8, lda = ldb = that K).
+  const bk::lt_gemm* problem(dtype t, int m, int n, int k, bool pack, std::string& why) {
     if (!handle) {
       why = "cublasLtCreate failed: " + bk::lt_status_text(handle_status);
       return nullptr;
     }
-    const auto key = std::make_tuple(t, m, n, k);
+    const auto key = std::make_tuple(t, m, n, k, pack);
     if (auto it = problems.find(key); it != problems.end()) return &it->second;
     bk::lt_gemm g;
-    bk::lt_problem p{t, t, kernels::gemm::b_layout::col, m, n, k, k, k, n, n};
+    const int kk = pack ? (k + 7) / 8 * 8 : k;
+    bk::lt_problem p{t, t, kernels::gemm::b_layout::col, m, n, kk, kk, kk, n, n};
     if (g.init(p, &why) != CUBLAS_STATUS_SUCCESS) return nullptr;
     return &problems.emplace(key, std::move(g)).first->second;
   }
@@ -80,9 +90,11 @@ gemm_library::~gemm_library() {
 
 nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann::json& point,
                                   std::string& message) {
-  const auto* g = m->problem(t, mm, n, k, message);
-  if (!g) return nullptr;
   const auto& params = point.at("params");
+  const bool pack = packed(params);
+  const auto* g = m->problem(t, mm, n, k, pack, message);
+  if (!g) return nullptr;
+  const std::string suffix = pack ? pack_suffix : "";
   const int top = static_cast<int>(params.value("top", 8LL));
   const int space = static_cast<int>(params.value("space", 0LL));
   const std::size_t limit = workspace_limit(params);
@@ -98,14 +110,18 @@ nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann:
   nlohmann::json out = nlohmann::json::array();
   std::set<std::string> seen;
   // The heuristic's first choice, whatever it is on the running library: the reference to beat.
-  out.push_back({{"instance", library_instance(t, "heuristic")},
+  nlohmann::json first = {{"rank", 0}, {"workspace_mb", workspace_mb}};
+  if (pack) first["pack"] = 1;
+  out.push_back({{"instance", library_instance(t, "heuristic" + suffix)},
                  {"family", "cublaslt"},
-                 {"params", {{"rank", 0}, {"workspace_mb", workspace_mb}}}});
+                 {"params", std::move(first)}});
   seen.insert(bk::lt_config_id(ranked.front()));
   const auto add = [&](const bk::lt_config& c) {
     const auto id = bk::lt_config_id(c);
     if (!seen.insert(id).second) return;
-    out.push_back({{"instance", library_instance(t, id)}, {"family", "cublaslt"}, {"params", params_of(c)}});
+    nlohmann::json p = params_of(c);
+    if (pack) p["pack"] = 1;
+    out.push_back({{"instance", library_instance(t, id + suffix)}, {"family", "cublaslt"}, {"params", std::move(p)}});
   };
   for (std::size_t i = 1; i < ranked.size(); ++i) add(ranked[i]);
   if (space > 0) {
@@ -120,9 +136,10 @@ nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann:
 std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann::json& config,
                                   library_call& out) {
   std::string why;
-  const auto* g = m->problem(t, mm, n, k, why);
-  if (!g) return why;
   const auto& params = config.at("params");
+  const bool pack = packed(params);
+  const auto* g = m->problem(t, mm, n, k, pack, why);
+  if (!g) return why;
   auto state = std::make_shared<prepared>();
   state->gemm = g;
   if (params.contains("rank")) {  // the heuristic's answer of that rank, asked now
@@ -140,6 +157,8 @@ std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann:
     if (!g->build(m->handle, config_of(params), state->algo, &why, &workspace)) return why;
     out.workspace_bytes = workspace;
   }
+  state->lt_workspace = out.workspace_bytes;
+  if (pack) out.workspace_bytes = kernels::gemm::plan_pack(true, mm, n, k, out.workspace_bytes, state->pack);
   out.state = std::move(state);
   return {};
 }
@@ -147,7 +166,14 @@ std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann:
 cudaError_t gemm_library::run(const library_call& call, const kernels::gemm::gemm_args& a,
                               void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   const auto* p = static_cast<const prepared*>(call.state.get());
-  const auto s = p->gemm->run(m->handle, p->algo, a.a, a.b, a.c, a.d, a.alpha, a.beta, workspace,
+  kernels::gemm::gemm_args in = a;
+  if (p->pack.on) {
+    kernels::gemm::gemm_args src = a;
+    src.workspace = workspace;
+    if (const cudaError_t e = kernels::gemm::pack_operands(p->pack, src, in, stream); e != cudaSuccess) return e;
+    workspace_bytes = p->lt_workspace;
+  }
+  const auto s = p->gemm->run(m->handle, p->algo, in.a, in.b, in.c, in.d, in.alpha, in.beta, workspace,
                               workspace_bytes, stream);
   if (s == CUBLAS_STATUS_SUCCESS) return cudaSuccess;
   // cuBLASLt reports its own status; the CUDA error behind an execution failure is the one

@@ -33,7 +33,9 @@ op_desc gemm_op() {
     for (std::string_view p : kg::optional_param_names(f)) d.optional_params.emplace_back(p);
     op.families.push_back(std::move(d));
   }
-  op.families.push_back({std::string(cublaslt_family), cublaslt_param_names(), "library"});
+  family_desc lt{std::string(cublaslt_family), cublaslt_param_names(), "library"};
+  lt.optional_params = {"pack"};  // tuner/ops/gemm_library.cpp: the configurations on packed operands
+  op.families.push_back(std::move(lt));
   return op;
 }
 

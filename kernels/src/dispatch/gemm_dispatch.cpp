@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "cuop/backends/cublaslt_backend.hpp"
 #include "cuop/generated/gemm_dispatch.hpp"
 #include "cuop/kernels/gemm/launch.hpp"
+#include "cuop/kernels/gemm/pack.hpp"
 #include "dispatch_common.hpp"
 
 namespace cuop::generated {
@@ -63,8 +65,19 @@ struct selection {
   std::shared_ptr<bk::lt_gemm> lt;       // cublaslt and heuristic
   cublasLtMatmulAlgo_t algo{};
   std::size_t lt_workspace = 0;
+  kg::pack_plan pack;                    // cublaslt on packed operands: regions after lt_workspace
+  std::size_t pack_end = 0;
   bool fell_back = false;
 };
+
+// Configurations measured on packed operands end their identifier (and instance) with this.
+constexpr std::string_view pack_suffix = "_pk1";
+
+// Rows of A and B already allow 16-byte copies (pointers aside): a neighbour's packing choice
+// would only add a copy.
+bool leading_dims_aligned(const call_key& p) {
+  return p.k % 8 == 0 && p.lda % 8 == 0 && p.ldb % 8 == 0;
+}
 
 double log_distance(const detail::gemm_entry& e, const call_key& p) {
   const auto d = [](int a, int b) { return std::fabs(std::log(static_cast<double>(a) / b)); };
@@ -102,28 +115,46 @@ bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_
                cublasLtHandle_t h, selection& s) {
   s = {};
   s.entry = &e;
-  if (e.kind == detail::gemm_kind::kernel)
-    return generated::gemm_kernels[e.kernel] && kg::plan_launch(e.config, p.m, p.n, p.k, limits, s.plan).empty();
+  const bool exact = e.m == p.m && e.n == p.n && e.k == p.k;
+  if (e.kind == detail::gemm_kind::kernel) {
+    kg::gemm_config c = e.config;
+    if (c.pack == 1 && !exact && leading_dims_aligned(p)) c.pack = 0;
+    return generated::gemm_kernels[e.kernel] && kg::plan_launch(c, p.m, p.n, p.k, limits, s.plan).empty();
+  }
   if (!h) return false;
+  std::string_view id = e.kind == detail::gemm_kind::cublaslt ? e.lt_id : "";
+  bool pack = id.size() > pack_suffix.size() && id.substr(id.size() - pack_suffix.size()) == pack_suffix;
+  if (pack) id.remove_suffix(pack_suffix.size());
+  if (pack && !exact && leading_dims_aligned(p)) pack = false;
+  // Packed, cuBLASLt sees K rounded up to 8 and dense, aligned rows (pack.hpp).
+  const int kp = pack ? (p.k + 7) / 8 * 8 : p.k;
+  const long long lda = pack ? kp : p.lda;
+  const long long ldb = pack ? (p.b == kg::b_layout::col ? kp : (p.n + 7) / 8 * 8) : p.ldb;
   auto lt = std::make_shared<bk::lt_gemm>();
-  const bk::lt_problem lp{p.in, p.out, p.b, p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.ldd};
+  const bk::lt_problem lp{p.in, p.out, p.b, p.m, p.n, kp, lda, ldb, p.ldc, p.ldd};
   if (lt->init(lp, nullptr) != CUBLAS_STATUS_SUCCESS) return false;
   s.lt = std::move(lt);
-  const bool exact = e.m == p.m && e.n == p.n && e.k == p.k;
+  const auto finish = [&](bool ok) {
+    if (ok && pack) s.pack_end = kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, s.lt_workspace, s.pack);
+    return ok;
+  };
+  if (id == "heuristic")  // the heuristic's choice measured on packed operands
+    return finish(heuristic_choice(h, s, exact && e.source == detail::entry_source::tuned) == status::success);
   if (e.kind == detail::gemm_kind::cublaslt) {
     bk::lt_config c;
     std::string why;
-    const bool parsed = bk::parse_lt_config_id(e.lt_id, c, &why);
+    const bool parsed = bk::parse_lt_config_id(id, c, &why);
     // A neighbour's split-K reduced in the output type was verified for its shape only.
     const bool output_type_reduction =
         parsed && c.split_k > 1 && (c.reduction & (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE));
     if (parsed && (exact || !output_type_reduction) && s.lt->build(h, c, s.algo, &why, &s.lt_workspace))
-      return true;
+      return finish(true);
     if (!exact) return false;  // a neighbour's choice: try the next one
     report_fallback(e, p, why);
     s.fell_back = true;
   }
-  return heuristic_choice(h, s, exact && !s.fell_back && e.source == detail::entry_source::tuned) == status::success;
+  return finish(heuristic_choice(h, s, exact && !s.fell_back && e.source == detail::entry_source::tuned) ==
+                status::success);
 }
 
 status select_uncached(const call_key& p, selection& out) {
@@ -211,11 +242,23 @@ status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, 
     return to_status(kg::launch(generated::gemm_kernels[sel.entry->kernel], sel.plan, args, stream));
   }
   void* workspace = nullptr;
-  if (sel.lt_workspace > 0)
-    if (auto s = dispatch::buffer_for(sel.lt_workspace, stream, dispatch::buffer_purpose::scratch, workspace);
+  const std::size_t scratch = sel.pack.on ? sel.pack_end : sel.lt_workspace;
+  if (scratch > 0)
+    if (auto s = dispatch::buffer_for(scratch, stream, dispatch::buffer_purpose::scratch, workspace);
         s != status::success)
       return s;
-  const auto r = sel.lt->run(lt_handle(key.device), sel.algo, a, b, c, d, p.alpha, p.beta, workspace,
+  const void* lt_a = a;
+  const void* lt_b = b;
+  if (sel.pack.on) {
+    const kg::gemm_args src{a, b, c, d, p.m, p.n, p.k, key.lda, key.ldb, key.ldc, key.ldd,
+                            p.alpha, p.beta, workspace};
+    kg::gemm_args packed;
+    if (const cudaError_t e = kg::pack_operands(sel.pack, src, packed, stream); e != cudaSuccess)
+      return to_status(e);
+    lt_a = packed.a;
+    lt_b = packed.b;
+  }
+  const auto r = sel.lt->run(lt_handle(key.device), sel.algo, lt_a, lt_b, c, d, p.alpha, p.beta, workspace,
                              sel.lt_workspace, stream);
   if (r == CUBLAS_STATUS_SUCCESS) return status::success;
   if (r == CUBLAS_STATUS_NOT_SUPPORTED || r == CUBLAS_STATUS_INVALID_VALUE) return status::unsupported;

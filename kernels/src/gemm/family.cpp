@@ -85,9 +85,6 @@ std::string check_mma(const gemm_config& c) {
   return {};
 }
 
-long long align256(long long bytes) { return (bytes + 255) / 256 * 256; }
-long long round8(long long v) { return (v + 7) / 8 * 8; }
-
 std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_limits& dev,
                      launch_plan& out) {
   const auto s = [](long long v) { return std::to_string(v); };
@@ -114,22 +111,13 @@ std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_lim
         mma_split_counter_bytes + static_cast<long long>(c.split_k) * tiles * c.block_m * c.block_n * 4);
   }
   if (c.pack == 1) {
-    const long long kp = round8(k);
-    if (kp > std::numeric_limits<int>::max()) return "k " + s(k) + " rounded up to 8 overflows int";
-    p.pack.on = true;
-    p.pack.b_col = c.b == b_layout::col;
-    p.pack.k = static_cast<int>(kp);
-    p.pack.ldb = p.pack.b_col ? kp : round8(n);
-    const long long a_bytes = 2 * static_cast<long long>(m) * kp;
-    const long long b_bytes = 2 * (p.pack.b_col ? static_cast<long long>(n) * kp : kp * p.pack.ldb);
     // Never over the split-K counters, even without split-K: a workspace is shared by every
     // configuration (tuner and dispatch alike), and the others need those counters at zero.
     const long long used = static_cast<long long>(p.workspace_bytes);
-    const long long a_off = align256(used > mma_split_counter_bytes ? used : mma_split_counter_bytes);
-    const long long b_off = align256(a_off + a_bytes);
-    p.pack.a_offset = static_cast<std::size_t>(a_off);
-    p.pack.b_offset = static_cast<std::size_t>(b_off);
-    p.workspace_bytes = static_cast<std::size_t>(b_off + b_bytes);
+    if (k > std::numeric_limits<int>::max() - 7) return "k " + s(k) + " rounded up to 8 overflows int";
+    p.workspace_bytes = plan_pack(c.b == b_layout::col, m, n, k,
+                                  static_cast<std::size_t>(used > mma_split_counter_bytes ? used : mma_split_counter_bytes),
+                                  p.pack);
   }
   out = p;
   return {};
@@ -261,6 +249,25 @@ std::string_view header_of(family f) noexcept {
     case family::skinny: return "cuop/kernels/gemm/skinny.cuh";
   }
   return "";
+}
+
+std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_plan& out) {
+  const auto align256 = [](long long v) { return (v + 255) / 256 * 256; };
+  const auto round8 = [](long long v) { return (v + 7) / 8 * 8; };
+  const long long kp = round8(k);
+  pack_plan p;
+  p.on = true;
+  p.b_col = b_col;
+  p.k = static_cast<int>(kp);
+  p.ldb = b_col ? kp : round8(n);
+  const long long a_bytes = 2 * static_cast<long long>(m) * kp;
+  const long long b_bytes = 2 * (b_col ? static_cast<long long>(n) * kp : kp * p.ldb);
+  const long long a_off = align256(static_cast<long long>(start));
+  const long long b_off = align256(a_off + a_bytes);
+  p.a_offset = static_cast<std::size_t>(a_off);
+  p.b_offset = static_cast<std::size_t>(b_off);
+  out = p;
+  return static_cast<std::size_t>(b_off + b_bytes);
 }
 
 std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_limits& dev,

@@ -100,6 +100,10 @@ struct launch_plan {
                                     // rewritten by every launch
 };
 
+// The packed copies of A (m x k) and B (n x k, or k x n when !b_col) placed from byte `start` of
+// a workspace (256-byte aligned regions); returns the end of the second. k <= INT_MAX - 7.
+std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_plan& out);
+
 // Plans the launch of `c` for an m x n x k problem. Empty on success, else why this
 // configuration cannot run the problem.
 std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_limits& dev,
