@@ -13,8 +13,8 @@
 #                                                         decode problems (m <= 64), per-family table
 #                                                         (CONFIG=<yaml> sweeps another file, e.g. a
 #                                                         probe; SKIP_TESTS=1 skips the tests)
-#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh odd       build, GEMM GPU tests, sweep of the
-#                                                         misaligned problems ($ODD, both dtypes),
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh odd       build, GEMM GPU tests (SKIP_TESTS=1: none),
+#                                                         sweep of the odd-K problems ($ODD, both dtypes),
 #                                                         export --update over the committed results,
 #                                                         rebuild, side-by-side tables
 # Everything worth keeping goes to $OUT.
@@ -90,15 +90,17 @@ decode)
   ;;
 odd)
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
-  ODD="${ODD:-127x1031x4093,4097x4097x4097}"
+  ODD="${ODD:-127x1031x4093,4097x4097x4097,4096x4096x4093}"
   step "configure + build"
   # shellcheck disable=SC2086
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
   cmake --build build -j16 --target cuop-tune cuop_gpu_tests gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
-  step "GEMM GPU tests"
-  timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter="${TEST_FILTER:-*gemm*:*cublaslt*}" >"$OUT/gemm-tests.txt" 2>&1
-  echo "tests exit $?" | tee -a "$log"
-  grep -E "^\[ +(PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -20
+  if [[ "${SKIP_TESTS:-0}" != 1 ]]; then
+    step "GEMM GPU tests"
+    timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter="${TEST_FILTER:-*gemm*:*cublaslt*}" >"$OUT/gemm-tests.txt" 2>&1
+    echo "tests exit $?" | tee -a "$log"
+    grep -E "^\[ +(PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -20
+  fi
   step "sweep ($ODD, bf16 and f16)"
   only=$(echo "$ODD" | sed 's/\([0-9x]*\)/gemm_bf16_\1,gemm_f16_\1/g')
   timeout "${GEMM_SWEEP_S:-200}" $tune sweep configs/gemm.yaml --only "$only" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1

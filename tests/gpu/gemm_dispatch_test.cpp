@@ -89,7 +89,10 @@ TEST(sm80_gemm_dispatch, tuned_and_untuned_shapes) {
            {dtype::f16, dtype::f16, b_layout::col, 127, 1031, 4093, 0, 0.f},
            {dtype::bf16, dtype::bf16, b_layout::col, 130, 1031, 4093, 0, 0.f},
            {dtype::bf16, dtype::bf16, b_layout::col, 120, 1000, 4096, 0, 0.f},
-           {dtype::bf16, dtype::bf16, b_layout::col, 4000, 4100, 4104, 0, 0.f}}) {
+           {dtype::bf16, dtype::bf16, b_layout::col, 4000, 4100, 4104, 0, 0.f},
+           {dtype::bf16, dtype::bf16, b_layout::col, 4096, 4096, 4093, 0, 0.f},
+           {dtype::f16, dtype::f16, b_layout::col, 4096, 4096, 4093, 0, 0.f},
+           {dtype::bf16, dtype::bf16, b_layout::col, 3000, 4096, 4093, 0, 0.f}}) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
     check(c);
   }
