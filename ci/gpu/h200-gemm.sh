@@ -29,6 +29,14 @@ args=$(ci/gpu/setup-offline-deps.sh /tmp/cuop-deps) || exit 1
 export LD_LIBRARY_PATH="/tmp/cuop-deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 export PATH="/usr/local/cuda/bin:$PATH"
 tune=./build/tuner/cuop-tune
+# The GEMM GPU tests ($TEST_FILTER, default every GEMM and cuBLASLt one) unless SKIP_TESTS=1.
+gemm_gpu_tests() {
+  [[ "${SKIP_TESTS:-0}" == 1 ]] && return
+  step "GEMM GPU tests"
+  timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter="${TEST_FILTER:-*gemm*:*cublaslt*}" >"$OUT/gemm-tests.txt" 2>&1
+  echo "tests exit $?" | tee -a "$log"
+  grep -E "^\[ +(OK|PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -40
+}
 
 SHAPES="1x4096x4096,1x28672x8192,1x8192x28672,16x4096x4096,16x28672x8192,64x8192x8192,128x4096x4096,512x28672x8192,2048x8192x8192,4096x4096x4096,4096x1024x4096,16384x4096x4096,127x1031x4093,1000x1000x1000,4097x4097x4097,8192x8192x8192"
 only=$(echo "$SHAPES" | sed 's/\([0-9x]*\)/gemm_bf16_\1/g')
@@ -73,12 +81,7 @@ decode)
   # shellcheck disable=SC2086
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
   cmake --build build -j16 --target cuop-tune cuop_gpu_tests >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
-  if [[ "${SKIP_TESTS:-0}" != 1 ]]; then
-    step "GEMM GPU tests"
-    timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter="${TEST_FILTER:-*gemm*:*cublaslt*}" >"$OUT/gemm-tests.txt" 2>&1
-    echo "tests exit $?" | tee -a "$log"
-    grep -E "^\[ +(OK|PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -40
-  fi
+  gemm_gpu_tests
   step "decode sweep (${CONFIG:-configs/gemm.yaml})"
   timeout "${GEMM_SWEEP_S:-240}" $tune sweep "${CONFIG:-configs/gemm.yaml}" --only "${ONLY:-gemm_bf16_1x,gemm_bf16_16x,gemm_bf16_64x}" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
   echo "sweep exit $?" | tee -a "$log"
@@ -95,12 +98,7 @@ odd)
   # shellcheck disable=SC2086
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
   cmake --build build -j16 --target cuop-tune cuop_gpu_tests gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
-  if [[ "${SKIP_TESTS:-0}" != 1 ]]; then
-    step "GEMM GPU tests"
-    timeout "${TESTS_S:-150}" ./build/tests/cuop_gpu_tests --gtest_filter="${TEST_FILTER:-*gemm*:*cublaslt*}" >"$OUT/gemm-tests.txt" 2>&1
-    echo "tests exit $?" | tee -a "$log"
-    grep -E "^\[ +(PASSED|FAILED) |tests ran" "$OUT/gemm-tests.txt" | tail -20
-  fi
+  gemm_gpu_tests
   step "sweep ($ODD, bf16 and f16)"
   only=$(echo "$ODD" | sed 's/\([0-9x]*\)/gemm_bf16_\1,gemm_f16_\1/g')
   timeout "${GEMM_SWEEP_S:-200}" $tune sweep configs/gemm.yaml --only "$only" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1

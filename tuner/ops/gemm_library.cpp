@@ -71,7 +71,9 @@ struct gemm_library::impl {
     const auto key = std::make_tuple(t, m, n, k, pack);
     if (auto it = problems.find(key); it != problems.end()) return &it->second;
     bk::lt_gemm g;
-    const int kk = pack ? (k + 7) / 8 * 8 : k;
+    kernels::gemm::pack_plan shape;
+    if (pack) kernels::gemm::plan_pack(true, m, n, k, 0, shape);
+    const int kk = pack ? shape.k : k;
     bk::lt_problem p{t, t, kernels::gemm::b_layout::col, m, n, kk, kk, kk, n, n};
     if (g.init(p, &why) != CUBLAS_STATUS_SUCCESS) return nullptr;
     return &problems.emplace(key, std::move(g)).first->second;

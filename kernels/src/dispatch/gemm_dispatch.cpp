@@ -127,9 +127,11 @@ bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_
   if (pack) id.remove_suffix(pack_suffix.size());
   if (pack && !exact && leading_dims_aligned(p)) pack = false;
   // Packed, cuBLASLt sees K rounded up to 8 and dense, aligned rows (pack.hpp).
-  const int kp = pack ? (p.k + 7) / 8 * 8 : p.k;
-  const long long lda = pack ? kp : p.lda;
-  const long long ldb = pack ? (p.b == kg::b_layout::col ? kp : (p.n + 7) / 8 * 8) : p.ldb;
+  kg::pack_plan shape;
+  if (pack) kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, 0, shape);
+  const int kp = pack ? shape.k : p.k;
+  const long long lda = pack ? shape.k : p.lda;
+  const long long ldb = pack ? shape.ldb : p.ldb;
   auto lt = std::make_shared<bk::lt_gemm>();
   const bk::lt_problem lp{p.in, p.out, p.b, p.m, p.n, kp, lda, ldb, p.ldc, p.ldd};
   if (lt->init(lp, nullptr) != CUBLAS_STATUS_SUCCESS) return false;
