@@ -2,7 +2,9 @@
 """Side by side on one GPU, in one run: the dispatched cuop::gemm and cuBLASLt's heuristic first
 choice (examples/gemm_bench, Google Benchmark with CUDA-event manual time, L2 flushed, both
 answers verified), and torch.matmul timed the same way (CUDA events, L2 flushed by reading a
-buffer of twice its size, warm-up, median). Prints a markdown table and the goals' figures.
+buffer of twice its size, warm-up, median). Prints a markdown table and the goals' figures. For
+decode shapes (m <= 64) it adds gemm_bench's read floor: the fastest streaming read of B alone,
+timed the same way, and heuristic / floor, the most any kernel that reads B once could gain.
 
 usage: gemm_vs_torch.py BUILD_DIR SWEEP_YAML|MxNxK,... [--dtype bf16]"""
 import json
@@ -37,14 +39,14 @@ def main():
     flush = l2_flush_buffer()
 
     print(f"GPU: {props.name}; {dtype}; L2 flushed (read); torch {torch.__version__}; D = A (m x k) * W^T (W: n x k)\n")
-    print("| m x n x k | cuop choice (source) | cuop us | cuop TFLOP/s | B read TB/s | cuBLASLt heuristic TFLOP/s | cuop / heuristic | torch.matmul TFLOP/s |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    ratios, decode, slower = [], [], []
+    print("| m x n x k | cuop choice (source) | cuop us | cuop TFLOP/s | B read TB/s | cuBLASLt heuristic TFLOP/s | cuop / heuristic | torch.matmul TFLOP/s | B read floor us | heuristic / floor |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    ratios, decode, slower, bounds = [], [], [], {}
     for m, n, k in shapes:
         key = f"{m}x{n}x{k}"
         ours, lt = results.get(("cuop_gemm", key)), results.get(("cublaslt_heuristic", key))
         if not ours or ours.get("error_occurred"):
-            print(f"| {key} | (failed: {(ours or {}).get('error_message', 'not run')}) | | | | | | |")
+            print(f"| {key} | (failed: {(ours or {}).get('error_message', 'not run')}) | | | | | | | | |")
             continue
         lt_failed = not lt or lt.get("error_occurred")
         a = torch.rand(m, k, device="cuda", dtype=DTYPES[dtype]) * 2 - 1
@@ -64,10 +66,25 @@ def main():
             if ratio < 0.98:
                 slower.append((key, ratio))
             lt_cell, ratio_cell = f"{flops / lt_us / 1e6:.1f}", f"{ratio:.2f}x"
+        floor = results.get(("b_read_floor", key))
+        floor_cell, bound_cell = "-", "-"
+        if floor and not floor.get("error_occurred"):
+            floor_cell = f"{floor['real_time']:.1f}"
+            if not lt_failed:
+                bounds[key] = (m, lt["real_time"] / floor["real_time"])
+                bound_cell = f"{bounds[key][1]:.2f}x"
         print(f"| {key} | `{ours.get('label', '?')}` | {ours_us:.1f} | {flops / ours_us / 1e6:.1f} | "
-              f"{n * k * 2 / ours_us / 1e6:.2f} | {lt_cell} | {ratio_cell} | {flops / torch_us / 1e6:.1f} |")
+              f"{n * k * 2 / ours_us / 1e6:.2f} | {lt_cell} | {ratio_cell} | {flops / torch_us / 1e6:.1f} | "
+              f"{floor_cell} | {bound_cell} |")
     print(f"\nGeometric mean cuop / cuBLASLt heuristic over {len(ratios)} shapes: {geomean(ratios):.3f}x")
     print(f"Decode shapes (m <= 64): geometric mean {geomean(decode):.2f}x, min {min(decode) if decode else float('nan'):.2f}x")
+    if bounds:
+        per_m = {}
+        for m, b in bounds.values():
+            per_m.setdefault(m, []).append(b)
+        print(f"Decode shapes, heuristic / B read floor (the most a kernel reading B once could gain): geometric mean "
+              f"{geomean([b for _, b in bounds.values()]):.2f}x over {len(bounds)}; "
+              + ", ".join(f"m = {m}: {geomean(v):.2f}x" for m, v in sorted(per_m.items())))
     print("Shapes more than 2% slower than the heuristic: " + (", ".join(f"{s} ({r:.2f}x)" for s, r in slower) or "none"))
 
 

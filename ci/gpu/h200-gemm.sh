@@ -17,6 +17,10 @@
 #                                                         sweep of the odd-K problems ($ODD, both dtypes),
 #                                                         export --update over the committed results,
 #                                                         rebuild, side-by-side tables
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-gemm.sh table     build gemm_bench against the committed
+#                                                         results, side-by-side table of $SHAPES
+#                                                         (FULL=1: every bf16 problem) with the B read
+#                                                         floor of the decode shapes; no tests
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -191,6 +195,18 @@ side)  # one call: build against the committed results/, every GPU test, side-by
   timeout 90 python3 scripts/softmax_vs_torch.py build >"$OUT/softmax-h200.md" 2>>"$log"
   cat "$OUT/softmax-h200.md"
   ;;
+table)  # one call: the committed dispatch table side by side, with the decode shapes' read floor
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$log" 2>&1
+  step "configure + build"
+  # shellcheck disable=SC2086
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a $args >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  cmake --build build -j16 --target gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
+  ./build/examples/gemm_app 2>&1 | tee -a "$log"
+  step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul vs the read floor (${DTYPE:-bf16})"
+  timeout "${GEMM_CMP_S:-400}" python3 scripts/gemm_vs_torch.py build "$SHAPES" --dtype "${DTYPE:-bf16}" >"$OUT/gemm-table.md" 2>>"$log"
+  echo "table exit $?" | tee -a "$log"
+  tail -6 "$OUT/gemm-table.md"
+  ;;
 compare)
   step "rebuild against the new results"
   cmake -S . -B build -DCUOP_RESULTS_DIR="$OUT/results" >>"$log" 2>&1
@@ -206,7 +222,7 @@ compare)
   cat "$OUT/gemm-h200.md"
   ;;
 *)
-  echo "usage: $0 quick|f16|side|decode|odd|build|sweep|compare" >&2
+  echo "usage: $0 quick|f16|side|decode|odd|table|build|sweep|compare" >&2
   exit 2
   ;;
 esac
