@@ -21,6 +21,8 @@
 #                                                         results, side-by-side table of $SHAPES
 #                                                         (FULL=1: every bf16 problem) with the B read
 #                                                         floor of the decode shapes; no tests
+#                                                         (TABLE_SHAPES=MxNxK,... other shapes; REPS=N
+#                                                         N randomly interleaved repetitions, medians)
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -203,7 +205,8 @@ table)  # one call: the committed dispatch table side by side, with the decode s
   cmake --build build -j16 --target gemm_app gemm_bench >>"$log" 2>&1 || { grep -E "error|FAILED" "$log" | head -40; exit 1; }
   ./build/examples/gemm_app 2>&1 | tee -a "$log"
   step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul vs the read floor (${DTYPE:-bf16})"
-  timeout "${GEMM_CMP_S:-400}" python3 scripts/gemm_vs_torch.py build "$SHAPES" --dtype "${DTYPE:-bf16}" >"$OUT/gemm-table.md" 2>>"$log"
+  timeout "${GEMM_CMP_S:-400}" python3 scripts/gemm_vs_torch.py build "${TABLE_SHAPES:-$SHAPES}" --dtype "${DTYPE:-bf16}" \
+    --repetitions "${REPS:-1}" >"$OUT/gemm-table.md" 2>>"$log"
   echo "table exit $?" | tee -a "$log"
   tail -6 "$OUT/gemm-table.md"
   ;;
