@@ -6,8 +6,8 @@
 // groups split across 16-byte chunks (vec 8 staged as f32), 3x3 to 31x31, f16 / bf16 / f32,
 // alpha and beta, and tensors (x, w and y) one element off their alignment, which defeats every
 // vector access. Outputs are poisoned with NaN first (beta == 0). Stage 3 (tensor cores) with one
-// to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, 3x3 to
-// 31x31 filters (one to four 8-tap chunks) and row interleaves (ph) of 1, 2 and 4.
+// to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, and 3x3 to
+// 31x31 filters (one to four 8-tap chunks).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -195,12 +195,3 @@ CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_stage3, __half, dtype::f16, true, 5, 1, 
 CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t16x16_stage3, bf16, dtype::bf16, true, 31, 1, 8, 2, 16, 16, 16, 1, 1, 3)
 // 3x3 with 8 chunks per pixel (64 channels, the plane padded to 4 words modulo 32).
 CUOP_DW_TEST(f16_nhwc_r3_st1_c64_t16x16_stage3, __half, dtype::f16, true, 3, 1, 8, 8, 64, 16, 16, 1, 1, 3)
-// Row interleave 2 (ph): 7x7 f16, 32-row tiles (past a 28-row image: rows computed on zeros, not stored).
-CUOP_DW_TEST(f16_nhwc_r7_st1_c32_t32x32_ph2_stage3, __half, dtype::f16, true, 7, 1, 8, 4, 32, 32, 32, 2, 1, 3)
-// Row interleave 4, bf16 7x7, two 64-row groups, 16 columns, 2 chunks a pixel.
-CUOP_DW_TEST(bf16_nhwc_r7_st1_c16_t128x16_ph4_stage3, bf16, dtype::bf16, true, 7, 1, 8, 2, 16, 128, 16, 4, 1, 3)
-// Row interleave 2 with an even filter height's worth of steps: 3x3 (R + 1 = 4 steps), 5x5 with three chunks a pixel.
-CUOP_DW_TEST(f16_nhwc_r3_st1_c8_t32x8_ph2_stage3, __half, dtype::f16, true, 3, 1, 8, 8, 8, 32, 8, 2, 1, 3)
-CUOP_DW_TEST(bf16_nhwc_r5_st1_c24_t64x24_ph2_stage3, bf16, dtype::bf16, true, 5, 1, 8, 3, 24, 64, 24, 2, 1, 3)
-// Row interleave 2 with 31x31 (four tap chunks, 32 steps).
-CUOP_DW_TEST(f16_nhwc_r31_st1_c16_t32x16_ph2_stage3, __half, dtype::f16, true, 31, 1, 8, 2, 16, 32, 16, 2, 1, 3)

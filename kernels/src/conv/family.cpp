@@ -107,14 +107,13 @@ int threads_per_block(const depthwise_config& c) noexcept {
 
 namespace {
 
-// Stage 3 (depthwise_mma.cuh): block_c planes of the patch (tile_h + r - 1 rows, rounded up to a
-// multiple of the row interleave ph), rows of an odd number of 16-byte units, the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4),
+// Stage 3 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
+// the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4),
 // then the block's filter as the dtype.
 long long mma_smem_bytes(const depthwise_config& c) noexcept {
   const long long xblocks = c.tile_w / 8, chunks = (c.s + 7) / 8;
   const long long units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
-  const long long ri = std::max(c.ph, 1);
-  long long words = (static_cast<long long>(c.tile_h) + c.r - 1 + ri - 1) / ri * ri * units * 4;
+  long long words = (static_cast<long long>(c.tile_h) + c.r - 1) * units * 4;
   const int qc = c.block_c / 8;
   if (qc > 1) {
     const long long target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
@@ -159,13 +158,9 @@ std::string check_mma_config(const depthwise_config& c) {
     return "stage 3 (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
   if (c.lay != layout::nhwc) return "stage 3 (tensor cores) is NHWC only";
   if (c.stride != 1) return "stage 3 (tensor cores) is stride 1 only";
-  if (c.vec != 8 || c.pw != 1)
-    return "stage 3 (tensor cores) takes vec 8 and pw 1 (got vec " + str(c.vec) + ", pw " + str(c.pw) + ")";
-  if (c.ph != 1 && c.ph != 2 && c.ph != 4)
-    return "stage 3: ph " + str(c.ph) + " (the row interleave) is not 1, 2 or 4";
-  if (c.ph > 1 && c.tile_h % (16 * c.ph) != 0)
-    return "stage 3: tile_h " + str(c.tile_h) + " is not a multiple of 16 x ph = " + str(16 * c.ph) +
-           " (the rows of an interleaved row group)";
+  if (c.vec != 8 || c.ph != 1 || c.pw != 1)
+    return "stage 3 (tensor cores) takes vec 8, ph 1 and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) +
+           ", pw " + str(c.pw) + ")";
   if (c.cvecs < 1) return "cvecs " + str(c.cvecs) + " < 1";
   if (c.tile_h < 16) return "stage 3: tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
   if (c.tile_w < 8 || c.tile_w % 8 != 0) return "stage 3: tile_w " + str(c.tile_w) + " is not a multiple of 8";

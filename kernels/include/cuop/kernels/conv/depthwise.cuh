@@ -633,13 +633,13 @@ struct depthwise {
 };
 
 // Stage 3: tensor cores (depthwise_mma.cuh). CVECS is the channels per warp there; the vector is
-// 16 bytes, pw is 1 and ph the row interleave (1, 2 or 4; kernels/src/conv/family.cpp checks the same).
+// 16 bytes and ph, pw are 1 (kernels/src/conv/family.cpp checks the same).
 template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
           int TILE_H, int TILE_W, int PH, int PW>
 struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, 3>
-    : depthwise_mma<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS, PH> {
+    : depthwise_mma<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS> {
   static_assert(NHWC && STRIDE == 1, "stage 3 is NHWC with stride 1");
-  static_assert(VEC * sizeof(T) == 16 && PW == 1, "stage 3: vec of 16 bytes, pw 1 (ph: the row interleave)");
+  static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "stage 3: vec of 16 bytes, ph 1, pw 1");
 };
 
 }  // namespace cuop::kernels::conv

@@ -60,10 +60,9 @@ struct launch_plan {
 //   cvecs    groups per thread (channels per thread = vec * cvecs)
 //   block_c  channels per block
 //   tile_h, tile_w  output tile per block
-//   ph, pw   outputs per thread: ph rows (tile_h % ph == 0) by pw columns (tile_w % pw == 0);
-//            stage 3: pw 1 and ph the row interleave (1, 2 or 4: an MMA row holds ph output rows)
+//   ph, pw   outputs per thread: ph rows (tile_h % ph == 0) by pw columns (tile_w % pw == 0)
 //   stage    0: inputs read through L1 (nhwc only); 1: the input patch staged in shared memory as
-//            the dtype; 2: staged already converted to f32 (16-bit dtypes only); 3: tensor cores
+//            the dtype; 2: staged already converted to f32 (16-bit dtypes only)
 struct depthwise_config {
   dtype t = dtype::f16;
   layout lay = layout::nhwc;
