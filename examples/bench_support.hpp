@@ -11,22 +11,26 @@
 
 namespace cuop::bench {
 
+// One launch after an L2 flush, in milliseconds between the two events around it.
+inline float cold_launch_ms(const std::function<cudaError_t(cudaStream_t)>& launch, measure::l2_flusher& flusher,
+                            cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop) {
+  flusher.flush(stream);
+  cudaEventRecord(start, stream);
+  launch(stream);
+  cudaEventRecord(stop, stream);
+  cudaEventSynchronize(stop);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start, stop);
+  return ms;
+}
+
 inline void time_cold(benchmark::State& state, const std::function<cudaError_t(cudaStream_t)>& launch,
                       measure::l2_flusher& flusher, cudaStream_t stream) {
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
   for (int i = 0; i < 3; ++i) launch(stream);  // warm-up
-  for (auto _ : state) {
-    flusher.flush(stream);
-    cudaEventRecord(start, stream);
-    launch(stream);
-    cudaEventRecord(stop, stream);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3);
-  }
+  for (auto _ : state) state.SetIterationTime(cold_launch_ms(launch, flusher, stream, start, stop) / 1e3);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
 }

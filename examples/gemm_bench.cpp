@@ -152,16 +152,7 @@ double median_cold_us(const std::function<cudaError_t(cudaStream_t)>& launch, in
   cudaEventCreate(&stop);
   for (int i = 0; i < 2; ++i) launch(g_stream);
   std::vector<double> us;
-  for (int i = 0; i < reps; ++i) {
-    g_flusher->flush(g_stream);
-    cudaEventRecord(start, g_stream);
-    launch(g_stream);
-    cudaEventRecord(stop, g_stream);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    us.push_back(ms * 1e3);
-  }
+  for (int i = 0; i < reps; ++i) us.push_back(cuop::bench::cold_launch_ms(launch, *g_flusher, g_stream, start, stop) * 1e3);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   std::nth_element(us.begin(), us.begin() + reps / 2, us.end());
