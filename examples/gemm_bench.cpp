@@ -7,9 +7,9 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -177,7 +177,10 @@ void bm_read_floor(benchmark::State& state, shape s) {
     state.SkipWithError((std::string("read floor: ") + cudaGetErrorString(e)).c_str());
   } else {
     state.SetLabel("read_stream " + cuop::reference::read_shape_name(best));
-    time_it(state, s, [&](cudaStream_t st) { return cuop::reference::read_stream(p.b, bytes, sink, best, st); });
+    cuop::bench::time_cold(
+        state, [&](cudaStream_t st) { return cuop::reference::read_stream(p.b, bytes, sink, best, st); }, *g_flusher,
+        g_stream);
+    state.counters["B_TBps"] = cuop::bench::per_second(static_cast<double>(bytes) / 1e12);  // no FLOPs: a read
   }
   cudaFree(sink);
 }
