@@ -2,13 +2,16 @@
 // same buffers: CUDA events around each launch (manual time), the L2 flushed outside the timed
 // region, the answer of both verified against the reference before timing. Counters: TFLOP/s
 // and, for decode shapes, the bandwidth of reading B.
-//   gemm_bench [--shapes MxNxK,...] [google benchmark flags]
+//   gemm_bench [--shapes=MxNxK,...] [--f16] [--min-time=SECONDS] [google benchmark flags]
+// --min-time: manual (GPU) time each benchmark runs for, 0.2 s by default; every launch also
+// costs a flush, so repetitions of small shapes take many times that in wall time.
 #include <benchmark/benchmark.h>
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -204,10 +207,12 @@ int main(int argc, char** argv) {
   std::string shapes = "4096x4096x4096,8192x8192x8192,16x4096x4096,128x4096x4096,127x1031x4093,"
                        "32768x1024x1024,512x28672x8192,2048x2048x128,1x14336x4096,64x8192x28672";
   cuop::dtype type = cuop::dtype::bf16;
+  double min_time = 0.2;
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--shapes=", 9) == 0) shapes = argv[i] + 9;
     else if (std::strcmp(argv[i], "--f16") == 0) type = cuop::dtype::f16;
+    else if (std::strncmp(argv[i], "--min-time=", 11) == 0) min_time = std::atof(argv[i] + 11);
     else rest.push_back(argv[i]);
   }
   int devices = 0;
@@ -222,10 +227,10 @@ int main(int argc, char** argv) {
   for (const auto& s : parse_shapes(shapes, type)) {
     const auto name = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + "/" +
                       std::string(cuop::name_of(s.type));
-    benchmark::RegisterBenchmark(("cuop_gemm/" + name).c_str(), bm_cuop, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
-    benchmark::RegisterBenchmark(("cublaslt_heuristic/" + name).c_str(), bm_cublaslt, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+    benchmark::RegisterBenchmark(("cuop_gemm/" + name).c_str(), bm_cuop, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(min_time);
+    benchmark::RegisterBenchmark(("cublaslt_heuristic/" + name).c_str(), bm_cublaslt, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(min_time);
     if (s.m <= 64)
-      benchmark::RegisterBenchmark(("b_read_floor/" + name).c_str(), bm_read_floor, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+      benchmark::RegisterBenchmark(("b_read_floor/" + name).c_str(), bm_read_floor, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(min_time);
   }
   int n = static_cast<int>(rest.size());
   benchmark::Initialize(&n, rest.data());

@@ -10,7 +10,10 @@ timed the same way, and heuristic / floor, the most any kernel that reads B once
 --benchmark_enable_random_interleaving) and reads the medians: back-to-back single runs of the
 same cuBLASLt configuration measured 0.89x apart on 64x4096x4096, interleaved 1.00x.
 
-usage: gemm_vs_torch.py BUILD_DIR SWEEP_YAML|MxNxK,... [--dtype bf16] [--repetitions N]"""
+--min-time S: the GPU time each benchmark runs for (gemm_bench's default 0.2 s); with
+repetitions, a smaller one keeps the whole table inside a device call's limit.
+
+usage: gemm_vs_torch.py BUILD_DIR SWEEP_YAML|MxNxK,... [--dtype bf16] [--repetitions N] [--min-time S]"""
 import json
 import subprocess
 import sys
@@ -33,6 +36,8 @@ def main():
     args = [f"{build}/examples/gemm_bench", "--shapes=" + ",".join(f"{m}x{n}x{k}" for m, n, k in shapes),
             "--benchmark_format=json"] + (["--f16"] if dtype == "f16" else [])
     reps = int(sys.argv[sys.argv.index("--repetitions") + 1]) if "--repetitions" in sys.argv else 1
+    if "--min-time" in sys.argv:
+        args.append(f"--min-time={float(sys.argv[sys.argv.index('--min-time') + 1])}")
     if reps > 1:
         args += [f"--benchmark_repetitions={reps}", "--benchmark_enable_random_interleaving=true",
                  "--benchmark_report_aggregates_only=true"]

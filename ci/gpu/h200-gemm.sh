@@ -22,7 +22,8 @@
 #                                                         (FULL=1: every bf16 problem) with the B read
 #                                                         floor of the decode shapes; no tests
 #                                                         (TABLE_SHAPES=MxNxK,... other shapes; REPS=N
-#                                                         N randomly interleaved repetitions, medians)
+#                                                         N randomly interleaved repetitions, medians;
+#                                                         MIN_TIME=S GPU seconds a benchmark, 0.2)
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -206,7 +207,7 @@ table)  # one call: the committed dispatch table side by side, with the decode s
   ./build/examples/gemm_app 2>&1 | tee -a "$log"
   step "cuop::gemm vs cuBLASLt heuristic vs torch.matmul vs the read floor (${DTYPE:-bf16})"
   timeout "${GEMM_CMP_S:-400}" python3 scripts/gemm_vs_torch.py build "${TABLE_SHAPES:-$SHAPES}" --dtype "${DTYPE:-bf16}" \
-    --repetitions "${REPS:-1}" >"$OUT/gemm-table.md" 2>>"$log"
+    --repetitions "${REPS:-1}" --min-time "${MIN_TIME:-0.2}" >"$OUT/gemm-table.md" 2>>"$log"
   echo "table exit $?" | tee -a "$log"
   tail -6 "$OUT/gemm-table.md"
   ;;
