@@ -215,6 +215,10 @@ int main(int argc, char** argv) {
     else if (std::strncmp(argv[i], "--min-time=", 11) == 0) min_time = std::atof(argv[i] + 11);
     else rest.push_back(argv[i]);
   }
+  if (!(min_time > 0)) {
+    std::fprintf(stderr, "gemm_bench: --min-time must be a number of seconds > 0\n");
+    return 2;
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "gemm_bench: no CUDA device: skipped\n");
