@@ -7,8 +7,7 @@
 // alpha and beta, and tensors (x, w and y) one element off their alignment, which defeats every
 // vector access. Outputs are poisoned with NaN first (beta == 0). Stage 3 (tensor cores) with one
 // to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, and 3x3 to
-// 31x31 filters (one to four 8-tap chunks); stage 7 (stage 3 persistent) likewise, each shape also
-// on grids of one and three blocks.
+// 31x31 filters (one to four 8-tap chunks).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -34,7 +33,7 @@ using cuop::dtype;
 
 // As tuner/ops/conv_op.cpp's entry: a minimum of one block per SM for stages 0-2 keeps ptxas from
 // capping the registers of blocks whose thread count is not a multiple of 128 (they spill
-// otherwise); stages 3 and 7 ask for as many blocks as the shared memory holds.
+// otherwise); stage 3 asks for as many blocks as the shared memory holds.
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry(kc::conv_args a) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -97,34 +96,21 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
 
   kc::conv_args a{x_data, w_data, y_data, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
                   sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, 1, 1, sh.groups, v.alpha, v.beta};
+  CUOP_CUDA_ASSERT(kc::launch(kernel, plan, a, nullptr));
+  CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
+  const auto got = to_host(cfg.t, y_data, yn);
   const double atol = ref::conv_atol(cfg.t, sh) * (std::fabs(v.alpha) + 1.0), rtol = ref::conv_rtol(cfg.t);
-  // Stage 7's persistent blocks also run on grids of one and three blocks, so that a block takes
-  // many units (the plan's grid gives these small shapes one unit a block).
-  std::vector<unsigned> grids{plan.grid_x};
-  if (cfg.stage == 7) grids.insert(grids.end(), {1u, 3u});
-  for (const unsigned grid : grids) {
-    SCOPED_TRACE("grid " + std::to_string(grid));
-    if (grid != plan.grid_x) {  // y again as before the first launch
-      if (v.beta != 0.f) CUOP_CUDA_ASSERT(ref::fill_random(cfg.t, y_data, yn, seed + 2, -1.f, 1.f, nullptr));
-      else CUOP_CUDA_ASSERT(ref::fill_nan(cfg.t, y_data, yn, nullptr));
-    }
-    kc::launch_plan run = plan;
-    run.grid_x = grid;
-    CUOP_CUDA_ASSERT(kc::launch(kernel, run, a, nullptr));
-    CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
-    const auto got = to_host(cfg.t, y_data, yn);
-    long long bad = 0, first = -1;
-    for (long long i = 0; i < yn; ++i) {
-      const double want = v.alpha * expect[i] + (v.beta != 0.f ? v.beta * hy0[i] : 0.0);
-      const bool ok = std::isfinite(got[i]) && std::fabs(got[i] - want) <= atol + rtol * std::fabs(want);
-      if (!ok && bad++ < 3)
-        ADD_FAILURE() << "element " << i << ": got " << got[i] << ", want " << want << " = " << v.alpha << " x "
-                      << expect[i] << " + " << v.beta << " x " << hy0[i];
-      if (!ok && first < 0) first = i;
-    }
-    EXPECT_EQ(bad, 0) << "first bad element " << first << ": got " << (first >= 0 ? got[first] : 0.f)
-                      << ", want " << (first >= 0 ? v.alpha * expect[first] : 0.0);
+  long long bad = 0, first = -1;
+  for (long long i = 0; i < yn; ++i) {
+    const double want = v.alpha * expect[i] + (v.beta != 0.f ? v.beta * hy0[i] : 0.0);
+    const bool ok = std::isfinite(got[i]) && std::fabs(got[i] - want) <= atol + rtol * std::fabs(want);
+    if (!ok && bad++ < 3)
+      ADD_FAILURE() << "element " << i << ": got " << got[i] << ", want " << want << " = " << v.alpha << " x "
+                    << expect[i] << " + " << v.beta << " x " << hy0[i];
+    if (!ok && first < 0) first = i;
   }
+  EXPECT_EQ(bad, 0) << "first bad element " << first << ": got " << (first >= 0 ? got[first] : 0.f)
+                    << ", want " << (first >= 0 ? v.alpha * expect[first] : 0.0);
   cudaFree(x);
   cudaFree(w);
   cudaFree(y);
@@ -209,13 +195,3 @@ CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_stage3, __half, dtype::f16, true, 5, 1, 
 CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t16x16_stage3, bf16, dtype::bf16, true, 31, 1, 8, 2, 16, 16, 16, 1, 1, 3)
 // 3x3 with 8 chunks per pixel (64 channels, the plane padded to 4 words modulo 32).
 CUOP_DW_TEST(f16_nhwc_r3_st1_c64_t16x16_stage3, __half, dtype::f16, true, 3, 1, 8, 8, 64, 16, 16, 1, 1, 3)
-
-// Stage 7 (stage 3 in persistent blocks, the next unit fetched during this one's MMAs): the
-// 7x7 winners' shapes of stage 3 in 8 and 16 channels a unit, a 3x3 of one chunk, 31x31 (four
-// 8-tap chunks), and 24 channels (three chunks a pixel).
-CUOP_DW_TEST(f16_nhwc_r7_st1_c16_t28x32_stage7, __half, dtype::f16, true, 7, 1, 8, 2, 16, 28, 32, 1, 1, 7)
-CUOP_DW_TEST(bf16_nhwc_r7_st1_c8_t16x56_stage7, bf16, dtype::bf16, true, 7, 1, 8, 1, 8, 16, 56, 1, 1, 7)
-CUOP_DW_TEST(f16_nhwc_r3_st1_c8_t16x8_stage7, __half, dtype::f16, true, 3, 1, 8, 2, 8, 16, 8, 1, 1, 7)
-CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_stage7, __half, dtype::f16, true, 5, 1, 8, 3, 24, 20, 24, 1, 1, 7)
-CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t16x16_stage7, bf16, dtype::bf16, true, 31, 1, 8, 2, 16, 16, 16, 1, 1, 7)
-CUOP_DW_TEST(f16_nhwc_r7_st1_c32_t28x32_stage7, __half, dtype::f16, true, 7, 1, 8, 4, 32, 28, 32, 1, 1, 7)

@@ -42,7 +42,6 @@ kc::device_limits h200() {
   kc::device_limits d;
   d.max_threads_per_block = 1024;
   d.max_smem_per_block = 227 * 1024;
-  d.sm_count = 132;
   return d;
 }
 
@@ -93,7 +92,7 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 0, 4, 1)), "tile_h 4 is not a multiple of ph 0"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 2, 64, 16, 16, 4, 4, 1)),
                        "ph x pw x vec x cvecs = 256 accumulators per thread > 192 (255 registers)"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 4)), "stage 4 is not 0, 1, 2, 3 or 7"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 4)), "stage 4 is not 0, 1, 2 or 3"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, 1)), "block of 1 threads"));
   EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, 1)), "");
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, 1)),
@@ -163,45 +162,6 @@ TEST(conv_depthwise, tensor_core_stage_3) {
   EXPECT_TRUE(contains(with([](auto& d) { d.block_c = 64, d.cvecs = 1; }), "64 warps (block_c / cvecs) > 32"));
   EXPECT_TRUE(contains(with([](auto& d) { d.tile_h = 64, d.tile_w = 64; }), "accumulators per thread"));
   EXPECT_TRUE(contains(with([](auto& d) { d.r = d.s = 31, d.block_c = 64, d.cvecs = 8; }), "shared memory of"));
-}
-
-TEST(conv_depthwise, persistent_tensor_core_stage_7) {
-  // Stage 3's planes, then the raw patch (34 rows x 5 units x 8 columns x 16 channels as halves),
-  // then two filters.
-  kc::depthwise_config c = cfg(8, 2, 16, 28, 32, 1, 1, 7);
-  c.r = c.s = 7;
-  EXPECT_EQ(kc::check_config(c), "");
-  EXPECT_EQ(kc::threads_per_block(c), 256);  // 16 channels, 2 a warp
-  EXPECT_EQ(kc::smem_bytes(c), 16 * 688 * 4 + 34 * 5 * 8 * 16 * 2 + 2 * 16 * 49 * 2);
-  EXPECT_EQ(kc::min_blocks_per_sm(c), 2);  // 2 x (90688 + 1024) <= 228 KiB
-  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv2_c16_t28x32_ph1_pw1_stage7");
-  c.block_c = 8, c.cvecs = 1;  // one chunk a pixel: no plane padding; 45 KiB, four blocks an SM
-  EXPECT_EQ(kc::smem_bytes(c), 8 * 680 * 4 + 34 * 5 * 8 * 8 * 2 + 2 * 8 * 49 * 2);
-  EXPECT_EQ(kc::min_blocks_per_sm(c), 4);
-  kc::depthwise_config bad = c;
-  bad.stride = 2;
-  EXPECT_TRUE(contains(kc::check_config(bad), "stage 7 (tensor cores) is stride 1 only"));
-  bad = c;
-  bad.tile_h = 8;
-  EXPECT_TRUE(contains(kc::check_config(bad), "stage 7: tile_h 8 < 16"));
-
-  // Persistent: one block per unit the device holds at once; every unit without an SM count.
-  const auto sh = depthwise_shape(32, 28, 512, 7, 1, 3);
-  c = kc::for_shape(cfg(8, 2, 16, 28, 32, 1, 1, 7), dtype::f16, sh);
-  kc::launch_plan p;
-  ASSERT_EQ(kc::plan_launch(c, sh, h200(), p), "");
-  EXPECT_EQ(p.grid_x, 132u * 2u);  // 1024 units (32 images x 1 tile x 32 channel groups)
-  EXPECT_EQ(p.grid_y, 1u);
-  EXPECT_EQ(p.grid_z, 1u);
-  EXPECT_EQ(p.block_x, 256u);
-  kc::device_limits unknown = h200();
-  unknown.sm_count = 0;
-  ASSERT_EQ(kc::plan_launch(c, sh, unknown, p), "");
-  EXPECT_EQ(p.grid_x, 1024u);
-  const auto few = depthwise_shape(2, 17, 64, 7, 1, 3);  // 2 x 1 x 4 = 8 units
-  c = kc::for_shape(c, dtype::f16, few);
-  ASSERT_EQ(kc::plan_launch(c, few, h200(), p), "");
-  EXPECT_EQ(p.grid_x, 8u);
 }
 
 TEST(conv_depthwise, names_and_parameters) {

@@ -5,9 +5,7 @@
 namespace cuop::kernels::conv {
 
 cudaError_t query_limits(int device, device_limits& out) {
-  const cudaError_t e = common::query_block_limits(device, out.max_threads_per_block, out.max_smem_per_block);
-  if (e != cudaSuccess) return e;
-  return cudaDeviceGetAttribute(&out.sm_count, cudaDevAttrMultiProcessorCount, device);
+  return common::query_block_limits(device, out.max_threads_per_block, out.max_smem_per_block);
 }
 
 cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args& args,

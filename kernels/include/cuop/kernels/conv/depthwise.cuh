@@ -53,7 +53,6 @@
 #include "cuop/kernels/common/elements.cuh"
 #include "cuop/kernels/conv/args.cuh"
 #include "cuop/kernels/conv/depthwise_mma.cuh"
-#include "cuop/kernels/conv/depthwise_pipe.cuh"
 
 namespace cuop::kernels::conv {
 
@@ -200,7 +199,7 @@ struct depthwise {
   static_assert(PH >= 1 && TILE_H % PH == 0, "tile_h a multiple of ph");
   static_assert(PW >= 1 && TILE_W % PW == 0, "tile_w a multiple of pw");
   static_assert(block_threads >= 32 && block_threads <= 1024, "32 to 1024 threads");
-  static_assert(STAGE >= 0 && STAGE <= 2, "stage 0, 1 or 2 (3 and 7: the specializations below)");
+  static_assert(STAGE >= 0 && STAGE <= 2, "stage 0, 1 or 2 (3: the specialization below)");
   static_assert(NHWC || STAGE, "NCHW reads its input through the staged patch");
 
   // Where channel cc of the block lies within a pixel of elements of ES bytes (see smem above).
@@ -641,16 +640,6 @@ struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH,
     : depthwise_mma<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS> {
   static_assert(NHWC && STRIDE == 1, "stage 3 is NHWC with stride 1");
   static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "stage 3: vec of 16 bytes, ph 1, pw 1");
-};
-
-// Stage 7: stage 3 in persistent blocks that fetch the next unit while computing this one
-// (depthwise_pipe.cuh); the same parameters as stage 3.
-template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
-          int TILE_H, int TILE_W, int PH, int PW>
-struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, 7>
-    : depthwise_pipe<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS> {
-  static_assert(NHWC && STRIDE == 1, "stage 7 is NHWC with stride 1");
-  static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "stage 7: vec of 16 bytes, ph 1, pw 1");
 };
 
 }  // namespace cuop::kernels::conv

@@ -43,7 +43,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "cuop/kernels/common/cp_async.cuh"
 #include "cuop/kernels/common/mma_sync.cuh"
 #include "cuop/kernels/gemm/args.cuh"
 
@@ -65,9 +64,21 @@ template <typename A> inline constexpr bool same_v<A, A> = true;
 
 using common::smem_addr;
 
-using common::cp_async_16;
-using common::cp_async_commit;
-using common::cp_async_wait;
+// 16-byte asynchronous copy of `full` ? all 16 bytes : none (16 zeros, nothing read); not issued
+// at all unless `issue`.
+__device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, bool full, bool issue) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n"
+      " @p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n"
+      :: "r"(dst), "l"(src), "r"(full ? 16 : 0), "r"(static_cast<int>(issue)) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
+}
 
 __device__ __forceinline__ void st_shared_v4(unsigned dst, const unsigned (&w)[4]) {
   asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n"
