@@ -70,7 +70,7 @@ depthwise)
   subset=/tmp/depthwise-mma.yaml
   build cuop-tune cuop_gpu_tests
   step "depthwise GPU tests"
-  ./build/tests/cuop_gpu_tests --gtest_filter='*depthwise*' >"$OUT/depthwise-tests.txt" 2>&1
+  timeout "${TESTS_S:-240}" ./build/tests/cuop_gpu_tests --gtest_filter='*depthwise*' >"$OUT/depthwise-tests.txt" 2>&1
   echo "tests exit $?" | tee -a "$log"
   grep -E "^\[ +(PASSED|FAILED|SKIPPED) |Failure|first bad|Which is" "$OUT/depthwise-tests.txt" | head -30
   step "sweep: the 7x7 and 31x31 NHWC depthwise problems, stage 3"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Device probe of the tensor-core depthwise kernel's phases (ci/gpu/probes/depthwise_phases.cu):
+# nvcc build against the working tree, the table of phase timings, then (NCU=1) Nsight Compute on
+# the whole kernel and on its MMA phase alone for 32x28x28x512 (clocks left alone). Usage, on the
+# GPU machine from the repository root: [NCU=1] bash ci/gpu/probes/depthwise_phases.sh
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+export PATH=/usr/local/cuda/bin:$PATH
+OUT="${OUT:-/tmp}"
+nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include ci/gpu/probes/depthwise_phases.cu -o /tmp/dw-phases \
+  -Xptxas -v 2>&1 | grep -E "registers|spill" | sort | uniq -c | head -20
+/tmp/dw-phases | tee "$OUT/depthwise-phases.md"
+if [[ "${NCU:-0}" == 1 ]]; then
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu | head -1)
+  for v in full mma; do
+    "$ncu" --clock-control none --kernel-name regex:entry --launch-skip 10 --launch-count 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
+      --section MemoryWorkloadAnalysis --section SchedulerStats --section InstructionStats \
+      /tmp/dw-phases --only "$v" >"$OUT/ncu-$v.txt" 2>&1 || echo "ncu $v failed"
+    grep -E "Duration|Throughput|Pipe|Stall|Issue|Warp Cycles|Eligible|Active Warps|Bank|Shared|Executed Ipc" "$OUT/ncu-$v.txt" | head -60
+  done
+fi
