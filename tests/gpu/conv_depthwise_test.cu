@@ -7,8 +7,7 @@
 // alpha and beta, and tensors (x, w and y) one element off their alignment, which defeats every
 // vector access. Outputs are poisoned with NaN first (beta == 0). Stage 3 (tensor cores) with one
 // to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, and 3x3 to
-// 31x31 filters (one to four 8-tap chunks); stage 8 (stage 3 with the row interleave 2) likewise,
-// with one and two groups of 32 rows.
+// 31x31 filters (one to four 8-tap chunks).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -34,7 +33,7 @@ using cuop::dtype;
 
 // As tuner/ops/conv_op.cpp's entry: a minimum of one block per SM for stages 0-2 keeps ptxas from
 // capping the registers of blocks whose thread count is not a multiple of 128 (they spill
-// otherwise); stages 3 and 8 ask for as many blocks as the shared memory holds.
+// otherwise); stage 3 asks for as many blocks as the shared memory holds.
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry(kc::conv_args a) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -196,16 +195,3 @@ CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_stage3, __half, dtype::f16, true, 5, 1, 
 CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t16x16_stage3, bf16, dtype::bf16, true, 31, 1, 8, 2, 16, 16, 16, 1, 1, 3)
 // 3x3 with 8 chunks per pixel (64 channels, the plane padded to 4 words modulo 32).
 CUOP_DW_TEST(f16_nhwc_r3_st1_c64_t16x16_stage3, __half, dtype::f16, true, 3, 1, 8, 8, 64, 16, 16, 1, 1, 3)
-
-// Stage 8: stage 3 with the row interleave 2 (groups of 32 rows, two accumulator sets). 7x7 whole
-// 28x28 images in one group, 4 chunks per pixel.
-CUOP_DW_TEST(f16_nhwc_r7_st1_c32_t32x32_ph2_stage8, __half, dtype::f16, true, 7, 1, 8, 4, 32, 32, 32, 2, 1, 8)
-// bf16 7x7, 2 chunks per pixel, narrow tiles (edge tiles on 17x17 images).
-CUOP_DW_TEST(bf16_nhwc_r7_st1_c16_t32x16_ph2_stage8, bf16, dtype::bf16, true, 7, 1, 8, 2, 16, 32, 16, 2, 1, 8)
-// 3x3, one chunk per pixel, one warp; 5x5 with three chunks per pixel.
-CUOP_DW_TEST(f16_nhwc_r3_st1_c8_t32x8_ph2_stage8, __half, dtype::f16, true, 3, 1, 8, 8, 8, 32, 8, 2, 1, 8)
-CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t32x24_ph2_stage8, __half, dtype::f16, true, 5, 1, 8, 3, 24, 32, 24, 2, 1, 8)
-// 31x31 bf16: four 8-tap chunks per row, an odd number of patch rows (62: residue classes of 31).
-CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t32x16_ph2_stage8, bf16, dtype::bf16, true, 31, 1, 8, 2, 16, 32, 16, 2, 1, 8)
-// Two groups of 32 rows (64-row tiles), 7x7, 64 channels, 8 warps.
-CUOP_DW_TEST(f16_nhwc_r7_st1_c64_t64x16_ph2_stage8, __half, dtype::f16, true, 7, 1, 8, 8, 64, 64, 16, 2, 1, 8)

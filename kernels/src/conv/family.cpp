@@ -19,9 +19,6 @@ constexpr long long max_smem_any_target = 227 * 1024;
 // 255 registers can hold them with the inputs and taps in flight.
 constexpr long long max_accumulators = 192;
 
-// Stage 3 and stage 8 (stage 3 with the row interleave ph = 2): tensor cores, the same kernel.
-bool is_mma_stage(int stage) { return stage == 3 || stage == 8; }
-
 int* field(depthwise_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
   if (name == "cvecs") return &c.cvecs;
@@ -102,7 +99,7 @@ long long get_param(const depthwise_config& c, std::string_view name) noexcept {
 
 int threads_per_block(const depthwise_config& c) noexcept {
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
-  if (is_mma_stage(c.stage)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
+  if (c.stage == 3) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
   const long long t =
       static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
@@ -110,15 +107,13 @@ int threads_per_block(const depthwise_config& c) noexcept {
 
 namespace {
 
-// Stages 3 and 8 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of
-// 16-byte units (stage 8: ph residue classes of ceil(patch rows / ph) rows each), the plane padded
-// to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4), then the block's
-// filter as the dtype.
+// Stage 3 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
+// the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4),
+// then the block's filter as the dtype.
 long long mma_smem_bytes(const depthwise_config& c) noexcept {
   const long long xblocks = c.tile_w / 8, chunks = (c.s + 7) / 8;
   const long long units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
-  const long long ri = c.stage == 8 ? c.ph : 1, patch_h = static_cast<long long>(c.tile_h) + c.r - 1;
-  long long words = ri * ((patch_h + ri - 1) / ri) * units * 4;
+  long long words = (static_cast<long long>(c.tile_h) + c.r - 1) * units * 4;
   const int qc = c.block_c / 8;
   if (qc > 1) {
     const long long target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
@@ -131,7 +126,7 @@ long long mma_smem_bytes(const depthwise_config& c) noexcept {
 }  // namespace
 
 int min_blocks_per_sm(const depthwise_config& c) noexcept {
-  if (!is_mma_stage(c.stage)) return 1;
+  if (c.stage != 3) return 1;
   constexpr long long smem_per_sm = 228 * 1024, reserved_per_block = 1024;  // sm_90
   const long long fit = smem_per_sm / (smem_bytes(c) + reserved_per_block);
   return static_cast<int>(std::clamp(fit, 1ll, 4ll));
@@ -141,7 +136,7 @@ int min_blocks_per_sm(const depthwise_config& c) noexcept {
 // reused by phase: the raw filter copy, the input patch (stage 1: the dtype, stage 2: f32; nchw pads
 // every pixel by one 16-byte chunk) and, for nchw, the f32 output tile ([tile_h * tile_w][block_c + 4]).
 long long smem_bytes(const depthwise_config& c) noexcept {
-  if (is_mma_stage(c.stage)) return mma_smem_bytes(c);
+  if (c.stage == 3) return mma_smem_bytes(c);
   const long long elem = static_cast<long long>(size_of(c.t));
   const long long taps = static_cast<long long>(c.r) * c.s;
   const long long filter = taps * c.block_c * 4;
@@ -157,30 +152,25 @@ long long smem_bytes(const depthwise_config& c) noexcept {
 
 namespace {
 
-// Stages 3 and 8, tensor cores (depthwise_mma.cuh): cvecs is the channels of a warp; stage 8 is
-// stage 3 with the row interleave ph = 2.
+// Stage 3, tensor cores (depthwise_mma.cuh): cvecs is the channels of a warp.
 std::string check_mma_config(const depthwise_config& c) {
-  const std::string st = "stage " + str(c.stage);
-  const int ri = c.stage == 8 ? 2 : 1;
   if (c.t != dtype::f16 && c.t != dtype::bf16)
-    return st + " (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
-  if (c.lay != layout::nhwc) return st + " (tensor cores) is NHWC only";
-  if (c.stride != 1) return st + " (tensor cores) is stride 1 only";
-  if (c.vec != 8 || c.ph != ri || c.pw != 1)
-    return st + " (tensor cores) takes vec 8, ph " + str(ri) + " and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) +
+    return "stage 3 (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
+  if (c.lay != layout::nhwc) return "stage 3 (tensor cores) is NHWC only";
+  if (c.stride != 1) return "stage 3 (tensor cores) is stride 1 only";
+  if (c.vec != 8 || c.ph != 1 || c.pw != 1)
+    return "stage 3 (tensor cores) takes vec 8, ph 1 and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) +
            ", pw " + str(c.pw) + ")";
   if (c.cvecs < 1) return "cvecs " + str(c.cvecs) + " < 1";
-  if (c.tile_h < 16) return st + ": tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
-  if (c.tile_h % (16 * ri) != 0 && ri > 1)
-    return st + ": tile_h " + str(c.tile_h) + " is not a multiple of " + str(16 * ri) + " (16 rows x the row interleave)";
-  if (c.tile_w < 8 || c.tile_w % 8 != 0) return st + ": tile_w " + str(c.tile_w) + " is not a multiple of 8";
-  if (c.block_c < 8 || c.block_c % 8 != 0) return st + ": block_c " + str(c.block_c) + " is not a multiple of 8";
+  if (c.tile_h < 16) return "stage 3: tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
+  if (c.tile_w < 8 || c.tile_w % 8 != 0) return "stage 3: tile_w " + str(c.tile_w) + " is not a multiple of 8";
+  if (c.block_c < 8 || c.block_c % 8 != 0) return "stage 3: block_c " + str(c.block_c) + " is not a multiple of 8";
   if (c.block_c % c.cvecs != 0)
-    return st + ": block_c " + str(c.block_c) + " is not a multiple of cvecs " + str(c.cvecs) + " (channels a warp)";
+    return "stage 3: block_c " + str(c.block_c) + " is not a multiple of cvecs " + str(c.cvecs) + " (channels a warp)";
   if (const int warps = c.block_c / c.cvecs; warps > 32)
-    return st + ": " + str(warps) + " warps (block_c / cvecs) > 32";
+    return "stage 3: " + str(warps) + " warps (block_c / cvecs) > 32";
   if (const long long acc = 4ll * ((c.tile_h + 15) / 16) * (c.tile_w / 8); acc > max_accumulators / 2)
-    return st + ": " + str(acc) + " accumulators per thread (4 x ceil(tile_h / 16) x tile_w / 8) > " +
+    return "stage 3: " + str(acc) + " accumulators per thread (4 x ceil(tile_h / 16) x tile_w / 8) > " +
            str(max_accumulators / 2);
   if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
     return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
@@ -195,7 +185,7 @@ std::string check_config(const depthwise_config& c) {
   if (c.r < 1 || c.s < 1 || c.r > max_filter || c.s > max_filter)
     return "filter " + str(c.r) + "x" + str(c.s) + " outside 1.." + str(max_filter);
   if (c.stride != 1 && c.stride != 2) return "stride " + str(c.stride) + " is not 1 or 2";
-  if (is_mma_stage(c.stage)) return check_mma_config(c);
+  if (c.stage == 3) return check_mma_config(c);
   const long long vec_bytes = static_cast<long long>(c.vec) * static_cast<long long>(size_of(c.t));
   if (c.vec < 1 || (vec_bytes != 2 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16))
     return "vec " + str(c.vec) + " x " + str(static_cast<long long>(size_of(c.t))) +
@@ -213,7 +203,7 @@ std::string check_config(const depthwise_config& c) {
   if (const long long acc = static_cast<long long>(c.ph) * c.pw * cpt; acc > max_accumulators)
     return "ph x pw x vec x cvecs = " + str(acc) + " accumulators per thread > " + str(max_accumulators) +
            " (255 registers)";
-  if (c.stage < 0 || c.stage > 3) return "stage " + str(c.stage) + " is not 0, 1, 2, 3 or 8";
+  if (c.stage < 0 || c.stage > 3) return "stage " + str(c.stage) + " is not 0, 1, 2 or 3";
   if (c.stage == 2 && size_of(c.t) == 4)
     return "stage 2 (the input staged as f32) is stage 1 for " + std::string(name_of(c.t));
   if (c.lay == layout::nchw && c.stage == 0) return "nchw reads its input through the staged patch (stage 1 or 2)";
@@ -285,10 +275,9 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   if (cgroups > max_grid_yz) return str(cgroups) + " channel groups of " + str(c.block_c) + " > " + str(max_grid_yz);
   if (sh.n > max_grid_yz) return "n " + str(sh.n) + " > " + str(max_grid_yz);
   // 32-bit element offsets inside the kernel are only for positions within a tensor dimension
-  // (and, stages 3 and 8 with beta, within a tile's rows of the output); whole-tensor offsets are 64-bit.
-  if (is_mma_stage(c.stage) && static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
-    return "stage " + str(c.stage) + ": tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) +
-           " >= 2^31";
+  // (and, stage 3 with beta, within a tile's rows of the output); whole-tensor offsets are 64-bit.
+  if (c.stage == 3 && static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
+    return "stage 3: tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) + " >= 2^31";
   launch_plan p;
   p.grid_x = static_cast<unsigned>(tiles);
   p.grid_y = static_cast<unsigned>(cgroups);

@@ -35,16 +35,6 @@
 // Row groups of 16 output rows start at 0, 16, ... and the last one at TILE_H - 16, so a tile
 // height that is not a multiple of 16 recomputes a few rows (identical values) rather than
 // wasting a group. Channels past C and positions past P x Q are computed on zeros and not stored.
-//
-// Row interleave RI (2 in stage 8; TILE_H a multiple of 16 RI): a group is 16 RI output rows and
-// accumulator set o of it holds rows RI m + o (m the MMA row). Tap row r of set o then reads input
-// rows RI m + (o + r), which depend on o + r alone, so one ldmatrix of those rows feeds every set
-// o with r = q - o: R + RI - 1 loads a group instead of RI x R, the ldmatrix reads (the bulk of
-// this kernel's shared-memory traffic, which bounds its MMA phase) cut to (R + RI - 1) / (RI R).
-// Rows are stored by residue so that the rows of one ldmatrix, and the rows of one accumulator
-// set, are consecutive plane rows (no bank conflicts): input row j at plane row
-// (j % RI) x ceil(patch_h / RI) + j / RI, and output row y of a group at 16 (y % RI) + y / RI of
-// the group's 16 RI rows.
 // 16-byte accesses need C a multiple of 8 and x and y 16-byte aligned; otherwise element
 // accesses. Host side (validity, threads, shared memory): kernels/src/conv/family.cpp.
 //
@@ -76,11 +66,11 @@ __device__ __forceinline__ unsigned halves(unsigned lo_word, unsigned hi_word, i
 
 }  // namespace depthwise_mma_detail
 
-template <typename T, int R, int S, int BLOCK_C, int TILE_H, int TILE_W, int CPW, int RI = 1>
+template <typename T, int R, int S, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
 struct depthwise_mma {
   static constexpr int chunks = (S + 7) / 8;                // 8-tap column chunks
   static constexpr int xblocks = TILE_W / 8;                // MMA column blocks of the tile
-  static constexpr int row_groups = RI == 1 ? (TILE_H + 15) / 16 : TILE_H / (16 * RI);  // of 16 RI rows
+  static constexpr int row_groups = (TILE_H + 15) / 16;     // MMA row groups of the tile
   static constexpr int qc = BLOCK_C / 8;                    // 16-byte chunks of a pixel
   static constexpr int warps = BLOCK_C / CPW;
   static constexpr int block_threads = warps * 32;
@@ -88,8 +78,7 @@ struct depthwise_mma {
   static constexpr int patch_w = TILE_W + S - 1;
   static constexpr int row_units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
   static constexpr int row_words = row_units * 4;           // a word: one channel of two pixels
-  static constexpr int residue_rows = (patch_h + RI - 1) / RI;  // plane rows of one residue class
-  static constexpr int plane_words = depthwise_mma_detail::plane_words(RI * residue_rows * row_words, qc);
+  static constexpr int plane_words = depthwise_mma_detail::plane_words(patch_h * row_words, qc);
   static constexpr int units = xblocks + chunks;            // units a row group reads per tap row
   static constexpr int filter_offset = BLOCK_C * plane_words * 4;
   static constexpr int filter_bytes = (BLOCK_C * R * S * 2 + 15) / 16 * 16;
@@ -104,7 +93,6 @@ struct depthwise_mma {
 
   static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
   static_assert(TILE_H >= 16 && TILE_W % 8 == 0, "tile_h >= 16, tile_w a multiple of 8");
-  static_assert(RI == 1 || (RI == 2 && TILE_H % (16 * RI) == 0), "row interleave 1 or 2, tile_h a multiple of 16 x it");
   static_assert(BLOCK_C % 8 == 0 && BLOCK_C % CPW == 0, "block_c a multiple of 8 and of cpw");
   static_assert(block_threads >= 32 && block_threads <= 1024, "1 to 32 warps");
 
@@ -120,18 +108,6 @@ struct depthwise_mma {
   static __device__ __forceinline__ unsigned* plane(unsigned* planes, int slot) {
     return planes + slot * plane_words;
   }
-
-  // The plane row of input row `row` of the patch, and of output row `y` of the tile (by residue).
-  static __device__ __forceinline__ int in_row(int row) { return RI == 1 ? row : row % RI * residue_rows + row / RI; }
-  static __device__ __forceinline__ int out_row(int y) {
-    return RI == 1 ? y : y / (16 * RI) * (16 * RI) + y % RI * 16 + y % (16 * RI) / RI;
-  }
-  // The first output row of group g (RI == 1: the last group ends at TILE_H), and the tile row
-  // of MMA row m of set o in it.
-  static __device__ __forceinline__ int group_row(int g) {
-    return RI > 1 ? 16 * RI * g : 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-  }
-  static __device__ __forceinline__ int tile_row(int g, int o, int m) { return group_row(g) + RI * m + o; }
 
   // 8 channels from c (zeros past C) of pixel (iy, ix) of image n, or zeros outside the image.
   static __device__ __forceinline__ words8 load_chunk(const conv_args& a, const tile_t& t, int iy, int ix, int c,
@@ -188,10 +164,9 @@ struct depthwise_mma {
         unsigned w0[4], w1[4];
         words_of(px[u][0], w0);
         words_of(px[u][1], w1);
-        const int at = RI == 1 ? word : in_row(word / row_words) * row_words + word % row_words;
 #pragma unroll
         for (int j = 0; j < 8; ++j)
-          plane(planes, j * qc + q)[at] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+          plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
       }
     }
   }
@@ -214,36 +189,27 @@ struct depthwise_mma {
     const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
     const unsigned base = common::smem_addr(plane(planes, slot)) + 4u * (a_row * row_words) + 16u * a_unit;
 
-    float acc[row_groups][RI][xblocks][4];
+    float acc[row_groups][xblocks][4];
 #pragma unroll
     for (int g = 0; g < row_groups; ++g)
 #pragma unroll
-      for (int o = 0; o < RI; ++o)
+      for (int xb = 0; xb < xblocks; ++xb)
 #pragma unroll
-        for (int xb = 0; xb < xblocks; ++xb)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[g][o][xb][e] = 0.f;
+        for (int e = 0; e < 4; ++e) acc[g][xb][e] = 0.f;
 
-    // Step q reads the input rows of o + r == q; b[o] holds filter row q - o (RI == 1: r = q).
-    unsigned b[RI][chunks][2];
 #pragma unroll 1
-    for (int q = 0; q < R + RI - 1; ++q) {
-#pragma unroll
-      for (int o = RI - 1; o > 0; --o)
-#pragma unroll
-        for (int ch = 0; ch < chunks; ++ch) b[o][ch][0] = b[o - 1][ch][0], b[o][ch][1] = b[o - 1][ch][1];
+    for (int r = 0; r < R; ++r) {
+      unsigned b[chunks][2];
 #pragma unroll
       for (int ch = 0; ch < chunks; ++ch) {
         const int d = k0 - n_col;
-        const bool live = RI == 1 || q < R;
-        b[0][ch][0] = live ? tap(wc, q, 8 * ch, d) | tap(wc, q, 8 * ch, d + 1) << 16 : 0u;
-        b[0][ch][1] = live ? tap(wc, q, 8 * ch, d + 8) | tap(wc, q, 8 * ch, d + 9) << 16 : 0u;
+        b[ch][0] = tap(wc, r, 8 * ch, d) | tap(wc, r, 8 * ch, d + 1) << 16;
+        b[ch][1] = tap(wc, r, 8 * ch, d + 8) | tap(wc, r, 8 * ch, d + 9) << 16;
       }
 #pragma unroll
       for (int g = 0; g < row_groups; ++g) {
-        // Plane row of the step's first input row: group_row(g) + q, stored by residue.
-        const int row = RI == 1 ? group_row(g) + q : q % RI * residue_rows + q / RI + 16 * g;
-        const unsigned row_addr = base + 4u * (row * row_words);
+        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+        const unsigned row_addr = base + 4u * ((row0 + r) * row_words);
         unsigned u[units + 1][2];  // unit k: rows 0-7 and 8-15 of columns 8k..8k+7
 #pragma unroll
         for (int k = 0; k + 1 < units; k += 2) {
@@ -253,16 +219,12 @@ struct depthwise_mma {
         }
         if constexpr (units % 2) common::ldmatrix_x2(u[units - 1], row_addr + 16u * (units - 1));
 #pragma unroll
-        for (int o = 0; o < RI; ++o) {
-          if (RI > 1 && (q < o || q - o >= R)) continue;  // uniform: set o has no tap row at this step
+        for (int xb = 0; xb < xblocks; ++xb)
 #pragma unroll
-          for (int xb = 0; xb < xblocks; ++xb)
-#pragma unroll
-            for (int ch = 0; ch < chunks; ++ch) {
-              const unsigned af[4] = {u[xb + ch][0], u[xb + ch][1], u[xb + ch + 1][0], u[xb + ch + 1][1]};
-              common::mma_16816<T>(acc[g][o][xb], af, b[o][ch]);
-            }
-        }
+          for (int ch = 0; ch < chunks; ++ch) {
+            const unsigned af[4] = {u[xb + ch][0], u[xb + ch][1], u[xb + ch + 1][0], u[xb + ch + 1][1]};
+            common::mma_16816<T>(acc[g][xb], af, b[ch]);
+          }
       }
     }
 
@@ -270,15 +232,15 @@ struct depthwise_mma {
     unsigned* out = plane(planes, slot);
     if (a.beta == 0.f) {
 #pragma unroll
-      for (int g = 0; g < row_groups; ++g)
+      for (int g = 0; g < row_groups; ++g) {
+        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
 #pragma unroll
-        for (int o = 0; o < RI; ++o)
+        for (int xb = 0; xb < xblocks; ++xb)
 #pragma unroll
-          for (int xb = 0; xb < xblocks; ++xb)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-              out[out_row(tile_row(g, o, n_col + 8 * h)) * row_words + xb * 4 + k0 / 2] =
-                  elem<T>::pack2(a.alpha * acc[g][o][xb][2 * h], a.alpha * acc[g][o][xb][2 * h + 1]);
+          for (int h = 0; h < 2; ++h)
+            out[(row0 + n_col + 8 * h) * row_words + xb * 4 + k0 / 2] =
+                elem<T>::pack2(a.alpha * acc[g][xb][2 * h], a.alpha * acc[g][xb][2 * h + 1]);
+      }
       return;
     }
     // beta != 0: alpha x conv + beta x y in f32, rounded once. y is read where the fragment
@@ -287,25 +249,25 @@ struct depthwise_mma {
     const unsigned short* y = static_cast<const unsigned short*>(a.y) +
                               ((static_cast<long long>(t.n) * a.p + t.oh0) * a.q + t.ow0) * a.c + c;
 #pragma unroll
-    for (int g = 0; g < row_groups; ++g)
+    for (int g = 0; g < row_groups; ++g) {
+      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
 #pragma unroll
-      for (int o = 0; o < RI; ++o)
+      for (int xb = 0; xb < xblocks; ++xb) {
+        asm volatile("" ::: "memory");
 #pragma unroll
-        for (int xb = 0; xb < xblocks; ++xb) {
-          asm volatile("" ::: "memory");
+        for (int h = 0; h < 2; ++h) {
+          const int yt = row0 + n_col + 8 * h, xt = xb * 8 + k0;
+          float v[2];
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int yt = tile_row(g, o, n_col + 8 * h), xt = xb * 8 + k0;
-            float v[2];
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              v[e] = a.alpha * acc[g][o][xb][2 * h + e];
-              if (c < a.c && t.oh0 + yt < a.p && t.ow0 + xt + e < a.q)
-                v[e] = fmaf(a.beta, elem<T>::to_float(y[(yt * a.q + xt + e) * a.c]), v[e]);
-            }
-            out[out_row(yt) * row_words + xt / 2] = elem<T>::pack2(v[0], v[1]);
+          for (int e = 0; e < 2; ++e) {
+            v[e] = a.alpha * acc[g][xb][2 * h + e];
+            if (c < a.c && t.oh0 + yt < a.p && t.ow0 + xt + e < a.q)
+              v[e] = fmaf(a.beta, elem<T>::to_float(y[(yt * a.q + xt + e) * a.c]), v[e]);
           }
+          out[yt * row_words + xt / 2] = elem<T>::pack2(v[0], v[1]);
         }
+      }
+    }
   }
 
   // 8 channels from c of output pixel (oy, ox).
@@ -333,7 +295,7 @@ struct depthwise_mma {
       if (oy >= a.p || ox >= a.q || c >= a.c) continue;
       unsigned w[8];
 #pragma unroll
-      for (int j = 0; j < 8; ++j) w[j] = plane(planes, j * qc + q)[out_row(y) * row_words + x / 2];
+      for (int j = 0; j < 8; ++j) w[j] = plane(planes, j * qc + q)[y * row_words + x / 2];
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         if (ox + e >= a.q) break;

@@ -62,9 +62,7 @@ struct launch_plan {
 //   tile_h, tile_w  output tile per block
 //   ph, pw   outputs per thread: ph rows (tile_h % ph == 0) by pw columns (tile_w % pw == 0)
 //   stage    0: inputs read through L1 (nhwc only); 1: the input patch staged in shared memory as
-//            the dtype; 2: staged already converted to f32 (16-bit dtypes only); 3: tensor cores
-//            (f16 / bf16 nhwc, stride 1: cvecs is then the channels of a warp, vec 8, ph = pw = 1);
-//            8: stage 3 with the row interleave ph = 2 (tile_h a multiple of 32)
+//            the dtype; 2: staged already converted to f32 (16-bit dtypes only)
 struct depthwise_config {
   dtype t = dtype::f16;
   layout lay = layout::nhwc;
@@ -81,8 +79,8 @@ std::string check_config(const depthwise_config& c);
 int threads_per_block(const depthwise_config& c) noexcept;
 long long smem_bytes(const depthwise_config& c) noexcept;
 // The kernel's __launch_bounds__ minimum of blocks per SM: 1 (all registers to one block: stages
-// 0-2 spill otherwise), stages 3 and 8 as many as the shared memory of an H100/H200 SM holds (at
-// most 4; registers are then capped so that they fit too).
+// 0-2 spill otherwise), stage 3 as many as the shared memory of an H100/H200 SM holds (at most 4;
+// registers are then capped so that they fit too).
 int min_blocks_per_sm(const depthwise_config& c) noexcept;
 
 // Stable key naming the code: every template argument appears in it, e.g.
