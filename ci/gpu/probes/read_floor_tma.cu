@@ -1,0 +1,124 @@
+// Device probe: is a TMA bulk-copy stream (cp.async.bulk, global -> shared, completed on an
+// mbarrier, one issuing thread per block) a faster way to read a decode GEMM's weights than the
+// 16-byte-load streams behind examples/gemm_bench's read floor (cuop::reference::read_stream)? And
+// how much of a single launch's time is the launch itself? For the weight sizes of the decode
+// shapes of configs/gemm.yaml it times, as gemm_bench does (L2 flushed by a read, CUDA events
+// around one launch, median of 15), an empty kernel, the fastest read_stream shape and the fastest
+// bulk-copy stream (1 or 2 blocks per SM, 8 to 32 KiB chunks, 2 to 8 in flight per block).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cuop/reference/memory.hpp"
+
+namespace ref = cuop::reference;
+
+__global__ void empty_kernel() {}
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+// Block b reads its contiguous slice of `bytes` in `chunk`-byte bulk copies, `stages` in flight.
+__global__ void bulk_stream(const unsigned char* data, unsigned long long bytes, int chunk, int stages, unsigned* sink) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + static_cast<size_t>(stages) * chunk);
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < stages; ++s)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(bars + s)));
+  asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+  const unsigned long long per = (bytes / gridDim.x + chunk - 1) / chunk * chunk;
+  const unsigned long long start = blockIdx.x * per;
+  const unsigned long long end = start + per < bytes ? start + per : bytes;
+  if (start >= end) return;
+  const long long n = static_cast<long long>((end - start + chunk - 1) / chunk);
+  auto issue = [&](long long i) {
+    const int s = static_cast<int>(i % stages);
+    const unsigned long long off = start + static_cast<unsigned long long>(i) * chunk;
+    const unsigned size = static_cast<unsigned>(end - off < static_cast<unsigned long long>(chunk) ? end - off : chunk);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bars + s)), "r"(size) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(smem_u32(smem + static_cast<size_t>(s) * chunk)), "l"(data + off), "r"(size), "r"(smem_u32(bars + s))
+                 : "memory");
+  };
+  for (long long i = 0; i < stages && i < n; ++i) issue(i);
+  unsigned acc = 0;
+  for (long long i = 0; i < n; ++i) {
+    const int s = static_cast<int>(i % stages);
+    const unsigned parity = static_cast<unsigned>((i / stages) & 1);
+    unsigned done = 0;
+    while (!done)
+      asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+                   : "=r"(done) : "r"(smem_u32(bars + s)), "r"(parity) : "memory");
+    acc ^= *reinterpret_cast<const volatile unsigned*>(smem + static_cast<size_t>(s) * chunk);
+    if (i + stages < n) issue(i + stages);
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+template <typename F>
+float median_us(F&& launch, const void* flush, std::size_t flush_bytes, unsigned* sink) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  std::vector<float> t;
+  for (int i = 0; i < 15; ++i) {
+    ref::read_sweep(flush, flush_bytes, sink, nullptr);
+    cudaEventRecord(a);
+    launch();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms * 1000.f);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int main() {
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const std::size_t flush_bytes = 240ull << 20, max_bytes = 28672ull * 8192 * 2;
+  void *flush = nullptr, *data = nullptr;
+  unsigned* sink = nullptr;
+  cudaMalloc(&flush, flush_bytes);
+  cudaMalloc(&data, max_bytes);
+  cudaMalloc(&sink, 4);
+  cudaMemset(flush, 1, flush_bytes);
+  cudaMemset(data, 3, max_bytes);
+  cudaFuncSetAttribute(bulk_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024);
+  std::printf("| weights (n x k bf16) | MB | empty kernel us | 16-byte-load stream us (shape) | bulk-copy stream us (shape) |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: |\n");
+  const int nk[][2] = {{1024, 4096}, {4096, 4096}, {6144, 4096}, {14336, 4096}, {8192, 8192}, {28672, 8192}};
+  for (const auto& p : nk) {
+    const std::size_t bytes = static_cast<std::size_t>(p[0]) * p[1] * 2;
+    const float empty = median_us([&] { empty_kernel<<<sms, 256>>>(); }, flush, flush_bytes, sink);
+    float best_ldg = 1e30f;
+    std::string ldg_name;
+    for (const auto& shape : ref::read_shapes()) {
+      const float us = median_us([&] { ref::read_stream(data, bytes, sink, shape, nullptr); }, flush, flush_bytes, sink);
+      if (us < best_ldg) best_ldg = us, ldg_name = ref::read_shape_name(shape);
+    }
+    float best_bulk = 1e30f;
+    std::string bulk_name;
+    for (int bps : {1, 2})
+      for (int chunk : {8192, 16384, 32768})
+        for (int stages : {2, 4, 8}) {
+          const std::size_t smem = static_cast<std::size_t>(stages) * chunk + 8 * stages;
+          if (smem * bps > 227 * 1024) continue;
+          const float us = median_us(
+              [&] { bulk_stream<<<sms * bps, 32, smem>>>(static_cast<const unsigned char*>(data), bytes, chunk, stages, sink); },
+              flush, flush_bytes, sink);
+          if (us < best_bulk)
+            best_bulk = us, bulk_name = "b" + std::to_string(bps) + "_c" + std::to_string(chunk / 1024) + "k_s" + std::to_string(stages);
+        }
+    const cudaError_t e = cudaGetLastError();
+    std::printf("| %dx%d | %.1f | %.2f | %.2f (%s) | %.2f (%s) |%s\n", p[0], p[1], bytes / 1e6, empty, best_ldg, ldg_name.c_str(),
+                best_bulk, bulk_name.c_str(), e == cudaSuccess ? "" : cudaGetErrorString(e));
+  }
+  return 0;
+}
