@@ -3,7 +3,9 @@
 // phases left out or doubled (load = the patch's transpose into planes, mma = every warp's
 // channels, store = the planes back to NHWC), timed with CUDA events after a 256 MB read flush,
 // median of 30. Differences between variants place the time; the answers of partial variants are
-// meaningless. `--only NAME` runs one variant of one layer many times (for ncu).
+// meaningless. Two variants of the MMA phase (software-pipelined; one ldmatrix.x4 per MMA) run
+// beside the winners, and the mma.sync ceiling (MMAs on register operands alone) is printed first.
+// `--only NAME` runs one variant of the first layer many times (for ncu).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -58,6 +60,146 @@ template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
 struct stage3 : kc::depthwise_mma<__half, R, R, BLOCK_C, TILE_H, TILE_W, CPW> {
   static constexpr int block_c_ = BLOCK_C, tile_h_ = TILE_H, tile_w_ = TILE_W, cpw_ = CPW;
 };
+
+// Stage 3 whose MMA phase overlaps each (tap row, row group) step's taps and ldmatrix with the
+// previous step's MMAs: two register buffers, the flattened step loop unrolled by two (one or two
+// row groups, one 8-tap chunk; beta == 0 only: a probe of the MMA phase, not a kernel).
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
+struct stage3p : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
+  using K = stage3<R, BLOCK_C, TILE_H, TILE_W, CPW>;
+  static constexpr int G = K::row_groups, U = K::units, XB = K::xblocks;
+  static_assert((G == 1 || G == 2) && K::chunks == 1, "one or two row groups, one tap chunk");
+
+  static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
+                                                         unsigned* planes, const unsigned short* filt, int slot) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int c_local = 8 * (slot % K::qc) + slot / K::qc;
+    const unsigned short* wc = filt + c_local * R * R;
+    const int n_col = lane / 4, k0 = 2 * (lane % 4), d = k0 - n_col;
+    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
+    const unsigned base = cuop::kernels::common::smem_addr(K::plane(planes, slot)) + 4u * (a_row * K::row_words) + 16u * a_unit;
+    float acc[G][XB][4] = {};
+    auto taps = [&](int r, unsigned (&b)[2]) {
+      b[0] = K::tap(wc, r, 0, d) | K::tap(wc, r, 0, d + 1) << 16;
+      b[1] = K::tap(wc, r, 0, d + 8) | K::tap(wc, r, 0, d + 9) << 16;
+    };
+    auto units = [&](int r, int g, unsigned (&u)[U + 1][2]) {
+      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+      const unsigned row_addr = base + 4u * ((row0 + r) * K::row_words);
+#pragma unroll
+      for (int k = 0; k + 1 < U; k += 2) {
+        unsigned four[4];
+        cuop::kernels::common::ldmatrix_x4(four, row_addr + 16u * k);
+        u[k][0] = four[0]; u[k][1] = four[1]; u[k + 1][0] = four[2]; u[k + 1][1] = four[3];
+      }
+      if constexpr (U % 2) cuop::kernels::common::ldmatrix_x2(u[U - 1], row_addr + 16u * (U - 1));
+    };
+    auto mmas = [&](float (&ac)[XB][4], const unsigned (&u)[U + 1][2], const unsigned (&b)[2]) {
+#pragma unroll
+      for (int xb = 0; xb < XB; ++xb) {
+        const unsigned af[4] = {u[xb][0], u[xb][1], u[xb + 1][0], u[xb + 1][1]};
+        cuop::kernels::common::mma_16816<__half>(ac[xb], af, b);
+      }
+    };
+    unsigned ua[U + 1][2], ub[U + 1][2], ba[2], bb[2];
+    taps(0, ba);
+    units(0, 0, ua);
+    if constexpr (G == 2) {
+#pragma unroll 1
+      for (int r = 0; r < R; ++r) {
+        units(r, 1, ub);
+        bb[0] = ba[0], bb[1] = ba[1];
+        mmas(acc[0], ua, ba);
+        if (r + 1 < R) taps(r + 1, ba), units(r + 1, 0, ua);
+        mmas(acc[1], ub, bb);
+      }
+    } else {
+#pragma unroll 1
+      for (int r = 0; r < R; r += 2) {
+        if (r + 1 < R) taps(r + 1, bb), units(r + 1, 0, ub);
+        mmas(acc[0], ua, ba);
+        if (r + 2 < R) taps(r + 2, ba), units(r + 2, 0, ua);
+        if (r + 1 < R) mmas(acc[0], ub, bb);
+      }
+    }
+    __syncwarp();
+    unsigned* out = K::plane(planes, slot);
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+#pragma unroll
+      for (int xb = 0; xb < XB; ++xb)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          out[(row0 + n_col + 8 * h) * K::row_words + xb * 4 + k0 / 2] =
+              cuop::kernels::common::elem<__half>::pack2(a.alpha * acc[g][xb][2 * h], a.alpha * acc[g][xb][2 * h + 1]);
+    }
+  }
+};
+
+// Stage 3 whose MMAs take their A fragments straight from one ldmatrix.x4 each (units xb and
+// xb + 1), so that no register moves pair an odd column block's units into an aligned quad: more
+// ldmatrix reads (4 a block instead of 2.5), fewer instructions (beta == 0 only, a probe).
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
+struct stage3q : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
+  using K = stage3<R, BLOCK_C, TILE_H, TILE_W, CPW>;
+  static constexpr int G = K::row_groups, XB = K::xblocks;
+  static_assert(K::chunks == 1, "one tap chunk");
+
+  static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
+                                                         unsigned* planes, const unsigned short* filt, int slot) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int c_local = 8 * (slot % K::qc) + slot / K::qc;
+    const unsigned short* wc = filt + c_local * R * R;
+    const int n_col = lane / 4, k0 = 2 * (lane % 4), d = k0 - n_col;
+    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
+    const unsigned base = cuop::kernels::common::smem_addr(K::plane(planes, slot)) + 4u * (a_row * K::row_words) + 16u * a_unit;
+    float acc[G][XB][4] = {};
+#pragma unroll 1
+    for (int r = 0; r < R; ++r) {
+      unsigned b[2];
+      b[0] = K::tap(wc, r, 0, d) | K::tap(wc, r, 0, d + 1) << 16;
+      b[1] = K::tap(wc, r, 0, d + 8) | K::tap(wc, r, 0, d + 9) << 16;
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+        const unsigned row_addr = base + 4u * ((row0 + r) * K::row_words);
+        unsigned af[XB][4];
+#pragma unroll
+        for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::ldmatrix_x4(af[xb], row_addr + 16u * xb);
+#pragma unroll
+        for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::mma_16816<__half>(acc[g][xb], af[xb], b);
+      }
+    }
+    __syncwarp();
+    unsigned* out = K::plane(planes, slot);
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+#pragma unroll
+      for (int xb = 0; xb < XB; ++xb)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          out[(row0 + n_col + 8 * h) * K::row_words + xb * 4 + k0 / 2] =
+              cuop::kernels::common::elem<__half>::pack2(a.alpha * acc[g][xb][2 * h], a.alpha * acc[g][xb][2 * h + 1]);
+    }
+  }
+};
+
+// The mma.sync ceiling: every warp issues `iters` rounds of 8 independent m16n8k16 (f16 in, f32
+// accumulation) on register operands, nothing else.
+__global__ void mma_ceiling(int iters, float* sink) {
+  unsigned a[4] = {threadIdx.x, threadIdx.x + 1, threadIdx.x + 2, threadIdx.x + 3}, b[2] = {threadIdx.x * 3, 7};
+  float acc[8][4] = {};
+#pragma unroll 1
+  for (int i = 0; i < iters; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) cuop::kernels::common::mma_16816<__half>(acc[j], a, b);
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) s += acc[j][0] + acc[j][1] + acc[j][2] + acc[j][3];
+  if (s == 1.2345f) *sink = s;
+}
 
 __global__ void read_flush(const uint4* p, long long n, unsigned* sink) {
   unsigned acc = 0;
@@ -141,12 +283,42 @@ int main(int argc, char** argv) {
   cudaMalloc(&b.flush, b.flush_n * 16);
   cudaMemset(b.flush, 0, b.flush_n * 16);
   cudaMalloc(&b.sink, 4);
+  {
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    float* sink = nullptr;
+    cudaMalloc(&sink, 4);
+    for (int warps_per_sm : {8, 16, 32}) {
+      const int iters = 4096, blocks = sms * warps_per_sm / 8;
+      cudaEvent_t e0, e1;
+      cudaEventCreate(&e0);
+      cudaEventCreate(&e1);
+      mma_ceiling<<<blocks, 256>>>(iters, sink);
+      cudaEventRecord(e0);
+      mma_ceiling<<<blocks, 256>>>(iters, sink);
+      cudaEventRecord(e1);
+      cudaEventSynchronize(e1);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      const double flop = 2.0 * 16 * 8 * 16 * 8 * iters * blocks * 8.0;
+      std::printf("mma.sync m16n8k16 f32 ceiling, %d warps per SM: %.0f TFLOP/s (%.2f MMAs per SM per cycle at 1.98 GHz)\n",
+                  warps_per_sm, flop / ms / 1e9, flop / 4096.0 / (ms * 1e-3) / sms / 1.98e9);
+    }
+  }
   std::printf("| layer (f16 nhwc 7x7), stage 3 winner | full | load+store | load+mma | mma | load | store | load+2mma+store |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   run_layer<stage3<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4", 32, 28, 512}, b, only);
   if (only) return 0;
+  run_layer<stage3p<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4 pipelined", 32, 28, 512}, b, only);
+  run_layer<stage3q<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4 quads", 32, 28, 512}, b, only);
   run_layer<stage3<7, 64, 28, 32, 4>>({"32x28x28x256 c64 t28x32 cv4", 32, 28, 256}, b, only);
+  run_layer<stage3p<7, 64, 28, 32, 4>>({"32x28x28x256 c64 t28x32 cv4 pipelined", 32, 28, 256}, b, only);
+  run_layer<stage3q<7, 64, 28, 32, 4>>({"32x28x28x256 c64 t28x32 cv4 quads", 32, 28, 256}, b, only);
   run_layer<stage3<7, 64, 16, 56, 4>>({"32x56x56x128 c64 t16x56 cv4", 32, 56, 128}, b, only);
+  run_layer<stage3p<7, 64, 16, 56, 4>>({"32x56x56x128 c64 t16x56 cv4 pipelined", 32, 56, 128}, b, only);
+  run_layer<stage3q<7, 64, 16, 56, 4>>({"32x56x56x128 c64 t16x56 cv4 quads", 32, 56, 128}, b, only);
   run_layer<stage3<7, 32, 16, 32, 4>>({"16x64x64x384 c32 t16x32 cv4", 16, 64, 384}, b, only);
+  run_layer<stage3p<7, 32, 16, 32, 4>>({"16x64x64x384 c32 t16x32 cv4 pipelined", 16, 64, 384}, b, only);
+  run_layer<stage3q<7, 32, 16, 32, 4>>({"16x64x64x384 c32 t16x32 cv4 quads", 16, 64, 384}, b, only);
   return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Device probe of the tensor-core depthwise kernel's phases (ci/gpu/probes/depthwise_phases.cu):
 # nvcc build against the working tree, the table of phase timings, then (NCU=1) Nsight Compute on
-# the whole kernel and on its MMA phase alone for 32x28x28x512 (clocks left alone). Usage, on the
+# the whole kernel and on its MMA phase alone for 32x28x28x512, and the MMA phase's stall reasons
+# (clocks left alone). Usage, on the
 # GPU machine from the repository root: [NCU=1] bash ci/gpu/probes/depthwise_phases.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -12,6 +13,12 @@ nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include ci/gpu/probes/depthwise_phase
 /tmp/dw-phases | tee "$OUT/depthwise-phases.md"
 if [[ "${NCU:-0}" == 1 ]]; then
   ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu | head -1)
+  stalls=$(for r in mio_throttle short_scoreboard long_scoreboard math_pipe_throttle wait barrier not_selected \
+    selected dispatch_stall tex_throttle lg_throttle branch_resolving no_instruction drain imc_miss membar misc; do
+    printf 'smsp__average_warps_issue_stalled_%s_per_issue_active.ratio,' "$r"; done)
+  "$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu | head -1)" --clock-control none --kernel-name regex:entry \
+    --launch-skip 10 --launch-count 1 --metrics "${stalls%,}" /tmp/dw-phases --only mma >"$OUT/ncu-stalls.txt" 2>&1 || true
+  grep -E "stalled" "$OUT/ncu-stalls.txt" | sort -k3 -n -r | head -20
   for v in full mma; do
     "$ncu" --clock-control none --kernel-name regex:entry --launch-skip 10 --launch-count 1 \
       --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
