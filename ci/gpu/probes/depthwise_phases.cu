@@ -61,6 +61,46 @@ struct stage3 : kc::depthwise_mma<__half, R, R, BLOCK_C, TILE_H, TILE_W, CPW> {
   static constexpr int block_c_ = BLOCK_C, tile_h_ = TILE_H, tile_w_ = TILE_W, cpw_ = CPW;
 };
 
+// A lane's view of a channel, as stage 3's compute_channel sets it up: the channel's filter, the
+// lane's tap offset (k0 - n_col) and the shared-memory address of its ldmatrix row in the plane.
+template <typename K, int R>
+struct lane_setup {
+  const unsigned short* wc;
+  int d;
+  unsigned base;
+  __device__ lane_setup(unsigned* planes, const unsigned short* filt, int slot) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    wc = filt + (8 * (slot % K::qc) + slot / K::qc) * R * R;
+    d = 2 * (lane % 4) - lane / 4;
+    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
+    base = cuop::kernels::common::smem_addr(K::plane(planes, slot)) + 4u * (a_row * K::row_words) + 16u * a_unit;
+  }
+  // The two registers of filter row r's Toeplitz fragment (one 8-tap chunk).
+  __device__ void taps(int r, unsigned (&b)[2]) const {
+    b[0] = K::tap(wc, r, 0, d) | K::tap(wc, r, 0, d + 1) << 16;
+    b[1] = K::tap(wc, r, 0, d + 8) | K::tap(wc, r, 0, d + 9) << 16;
+  }
+};
+
+// The MMA variants' epilogue (beta == 0): a channel's accumulators over its plane's first rows,
+// as stage 3 writes them.
+template <typename K, int TILE_H, int G, int XB>
+__device__ __forceinline__ void write_tile(const kc::conv_args& a, unsigned* planes, int slot, const float (&acc)[G][XB][4]) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, n_col = lane / 4, k0 = 2 * (lane % 4);
+  __syncwarp();
+  unsigned* out = K::plane(planes, slot);
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+#pragma unroll
+    for (int xb = 0; xb < XB; ++xb)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        out[(row0 + n_col + 8 * h) * K::row_words + xb * 4 + k0 / 2] =
+            cuop::kernels::common::elem<__half>::pack2(a.alpha * acc[g][xb][2 * h], a.alpha * acc[g][xb][2 * h + 1]);
+  }
+}
+
 // Stage 3 whose MMA phase overlaps each (tap row, row group) step's taps and ldmatrix with the
 // previous step's MMAs: two register buffers, the flattened step loop unrolled by two (one or two
 // row groups, one 8-tap chunk; beta == 0 only: a probe of the MMA phase, not a kernel).
@@ -72,20 +112,12 @@ struct stage3p : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
 
   static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
                                                          unsigned* planes, const unsigned short* filt, int slot) {
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int c_local = 8 * (slot % K::qc) + slot / K::qc;
-    const unsigned short* wc = filt + c_local * R * R;
-    const int n_col = lane / 4, k0 = 2 * (lane % 4), d = k0 - n_col;
-    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
-    const unsigned base = cuop::kernels::common::smem_addr(K::plane(planes, slot)) + 4u * (a_row * K::row_words) + 16u * a_unit;
+    const lane_setup<K, R> ls(planes, filt, slot);
     float acc[G][XB][4] = {};
-    auto taps = [&](int r, unsigned (&b)[2]) {
-      b[0] = K::tap(wc, r, 0, d) | K::tap(wc, r, 0, d + 1) << 16;
-      b[1] = K::tap(wc, r, 0, d + 8) | K::tap(wc, r, 0, d + 9) << 16;
-    };
+    auto taps = [&](int r, unsigned (&b)[2]) { ls.taps(r, b); };
     auto units = [&](int r, int g, unsigned (&u)[U + 1][2]) {
       const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-      const unsigned row_addr = base + 4u * ((row0 + r) * K::row_words);
+      const unsigned row_addr = ls.base + 4u * ((row0 + r) * K::row_words);
 #pragma unroll
       for (int k = 0; k + 1 < U; k += 2) {
         unsigned four[4];
@@ -122,18 +154,7 @@ struct stage3p : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
         if (r + 1 < R) mmas(acc[0], ub, bb);
       }
     }
-    __syncwarp();
-    unsigned* out = K::plane(planes, slot);
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-#pragma unroll
-      for (int xb = 0; xb < XB; ++xb)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          out[(row0 + n_col + 8 * h) * K::row_words + xb * 4 + k0 / 2] =
-              cuop::kernels::common::elem<__half>::pack2(a.alpha * acc[g][xb][2 * h], a.alpha * acc[g][xb][2 * h + 1]);
-    }
+    write_tile<K, TILE_H>(a, planes, slot, acc);
   }
 };
 
@@ -148,22 +169,16 @@ struct stage3q : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
 
   static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
                                                          unsigned* planes, const unsigned short* filt, int slot) {
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int c_local = 8 * (slot % K::qc) + slot / K::qc;
-    const unsigned short* wc = filt + c_local * R * R;
-    const int n_col = lane / 4, k0 = 2 * (lane % 4), d = k0 - n_col;
-    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
-    const unsigned base = cuop::kernels::common::smem_addr(K::plane(planes, slot)) + 4u * (a_row * K::row_words) + 16u * a_unit;
+    const lane_setup<K, R> ls(planes, filt, slot);
     float acc[G][XB][4] = {};
 #pragma unroll 1
     for (int r = 0; r < R; ++r) {
       unsigned b[2];
-      b[0] = K::tap(wc, r, 0, d) | K::tap(wc, r, 0, d + 1) << 16;
-      b[1] = K::tap(wc, r, 0, d + 8) | K::tap(wc, r, 0, d + 9) << 16;
+      ls.taps(r, b);
 #pragma unroll
       for (int g = 0; g < G; ++g) {
         const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-        const unsigned row_addr = base + 4u * ((row0 + r) * K::row_words);
+        const unsigned row_addr = ls.base + 4u * ((row0 + r) * K::row_words);
         unsigned af[XB][4];
 #pragma unroll
         for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::ldmatrix_x4(af[xb], row_addr + 16u * xb);
@@ -171,18 +186,7 @@ struct stage3q : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
         for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::mma_16816<__half>(acc[g][xb], af[xb], b);
       }
     }
-    __syncwarp();
-    unsigned* out = K::plane(planes, slot);
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-#pragma unroll
-      for (int xb = 0; xb < XB; ++xb)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          out[(row0 + n_col + 8 * h) * K::row_words + xb * 4 + k0 / 2] =
-              cuop::kernels::common::elem<__half>::pack2(a.alpha * acc[g][xb][2 * h], a.alpha * acc[g][xb][2 * h + 1]);
-    }
+    write_tile<K, TILE_H>(a, planes, slot, acc);
   }
 };
 
