@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Device probe of the tensor-core depthwise kernel's phases (ci/gpu/probes/depthwise_phases.cu):
-# nvcc build against the working tree, the table of phase timings, then (NCU=1) Nsight Compute on
-# the whole kernel and on its MMA phase alone for 32x28x28x512, and the MMA phase's stall reasons
-# (clocks left alone). Usage, on the
-# GPU machine from the repository root: [NCU=1] bash ci/gpu/probes/depthwise_phases.sh
+# nvcc build against the working tree, the mma.sync ceiling and the table of phase timings, then
+# (NCU=1) Nsight Compute on 32x28x28x512: the MMA phase's stall reasons, and the sections of the
+# whole kernel and of its MMA phase alone (clocks left alone). Usage, on the GPU machine from the
+# repository root: [NCU=1] bash ci/gpu/probes/depthwise_phases.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
