@@ -190,6 +190,53 @@ struct stage3q : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
   }
 };
 
+// d += a * b for one m16n8k8 (f16 in, f32 accumulation): a is one 16x8 unit as ldmatrix gives it
+// (rows g and g + 8), b one register of taps.
+__device__ __forceinline__ void mma_1688(float (&d)[4], const unsigned (&a)[2], unsigned b) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(b));
+}
+
+// Stage 3 with each m16n8k16 split into two m16n8k8 (unit xb against taps k 0-7, unit xb + 1
+// against k 8-15): every A operand is one unit, an aligned register pair, so no register moves
+// pair units into quads; twice the MMA instructions, each half the work (beta == 0, a probe).
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
+struct stage3k8 : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
+  using K = stage3<R, BLOCK_C, TILE_H, TILE_W, CPW>;
+  static constexpr int G = K::row_groups, U = K::units, XB = K::xblocks;
+  static_assert(K::chunks == 1, "one tap chunk");
+
+  static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
+                                                         unsigned* planes, const unsigned short* filt, int slot) {
+    const lane_setup<K, R> ls(planes, filt, slot);
+    float acc[G][XB][4] = {};
+#pragma unroll 1
+    for (int r = 0; r < R; ++r) {
+      unsigned b[2];
+      ls.taps(r, b);
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+        const unsigned row_addr = ls.base + 4u * ((row0 + r) * K::row_words);
+        unsigned u[U + 1][2];
+#pragma unroll
+        for (int k = 0; k + 1 < U; k += 2) {
+          unsigned four[4];
+          cuop::kernels::common::ldmatrix_x4(four, row_addr + 16u * k);
+          u[k][0] = four[0]; u[k][1] = four[1]; u[k + 1][0] = four[2]; u[k + 1][1] = four[3];
+        }
+        if constexpr (U % 2) cuop::kernels::common::ldmatrix_x2(u[U - 1], row_addr + 16u * (U - 1));
+#pragma unroll
+        for (int xb = 0; xb < XB; ++xb) mma_1688(acc[g][xb], u[xb], b[0]);
+#pragma unroll
+        for (int xb = 0; xb < XB; ++xb) mma_1688(acc[g][xb], u[xb + 1], b[1]);
+      }
+    }
+    write_tile<K, TILE_H>(a, planes, slot, acc);
+  }
+};
+
 // The mma.sync ceiling: every warp issues `iters` rounds of 8 independent m16n8k16 (f16 in, f32
 // accumulation) on register operands, nothing else.
 __global__ void mma_ceiling(int iters, float* sink) {
@@ -315,14 +362,18 @@ int main(int argc, char** argv) {
   if (only) return 0;
   run_layer<stage3p<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4 pipelined", 32, 28, 512}, b, only);
   run_layer<stage3q<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4 quads", 32, 28, 512}, b, only);
+  run_layer<stage3k8<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4 k8 pairs", 32, 28, 512}, b, only);
   run_layer<stage3<7, 64, 28, 32, 4>>({"32x28x28x256 c64 t28x32 cv4", 32, 28, 256}, b, only);
   run_layer<stage3p<7, 64, 28, 32, 4>>({"32x28x28x256 c64 t28x32 cv4 pipelined", 32, 28, 256}, b, only);
   run_layer<stage3q<7, 64, 28, 32, 4>>({"32x28x28x256 c64 t28x32 cv4 quads", 32, 28, 256}, b, only);
+  run_layer<stage3k8<7, 64, 28, 32, 4>>({"32x28x28x256 c64 t28x32 cv4 k8 pairs", 32, 28, 256}, b, only);
   run_layer<stage3<7, 64, 16, 56, 4>>({"32x56x56x128 c64 t16x56 cv4", 32, 56, 128}, b, only);
   run_layer<stage3p<7, 64, 16, 56, 4>>({"32x56x56x128 c64 t16x56 cv4 pipelined", 32, 56, 128}, b, only);
   run_layer<stage3q<7, 64, 16, 56, 4>>({"32x56x56x128 c64 t16x56 cv4 quads", 32, 56, 128}, b, only);
+  run_layer<stage3k8<7, 64, 16, 56, 4>>({"32x56x56x128 c64 t16x56 cv4 k8 pairs", 32, 56, 128}, b, only);
   run_layer<stage3<7, 32, 16, 32, 4>>({"16x64x64x384 c32 t16x32 cv4", 16, 64, 384}, b, only);
   run_layer<stage3p<7, 32, 16, 32, 4>>({"16x64x64x384 c32 t16x32 cv4 pipelined", 16, 64, 384}, b, only);
   run_layer<stage3q<7, 32, 16, 32, 4>>({"16x64x64x384 c32 t16x32 cv4 quads", 16, 64, 384}, b, only);
+  run_layer<stage3k8<7, 32, 16, 32, 4>>({"16x64x64x384 c32 t16x32 cv4 k8 pairs", 16, 64, 384}, b, only);
   return 0;
 }
