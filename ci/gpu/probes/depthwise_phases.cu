@@ -75,6 +75,18 @@ struct lane_setup {
     const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
     base = cuop::kernels::common::smem_addr(K::plane(planes, slot)) + 4u * (a_row * K::row_words) + 16u * a_unit;
   }
+  // Units 0..U-1 (16 rows x 8 columns each) of the 16 plane rows from `row`, as stage 3 loads them.
+  template <int U>
+  __device__ void units(int row, unsigned (&u)[U + 1][2]) const {
+    const unsigned row_addr = base + 4u * (row * K::row_words);
+#pragma unroll
+    for (int k = 0; k + 1 < U; k += 2) {
+      unsigned four[4];
+      cuop::kernels::common::ldmatrix_x4(four, row_addr + 16u * k);
+      u[k][0] = four[0]; u[k][1] = four[1]; u[k + 1][0] = four[2]; u[k + 1][1] = four[3];
+    }
+    if constexpr (U % 2) cuop::kernels::common::ldmatrix_x2(u[U - 1], row_addr + 16u * (U - 1));
+  }
   // The two registers of filter row r's Toeplitz fragment (one 8-tap chunk).
   __device__ void taps(int r, unsigned (&b)[2]) const {
     b[0] = K::tap(wc, r, 0, d) | K::tap(wc, r, 0, d + 1) << 16;
@@ -116,15 +128,7 @@ struct stage3p : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
     float acc[G][XB][4] = {};
     auto taps = [&](int r, unsigned (&b)[2]) { ls.taps(r, b); };
     auto units = [&](int r, int g, unsigned (&u)[U + 1][2]) {
-      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-      const unsigned row_addr = ls.base + 4u * ((row0 + r) * K::row_words);
-#pragma unroll
-      for (int k = 0; k + 1 < U; k += 2) {
-        unsigned four[4];
-        cuop::kernels::common::ldmatrix_x4(four, row_addr + 16u * k);
-        u[k][0] = four[0]; u[k][1] = four[1]; u[k + 1][0] = four[2]; u[k + 1][1] = four[3];
-      }
-      if constexpr (U % 2) cuop::kernels::common::ldmatrix_x2(u[U - 1], row_addr + 16u * (U - 1));
+      ls.template units<U>((16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16) + r, u);
     };
     auto mmas = [&](float (&ac)[XB][4], const unsigned (&u)[U + 1][2], const unsigned (&b)[2]) {
 #pragma unroll
@@ -158,35 +162,41 @@ struct stage3p : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
   }
 };
 
-// Stage 3 whose MMAs take their A fragments straight from one ldmatrix.x4 each (units xb and
-// xb + 1), so that no register moves pair an odd column block's units into an aligned quad: more
-// ldmatrix reads (4 a block instead of 2.5), fewer instructions (beta == 0 only, a probe).
-template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
-struct stage3q : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
+// Stage 3's MMA loop (tap rows, then row groups) with the loads and MMAs of one step supplied by
+// STEP (beta == 0 only: probes of the MMA phase, not kernels).
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW, typename STEP>
+struct stage3_step : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
   using K = stage3<R, BLOCK_C, TILE_H, TILE_W, CPW>;
-  static constexpr int G = K::row_groups, XB = K::xblocks;
   static_assert(K::chunks == 1, "one tap chunk");
 
   static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
                                                          unsigned* planes, const unsigned short* filt, int slot) {
     const lane_setup<K, R> ls(planes, filt, slot);
-    float acc[G][XB][4] = {};
+    float acc[K::row_groups][K::xblocks][4] = {};
 #pragma unroll 1
     for (int r = 0; r < R; ++r) {
       unsigned b[2];
       ls.taps(r, b);
 #pragma unroll
-      for (int g = 0; g < G; ++g) {
-        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-        const unsigned row_addr = ls.base + 4u * ((row0 + r) * K::row_words);
-        unsigned af[XB][4];
-#pragma unroll
-        for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::ldmatrix_x4(af[xb], row_addr + 16u * xb);
-#pragma unroll
-        for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::mma_16816<__half>(acc[g][xb], af[xb], b);
-      }
+      for (int g = 0; g < K::row_groups; ++g)
+        STEP::template run<K>(ls, (16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16) + r, b, acc[g]);
     }
     write_tile<K, TILE_H>(a, planes, slot, acc);
+  }
+};
+
+// One ldmatrix.x4 per MMA (units xb and xb + 1), so that no register moves pair an odd column
+// block's units into an aligned quad: more ldmatrix reads (4 a block instead of 2.5), fewer
+// instructions.
+struct quads_step {
+  template <typename K, typename LS, int XB>
+  static __device__ __forceinline__ void run(const LS& ls, int row, const unsigned (&b)[2], float (&acc)[XB][4]) {
+    const unsigned row_addr = ls.base + 4u * (row * K::row_words);
+    unsigned af[XB][4];
+#pragma unroll
+    for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::ldmatrix_x4(af[xb], row_addr + 16u * xb);
+#pragma unroll
+    for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::mma_16816<__half>(acc[xb], af[xb], b);
   }
 };
 
@@ -198,44 +208,25 @@ __device__ __forceinline__ void mma_1688(float (&d)[4], const unsigned (&a)[2], 
                : "r"(a[0]), "r"(a[1]), "r"(b));
 }
 
-// Stage 3 with each m16n8k16 split into two m16n8k8 (unit xb against taps k 0-7, unit xb + 1
-// against k 8-15): every A operand is one unit, an aligned register pair, so no register moves
-// pair units into quads; twice the MMA instructions, each half the work (beta == 0, a probe).
-template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
-struct stage3k8 : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
-  using K = stage3<R, BLOCK_C, TILE_H, TILE_W, CPW>;
-  static constexpr int G = K::row_groups, U = K::units, XB = K::xblocks;
-  static_assert(K::chunks == 1, "one tap chunk");
-
-  static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
-                                                         unsigned* planes, const unsigned short* filt, int slot) {
-    const lane_setup<K, R> ls(planes, filt, slot);
-    float acc[G][XB][4] = {};
-#pragma unroll 1
-    for (int r = 0; r < R; ++r) {
-      unsigned b[2];
-      ls.taps(r, b);
+// Each m16n8k16 split into two m16n8k8 (unit xb against taps k 0-7, unit xb + 1 against k 8-15):
+// every A operand is one unit, an aligned register pair, so no register moves pair units into
+// quads; twice the MMA instructions, each half the work.
+struct k8_step {
+  template <typename K, typename LS, int XB>
+  static __device__ __forceinline__ void run(const LS& ls, int row, const unsigned (&b)[2], float (&acc)[XB][4]) {
+    unsigned u[K::units + 1][2];
+    ls.template units<K::units>(row, u);
 #pragma unroll
-      for (int g = 0; g < G; ++g) {
-        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-        const unsigned row_addr = ls.base + 4u * ((row0 + r) * K::row_words);
-        unsigned u[U + 1][2];
+    for (int xb = 0; xb < XB; ++xb) mma_1688(acc[xb], u[xb], b[0]);
 #pragma unroll
-        for (int k = 0; k + 1 < U; k += 2) {
-          unsigned four[4];
-          cuop::kernels::common::ldmatrix_x4(four, row_addr + 16u * k);
-          u[k][0] = four[0]; u[k][1] = four[1]; u[k + 1][0] = four[2]; u[k + 1][1] = four[3];
-        }
-        if constexpr (U % 2) cuop::kernels::common::ldmatrix_x2(u[U - 1], row_addr + 16u * (U - 1));
-#pragma unroll
-        for (int xb = 0; xb < XB; ++xb) mma_1688(acc[g][xb], u[xb], b[0]);
-#pragma unroll
-        for (int xb = 0; xb < XB; ++xb) mma_1688(acc[g][xb], u[xb + 1], b[1]);
-      }
-    }
-    write_tile<K, TILE_H>(a, planes, slot, acc);
+    for (int xb = 0; xb < XB; ++xb) mma_1688(acc[xb], u[xb + 1], b[1]);
   }
 };
+
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
+using stage3q = stage3_step<R, BLOCK_C, TILE_H, TILE_W, CPW, quads_step>;
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
+using stage3k8 = stage3_step<R, BLOCK_C, TILE_H, TILE_W, CPW, k8_step>;
 
 // The mma.sync ceiling: every warp issues `iters` rounds of 8 independent m16n8k16 (f16 in, f32
 // accumulation) on register operands, nothing else.
