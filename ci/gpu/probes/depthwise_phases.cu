@@ -3,8 +3,9 @@
 // phases left out or doubled (load = the patch's transpose into planes, mma = every warp's
 // channels, store = the planes back to NHWC), timed with CUDA events after a 256 MB read flush,
 // median of 30. Differences between variants place the time; the answers of partial variants are
-// meaningless. Two variants of the MMA phase (software-pipelined; one ldmatrix.x4 per MMA) run
-// beside the winners, and the mma.sync ceiling (MMAs on register operands alone) is printed first.
+// meaningless. Three variants of the MMA phase (software-pipelined; one ldmatrix.x4 per MMA; each
+// MMA as two m16n8k8) run beside the winners, and the mma.sync ceiling (MMAs on register operands
+// alone) is printed first. docs/conv-h200.md has the results.
 // `--only NAME` runs one variant of the first layer many times (for ncu).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
