@@ -62,16 +62,16 @@ struct stage3 : kc::depthwise_mma<__half, R, R, BLOCK_C, TILE_H, TILE_W, CPW> {
   static constexpr int block_c_ = BLOCK_C, tile_h_ = TILE_H, tile_w_ = TILE_W, cpw_ = CPW;
 };
 
-// A lane's view of a channel, as stage 3's compute_channel sets it up: the channel's filter, the
-// lane's tap offset (k0 - n_col) and the shared-memory address of its ldmatrix row in the plane.
+// A lane's view of a channel, as stage 3's compute_channel sets it up: the channel's tap pairs,
+// the lane's tap offset (k0 - n_col) and the shared-memory address of its ldmatrix row in the plane.
 template <typename K, int R>
 struct lane_setup {
-  const unsigned short* wc;
+  const unsigned* pc;
   int d;
   unsigned base;
   __device__ lane_setup(unsigned* planes, const unsigned short* filt, int slot) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
-    wc = filt + (8 * (slot % K::qc) + slot / K::qc) * R * R;
+    pc = reinterpret_cast<const unsigned*>(filt) + (8 * (slot % K::qc) + slot / K::qc) * R * K::pair_words;
     d = 2 * (lane % 4) - lane / 4;
     const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
     base = cuop::kernels::common::smem_addr(K::plane(planes, slot)) + 4u * (a_row * K::row_words) + 16u * a_unit;
@@ -89,10 +89,7 @@ struct lane_setup {
     if constexpr (U % 2) cuop::kernels::common::ldmatrix_x2(u[U - 1], row_addr + 16u * (U - 1));
   }
   // The two registers of filter row r's Toeplitz fragment (one 8-tap chunk).
-  __device__ void taps(int r, unsigned (&b)[2]) const {
-    b[0] = K::tap(wc, r, 0, d) | K::tap(wc, r, 0, d + 1) << 16;
-    b[1] = K::tap(wc, r, 0, d + 8) | K::tap(wc, r, 0, d + 9) << 16;
-  }
+  __device__ void taps(int r, unsigned (&b)[2]) const { K::fragment(pc + r * K::pair_words, 0, d, b); }
 };
 
 // The MMA variants' epilogue (beta == 0): a channel's accumulators over its plane's first rows,

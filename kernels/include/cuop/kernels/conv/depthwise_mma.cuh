@@ -6,9 +6,14 @@
 // x0..x0+7 (its N) are
 //     C[m][n] += sum_k A[m][k] * B[k][n],  A[m][k] = in[y + m + r][x0 + s0 + k]  (k < 16)
 //                                          B[k][n] = w[r][s0 + k - n] when 0 <= k - n < 8, s0 + k - n < S
-// so one MMA does 16 x 8 outputs times up to 8 taps. B depends only on the channel and tap row:
-// each lane builds its two registers of it from the filter; A is one ldmatrix.x4 whose sixteen
-// row addresses are the sixteen input rows, shifted by r, so no im2col copy is ever made.
+// so one MMA does 16 x 8 outputs times up to 8 taps. B depends only on the channel, tap row and
+// chunk: lane (n, k0) holds taps d, d + 1 and d + 8, d + 9 of the chunk, d = k0 - n. The block
+// keeps, per (channel, tap row, chunk), the nine tap pairs P[p] = (tap p, tap p + 1), p = -1..7
+// (zero outside the chunk and the filter): b[0] = P[d] for d >= -1, b[1] = P[d + 8] for d <= -1,
+// so a lane takes its fragment with one 32-bit load (two when d = -1 and the chunk has a tap 7).
+// Building B from the raw filter instead (four halfword loads and their bounds tests a tap row)
+// cost 14-17% of the MMA phase (docs/conv-h200.md). A is one ldmatrix.x4 whose sixteen row
+// addresses are the sixteen input rows, shifted by r, so no im2col copy is ever made.
 //
 //   grid   as every depthwise stage (kernels/src/conv/family.cpp): x output tiles, y channel
 //          groups of BLOCK_C, z images
@@ -16,9 +21,9 @@
 //          memory it alone computes from and writes back to
 //   smem   BLOCK_C planes, each the channel's input patch ((TILE_H + R - 1) rows of row_units
 //          16-byte units, zero in the padding, past the image and past the patch) as T; then the
-//          block's filter, [BLOCK_C][R][S] as T (zero past C). The output tile (alpha and beta
-//          applied in f32, rounded to T once) replaces the patch's first TILE_H rows once the warp
-//          is done with the channel, then the whole block stores NHWC.
+//          block's tap pairs, [BLOCK_C][R][chunks][9] words (zero past C). The output tile (alpha
+//          and beta applied in f32, rounded to T once) replaces the patch's first TILE_H rows once
+//          the warp is done with the channel, then the whole block stores NHWC.
 //
 // Per tap row and row group a warp loads each 16-byte unit of its 16 input rows once (ldmatrix,
 // two units at a time) and feeds it to the two MMAs it belongs to (as k 0-7 of one column block
@@ -81,7 +86,9 @@ struct depthwise_mma {
   static constexpr int plane_words = depthwise_mma_detail::plane_words(patch_h * row_words, qc);
   static constexpr int units = xblocks + chunks;            // units a row group reads per tap row
   static constexpr int filter_offset = BLOCK_C * plane_words * 4;
-  static constexpr int filter_bytes = (BLOCK_C * R * S * 2 + 15) / 16 * 16;
+  static constexpr int pair_words = 9;                      // P[-1..7] of a (channel, tap row, chunk)
+  static constexpr int tap_rows = BLOCK_C * R * chunks;     // (channel, tap row, chunk) of the block
+  static constexpr int filter_bytes = (tap_rows * pair_words * 4 + 15) / 16 * 16;
   // Dynamic shared memory of a launch and the __launch_bounds__ minimum of blocks per SM: as many
   // as an sm_90 SM's 228 KiB hold, at most 4 (kernels/src/conv/family.cpp computes the same). One
   // block at a time leaves each block's load, MMA and store phases unoverlapped.
@@ -128,22 +135,33 @@ struct depthwise_mma {
     w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
   }
 
-  // The input patch, transposed into per-channel planes, and the block's filter.
+  // The eight taps of tap row i (channel, tap row, chunk) of the block, zero past C and S.
+  static __device__ __forceinline__ void gather_taps(const conv_args& a, const tile_t& t, int i,
+                                                     unsigned short (&tv)[8]) {
+    const int c_local = i / (R * chunks), r = i / chunks % R, s_lo = 8 * (i % chunks);
+    const bool live = t.c0 + c_local < a.c;
+    const unsigned short* w = static_cast<const unsigned short*>(a.w) +
+                              (static_cast<long long>(t.c0 + c_local) * R + r) * S + s_lo;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) tv[k] = live && s_lo + k < S ? w[k] : 0;
+  }
+  // Its nine tap pairs P[-1..7] (see the header comment).
+  static __device__ __forceinline__ void write_pairs(unsigned* pairs, int i, const unsigned short (&tv)[8]) {
+#pragma unroll
+    for (int p = -1; p < 8; ++p)
+      pairs[i * pair_words + p + 1] =
+          (p >= 0 ? tv[p] : 0u) | (p + 1 < 8 ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
+  }
+
+  // The input patch, transposed into per-channel planes, and the block's tap pairs.
   static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
     constexpr int tasks = patch_h * row_words * qc;
     const int tid = static_cast<int>(threadIdx.x);
-    // The filter first, in 16-byte pieces when whole and aligned: its loads are then in flight
-    // with the patch's instead of each waiting for the last.
-    const unsigned short* w = static_cast<const unsigned short*>(a.w) + static_cast<long long>(t.c0) * R * S;
-    const int live_taps = (a.c - t.c0 < BLOCK_C ? a.c - t.c0 : BLOCK_C) * R * S;
-    if (live_taps == BLOCK_C * R * S && reinterpret_cast<unsigned long long>(w) % 16 == 0) {
-#pragma unroll 4
-      for (int i = tid; i < BLOCK_C * R * S / 8; i += block_threads)
-        reinterpret_cast<words8*>(filt)[i] = reinterpret_cast<const words8*>(w)[i];
-    } else {
-#pragma unroll 4
-      for (int i = tid; i < BLOCK_C * R * S; i += block_threads) filt[i] = i < live_taps ? w[i] : 0;
-    }
+    unsigned* pairs = reinterpret_cast<unsigned*>(filt);
+    // A thread's first taps are loaded before the patch and written after it, so their loads are
+    // in flight with the patch's instead of the patch's waiting for them.
+    unsigned short tv[8];
+    if (tid < tap_rows) gather_taps(a, t, tid, tv);
     for (int base = tid; base < tasks; base += block_threads * unroll) {
       words8 px[unroll][2];
 #pragma unroll
@@ -169,12 +187,21 @@ struct depthwise_mma {
           plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
       }
     }
+    if (tid < tap_rows) write_pairs(pairs, tid, tv);
+    for (int i = tid + block_threads; i < tap_rows; i += block_threads) {
+      gather_taps(a, t, i, tv);
+      write_pairs(pairs, i, tv);
+    }
   }
 
-  // Tap (r, s_lo + d) of the channel's filter as bits, zero unless 0 <= d < 8 and s_lo + d < S.
-  static __device__ __forceinline__ unsigned tap(const unsigned short* wc, int r, int s_lo, int d) {
-    const int s = s_lo + d;
-    return d >= 0 && d < 8 && s < S ? static_cast<unsigned>(wc[r * S + s]) : 0u;
+  // The Toeplitz fragment of chunk ch of a tap row (its nine pairs at `pr`) for a lane whose
+  // d = k0 - n_col: taps d, d + 1 and d + 8, d + 9 of the chunk.
+  // (ch comes from an unrolled loop, so the test of a tap 7 folds away.)
+  static __device__ __forceinline__ void fragment(const unsigned* pr, int ch, int d, unsigned (&b)[2]) {
+    const unsigned v = pr[(d >= -1 ? d : d + 8) + 1];
+    b[0] = d >= -1 ? v : 0u;
+    b[1] = d <= -2 ? v : 0u;
+    if (8 * ch + 7 < S && d == -1) b[1] = pr[8];  // the chunk has a tap 7: lane d = -1 needs P[7] too
   }
 
   // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
@@ -182,8 +209,8 @@ struct depthwise_mma {
                                          const unsigned short* filt, int slot) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int c_local = 8 * (slot % qc) + slot / qc;
-    const unsigned short* wc = filt + c_local * R * S;
-    const int n_col = lane / 4, k0 = 2 * (lane % 4);
+    const unsigned* pc = reinterpret_cast<const unsigned*>(filt) + c_local * R * chunks * pair_words;
+    const int n_col = lane / 4, k0 = 2 * (lane % 4), d = k0 - n_col;
     // ldmatrix.x4 at unit u: lanes 0-7 address rows 0-7 of unit u, 8-15 rows 8-15, 16-23 rows 0-7
     // of unit u + 1, 24-31 rows 8-15 (x2: the first two).
     const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
@@ -201,11 +228,7 @@ struct depthwise_mma {
     for (int r = 0; r < R; ++r) {
       unsigned b[chunks][2];
 #pragma unroll
-      for (int ch = 0; ch < chunks; ++ch) {
-        const int d = k0 - n_col;
-        b[ch][0] = tap(wc, r, 8 * ch, d) | tap(wc, r, 8 * ch, d + 1) << 16;
-        b[ch][1] = tap(wc, r, 8 * ch, d + 8) | tap(wc, r, 8 * ch, d + 9) << 16;
-      }
+      for (int ch = 0; ch < chunks; ++ch) fragment(pc + (r * chunks + ch) * pair_words, ch, d, b[ch]);
 #pragma unroll
       for (int g = 0; g < row_groups; ++g) {
         const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
