@@ -153,42 +153,51 @@ struct depthwise_mma {
           (p >= 0 ? tv[p] : 0u) | (p + 1 < 8 ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
   }
 
-  // The input patch, transposed into per-channel planes, and the block's tap pairs.
-  static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
+  // One batch of the patch's transposes (unroll tasks a thread from `base`): every load first,
+  // then the shared-memory writes. With TAPS the batch also carries the thread's first tap row,
+  // so that its loads share the batch's wait instead of adding one of their own.
+  template <bool TAPS>
+  static __device__ __forceinline__ void patch_batch(const conv_args& a, const tile_t& t, unsigned* planes,
+                                                     unsigned* pairs, int base) {
     constexpr int tasks = patch_h * row_words * qc;
     const int tid = static_cast<int>(threadIdx.x);
-    unsigned* pairs = reinterpret_cast<unsigned*>(filt);
-    // A thread's first taps are loaded before the patch and written after it, so their loads are
-    // in flight with the patch's instead of the patch's waiting for them.
     unsigned short tv[8];
-    if (tid < tap_rows) gather_taps(a, t, tid, tv);
-    for (int base = tid; base < tasks; base += block_threads * unroll) {
-      words8 px[unroll][2];
+    if (TAPS && tid < tap_rows) gather_taps(a, t, tid, tv);
+    words8 px[unroll][2];
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        const int task = base + u * block_threads;
-        const int q = task % qc, word = task / qc;
-        const int row = word / row_words, col = 2 * (word % row_words);
-        const bool live = task < tasks;
+    for (int u = 0; u < unroll; ++u) {
+      const int task = base + u * block_threads;
+      const int q = task % qc, word = task / qc;
+      const int row = word / row_words, col = 2 * (word % row_words);
+      const bool live = task < tasks;
 #pragma unroll
-        for (int e = 0; e < 2; ++e)
-          px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, live && col + e < patch_w);
-      }
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        const int task = base + u * block_threads;
-        if (task >= tasks) break;
-        const int q = task % qc, word = task / qc;
-        unsigned w0[4], w1[4];
-        words_of(px[u][0], w0);
-        words_of(px[u][1], w1);
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-          plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
-      }
+      for (int e = 0; e < 2; ++e)
+        px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, live && col + e < patch_w);
     }
-    if (tid < tap_rows) write_pairs(pairs, tid, tv);
-    for (int i = tid + block_threads; i < tap_rows; i += block_threads) {
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const int task = base + u * block_threads;
+      if (task >= tasks) break;
+      const int q = task % qc, word = task / qc;
+      unsigned w0[4], w1[4];
+      words_of(px[u][0], w0);
+      words_of(px[u][1], w1);
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+    }
+    if (TAPS && tid < tap_rows) write_pairs(pairs, tid, tv);
+  }
+
+  // The input patch, transposed into per-channel planes, and the block's tap pairs.
+  static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
+    const int tid = static_cast<int>(threadIdx.x);
+    unsigned* pairs = reinterpret_cast<unsigned*>(filt);
+    patch_batch<true>(a, t, planes, pairs, tid);
+    for (int base = tid + block_threads * unroll; base < patch_h * row_words * qc; base += block_threads * unroll)
+      patch_batch<false>(a, t, planes, pairs, base);
+    for (int i = tid + block_threads; i < tap_rows; i += block_threads) {  // more tap rows than threads
+      unsigned short tv[8];
       gather_taps(a, t, i, tv);
       write_pairs(pairs, i, tv);
     }
