@@ -12,7 +12,7 @@
 // (zero outside the chunk and the filter): b[0] = P[d] for d >= -1, b[1] = P[d + 8] for d <= -1,
 // so a lane takes its fragment with one 32-bit load (two when d = -1 and the chunk has a tap 7).
 // Building B from the raw filter instead (four halfword loads and their bounds tests a tap row)
-// cost 14-17% of the MMA phase (docs/conv-h200.md). A is one ldmatrix.x4 whose sixteen row
+// cost 12-17% of the MMA phase (docs/conv-h200.md). A is one ldmatrix.x4 whose sixteen row
 // addresses are the sixteen input rows, shifted by r, so no im2col copy is ever made.
 //
 //   grid   as every depthwise stage (kernels/src/conv/family.cpp): x output tiles, y channel
