@@ -109,7 +109,7 @@ namespace {
 
 // Stage 3 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
 // the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4),
-// then the block's tap pairs (nine words per channel, tap row and 8-tap chunk) and its raw filter.
+// then the block's tap pairs (nine words per channel, tap row and 8-tap chunk).
 long long mma_smem_bytes(const depthwise_config& c) noexcept {
   const long long xblocks = c.tile_w / 8, chunks = (c.s + 7) / 8;
   const long long units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
@@ -119,8 +119,7 @@ long long mma_smem_bytes(const depthwise_config& c) noexcept {
     const long long target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
     while (words % 32 != target) words += 4;
   }
-  const long long filter = (static_cast<long long>(c.block_c) * c.r * chunks * 9 * 4 + 15) / 16 * 16 +
-                           (static_cast<long long>(c.block_c) * c.r * c.s * 2 + 15) / 16 * 16;
+  const long long filter = (static_cast<long long>(c.block_c) * c.r * chunks * 9 * 4 + 15) / 16 * 16;
   return static_cast<long long>(c.block_c) * words * 4 + filter;
 }
 

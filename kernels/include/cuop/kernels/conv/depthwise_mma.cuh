@@ -21,8 +21,7 @@
 //          memory it alone computes from and writes back to
 //   smem   BLOCK_C planes, each the channel's input patch ((TILE_H + R - 1) rows of row_units
 //          16-byte units, zero in the padding, past the image and past the patch) as T; then the
-//          block's tap pairs, [BLOCK_C][R][chunks][9] words (zero past C), then its raw filter
-//          ([BLOCK_C][R][S] as T, what the pairs are built from). The output tile (alpha
+//          block's tap pairs, [BLOCK_C][R][chunks][9] words (zero past C). The output tile (alpha
 //          and beta applied in f32, rounded to T once) replaces the patch's first TILE_H rows once
 //          the warp is done with the channel, then the whole block stores NHWC.
 //
@@ -89,8 +88,7 @@ struct depthwise_mma {
   static constexpr int filter_offset = BLOCK_C * plane_words * 4;
   static constexpr int pair_words = 9;                      // P[-1..7] of a (channel, tap row, chunk)
   static constexpr int tap_rows = BLOCK_C * R * chunks;     // (channel, tap row, chunk) of the block
-  static constexpr int pair_bytes = (tap_rows * pair_words * 4 + 15) / 16 * 16;
-  static constexpr int filter_bytes = pair_bytes + (BLOCK_C * R * S * 2 + 15) / 16 * 16;  // + the raw filter
+  static constexpr int filter_bytes = (tap_rows * pair_words * 4 + 15) / 16 * 16;
   // Dynamic shared memory of a launch and the __launch_bounds__ minimum of blocks per SM: as many
   // as an sm_90 SM's 228 KiB hold, at most 4 (kernels/src/conv/family.cpp computes the same). One
   // block at a time leaves each block's load, MMA and store phases unoverlapped.
@@ -137,72 +135,72 @@ struct depthwise_mma {
     w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
   }
 
-  // The block's raw filter, [BLOCK_C][R][S] as T (zero past C), in 16-byte pieces when whole and
-  // aligned.
-  static __device__ __forceinline__ void copy_filter(const conv_args& a, const tile_t& t, unsigned short* raw) {
-    const int tid = static_cast<int>(threadIdx.x);
-    const unsigned short* w = static_cast<const unsigned short*>(a.w) + static_cast<long long>(t.c0) * R * S;
-    const int live_taps = (a.c - t.c0 < BLOCK_C ? a.c - t.c0 : BLOCK_C) * R * S;
-    if (live_taps == BLOCK_C * R * S && reinterpret_cast<unsigned long long>(w) % 16 == 0) {
-#pragma unroll 4
-      for (int i = tid; i < BLOCK_C * R * S / 8; i += block_threads)
-        reinterpret_cast<words8*>(raw)[i] = reinterpret_cast<const words8*>(w)[i];
-    } else {
-#pragma unroll 4
-      for (int i = tid; i < BLOCK_C * R * S; i += block_threads) raw[i] = i < live_taps ? w[i] : 0;
-    }
-  }
-
-  // The nine tap pairs P[-1..7] (see the header comment) of tap row i (channel, tap row, chunk),
-  // from the raw filter.
-  static __device__ __forceinline__ void write_pairs(unsigned* pairs, const unsigned short* raw, int i) {
+  // The eight taps of tap row i (channel, tap row, chunk) of the block, zero past C and S.
+  static __device__ __forceinline__ void gather_taps(const conv_args& a, const tile_t& t, int i,
+                                                     unsigned short (&tv)[8]) {
     const int c_local = i / (R * chunks), r = i / chunks % R, s_lo = 8 * (i % chunks);
-    const unsigned short* w = raw + (c_local * R + r) * S + s_lo;
-    unsigned tv[8];
+    const bool live = t.c0 + c_local < a.c;
+    const unsigned short* w = static_cast<const unsigned short*>(a.w) +
+                              (static_cast<long long>(t.c0 + c_local) * R + r) * S + s_lo;
 #pragma unroll
-    for (int k = 0; k < 8; ++k) tv[k] = s_lo + k < S ? w[k] : 0u;
+    for (int k = 0; k < 8; ++k) tv[k] = live && s_lo + k < S ? w[k] : 0;
+  }
+  // Its nine tap pairs P[-1..7] (see the header comment).
+  static __device__ __forceinline__ void write_pairs(unsigned* pairs, int i, const unsigned short (&tv)[8]) {
 #pragma unroll
     for (int p = -1; p < 8; ++p)
-      pairs[i * pair_words + p + 1] = (p >= 0 ? tv[p] : 0u) | (p + 1 < 8 ? tv[p + 1] : 0u) << 16;
+      pairs[i * pair_words + p + 1] =
+          (p >= 0 ? tv[p] : 0u) | (p + 1 < 8 ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
   }
 
-  // The input patch, transposed into per-channel planes, then the block's tap pairs. The raw
-  // filter comes first (its loads in flight with the patch's) and the pairs are built from it in
-  // shared memory: gathered from global memory, a tap row's eight halfword loads a thread (14-byte
-  // strides across lanes) made the load phase 39% slower on 16x32 tiles (docs/conv-h200.md).
-  static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
+  // One batch of the patch's transposes (unroll tasks a thread from `base`): every load first,
+  // then the shared-memory writes. With TAPS the batch also carries the thread's first tap row,
+  // so that its loads share the batch's wait instead of adding one of their own.
+  template <bool TAPS>
+  static __device__ __forceinline__ void patch_batch(const conv_args& a, const tile_t& t, unsigned* planes,
+                                                     unsigned* pairs, int base) {
     constexpr int tasks = patch_h * row_words * qc;
     const int tid = static_cast<int>(threadIdx.x);
-    unsigned* pairs = reinterpret_cast<unsigned*>(filt);
-    unsigned short* raw = filt + pair_bytes / 2;
-    copy_filter(a, t, raw);
-    for (int base = tid; base < tasks; base += block_threads * unroll) {
-      words8 px[unroll][2];
+    unsigned short tv[8];
+    if (TAPS && tid < tap_rows) gather_taps(a, t, tid, tv);
+    words8 px[unroll][2];
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        const int task = base + u * block_threads;
-        const int q = task % qc, word = task / qc;
-        const int row = word / row_words, col = 2 * (word % row_words);
-        const bool live = task < tasks;
+    for (int u = 0; u < unroll; ++u) {
+      const int task = base + u * block_threads;
+      const int q = task % qc, word = task / qc;
+      const int row = word / row_words, col = 2 * (word % row_words);
+      const bool live = task < tasks;
 #pragma unroll
-        for (int e = 0; e < 2; ++e)
-          px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, live && col + e < patch_w);
-      }
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        const int task = base + u * block_threads;
-        if (task >= tasks) break;
-        const int q = task % qc, word = task / qc;
-        unsigned w0[4], w1[4];
-        words_of(px[u][0], w0);
-        words_of(px[u][1], w1);
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-          plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
-      }
+      for (int e = 0; e < 2; ++e)
+        px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, live && col + e < patch_w);
     }
-    __syncthreads();  // the raw filter is whole
-    for (int i = tid; i < tap_rows; i += block_threads) write_pairs(pairs, raw, i);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const int task = base + u * block_threads;
+      if (task >= tasks) break;
+      const int q = task % qc, word = task / qc;
+      unsigned w0[4], w1[4];
+      words_of(px[u][0], w0);
+      words_of(px[u][1], w1);
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+    }
+    if (TAPS && tid < tap_rows) write_pairs(pairs, tid, tv);
+  }
+
+  // The input patch, transposed into per-channel planes, and the block's tap pairs.
+  static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
+    const int tid = static_cast<int>(threadIdx.x);
+    unsigned* pairs = reinterpret_cast<unsigned*>(filt);
+    patch_batch<true>(a, t, planes, pairs, tid);
+    for (int base = tid + block_threads * unroll; base < patch_h * row_words * qc; base += block_threads * unroll)
+      patch_batch<false>(a, t, planes, pairs, base);
+    for (int i = tid + block_threads; i < tap_rows; i += block_threads) {  // more tap rows than threads
+      unsigned short tv[8];
+      gather_taps(a, t, i, tv);
+      write_pairs(pairs, i, tv);
+    }
   }
 
   // The Toeplitz fragment of chunk ch of a tap row (its nine pairs at `pr`) for a lane whose
