@@ -30,16 +30,12 @@
 // and k 8-15 of the previous one), so shared memory reads (the bound of this kernel) are
 // xblocks + chunks units instead of 2 x xblocks x chunks.
 //
-// The NHWC <-> per-channel transposes are 8x8 matrix moves. A warp's step covers four (row, unit,
-// chunk) combinations: lane t holds the 16-byte chunk (8 channels) of pixel t / 4 of combination
-// t % 4, and one stmatrix.x4.trans (sm_90; the load) or ldmatrix.x4.trans (the store) moves the
-// 512 bytes between those registers and 32 plane rows of 8 pixels, one per (combination, channel
-// pair 2i, 2i + 1). sm_80 has no stmatrix: there a thread loads one chunk of two adjacent pixels
-// and writes eight words (each the two pixels of one channel). Bank conflicts are designed out: a
-// plane row is an odd number of 16-byte units (the eight rows of an ldmatrix phase fall in eight
-// bank groups), and slot_of() places channels in planes whose stride, in units, makes the eight
-// rows of each transposing matrix (channels 8q + 2i, 8q + 2i + 1 of four chunks q, or of two chunks
-// at two units) fall in eight bank groups too.
+// The NHWC <-> per-channel transposes go through registers: a thread loads one 16-byte chunk (8
+// channels) of two adjacent pixels and writes eight words (each the two pixels of one channel).
+// Bank conflicts are designed out: a plane row is an odd number of 16-byte units (the eight rows
+// of an ldmatrix phase fall in eight bank groups); channel 8q + j lives in plane slot j * QC + q
+// (QC = BLOCK_C / 8 chunks per pixel) and the plane stride is padded to 32 / QC words modulo 32,
+// so the QC chunks a warp moves at once land in disjoint banks.
 //
 // Row groups of 16 output rows start at 0, 16, ... and the last one at TILE_H - 16, so a tile
 // height that is not a multiple of 16 recomputes a few rows (identical values) rather than
@@ -58,25 +54,14 @@ namespace cuop::kernels::conv {
 
 namespace depthwise_mma_detail {
 
-// Words of a plane: `base` rounded up to 16-byte units, and the units to 4 modulo 8 (one chunk per
-// pixel), 2 modulo 4 (two) or an odd number (more), as slot_of() needs (see above).
+// Words of a plane: `base` rounded up to 16 bytes and then to 32 / qc words modulo 32 (see above;
+// one chunk per pixel needs no padding; qc other than 2 and 4 gets 4 words, a few 2-way conflicts).
 __host__ __device__ constexpr int plane_words(int base, int qc) {
-  int units = (base + 3) / 4;
-  while (qc == 1 ? units % 8 != 4 : qc == 2 ? units % 4 != 2 : units % 2 != 1) ++units;
-  return units * 4;
-}
-
-// The plane slot of the block's channel c = 8q + j (chunk q, j 0..7). The eight rows of a
-// transposing matrix are channels 8q + 2i + b (b 0..1) of four consecutive chunks (qc a multiple
-// of 4), of two chunks at two adjacent units (qc 2), or of one chunk at four units (qc 1); with the
-// plane stride of plane_words() their slots land in eight different bank groups. Other qc keep
-// c (correct, with some conflicts).
-__host__ __device__ constexpr int slot_of(int c, int qc) {
-  const int q = c / 8, j = c % 8;
-  if (qc == 1) return c;
-  if (qc == 2) return 4 * (j / 2) + 2 * q + j % 2;
-  if (qc % 4 == 0) return 8 * (j / 2 + 4 * (q / 4)) + 2 * (q % 4) + j % 2;
-  return c;
+  int w = (base + 3) / 4 * 4;
+  if (qc == 1) return w;
+  const int target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
+  while (w % 32 != target) w += 4;
+  return w;
 }
 
 // The 16-bit halves number `sel` (0 low, 1 high) of two words, as one word (first in the low half).
@@ -111,16 +96,7 @@ struct depthwise_mma {
   static constexpr int min_blocks = 228 * 1024 / (smem_bytes + 1024) < 1   ? 1
                                     : 228 * 1024 / (smem_bytes + 1024) > 4 ? 4
                                                                            : 228 * 1024 / (smem_bytes + 1024);
-  static constexpr int patch_combos = patch_h * row_units * qc;  // (row, unit, chunk) of the patch
-  static constexpr int tile_combos = TILE_H * xblocks * qc;       // (row, column block, chunk) of the tile
-  // stmatrix (sm_90 and later) moves the patch into the planes, 8x8 matrices at a time; sm_80
-  // writes it word by word.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  static constexpr bool by_stmatrix = false;
-#else
-  static constexpr bool by_stmatrix = true;
-#endif
-  static constexpr int unroll = by_stmatrix ? 8 : 4;       // loads (16 or 32 bytes) in flight per thread
+  static constexpr int unroll = 4;                          // transposes in flight per thread
 
   static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
   static_assert(TILE_H >= 16 && TILE_W % 8 == 0, "tile_h >= 16, tile_w a multiple of 8");
@@ -138,29 +114,6 @@ struct depthwise_mma {
 
   static __device__ __forceinline__ unsigned* plane(unsigned* planes, int slot) {
     return planes + slot * plane_words;
-  }
-  // The plane of the block's channel c.
-  static __device__ __forceinline__ unsigned* channel_plane(unsigned* planes, int c) {
-    return plane(planes, depthwise_mma_detail::slot_of(c, qc));
-  }
-
-  // Combination z of `per_row` units (chunk fastest, then unit, then row), clamped to the last one
-  // (a warp's last step may run past it: its extra lanes repeat the last combination's moves).
-  struct combo_t {
-    int row, unit, chunk;
-  };
-  template <int COMBOS>
-  static __device__ __forceinline__ combo_t combo(int z, int per_row) {
-    z = z < COMBOS ? z : COMBOS - 1;
-    return {z / (qc * per_row), z / qc % per_row, z % qc};
-  }
-  // The shared-memory address of the plane row a lane gives a transposing matrix at step `step`:
-  // lane l addresses row l % 8 of matrix l / 8, channel pair 2 (l / 8) of combination l % 8 / 2.
-  template <int COMBOS>
-  static __device__ __forceinline__ unsigned matrix_row(unsigned* planes, int step, int per_row, int lane) {
-    const combo_t m = combo<COMBOS>(4 * step + lane % 8 / 2, per_row);
-    return common::smem_addr(channel_plane(planes, 8 * m.chunk + 2 * (lane / 8) + lane % 2)) +
-           4u * (m.row * row_words) + 16u * m.unit;
   }
 
   // 8 channels from c (zeros past C) of pixel (iy, ix) of image n, or zeros outside the image.
@@ -200,54 +153,38 @@ struct depthwise_mma {
           (p >= 0 ? tv[p] : 0u) | (p + 1 < 8 ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
   }
 
-  // One batch of the patch's transposes (unroll tasks, load_batch apart, from `first`): every load
-  // first, then the shared-memory writes. With TAPS the batch also carries the thread's first tap
-  // row, so that its loads share the batch's wait instead of adding one of their own.
-  // sm_90 and later: a task is a warp's step (four combinations of 8 pixels), one stmatrix.x4.trans.
-  // sm_80: a task is a thread's chunk of two adjacent pixels, written as eight words.
-  static constexpr int load_tasks = by_stmatrix ? (patch_combos + 3) / 4 : patch_h * row_words * qc;
-  static constexpr int load_batch = by_stmatrix ? warps : block_threads;
-  static __device__ __forceinline__ int first_task() {
-    return static_cast<int>(threadIdx.x) / (by_stmatrix ? 32 : 1);
-  }
+  // One batch of the patch's transposes (unroll tasks a thread from `base`): every load first,
+  // then the shared-memory writes. With TAPS the batch also carries the thread's first tap row,
+  // so that its loads share the batch's wait instead of adding one of their own.
   template <bool TAPS>
   static __device__ __forceinline__ void patch_batch(const conv_args& a, const tile_t& t, unsigned* planes,
-                                                     unsigned* pairs, int first) {
-    const int tid = static_cast<int>(threadIdx.x), lane = tid % 32;
+                                                     unsigned* pairs, int base) {
+    constexpr int tasks = patch_h * row_words * qc;
+    const int tid = static_cast<int>(threadIdx.x);
     unsigned short tv[8];
     if (TAPS && tid < tap_rows) gather_taps(a, t, tid, tv);
-    words8 px[unroll][by_stmatrix ? 1 : 2];
+    words8 px[unroll][2];
 #pragma unroll
     for (int u = 0; u < unroll; ++u) {
-      const int task = first + u * load_batch;
-      if constexpr (by_stmatrix) {
-        const combo_t m = combo<patch_combos>(4 * task + lane % 4, row_units);
-        const int col = 8 * m.unit + lane / 4;
-        px[u][0] = load_chunk(a, t, t.ih0 + m.row, t.iw0 + col, t.c0 + 8 * m.chunk, task < load_tasks && col < patch_w);
-      } else {
-        const int q = task % qc, word = task / qc;
-        const int row = word / row_words, col = 2 * (word % row_words);
+      const int task = base + u * block_threads;
+      const int q = task % qc, word = task / qc;
+      const int row = word / row_words, col = 2 * (word % row_words);
+      const bool live = task < tasks;
 #pragma unroll
-        for (int e = 0; e < 2; ++e)
-          px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, task < load_tasks && col + e < patch_w);
-      }
+      for (int e = 0; e < 2; ++e)
+        px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, live && col + e < patch_w);
     }
 #pragma unroll
     for (int u = 0; u < unroll; ++u) {
-      const int task = first + u * load_batch;
-      if (task >= load_tasks) break;
-      unsigned w0[4];
+      const int task = base + u * block_threads;
+      if (task >= tasks) break;
+      const int q = task % qc, word = task / qc;
+      unsigned w0[4], w1[4];
       words_of(px[u][0], w0);
-      if constexpr (by_stmatrix) {
-        common::stmatrix_x4_trans(matrix_row<patch_combos>(planes, task, row_units, lane), w0);
-      } else {
-        const int q = task % qc, word = task / qc;
-        unsigned w1[4];
-        words_of(px[u][by_stmatrix ? 0 : 1], w1);
+      words_of(px[u][1], w1);
 #pragma unroll
-        for (int j = 0; j < 8; ++j)
-          channel_plane(planes, 8 * q + j)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
-      }
+      for (int j = 0; j < 8; ++j)
+        plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
     }
     if (TAPS && tid < tap_rows) write_pairs(pairs, tid, tv);
   }
@@ -256,9 +193,9 @@ struct depthwise_mma {
   static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
     const int tid = static_cast<int>(threadIdx.x);
     unsigned* pairs = reinterpret_cast<unsigned*>(filt);
-    patch_batch<true>(a, t, planes, pairs, first_task());
-    for (int first = first_task() + load_batch * unroll; first < load_tasks; first += load_batch * unroll)
-      patch_batch<false>(a, t, planes, pairs, first);
+    patch_batch<true>(a, t, planes, pairs, tid);
+    for (int base = tid + block_threads * unroll; base < patch_h * row_words * qc; base += block_threads * unroll)
+      patch_batch<false>(a, t, planes, pairs, base);
     for (int i = tid + block_threads; i < tap_rows; i += block_threads) {  // more tap rows than threads
       unsigned short tv[8];
       gather_taps(a, t, i, tv);
@@ -276,16 +213,17 @@ struct depthwise_mma {
     if (8 * ch + 7 < S && d == -1) b[1] = pr[8];  // the chunk has a tap 7: lane d = -1 needs P[7] too
   }
 
-  // Computes the block's channel c_local and writes its output tile over its plane's first rows.
+  // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
   static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes,
-                                         const unsigned short* filt, int c_local) {
+                                         const unsigned short* filt, int slot) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int c_local = 8 * (slot % qc) + slot / qc;
     const unsigned* pc = reinterpret_cast<const unsigned*>(filt) + c_local * R * chunks * pair_words;
     const int n_col = lane / 4, k0 = 2 * (lane % 4), d = k0 - n_col;
     // ldmatrix.x4 at unit u: lanes 0-7 address rows 0-7 of unit u, 8-15 rows 8-15, 16-23 rows 0-7
     // of unit u + 1, 24-31 rows 8-15 (x2: the first two).
     const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
-    const unsigned base = common::smem_addr(channel_plane(planes, c_local)) + 4u * (a_row * row_words) + 16u * a_unit;
+    const unsigned base = common::smem_addr(plane(planes, slot)) + 4u * (a_row * row_words) + 16u * a_unit;
 
     float acc[row_groups][xblocks][4];
 #pragma unroll
@@ -323,7 +261,7 @@ struct depthwise_mma {
     }
 
     __syncwarp();  // every lane's ldmatrix of this plane is done before it is overwritten
-    unsigned* out = channel_plane(planes, c_local);
+    unsigned* out = plane(planes, slot);
     if (a.beta == 0.f) {
 #pragma unroll
       for (int g = 0; g < row_groups; ++g) {
@@ -378,18 +316,26 @@ struct depthwise_mma {
     }
   }
 
-  // The output tiles of every plane, transposed back to NHWC: a warp's step is one
-  // ldmatrix.x4.trans, after which lane l holds 8 channels of pixel l / 4 of combination l % 4.
+  // The output tiles of every plane, transposed back to NHWC.
   static __device__ void store_tile(const conv_args& a, const tile_t& t, unsigned* planes) {
-    constexpr int steps = (tile_combos + 3) / 4;
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    for (int step = static_cast<int>(threadIdx.x) / 32; step < steps; step += warps) {
-      unsigned w[4];
-      common::ldmatrix_x4_trans(w, matrix_row<tile_combos>(planes, step, xblocks, lane));
-      const int z = 4 * step + lane % 4;
-      const combo_t m = combo<tile_combos>(z, xblocks);
-      const int oy = t.oh0 + m.row, ox = t.ow0 + 8 * m.unit + lane / 4, c = t.c0 + 8 * m.chunk;
-      if (z < tile_combos && oy < a.p && ox < a.q && c < a.c) store_chunk(a, t, oy, ox, c, w);
+    constexpr int pairs = TILE_W / 2;
+    constexpr int tasks = TILE_H * pairs * qc;
+    for (int task = static_cast<int>(threadIdx.x); task < tasks; task += block_threads) {
+      const int q = task % qc, p = task / qc;
+      const int y = p / pairs, x = 2 * (p % pairs);
+      const int oy = t.oh0 + y, ox = t.ow0 + x, c = t.c0 + 8 * q;
+      if (oy >= a.p || ox >= a.q || c >= a.c) continue;
+      unsigned w[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) w[j] = plane(planes, j * qc + q)[y * row_words + x / 2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (ox + e >= a.q) break;
+        unsigned bits[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) bits[i] = depthwise_mma_detail::halves(w[2 * i], w[2 * i + 1], e);
+        store_chunk(a, t, oy, ox + e, c, bits);
+      }
     }
   }
 
