@@ -69,12 +69,12 @@ struct lane_setup {
   const unsigned* pc;
   int d;
   unsigned base;
-  __device__ lane_setup(unsigned* planes, const unsigned short* filt, int c_local) {
+  __device__ lane_setup(unsigned* planes, const unsigned short* filt, int slot) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
-    pc = reinterpret_cast<const unsigned*>(filt) + c_local * R * K::pair_words;
+    pc = reinterpret_cast<const unsigned*>(filt) + (8 * (slot % K::qc) + slot / K::qc) * R * K::pair_words;
     d = 2 * (lane % 4) - lane / 4;
     const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
-    base = cuop::kernels::common::smem_addr(K::channel_plane(planes, c_local)) + 4u * (a_row * K::row_words) + 16u * a_unit;
+    base = cuop::kernels::common::smem_addr(K::plane(planes, slot)) + 4u * (a_row * K::row_words) + 16u * a_unit;
   }
   // Units 0..U-1 (16 rows x 8 columns each) of the 16 plane rows from `row`, as stage 3 loads them.
   template <int U>
@@ -95,10 +95,10 @@ struct lane_setup {
 // The MMA variants' epilogue (beta == 0): a channel's accumulators over its plane's first rows,
 // as stage 3 writes them.
 template <typename K, int TILE_H, int G, int XB>
-__device__ __forceinline__ void write_tile(const kc::conv_args& a, unsigned* planes, int c_local, const float (&acc)[G][XB][4]) {
+__device__ __forceinline__ void write_tile(const kc::conv_args& a, unsigned* planes, int slot, const float (&acc)[G][XB][4]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, n_col = lane / 4, k0 = 2 * (lane % 4);
   __syncwarp();
-  unsigned* out = K::channel_plane(planes, c_local);
+  unsigned* out = K::plane(planes, slot);
 #pragma unroll
   for (int g = 0; g < G; ++g) {
     const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
@@ -121,8 +121,8 @@ struct stage3p : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
   static_assert((G == 1 || G == 2) && K::chunks == 1, "one or two row groups, one tap chunk");
 
   static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
-                                                         unsigned* planes, const unsigned short* filt, int c_local) {
-    const lane_setup<K, R> ls(planes, filt, c_local);
+                                                         unsigned* planes, const unsigned short* filt, int slot) {
+    const lane_setup<K, R> ls(planes, filt, slot);
     float acc[G][XB][4] = {};
     auto taps = [&](int r, unsigned (&b)[2]) { ls.taps(r, b); };
     auto units = [&](int r, int g, unsigned (&u)[U + 1][2]) {
@@ -156,7 +156,7 @@ struct stage3p : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
         if (r + 1 < R) mmas(acc[0], ub, bb);
       }
     }
-    write_tile<K, TILE_H>(a, planes, c_local, acc);
+    write_tile<K, TILE_H>(a, planes, slot, acc);
   }
 };
 
@@ -168,8 +168,8 @@ struct stage3_step : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
   static_assert(K::chunks == 1, "one tap chunk");
 
   static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
-                                                         unsigned* planes, const unsigned short* filt, int c_local) {
-    const lane_setup<K, R> ls(planes, filt, c_local);
+                                                         unsigned* planes, const unsigned short* filt, int slot) {
+    const lane_setup<K, R> ls(planes, filt, slot);
     float acc[K::row_groups][K::xblocks][4] = {};
 #pragma unroll 1
     for (int r = 0; r < R; ++r) {
@@ -179,7 +179,7 @@ struct stage3_step : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
       for (int g = 0; g < K::row_groups; ++g)
         STEP::template run<K>(ls, (16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16) + r, b, acc[g]);
     }
-    write_tile<K, TILE_H>(a, planes, c_local, acc);
+    write_tile<K, TILE_H>(a, planes, slot, acc);
   }
 };
 

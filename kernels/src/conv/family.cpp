@@ -108,15 +108,17 @@ int threads_per_block(const depthwise_config& c) noexcept {
 namespace {
 
 // Stage 3 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
-// the plane's units rounded up to 4 modulo 8 (one 8-channel chunk a pixel), 2 modulo 4 (two) or
-// an odd number (more), then the block's tap pairs (nine words per channel, tap row and 8-tap chunk).
+// the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4),
+// then the block's tap pairs (nine words per channel, tap row and 8-tap chunk).
 long long mma_smem_bytes(const depthwise_config& c) noexcept {
   const long long xblocks = c.tile_w / 8, chunks = (c.s + 7) / 8;
   const long long units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
-  long long plane_units = (static_cast<long long>(c.tile_h) + c.r - 1) * units;
+  long long words = (static_cast<long long>(c.tile_h) + c.r - 1) * units * 4;
   const int qc = c.block_c / 8;
-  while (qc == 1 ? plane_units % 8 != 4 : qc == 2 ? plane_units % 4 != 2 : plane_units % 2 != 1) ++plane_units;
-  const long long words = plane_units * 4;
+  if (qc > 1) {
+    const long long target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
+    while (words % 32 != target) words += 4;
+  }
   const long long filter = (static_cast<long long>(c.block_c) * c.r * chunks * 9 * 4 + 15) / 16 * 16;
   return static_cast<long long>(c.block_c) * words * 4 + filter;
 }
@@ -163,8 +165,6 @@ std::string check_mma_config(const depthwise_config& c) {
   if (c.tile_h < 16) return "stage 3: tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
   if (c.tile_w < 8 || c.tile_w % 8 != 0) return "stage 3: tile_w " + str(c.tile_w) + " is not a multiple of 8";
   if (c.block_c < 8 || c.block_c % 8 != 0) return "stage 3: block_c " + str(c.block_c) + " is not a multiple of 8";
-  if (c.block_c != 8 && c.block_c != 16 && c.block_c % 32 != 0)
-    return "stage 3: block_c " + str(c.block_c) + " is not 8, 16 or a multiple of 32 (whole 8x8 matrix moves)";
   if (c.block_c % c.cvecs != 0)
     return "stage 3: block_c " + str(c.block_c) + " is not a multiple of cvecs " + str(c.cvecs) + " (channels a warp)";
   if (const int warps = c.block_c / c.cvecs; warps > 32)

@@ -1,5 +1,5 @@
 // Warp-level tensor-core primitives shared by the kernel families that use mma.sync (GEMM family
-// mma, depthwise convolution stage 3): shared-memory addresses, ldmatrix, stmatrix (sm_90) and the m16n8k16 MMA with
+// mma, depthwise convolution stage 3): shared-memory addresses, ldmatrix and the m16n8k16 MMA with
 // f16 or bf16 inputs and f32 accumulation (sm_80 and later).
 // Accepted by nvcc and NVRTC alike: no host standard headers.
 #pragma once
@@ -26,20 +26,6 @@ __device__ __forceinline__ void ldmatrix_x2(unsigned (&r)[2], unsigned addr) {
 __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-
-// Four 8x8 b16 matrices stored transposed (sm_90 and later; traps on older devices, whose callers
-// take another path): lanes 8i..8i+7 address the rows of matrix i; lane t's r[i] holds row t / 4,
-// columns 2(t % 4) and 2(t % 4) + 1 before the transpose, so memory row j of matrix i gets the
-// halves j % 2 of r[i] from lanes j / 2, j / 2 + 4, ..., j / 2 + 28.
-__device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, const unsigned (&r)[4]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r[0]),
-               "r"(r[1]), "r"(r[2]), "r"(r[3])
-               : "memory");
-#elif defined(__CUDA_ARCH__)
-  __trap();
-#endif
 }
 
 // d += a * b for one m16n8k16 tile. Fragments (g = lane / 4, t = lane % 4):

@@ -30,20 +30,12 @@
 // and k 8-15 of the previous one), so shared memory reads (the bound of this kernel) are
 // xblocks + chunks units instead of 2 x xblocks x chunks.
 //
-// The NHWC <-> per-channel transposes are 8x8 matrix moves. A warp's step covers four (unit,
-// chunk) combinations of one row: lane t holds the 16-byte chunk (8 channels) of pixel t / 4 of
-// combination t % 4, and one stmatrix.x4.trans (sm_90; the load) or ldmatrix.x4.trans (the store)
-// moves the 512 bytes between those registers and 32 plane rows of 8 pixels, one per (combination,
-// channel pair 2i, 2i + 1). A warp's task is one column of combinations over 4 to 8 consecutive
-// rows, so its global and shared addresses advance by constant strides (index arithmetic per
-// 16 bytes is what made a first version with a division per step 20% slower than the word
-// writes it replaced: docs/conv-h200.md). sm_80 has no stmatrix: there a thread loads one chunk
-// of two adjacent pixels and writes eight words (each the two pixels of one channel). Bank
-// conflicts are designed out: a plane row is an odd number of 16-byte units (the eight rows of
-// an ldmatrix phase fall in eight bank groups), and slot_of() places channels in planes whose
-// stride, in units, makes the eight rows of each move (channels 8q + 2i, 8q + 2i + 1 of four
-// chunks q, or of two chunks at two units) fall in eight bank groups too. block_c is 8, 16 or a
-// multiple of 32, so that a move's four combinations are whole.
+// The NHWC <-> per-channel transposes go through registers: a thread loads one 16-byte chunk (8
+// channels) of two adjacent pixels and writes eight words (each the two pixels of one channel).
+// Bank conflicts are designed out: a plane row is an odd number of 16-byte units (the eight rows
+// of an ldmatrix phase fall in eight bank groups); channel 8q + j lives in plane slot j * QC + q
+// (QC = BLOCK_C / 8 chunks per pixel) and the plane stride is padded to 32 / QC words modulo 32,
+// so the QC chunks a warp moves at once land in disjoint banks.
 //
 // Row groups of 16 output rows start at 0, 16, ... and the last one at TILE_H - 16, so a tile
 // height that is not a multiple of 16 recomputes a few rows (identical values) rather than
@@ -62,47 +54,19 @@ namespace cuop::kernels::conv {
 
 namespace depthwise_mma_detail {
 
-// Words of a plane: `base` rounded up to 16-byte units, and the units to 4 modulo 8 (one chunk per
-// pixel), 2 modulo 4 (two) or an odd number (more), as slot_of() needs (see above).
+// Words of a plane: `base` rounded up to 16 bytes and then to 32 / qc words modulo 32 (see above;
+// one chunk per pixel needs no padding; qc other than 2 and 4 gets 4 words, a few 2-way conflicts).
 __host__ __device__ constexpr int plane_words(int base, int qc) {
-  int units = (base + 3) / 4;
-  while (qc == 1 ? units % 8 != 4 : qc == 2 ? units % 4 != 2 : units % 2 != 1) ++units;
-  return units * 4;
-}
-
-// The plane slot of the block's channel c = 8q + j (chunk q, j 0..7). The eight rows of a
-// transposing matrix are channels 8q + 2i + b (b 0..1) of four consecutive chunks (qc a multiple
-// of 4), of two chunks at two adjacent units (qc 2), or of one chunk at four units (qc 1); with the
-// plane stride of plane_words() their slots land in eight different bank groups. Other qc keep
-// c (correct, with some conflicts).
-__host__ __device__ constexpr int slot_of(int c, int qc) {
-  const int q = c / 8, j = c % 8;
-  if (qc == 1) return c;
-  if (qc == 2) return 4 * (j / 2) + 2 * q + j % 2;
-  if (qc % 4 == 0) return 8 * (j / 2 + 4 * (q / 4)) + 2 * (q % 4) + j % 2;
-  return c;
+  int w = (base + 3) / 4 * 4;
+  if (qc == 1) return w;
+  const int target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
+  while (w % 32 != target) w += 4;
+  return w;
 }
 
 // The 16-bit halves number `sel` (0 low, 1 high) of two words, as one word (first in the low half).
 __device__ __forceinline__ unsigned halves(unsigned lo_word, unsigned hi_word, int sel) {
   return __byte_perm(lo_word, hi_word, sel ? 0x7632 : 0x5410);
-}
-
-// Matrix moves (sm_90, and the store on every target): a warp's step moves four (unit, chunk)
-// combinations of one row, qcs = min(qc, 4) chunks of 4 / qcs adjacent units; a column is one
-// such group, and a warp's task is one column over consecutive rows.
-__host__ __device__ constexpr int move_columns(int units, int qc) {
-  const int qcs = qc < 4 ? qc : 4, ups = 4 / qcs;
-  return (units + ups - 1) / ups * (qc / qcs);
-}
-// Rows of a task (4 to 8): the fewest row steps for the busiest warp, then the fewest rounds.
-__host__ __device__ constexpr int move_rows(int rows, int columns, int warps) {
-  int best = 4, best_steps = 1 << 30;
-  for (int u = 4; u <= 8; ++u) {
-    const int tasks = columns * ((rows + u - 1) / u), steps = (tasks + warps - 1) / warps * u;
-    if (steps <= best_steps) best = u, best_steps = steps;
-  }
-  return best;
 }
 
 }  // namespace depthwise_mma_detail
@@ -132,25 +96,11 @@ struct depthwise_mma {
   static constexpr int min_blocks = 228 * 1024 / (smem_bytes + 1024) < 1   ? 1
                                     : 228 * 1024 / (smem_bytes + 1024) > 4 ? 4
                                                                            : 228 * 1024 / (smem_bytes + 1024);
-  // stmatrix (sm_90 and later) moves the patch into the planes, 8x8 matrices at a time; sm_80
-  // writes it word by word. ldmatrix moves the output tile back on every target.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  static constexpr bool by_stmatrix = false;
-#else
-  static constexpr bool by_stmatrix = true;
-#endif
-  static constexpr int qcs = qc < 4 ? qc : 4;               // chunks of a move's column
-  static constexpr int ups = 4 / qcs;                       // units of a move's column
-  static constexpr int load_columns = depthwise_mma_detail::move_columns(row_units, qc);
-  static constexpr int load_rows = depthwise_mma_detail::move_rows(patch_h, load_columns, warps);
-  static constexpr int store_columns = depthwise_mma_detail::move_columns(xblocks, qc);
-  static constexpr int store_rows = depthwise_mma_detail::move_rows(TILE_H, store_columns, warps);
-  static constexpr int unroll = 4;                          // sm_80: loads of two pixels in flight per thread
+  static constexpr int unroll = 4;                          // transposes in flight per thread
 
   static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
   static_assert(TILE_H >= 16 && TILE_W % 8 == 0, "tile_h >= 16, tile_w a multiple of 8");
   static_assert(BLOCK_C % 8 == 0 && BLOCK_C % CPW == 0, "block_c a multiple of 8 and of cpw");
-  static_assert(qc == 1 || qc == 2 || qc % 4 == 0, "block_c 8, 16 or a multiple of 32 (whole matrix moves)");
   static_assert(block_threads >= 32 && block_threads <= 1024, "1 to 32 warps");
 
   template <typename U>
@@ -165,44 +115,20 @@ struct depthwise_mma {
   static __device__ __forceinline__ unsigned* plane(unsigned* planes, int slot) {
     return planes + slot * plane_words;
   }
-  // The plane of the block's channel c.
-  static __device__ __forceinline__ unsigned* channel_plane(unsigned* planes, int c) {
-    return plane(planes, depthwise_mma_detail::slot_of(c, qc));
-  }
 
-  // Combination k (0..3) of a move's column `col` in rows of `units` units: its unit (clamped to
-  // the last; `dup` when clamped: the lane repeats a live one's move) and its chunk.
-  struct combination_t {
-    int unit, chunk;
-    bool dup;
-  };
-  static __device__ __forceinline__ combination_t combination(int col, int k, int units) {
-    const int unit = col / (qc / qcs) * ups + k / qcs;
-    return {unit < units ? unit : units - 1, col % (qc / qcs) * qcs + k % qcs, unit >= units};
-  }
-  // The shared-memory address of the plane row (row0, column col) that lane l gives a matrix move:
-  // row l % 8 of matrix l / 8 is channel pair 2 (l / 8) of combination l % 8 / 2.
-  static __device__ __forceinline__ unsigned move_row(unsigned* planes, int col, int row0, int units, int lane) {
-    const combination_t m = combination(col, lane % 8 / 2, units);
-    return common::smem_addr(channel_plane(planes, 8 * m.chunk + 2 * (lane / 8) + lane % 2)) +
-           4u * (row0 * row_words) + 16u * m.unit;
-  }
-
-  // 8 channels from x[i] (channel c; zeros past C).
-  static __device__ __forceinline__ words8 load_at(const conv_args& a, const tile_t& t, long long i, int c) {
-    const unsigned short* x = static_cast<const unsigned short*>(a.x) + i;
+  // 8 channels from c (zeros past C) of pixel (iy, ix) of image n, or zeros outside the image.
+  static __device__ __forceinline__ words8 load_chunk(const conv_args& a, const tile_t& t, int iy, int ix, int c,
+                                                      bool inside) {
+    words8 v = make_uint4(0, 0, 0, 0);
+    if (!inside || iy < 0 || iy >= a.h || ix < 0 || ix >= a.w_ || c >= a.c) return v;
+    const long long pix = (static_cast<long long>(t.n) * a.h + iy) * a.w_ + ix;
+    const unsigned short* x = static_cast<const unsigned short*>(a.x) + pix * a.c + c;
     if (t.vec_ok) return *reinterpret_cast<const words8*>(x);
     unsigned w[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int e = 0; e < 8; ++e)
       if (c + e < a.c) w[e / 2] |= static_cast<unsigned>(x[e]) << (16 * (e % 2));
     return make_uint4(w[0], w[1], w[2], w[3]);
-  }
-  // 8 channels from c (zeros past C) of pixel (iy, ix) of image n, or zeros outside the image.
-  static __device__ __forceinline__ words8 load_chunk(const conv_args& a, const tile_t& t, int iy, int ix, int c,
-                                                      bool inside) {
-    if (!inside || iy < 0 || iy >= a.h || ix < 0 || ix >= a.w_ || c >= a.c) return make_uint4(0, 0, 0, 0);
-    return load_at(a, t, ((static_cast<long long>(t.n) * a.h + iy) * a.w_ + ix) * a.c + c, c);
   }
 
   static __device__ __forceinline__ void words_of(const words8& v, unsigned (&w)[4]) {
@@ -227,19 +153,26 @@ struct depthwise_mma {
           (p >= 0 ? tv[p] : 0u) | (p + 1 < 8 ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
   }
 
-  // sm_80: one batch of the patch's transposes (unroll tasks a thread from `base`, a task one chunk
-  // of two adjacent pixels written as eight words): every load first, then the shared-memory writes.
-  static __device__ __forceinline__ void word_batch(const conv_args& a, const tile_t& t, unsigned* planes, int base) {
+  // One batch of the patch's transposes (unroll tasks a thread from `base`): every load first,
+  // then the shared-memory writes. With TAPS the batch also carries the thread's first tap row,
+  // so that its loads share the batch's wait instead of adding one of their own.
+  template <bool TAPS>
+  static __device__ __forceinline__ void patch_batch(const conv_args& a, const tile_t& t, unsigned* planes,
+                                                     unsigned* pairs, int base) {
     constexpr int tasks = patch_h * row_words * qc;
+    const int tid = static_cast<int>(threadIdx.x);
+    unsigned short tv[8];
+    if (TAPS && tid < tap_rows) gather_taps(a, t, tid, tv);
     words8 px[unroll][2];
 #pragma unroll
     for (int u = 0; u < unroll; ++u) {
       const int task = base + u * block_threads;
       const int q = task % qc, word = task / qc;
       const int row = word / row_words, col = 2 * (word % row_words);
+      const bool live = task < tasks;
 #pragma unroll
       for (int e = 0; e < 2; ++e)
-        px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, task < tasks && col + e < patch_w);
+        px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, live && col + e < patch_w);
     }
 #pragma unroll
     for (int u = 0; u < unroll; ++u) {
@@ -251,59 +184,20 @@ struct depthwise_mma {
       words_of(px[u][1], w1);
 #pragma unroll
       for (int j = 0; j < 8; ++j)
-        channel_plane(planes, 8 * q + j)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+        plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
     }
+    if (TAPS && tid < tap_rows) write_pairs(pairs, tid, tv);
   }
 
-  // sm_90: one warp task of the patch, column `task % load_columns` over load_rows rows: lane l
-  // loads pixel l / 4 of combination l % 4 in each row (the addresses advance by one image row),
-  // then one stmatrix.x4.trans a row writes the warp's 512 bytes into 32 plane rows.
-  static __device__ __forceinline__ void move_batch(const conv_args& a, const tile_t& t, unsigned* planes, int task) {
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int col = task % load_columns, row0 = task / load_columns * load_rows;
-    const combination_t m = combination(col, lane % 4, row_units);
-    const int px = 8 * m.unit + lane / 4, ix = t.iw0 + px, c = t.c0 + 8 * m.chunk, iy0 = t.ih0 + row0;
-    const bool col_live = px < patch_w && ix >= 0 && ix < a.w_ && c < a.c;
-    const long long i0 = ((static_cast<long long>(t.n) * a.h + iy0) * a.w_ + ix) * a.c + c;
-    const long long row_stride = static_cast<long long>(a.w_) * a.c;
-    words8 v[load_rows];
-#pragma unroll
-    for (int u = 0; u < load_rows; ++u) {
-      const bool live = col_live && row0 + u < patch_h && iy0 + u >= 0 && iy0 + u < a.h;
-      v[u] = live ? load_at(a, t, i0 + u * row_stride, c) : make_uint4(0, 0, 0, 0);
-    }
-    const unsigned addr = move_row(planes, col, row0, row_units, lane);
-#pragma unroll
-    for (int u = 0; u < load_rows; ++u) {
-      if (row0 + u >= patch_h) break;
-      unsigned w[4];
-      words_of(v[u], w);
-      common::stmatrix_x4_trans(addr + 4u * (u * row_words), w);
-    }
-  }
-
-  // The input patch, transposed into per-channel planes, and the block's tap pairs. A thread's
-  // first tap row is loaded before its first batch of patch loads and written after it, so that
-  // its loads share the batch's wait instead of adding one of their own.
+  // The input patch, transposed into per-channel planes, and the block's tap pairs.
   static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
     const int tid = static_cast<int>(threadIdx.x);
     unsigned* pairs = reinterpret_cast<unsigned*>(filt);
-    unsigned short tv[8];
-    if (tid < tap_rows) gather_taps(a, t, tid, tv);
-    if constexpr (by_stmatrix) {
-      constexpr int tasks = load_columns * ((patch_h + load_rows - 1) / load_rows);
-      for (int task = tid / 32; task < tasks; task += warps) {
-        move_batch(a, t, planes, task);
-        if (task == tid / 32 && tid < tap_rows) write_pairs(pairs, tid, tv);
-      }
-      if (tid / 32 >= tasks && tid < tap_rows) write_pairs(pairs, tid, tv);
-    } else {
-      for (int base = tid; base < patch_h * row_words * qc; base += block_threads * unroll) {
-        word_batch(a, t, planes, base);
-        if (base == tid && tid < tap_rows) write_pairs(pairs, tid, tv);
-      }
-    }
+    patch_batch<true>(a, t, planes, pairs, tid);
+    for (int base = tid + block_threads * unroll; base < patch_h * row_words * qc; base += block_threads * unroll)
+      patch_batch<false>(a, t, planes, pairs, base);
     for (int i = tid + block_threads; i < tap_rows; i += block_threads) {  // more tap rows than threads
+      unsigned short tv[8];
       gather_taps(a, t, i, tv);
       write_pairs(pairs, i, tv);
     }
@@ -319,16 +213,17 @@ struct depthwise_mma {
     if (8 * ch + 7 < S && d == -1) b[1] = pr[8];  // the chunk has a tap 7: lane d = -1 needs P[7] too
   }
 
-  // Computes the block's channel c_local and writes its output tile over its plane's first rows.
+  // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
   static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes,
-                                         const unsigned short* filt, int c_local) {
+                                         const unsigned short* filt, int slot) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int c_local = 8 * (slot % qc) + slot / qc;
     const unsigned* pc = reinterpret_cast<const unsigned*>(filt) + c_local * R * chunks * pair_words;
     const int n_col = lane / 4, k0 = 2 * (lane % 4), d = k0 - n_col;
     // ldmatrix.x4 at unit u: lanes 0-7 address rows 0-7 of unit u, 8-15 rows 8-15, 16-23 rows 0-7
     // of unit u + 1, 24-31 rows 8-15 (x2: the first two).
     const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
-    const unsigned base = common::smem_addr(channel_plane(planes, c_local)) + 4u * (a_row * row_words) + 16u * a_unit;
+    const unsigned base = common::smem_addr(plane(planes, slot)) + 4u * (a_row * row_words) + 16u * a_unit;
 
     float acc[row_groups][xblocks][4];
 #pragma unroll
@@ -366,7 +261,7 @@ struct depthwise_mma {
     }
 
     __syncwarp();  // every lane's ldmatrix of this plane is done before it is overwritten
-    unsigned* out = channel_plane(planes, c_local);
+    unsigned* out = plane(planes, slot);
     if (a.beta == 0.f) {
 #pragma unroll
       for (int g = 0; g < row_groups; ++g) {
@@ -407,10 +302,11 @@ struct depthwise_mma {
     }
   }
 
-  // 8 channels (the words w) to y[i], channel c (none past C).
-  static __device__ __forceinline__ void store_at(const conv_args& a, const tile_t& t, long long i, int c,
-                                                  const unsigned (&w)[4]) {
-    unsigned short* y = static_cast<unsigned short*>(a.y) + i;
+  // 8 channels from c of output pixel (oy, ox).
+  static __device__ __forceinline__ void store_chunk(const conv_args& a, const tile_t& t, int oy, int ox, int c,
+                                                     const unsigned (&w)[4]) {
+    const long long pix = (static_cast<long long>(t.n) * a.p + oy) * a.q + ox;
+    unsigned short* y = static_cast<unsigned short*>(a.y) + pix * a.c + c;
     if (t.vec_ok) {
       *reinterpret_cast<words8*>(y) = make_uint4(w[0], w[1], w[2], w[3]);
     } else {
@@ -420,26 +316,25 @@ struct depthwise_mma {
     }
   }
 
-  // The output tiles of every plane, transposed back to NHWC. A warp task is a move column over
-  // store_rows rows: one ldmatrix.x4.trans a row, after which lane l holds 8 channels of pixel
-  // l / 4 of combination l % 4, stored with the address advancing by one image row.
+  // The output tiles of every plane, transposed back to NHWC.
   static __device__ void store_tile(const conv_args& a, const tile_t& t, unsigned* planes) {
-    constexpr int tasks = store_columns * ((TILE_H + store_rows - 1) / store_rows);
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    for (int task = static_cast<int>(threadIdx.x) / 32; task < tasks; task += warps) {
-      const int col = task % store_columns, row0 = task / store_columns * store_rows;
-      const combination_t m = combination(col, lane % 4, xblocks);
-      const int ox = t.ow0 + 8 * m.unit + lane / 4, c = t.c0 + 8 * m.chunk, oy0 = t.oh0 + row0;
-      const bool col_live = !m.dup && ox < a.q && c < a.c;
-      const long long i0 = ((static_cast<long long>(t.n) * a.p + oy0) * a.q + ox) * a.c + c;
-      const long long row_stride = static_cast<long long>(a.q) * a.c;
-      const unsigned addr = move_row(planes, col, row0, xblocks, lane);
+    constexpr int pairs = TILE_W / 2;
+    constexpr int tasks = TILE_H * pairs * qc;
+    for (int task = static_cast<int>(threadIdx.x); task < tasks; task += block_threads) {
+      const int q = task % qc, p = task / qc;
+      const int y = p / pairs, x = 2 * (p % pairs);
+      const int oy = t.oh0 + y, ox = t.ow0 + x, c = t.c0 + 8 * q;
+      if (oy >= a.p || ox >= a.q || c >= a.c) continue;
+      unsigned w[8];
 #pragma unroll
-      for (int u = 0; u < store_rows; ++u) {
-        if (row0 + u >= TILE_H) break;
-        unsigned w[4];
-        common::ldmatrix_x4_trans(w, addr + 4u * (u * row_words));
-        if (col_live && oy0 + u < a.p) store_at(a, t, i0 + u * row_stride, c, w);
+      for (int j = 0; j < 8; ++j) w[j] = plane(planes, j * qc + q)[y * row_words + x / 2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (ox + e >= a.q) break;
+        unsigned bits[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) bits[i] = depthwise_mma_detail::halves(w[2 * i], w[2 * i + 1], e);
+        store_chunk(a, t, oy, ox + e, c, bits);
       }
     }
   }
