@@ -92,23 +92,11 @@ struct lane_setup {
   __device__ void taps(int r, unsigned (&b)[2]) const { K::fragment(pc + r * K::pair_words, 0, d, b); }
 };
 
-// The MMA variants' epilogue (beta == 0): a channel's accumulators over its plane's first rows,
-// as stage 3 writes them.
-template <typename K, int TILE_H, int G, int XB>
-__device__ __forceinline__ void write_tile(const kc::conv_args& a, unsigned* planes, int slot, const float (&acc)[G][XB][4]) {
-  const int lane = static_cast<int>(threadIdx.x) % 32, n_col = lane / 4, k0 = 2 * (lane % 4);
+// The MMA variants' epilogue (beta == 0): stage 3's, once every lane is done with the plane.
+template <typename K, typename ACC>
+__device__ __forceinline__ void write_tile(const kc::conv_args& a, unsigned* planes, int slot, const ACC& acc) {
   __syncwarp();
-  unsigned* out = K::plane(planes, slot);
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-#pragma unroll
-    for (int xb = 0; xb < XB; ++xb)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        out[(row0 + n_col + 8 * h) * K::row_words + xb * 4 + k0 / 2] =
-            cuop::kernels::common::elem<__half>::pack2(a.alpha * acc[g][xb][2 * h], a.alpha * acc[g][xb][2 * h + 1]);
-  }
+  K::write_scaled(a.alpha, K::plane(planes, slot), acc);
 }
 
 // Stage 3 whose MMA phase overlaps each (tap row, row group) step's taps and ldmatrix with the
@@ -156,7 +144,7 @@ struct stage3p : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
         if (r + 1 < R) mmas(acc[0], ub, bb);
       }
     }
-    write_tile<K, TILE_H>(a, planes, slot, acc);
+    write_tile<K>(a, planes, slot, acc);
   }
 };
 
@@ -179,7 +167,7 @@ struct stage3_step : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
       for (int g = 0; g < K::row_groups; ++g)
         STEP::template run<K>(ls, (16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16) + r, b, acc[g]);
     }
-    write_tile<K, TILE_H>(a, planes, slot, acc);
+    write_tile<K>(a, planes, slot, acc);
   }
 };
 

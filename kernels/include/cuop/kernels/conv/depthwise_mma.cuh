@@ -213,6 +213,23 @@ struct depthwise_mma {
     if (8 * ch + 7 < S && d == -1) b[1] = pr[8];  // the chunk has a tap 7: lane d = -1 needs P[7] too
   }
 
+  // A channel's accumulators times alpha (beta == 0), rounded to T once, over the first TILE_H
+  // rows of its plane `out` (once every lane is done reading the plane).
+  static __device__ __forceinline__ void write_scaled(float alpha, unsigned* out,
+                                                      const float (&acc)[row_groups][xblocks][4]) {
+    const int lane = static_cast<int>(threadIdx.x) % 32, n_col = lane / 4, k0 = 2 * (lane % 4);
+#pragma unroll
+    for (int g = 0; g < row_groups; ++g) {
+      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+#pragma unroll
+      for (int xb = 0; xb < xblocks; ++xb)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          out[(row0 + n_col + 8 * h) * row_words + xb * 4 + k0 / 2] =
+              elem<T>::pack2(alpha * acc[g][xb][2 * h], alpha * acc[g][xb][2 * h + 1]);
+    }
+  }
+
   // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
   static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes,
                                          const unsigned short* filt, int slot) {
@@ -263,16 +280,7 @@ struct depthwise_mma {
     __syncwarp();  // every lane's ldmatrix of this plane is done before it is overwritten
     unsigned* out = plane(planes, slot);
     if (a.beta == 0.f) {
-#pragma unroll
-      for (int g = 0; g < row_groups; ++g) {
-        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-#pragma unroll
-        for (int xb = 0; xb < xblocks; ++xb)
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-            out[(row0 + n_col + 8 * h) * row_words + xb * 4 + k0 / 2] =
-                elem<T>::pack2(a.alpha * acc[g][xb][2 * h], a.alpha * acc[g][xb][2 * h + 1]);
-      }
+      write_scaled(a.alpha, out, acc);
       return;
     }
     // beta != 0: alpha x conv + beta x y in f32, rounded once. y is read where the fragment
