@@ -37,16 +37,17 @@ struct phases : K {
     t.iw0 = t.ow0 - a.pad_w;
     t.vec_ok = true;
     unsigned short* filt = reinterpret_cast<unsigned short*>(static_cast<unsigned char*>(smem) + K::filter_offset);
-    if constexpr (MODE & load) K::load_patch(a, t, planes, filt);
+    const int tid = static_cast<int>(threadIdx.x);
+    if constexpr (MODE & load) K::load_patch(a, t, planes, filt, tid);
     __syncthreads();
-    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int warp = tid / 32;
     constexpr int reps = MODE & mma_twice ? 2 : MODE & mma ? 1 : 0;
 #pragma unroll 1
     for (int rep = 0; rep < reps; ++rep)
 #pragma unroll 1
       for (int i = 0; i < K::cpw_; ++i) K::compute_channel(a, t, planes, filt, warp * K::cpw_ + i);
     __syncthreads();
-    if constexpr (MODE & store) K::store_tile(a, t, planes);
+    if constexpr (MODE & store) K::store_tile(a, t, planes, tid);
   }
 };
 
@@ -236,6 +237,75 @@ __global__ void read_flush(const uint4* p, long long n, unsigned* sink) {
   if (acc == 0x12345678u) *sink = acc;
 }
 
+// Ping-pong: one block of two halves, each half a stage 3 block of K with its own shared memory,
+// persistent over the tiles (half h of block b takes tiles 2 (k gridDim + b) + h, k = 0, 1, ...).
+// With ORDERED the halves' MMA phases take turns (half 0's k-th, then half 1's k-th, then half 0's
+// (k + 1)-th ...; named barriers 3 and 4 pass the turn), so that one half's MMAs run while the
+// other half stores and loads; without it the halves run side by side (the control).
+__device__ __forceinline__ void bar_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void bar_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+template <typename K>
+constexpr int pingpong_blocks = 228 * 1024 / (2 * K::smem_bytes + 2048) < 1   ? 1
+                                : 228 * 1024 / (2 * K::smem_bytes + 2048) > 4 ? 4
+                                                                               : 228 * 1024 / (2 * K::smem_bytes + 2048);
+
+template <typename K, bool ORDERED>
+__global__ void __launch_bounds__(2 * K::block_threads, pingpong_blocks<K>) pingpong(kc::conv_args a, int tiles_w, int tiles, int groups,
+                                                                     int total) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  constexpr int T = K::block_threads;
+  const int half = static_cast<int>(threadIdx.x) / T, tid = static_cast<int>(threadIdx.x) % T;
+  unsigned char* mine = smem + half * K::smem_bytes;
+  unsigned* planes = reinterpret_cast<unsigned*>(mine);
+  unsigned short* filt = reinterpret_cast<unsigned short*>(mine + K::filter_offset);
+  const int iters = (total + 2 * static_cast<int>(gridDim.x) - 1) / (2 * static_cast<int>(gridDim.x));
+#pragma unroll 1
+  for (int k = 0; k < iters; ++k) {
+    const int tile = (k * static_cast<int>(gridDim.x) + static_cast<int>(blockIdx.x)) * 2 + half;
+    const bool live = tile < total;
+    typename K::tile_t t;
+    const int x = tile % tiles;
+    t.n = tile / tiles / groups;
+    t.c0 = tile / tiles % groups * K::block_c_;
+    t.oh0 = x / tiles_w * K::tile_h_;
+    t.ow0 = x % tiles_w * K::tile_w_;
+    t.ih0 = t.oh0 - a.pad_h;
+    t.iw0 = t.ow0 - a.pad_w;
+    t.vec_ok = true;
+    if (live) K::load_patch(a, t, planes, filt, tid);
+    bar_sync(1 + half, T);
+    if (ORDERED) {
+      if (half == 1) bar_sync(4, 2 * T);
+      else if (k > 0) bar_sync(3, 2 * T);
+    }
+    if (live) {
+#pragma unroll 1
+      for (int i = 0; i < K::cpw_; ++i) K::compute_channel(a, t, planes, filt, tid / 32 * K::cpw_ + i);
+    }
+    if (ORDERED) {
+      if (half == 0) bar_arrive(4, 2 * T);
+      else if (k + 1 < iters) bar_arrive(3, 2 * T);
+    }
+    bar_sync(1 + half, T);
+    if (live) K::store_tile(a, t, planes, tid);
+    bar_sync(1 + half, T);
+  }
+}
+
+// Halves in [-1, 1) from a hash of the index: inputs and taps whose every output differs.
+__global__ void fill_random(unsigned short* p, long long n, unsigned seed) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    p[i] = __half_as_ushort(__float2half(static_cast<float>(h >> 8) / 8388608.f - 1.f));
+  }
+}
+
 struct layer {
   const char* name;
   int n, hw, c;
@@ -249,11 +319,11 @@ struct buffers {
 };
 
 template <typename K>
-float time_us(const void* kernel, const layer& l, const buffers& b, int repeats) {
+float time_us(const void* kernel, const layer& l, const buffers& b, int repeats, int smem = K::smem_bytes) {
   kc::conv_args a{b.x, b.w, b.y, l.n, l.c, l.hw, l.hw, l.c, l.hw, l.hw, 7, 7, 1, 1, 3, 3, 1, 1, l.c, 1.f, 0.f};
   const int tiles = ((l.hw + K::tile_h_ - 1) / K::tile_h_) * ((l.hw + K::tile_w_ - 1) / K::tile_w_);
   const dim3 grid(tiles, (l.c + K::block_c_ - 1) / K::block_c_, l.n);
-  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::smem_bytes);
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
@@ -262,7 +332,7 @@ float time_us(const void* kernel, const layer& l, const buffers& b, int repeats)
     read_flush<<<1056, 256>>>(b.flush, b.flush_n, b.sink);
     cudaEventRecord(e0);
     void* params[] = {&a};
-    cudaLaunchKernel(kernel, grid, dim3(K::block_threads), params, K::smem_bytes, nullptr);
+    cudaLaunchKernel(kernel, grid, dim3(K::block_threads), params, smem, nullptr);
     cudaEventRecord(e1);
     cudaEventSynchronize(e1);
     float ms = 0;
@@ -298,8 +368,71 @@ void run_layer(const layer& l, const buffers& b, const char* only) {
   std::printf("%s\n", line.c_str());
 }
 
+
+// The ping-pong section (--pingpong): for a half configuration K, stage 3 alone (2 and, with its
+// shared memory padded, 1 block per SM: how each phase scales with the warps an SM holds), then
+// the persistent two-half block side by side and ordered, each checked bit for bit against stage 3.
+template <typename K>
+void run_pingpong(const layer& l, const buffers& b) {
+  constexpr int pad = K::smem_bytes > 120 * 1024 ? K::smem_bytes : 120 * 1024;  // one block per SM
+  auto us = [&](const void* k, int smem) { return time_us<K>(k, l, b, 30, smem); };
+  const void* full = reinterpret_cast<const void*>(&entry<phases<K, load | mma | store>>);
+  const void* only_mma = reinterpret_cast<const void*>(&entry<phases<K, mma>>);
+  const void* only_load = reinterpret_cast<const void*>(&entry<phases<K, load>>);
+  const void* only_store = reinterpret_cast<const void*>(&entry<phases<K, store>>);
+  std::printf("| %s | %d | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f |", l.name, K::smem_bytes / 1024,
+              us(full, K::smem_bytes), us(full, pad), us(only_mma, K::smem_bytes), us(only_mma, pad),
+              us(only_load, K::smem_bytes), us(only_load, pad), us(only_store, K::smem_bytes), us(only_store, pad));
+  if (2 * K::smem_bytes > 227 * 1024) {
+    std::printf(" (two halves do not fit) | |\n");
+    return;
+  }
+  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
+  std::vector<unsigned char> ref(out_bytes), got(out_bytes);
+  time_us<K>(full, l, b, 1);
+  cudaMemcpy(ref.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int tiles_w = (l.hw + K::tile_w_ - 1) / K::tile_w_, tiles = ((l.hw + K::tile_h_ - 1) / K::tile_h_) * tiles_w;
+  const int groups = (l.c + K::block_c_ - 1) / K::block_c_, total = tiles * groups * l.n;
+  for (const void* kernel : {reinterpret_cast<const void*>(&pingpong<K, false>),
+                             reinterpret_cast<const void*>(&pingpong<K, true>)}) {
+    const int smem = 2 * K::smem_bytes;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 2 * K::block_threads, smem);
+    kc::conv_args a{b.x, b.w, b.y, l.n, l.c, l.hw, l.hw, l.c, l.hw, l.hw, 7, 7, 1, 1, 3, 3, 1, 1, l.c, 1.f, 0.f};
+    int ints[4] = {tiles_w, tiles, groups, total};
+    void* params[] = {&a, &ints[0], &ints[1], &ints[2], &ints[3]};
+    const dim3 grid(sms * (per_sm > 0 ? per_sm : 1));
+    cudaMemset(b.y, 0, out_bytes);
+    cudaLaunchKernel(kernel, grid, dim3(2 * K::block_threads), params, smem, nullptr);
+    cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
+    const bool same = std::memcmp(ref.data(), got.data(), out_bytes) == 0;
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<float> t;
+    for (int i = 0; i < 30; ++i) {
+      read_flush<<<1056, 256>>>(b.flush, b.flush_n, b.sink);
+      cudaEventRecord(e0);
+      cudaLaunchKernel(kernel, grid, dim3(2 * K::block_threads), params, smem, nullptr);
+      cudaEventRecord(e1);
+      cudaEventSynchronize(e1);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      t.push_back(ms * 1000.f);
+    }
+    std::sort(t.begin(), t.end());
+    const cudaError_t err = cudaGetLastError();
+    std::printf(" %.1f%s (%d/SM) |", t[t.size() / 2], err != cudaSuccess ? " ERROR" : same ? "" : " WRONG", per_sm);
+  }
+  std::printf("\n");
+}
+
 int main(int argc, char** argv) {
   const char* only = argc > 2 && std::strcmp(argv[1], "--only") == 0 ? argv[2] : nullptr;
+  const bool ping = argc > 1 && std::strcmp(argv[1], "--pingpong") == 0;
   buffers b{};
   const std::size_t bytes = 64ull << 20;  // x and y of the largest layer (16 x 64 x 64 x 384 halves: 48 MiB)
   cudaMalloc(&b.x, bytes);
@@ -311,6 +444,20 @@ int main(int argc, char** argv) {
   cudaMalloc(&b.flush, b.flush_n * 16);
   cudaMemset(b.flush, 0, b.flush_n * 16);
   cudaMalloc(&b.sink, 4);
+  if (ping) {
+    fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
+    fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
+    std::printf("| layer, half configuration | KB | whole: 2 / 1 block per SM | mma | load | store | two halves | ordered |\n");
+    std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    run_pingpong<stage3<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32", 32, 28, 512}, b);
+    run_pingpong<stage3<7, 16, 28, 32, 4>>({"32x28x28x512 c16 t28x32", 32, 28, 512}, b);
+    run_pingpong<stage3<7, 32, 28, 32, 4>>({"32x28x28x256 c32 t28x32", 32, 28, 256}, b);
+    run_pingpong<stage3<7, 32, 16, 56, 4>>({"32x56x56x128 c32 t16x56", 32, 56, 128}, b);
+    run_pingpong<stage3<7, 64, 16, 56, 4>>({"32x56x56x128 c64 t16x56", 32, 56, 128}, b);
+    run_pingpong<stage3<7, 32, 16, 64, 4>>({"16x64x64x384 c32 t16x64", 16, 64, 384}, b);
+    run_pingpong<stage3<7, 64, 16, 64, 4>>({"16x64x64x384 c64 t16x64", 16, 64, 384}, b);
+    return 0;
+  }
   {
     int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);

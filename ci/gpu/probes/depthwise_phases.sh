@@ -2,14 +2,19 @@
 # Device probe of the tensor-core depthwise kernel's phases (ci/gpu/probes/depthwise_phases.cu):
 # nvcc build against the working tree, the mma.sync ceiling and the table of phase timings, then
 # (NCU=1) Nsight Compute on 32x28x28x512: the MMA phase's stall reasons, and the sections of the
-# whole kernel and of its MMA phase alone (clocks left alone). Usage, on the GPU machine from the
-# repository root: [NCU=1] bash ci/gpu/probes/depthwise_phases.sh
+# whole kernel and of its MMA phase alone (clocks left alone); or (PINGPONG=1) only the two-half
+# ping-pong section. Usage, on the GPU machine from the repository root:
+# [NCU=1 | PINGPONG=1] bash ci/gpu/probes/depthwise_phases.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
 OUT="${OUT:-/tmp}"
 nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include ci/gpu/probes/depthwise_phases.cu -o /tmp/dw-phases \
   -Xptxas -v 2>&1 | grep -E "registers|spill" | sort | uniq -c | head -20
+if [[ "${PINGPONG:-0}" == 1 ]]; then
+  /tmp/dw-phases --pingpong | tee "$OUT/depthwise-pingpong.md"
+  exit 0
+fi
 /tmp/dw-phases | tee "$OUT/depthwise-phases.md"
 if [[ "${NCU:-0}" == 1 ]]; then
   ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu | head -1)

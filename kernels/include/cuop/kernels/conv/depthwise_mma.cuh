@@ -158,9 +158,8 @@ struct depthwise_mma {
   // so that its loads share the batch's wait instead of adding one of their own.
   template <bool TAPS>
   static __device__ __forceinline__ void patch_batch(const conv_args& a, const tile_t& t, unsigned* planes,
-                                                     unsigned* pairs, int base) {
+                                                     unsigned* pairs, int base, int tid) {
     constexpr int tasks = patch_h * row_words * qc;
-    const int tid = static_cast<int>(threadIdx.x);
     unsigned short tv[8];
     if (TAPS && tid < tap_rows) gather_taps(a, t, tid, tv);
     words8 px[unroll][2];
@@ -189,13 +188,14 @@ struct depthwise_mma {
     if (TAPS && tid < tap_rows) write_pairs(pairs, tid, tv);
   }
 
-  // The input patch, transposed into per-channel planes, and the block's tap pairs.
-  static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt) {
-    const int tid = static_cast<int>(threadIdx.x);
+  // The input patch, transposed into per-channel planes, and the block's tap pairs (tid: the
+  // thread's index among the block_threads that share the work).
+  static __device__ void load_patch(const conv_args& a, const tile_t& t, unsigned* planes, unsigned short* filt,
+                                    int tid) {
     unsigned* pairs = reinterpret_cast<unsigned*>(filt);
-    patch_batch<true>(a, t, planes, pairs, tid);
+    patch_batch<true>(a, t, planes, pairs, tid, tid);
     for (int base = tid + block_threads * unroll; base < patch_h * row_words * qc; base += block_threads * unroll)
-      patch_batch<false>(a, t, planes, pairs, base);
+      patch_batch<false>(a, t, planes, pairs, base, tid);
     for (int i = tid + block_threads; i < tap_rows; i += block_threads) {  // more tap rows than threads
       unsigned short tv[8];
       gather_taps(a, t, i, tv);
@@ -324,11 +324,11 @@ struct depthwise_mma {
     }
   }
 
-  // The output tiles of every plane, transposed back to NHWC.
-  static __device__ void store_tile(const conv_args& a, const tile_t& t, unsigned* planes) {
+  // The output tiles of every plane, transposed back to NHWC (tid as in load_patch).
+  static __device__ void store_tile(const conv_args& a, const tile_t& t, unsigned* planes, int tid) {
     constexpr int pairs = TILE_W / 2;
     constexpr int tasks = TILE_H * pairs * qc;
-    for (int task = static_cast<int>(threadIdx.x); task < tasks; task += block_threads) {
+    for (int task = tid; task < tasks; task += block_threads) {
       const int q = task % qc, p = task / qc;
       const int y = p / pairs, x = 2 * (p % pairs);
       const int oy = t.oh0 + y, ox = t.ow0 + x, c = t.c0 + 8 * q;
@@ -361,13 +361,13 @@ struct depthwise_mma {
                reinterpret_cast<unsigned long long>(a.y) % 16 == 0;
 
     unsigned short* filt = reinterpret_cast<unsigned short*>(static_cast<unsigned char*>(smem) + filter_offset);
-    load_patch(a, t, planes, filt);
+    const int tid = static_cast<int>(threadIdx.x);
+    load_patch(a, t, planes, filt, tid);
     __syncthreads();
-    const int warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll 1
-    for (int i = 0; i < CPW; ++i) compute_channel(a, t, planes, filt, warp * CPW + i);
+    for (int i = 0; i < CPW; ++i) compute_channel(a, t, planes, filt, tid / 32 * CPW + i);
     __syncthreads();
-    store_tile(a, t, planes);
+    store_tile(a, t, planes, tid);
   }
 };
 
