@@ -1,7 +1,7 @@
 // Device probe of the tensor-core depthwise kernel (stage 3, kernels/include/cuop/kernels/conv/
 // depthwise_mma.cuh): where its time goes. Each layer's stage 3 configuration runs whole and with
 // phases left out or doubled (load = the patch's transpose into planes, mma = every warp's
-// channels, store = the planes back to NHWC), timed with CUDA events after a 256 MB read flush,
+// channels, store = the planes back to NHWC), timed with CUDA events after a 256 MB L2 flush,
 // median of 30. Differences between variants place the time; the answers of partial variants are
 // meaningless. Three variants of the MMA phase (software-pipelined; one ldmatrix.x4 per MMA; each
 // MMA as two m16n8k8) run beside the winners, and the mma.sync ceiling (MMAs on register operands
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cuop/kernels/conv/depthwise.cuh"
+#include "probe_timing.hpp"
 
 namespace kc = cuop::kernels::conv;
 
@@ -230,13 +231,6 @@ __global__ void mma_ceiling(int iters, float* sink) {
   if (s == 1.2345f) *sink = s;
 }
 
-__global__ void read_flush(const uint4* p, long long n, unsigned* sink) {
-  unsigned acc = 0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    acc ^= __ldcg(p + i).x;
-  if (acc == 0x12345678u) *sink = acc;
-}
-
 // Ping-pong: one block of two halves, each half a stage 3 block of K with its own shared memory,
 // persistent over the tiles (half h of block b takes tiles 2 (k gridDim + b) + h, k = 0, 1, ...).
 // With ORDERED the halves' MMA phases take turns (half 0's k-th, then half 1's k-th, then half 0's
@@ -313,9 +307,7 @@ struct layer {
 
 struct buffers {
   void *x, *w, *y;
-  uint4* flush;
-  long long flush_n;
-  unsigned* sink;
+  const probe::l2_flush& flush;
 };
 
 template <typename K>
@@ -324,25 +316,12 @@ float time_us(const void* kernel, const layer& l, const buffers& b, int repeats,
   const int tiles = ((l.hw + K::tile_h_ - 1) / K::tile_h_) * ((l.hw + K::tile_w_ - 1) / K::tile_w_);
   const dim3 grid(tiles, (l.c + K::block_c_ - 1) / K::block_c_, l.n);
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  std::vector<float> t;
-  for (int i = 0; i < repeats; ++i) {
-    read_flush<<<1056, 256>>>(b.flush, b.flush_n, b.sink);
-    cudaEventRecord(e0);
-    void* params[] = {&a};
-    cudaLaunchKernel(kernel, grid, dim3(K::block_threads), params, smem, nullptr);
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    t.push_back(ms * 1000.f);
-  }
+  void* params[] = {&a};
+  const float us = probe::median_us(
+      [&] { cudaLaunchKernel(kernel, grid, dim3(K::block_threads), params, smem, nullptr); }, b.flush, repeats);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) std::printf("error: %s\n", cudaGetErrorString(err));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return us;
 }
 
 template <typename K>
@@ -409,23 +388,10 @@ void run_pingpong(const layer& l, const buffers& b) {
     cudaLaunchKernel(kernel, grid, dim3(2 * K::block_threads), params, smem, nullptr);
     cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
     const bool same = std::memcmp(ref.data(), got.data(), out_bytes) == 0;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    std::vector<float> t;
-    for (int i = 0; i < 30; ++i) {
-      read_flush<<<1056, 256>>>(b.flush, b.flush_n, b.sink);
-      cudaEventRecord(e0);
-      cudaLaunchKernel(kernel, grid, dim3(2 * K::block_threads), params, smem, nullptr);
-      cudaEventRecord(e1);
-      cudaEventSynchronize(e1);
-      float ms = 0;
-      cudaEventElapsedTime(&ms, e0, e1);
-      t.push_back(ms * 1000.f);
-    }
-    std::sort(t.begin(), t.end());
+    const float us = probe::median_us(
+        [&] { cudaLaunchKernel(kernel, grid, dim3(2 * K::block_threads), params, smem, nullptr); }, b.flush, 30);
     const cudaError_t err = cudaGetLastError();
-    std::printf(" %.1f%s (%d/SM) |", t[t.size() / 2], err != cudaSuccess ? " ERROR" : same ? "" : " WRONG", per_sm);
+    std::printf(" %.1f%s (%d/SM) |", us, err != cudaSuccess ? " ERROR" : same ? "" : " WRONG", per_sm);
   }
   std::printf("\n");
 }
@@ -433,17 +399,14 @@ void run_pingpong(const layer& l, const buffers& b) {
 int main(int argc, char** argv) {
   const char* only = argc > 2 && std::strcmp(argv[1], "--only") == 0 ? argv[2] : nullptr;
   const bool ping = argc > 1 && std::strcmp(argv[1], "--pingpong") == 0;
-  buffers b{};
+  const probe::l2_flush flush(256ull << 20);
+  buffers b{nullptr, nullptr, nullptr, flush};
   const std::size_t bytes = 64ull << 20;  // x and y of the largest layer (16 x 64 x 64 x 384 halves: 48 MiB)
   cudaMalloc(&b.x, bytes);
   cudaMalloc(&b.y, bytes);
   cudaMalloc(&b.w, 1 << 20);
   cudaMemset(b.x, 0x30, bytes);  // halves of 0x3030 (0.13) and 0x2c2c (0.06): nonzero MMAs
   cudaMemset(b.w, 0x2c, 1 << 20);
-  b.flush_n = (256ll << 20) / 16;
-  cudaMalloc(&b.flush, b.flush_n * 16);
-  cudaMemset(b.flush, 0, b.flush_n * 16);
-  cudaMalloc(&b.sink, 4);
   if (ping) {
     fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
     fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);

@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
 OUT="${OUT:-/tmp}"
-nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include ci/gpu/probes/depthwise_phases.cu -o /tmp/dw-phases \
+nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include ci/gpu/probes/depthwise_phases.cu kernels/src/reference/read_sweep.cu \
+  kernels/src/reference/read_floor.cu -o /tmp/dw-phases \
   -Xptxas -v 2>&1 | grep -E "registers|spill" | sort | uniq -c | head -20
 if [[ "${PINGPONG:-0}" == 1 ]]; then
   /tmp/dw-phases --pingpong | tee "$OUT/depthwise-pingpong.md"

@@ -12,18 +12,12 @@
 #include "cuop/kernels/gemm/launch.hpp"
 #include "cuop/kernels/gemm/mma.cuh"
 #include "cuop/kernels/gemm/pack.hpp"
+#include "probe_timing.hpp"
 
 namespace kg = cuop::kernels::gemm;
 
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads) entry(kg::gemm_args a) { K::run(a); }
-
-__global__ void read_flush(const uint4* p, long long n, unsigned* sink) {
-  unsigned acc = 0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    acc ^= __ldcg(p + i).x;
-  if (acc == 0x12345678u) *sink = acc;
-}
 
 // Reference packing kernel: grid (chunks of a row / 256, rows), one operand per launch.
 __global__ void pack_rows(const unsigned short* src, long long ld, int rows, int cols,
@@ -38,28 +32,14 @@ __global__ void pack_rows(const unsigned short* src, long long ld, int rows, int
   reinterpret_cast<uint4*>(dst + static_cast<long long>(r) * dst_cols)[c0 / 8] = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
+// 20 samples after 5 discarded.
 template <typename F>
-float median_us(F&& f, const uint4* flush, long long flush_n, unsigned* sink) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < 25; ++i) {
-    read_flush<<<1056, 256>>>(flush, flush_n, sink);
-    cudaEventRecord(a);
-    f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    if (i >= 5) t.push_back(ms * 1000.f);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+float median_us(F&& f, const probe::l2_flush& flush) {
+  return probe::median_us(f, flush, 20, 5);
 }
 
 template <typename K>
-void run(int m, int n, int k, kg::gemm_config c, const uint4* flush, long long flush_n, unsigned* sink) {
+void run(int m, int n, int k, kg::gemm_config c, const probe::l2_flush& flush) {
   kg::device_limits dev;
   kg::query_limits(0, dev);
   kg::launch_plan plan;
@@ -76,18 +56,18 @@ void run(int m, int n, int k, kg::gemm_config c, const uint4* flush, long long f
   const kg::gemm_args args{a, b, nullptr, d, m, n, k, k, k, n, n, 1.f, 0.f, ws};
   const void* kern = reinterpret_cast<const void*>(&entry<K>);
   kg::gemm_args packed;
-  const float pack = median_us([&] { kg::pack_operands(plan.pack, args, packed, nullptr); }, flush, flush_n, sink);
+  const float pack = median_us([&] { kg::pack_operands(plan.pack, args, packed, nullptr); }, flush);
   kg::launch_plan bare = plan;
   bare.pack.on = false;
-  const float gemm = median_us([&] { kg::launch(kern, bare, packed, nullptr); }, flush, flush_n, sink);
-  const float both = median_us([&] { kg::launch(kern, plan, args, nullptr); }, flush, flush_n, sink);
+  const float gemm = median_us([&] { kg::launch(kern, bare, packed, nullptr); }, flush);
+  const float both = median_us([&] { kg::launch(kern, plan, args, nullptr); }, flush);
   auto* wsb = static_cast<unsigned char*>(ws);
   const float ref = median_us([&] {
     pack_rows<<<dim3((plan.pack.k / 8 + 255) / 256, m), 256>>>(static_cast<const unsigned short*>(a), k, m, k,
         reinterpret_cast<unsigned short*>(wsb + plan.pack.a_offset), plan.pack.k);
     pack_rows<<<dim3((plan.pack.k / 8 + 255) / 256, n), 256>>>(static_cast<const unsigned short*>(b), k, n, k,
         reinterpret_cast<unsigned short*>(wsb + plan.pack.b_offset), plan.pack.k);
-  }, flush, flush_n, sink);
+  }, flush);
   const double bytes = 2.0 * 2.0 * (double(m) + n) * k;  // read + write
   std::printf("%dx%dx%d %s: pack %.1f us (%.0f GB/s), kernel on packed %.1f us, pack+kernel %.1f us, "
               "reference pack (element loads, 2 launches) %.1f us (%.0f GB/s); err %s\n",
@@ -104,16 +84,10 @@ kg::gemm_config cfg(int bm, int bn, int bk, int wm, int wn, int s, int g, int sk
 }
 
 int main() {
-  const long long flush_bytes = 240ll << 20;
-  uint4* flush;
-  unsigned* sink;
-  cudaMalloc(&flush, flush_bytes);
-  cudaMalloc(&sink, 4);
-  cudaMemset(flush, 1, flush_bytes);
-  const long long fn = flush_bytes / 16;
+  const probe::l2_flush flush(240ull << 20);
   using bf = __nv_bfloat16;
-  run<kg::mma<bf, bf, true, 64, 32, 64, 32, 16, 16, 1, 2>>(127, 1031, 4093, cfg(64, 32, 64, 32, 16, 16, 1, 2), flush, fn, sink);
-  run<kg::mma<bf, bf, true, 64, 32, 64, 32, 16, 16, 1, 2>>(128, 1024, 4096, cfg(64, 32, 64, 32, 16, 16, 1, 2), flush, fn, sink);
-  run<kg::mma<bf, bf, true, 256, 128, 32, 64, 64, 4, 8, 1>>(4097, 4097, 4097, cfg(256, 128, 32, 64, 64, 4, 8, 1), flush, fn, sink);
+  run<kg::mma<bf, bf, true, 64, 32, 64, 32, 16, 16, 1, 2>>(127, 1031, 4093, cfg(64, 32, 64, 32, 16, 16, 1, 2), flush);
+  run<kg::mma<bf, bf, true, 64, 32, 64, 32, 16, 16, 1, 2>>(128, 1024, 4096, cfg(64, 32, 64, 32, 16, 16, 1, 2), flush);
+  run<kg::mma<bf, bf, true, 256, 128, 32, 64, 64, 4, 8, 1>>(4097, 4097, 4097, cfg(256, 128, 32, 64, 64, 4, 8, 1), flush);
   return 0;
 }

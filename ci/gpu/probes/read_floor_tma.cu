@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuop/reference/memory.hpp"
+#include "probe_timing.hpp"
 
 namespace ref = cuop::reference;
 
@@ -57,38 +58,14 @@ __global__ void bulk_stream(const unsigned char* data, unsigned long long bytes,
   if (acc == 0x9e3779b9u) *sink = acc;
 }
 
-template <typename F>
-float median_us(F&& launch, const void* flush, std::size_t flush_bytes, unsigned* sink) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < 15; ++i) {
-    ref::read_sweep(flush, flush_bytes, sink, nullptr);
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms * 1000.f);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 int main() {
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  const std::size_t flush_bytes = 240ull << 20, max_bytes = 28672ull * 8192 * 2;
-  void *flush = nullptr, *data = nullptr;
-  unsigned* sink = nullptr;
-  cudaMalloc(&flush, flush_bytes);
+  const std::size_t max_bytes = 28672ull * 8192 * 2;
+  const probe::l2_flush flush(240ull << 20);
+  unsigned* sink = flush.sink();
+  void* data = nullptr;
   cudaMalloc(&data, max_bytes);
-  cudaMalloc(&sink, 4);
-  cudaMemset(flush, 1, flush_bytes);
   cudaMemset(data, 3, max_bytes);
   cudaFuncSetAttribute(bulk_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024);
   std::printf("| weights (n x k bf16) | MB | empty kernel us | 16-byte-load stream us (shape) | bulk-copy stream us (shape) |\n");
@@ -96,11 +73,11 @@ int main() {
   const int nk[][2] = {{1024, 4096}, {4096, 4096}, {6144, 4096}, {14336, 4096}, {8192, 8192}, {28672, 8192}};
   for (const auto& p : nk) {
     const std::size_t bytes = static_cast<std::size_t>(p[0]) * p[1] * 2;
-    const float empty = median_us([&] { empty_kernel<<<sms, 256>>>(); }, flush, flush_bytes, sink);
+    const float empty = probe::median_us([&] { empty_kernel<<<sms, 256>>>(); }, flush, 15);
     float best_ldg = 1e30f;
     std::string ldg_name;
     for (const auto& shape : ref::read_shapes()) {
-      const float us = median_us([&] { ref::read_stream(data, bytes, sink, shape, nullptr); }, flush, flush_bytes, sink);
+      const float us = probe::median_us([&] { ref::read_stream(data, bytes, sink, shape, nullptr); }, flush, 15);
       if (us < best_ldg) best_ldg = us, ldg_name = ref::read_shape_name(shape);
     }
     float best_bulk = 1e30f;
@@ -110,9 +87,9 @@ int main() {
         for (int stages : {2, 4, 8}) {
           const std::size_t smem = static_cast<std::size_t>(stages) * chunk + 8 * stages;
           if (smem * bps > 227 * 1024) continue;
-          const float us = median_us(
+          const float us = probe::median_us(
               [&] { bulk_stream<<<sms * bps, 32, smem>>>(static_cast<const unsigned char*>(data), bytes, chunk, stages, sink); },
-              flush, flush_bytes, sink);
+              flush, 15);
           if (us < best_bulk)
             best_bulk = us, bulk_name = "b" + std::to_string(bps) + "_c" + std::to_string(chunk / 1024) + "k_s" + std::to_string(stages);
         }

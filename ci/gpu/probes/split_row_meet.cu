@@ -9,25 +9,12 @@
 #include "cuop/kernels/softmax/block_row.cuh"
 #include "cuop/kernels/softmax/launch.hpp"
 #include "cuop/kernels/softmax/split_row.cuh"
+#include "probe_timing.hpp"
 namespace ks = cuop::kernels::softmax;
 template <typename K> __global__ void __launch_bounds__(K::block_threads) entry(ks::softmax_args a) { K::run(a); }
-__global__ void flush(const float4* p, long long n, float* sink) {
-  float s = 0;
-  for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i].x;
-  if (s == 12345.f) *sink = s;
-}
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
-float4* fbuf; float* sink; const long long fn = 256ll << 20 >> 4;  // 256 MB flush buffer
-template <typename F> float median_us(F f) {
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < 33; ++i) {
-    flush<<<528, 512>>>(fbuf, fn, sink);
-    cudaEventRecord(a); f(); cudaEventRecord(b); CK(cudaEventSynchronize(b));
-    float ms; cudaEventElapsedTime(&ms, a, b); if (i >= 3) t.push_back(ms * 1000);
-  }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
+const probe::l2_flush* flush;  // 256 MB
+template <typename F> float median_us(F f) { return probe::median_us(f, *flush, 30, 3); }
 template <typename K>
 void run(const char* name, ks::softmax_config c, long long rows, long long cols, float* in, float* out) {
   const void* k = reinterpret_cast<const void*>(&entry<K>);
@@ -46,8 +33,10 @@ ks::softmax_config cfg(ks::family f, int threads, int chunks, int smem) {
 }
 int main() {
   float *in, *out; const long long n = 256ll * 262144;
-  CK(cudaMalloc(&in, n * 4)); CK(cudaMalloc(&out, n * 4)); CK(cudaMalloc(&fbuf, fn * 16)); CK(cudaMalloc(&sink, 4));
-  CK(cudaMemset(in, 0, n * 4)); CK(cudaMemset(fbuf, 0, fn * 16));
+  const probe::l2_flush flush256(256ull << 20);
+  flush = &flush256;
+  CK(cudaMalloc(&in, n * 4)); CK(cudaMalloc(&out, n * 4));
+  CK(cudaMemset(in, 0, n * 4));
 #ifdef CUOP_PROBE_VARIANT
   printf("== %s\n", CUOP_PROBE_VARIANT);
 #endif

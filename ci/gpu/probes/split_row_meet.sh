@@ -33,7 +33,7 @@ done
 for v in "${variants[@]}"; do
   d=/tmp/probe-$v.d/kernels
   nvcc -O3 -std=c++20 -arch=sm_90a -I"$d/include" -DCUOP_PROBE_VARIANT="\"$v\"" ci/gpu/probes/split_row_meet.cu \
-    "$d/src/softmax/family.cpp" "$d/src/softmax/launch.cpp" \
+    "$d/src/softmax/family.cpp" "$d/src/softmax/launch.cpp" "$d/src/reference/read_sweep.cu" "$d/src/reference/read_floor.cu" \
     -Xptxas -v -o "/tmp/probe-$v" 2>&1 | grep -A3 "Compiling entry.*split_row" | grep -E "Compiling|Used|spill" |
     sed -E 's/.*split_row(I[^ ]*)EEEEv.*/\1/; s/ptxas info *: //; s/, used [0-9]+ barriers.*//' | paste - - - | sed "s/^/$v: /" &
 done
