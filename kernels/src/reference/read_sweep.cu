@@ -4,6 +4,9 @@ namespace cuop::reference {
 
 namespace {
 
+// Plain loads on purpose, not read_stream's ld.global.nc.L1::no_allocate loop: a flush built on
+// read_stream (same grid, one load in flight) changed the timings of the kernels measured after
+// it on the H200 (docs/measurement.md, point 2), so the two loops stay apart.
 __global__ void read_sweep_kernel(const uint4* data, std::size_t count, unsigned* sink) {
   unsigned acc = 0;
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
