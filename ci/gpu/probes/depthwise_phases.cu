@@ -216,6 +216,46 @@ using stage3q = stage3_step<R, BLOCK_C, TILE_H, TILE_W, CPW, quads_step>;
 template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
 using stage3k8 = stage3_step<R, BLOCK_C, TILE_H, TILE_W, CPW, k8_step>;
 
+// Stage 3 with the loops swapped: row groups outer, tap rows inner, so that a warp holds one row
+// group's accumulators (xblocks x 4 registers) whatever the tile height, and a tall tile (a whole
+// 56x56 or 64x64 image) loads no halo rows twice. Each group's taps are fetched again (one table
+// word a tap row). A group's output replaces plane rows the later groups do not read, so TILE_H
+// must be a multiple of 16 (no overlapping last group). beta == 0 only: a probe, not a kernel.
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
+struct stage3g : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
+  using K = stage3<R, BLOCK_C, TILE_H, TILE_W, CPW>;
+  static_assert(TILE_H % 16 == 0 && K::chunks == 1, "whole row groups, one tap chunk");
+
+  static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
+                                                         unsigned* planes, const unsigned short* filt, int slot) {
+    const lane_setup<K, R> ls(planes, filt, slot);
+    const int lane = static_cast<int>(threadIdx.x) % 32, n_col = lane / 4, k0 = 2 * (lane % 4);
+    unsigned* out = K::plane(planes, slot);
+#pragma unroll 1
+    for (int g = 0; g < K::row_groups; ++g) {
+      float acc[K::xblocks][4] = {};
+#pragma unroll 1
+      for (int r = 0; r < R; ++r) {
+        unsigned b[2], u[K::units + 1][2];
+        ls.taps(r, b);
+        ls.template units<K::units>(16 * g + r, u);
+#pragma unroll
+        for (int xb = 0; xb < K::xblocks; ++xb) {
+          const unsigned af[4] = {u[xb][0], u[xb][1], u[xb + 1][0], u[xb + 1][1]};
+          cuop::kernels::common::mma_16816<__half>(acc[xb], af, b);
+        }
+      }
+      __syncwarp();  // the group's reads are done before its rows are overwritten
+#pragma unroll
+      for (int xb = 0; xb < K::xblocks; ++xb)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          out[(16 * g + n_col + 8 * h) * K::row_words + xb * 4 + k0 / 2] =
+              cuop::kernels::common::elem<__half>::pack2(a.alpha * acc[xb][2 * h], a.alpha * acc[xb][2 * h + 1]);
+    }
+  }
+};
+
 // The mma.sync ceiling: every warp issues `iters` rounds of 8 independent m16n8k16 (f16 in, f32
 // accumulation) on register operands, nothing else.
 __global__ void mma_ceiling(int iters, float* sink) {
@@ -396,9 +436,32 @@ void run_pingpong(const layer& l, const buffers& b) {
   std::printf("\n");
 }
 
+
+// The row-group section (--rowgroups): stage 3 against stage3g on whole-image tiles, each checked
+// bit for bit against the first configuration of its layer; whole kernel and MMA phase, us.
+template <typename K>
+void run_whole(const layer& l, const buffers& b, const char* name, std::vector<unsigned char>* ref) {
+  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
+  const void* full = reinterpret_cast<const void*>(&entry<phases<K, load | mma | store>>);
+  const void* only_mma = reinterpret_cast<const void*>(&entry<phases<K, mma>>);
+  cudaMemset(b.y, 0, out_bytes);
+  time_us<K>(full, l, b, 1);
+  std::vector<unsigned char> got(out_bytes);
+  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
+  const char* check = "reference";
+  if (ref->empty()) *ref = got;
+  else check = std::memcmp(ref->data(), got.data(), out_bytes) == 0 ? "same" : "WRONG";
+  int per_sm = 0;
+  cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize, K::smem_bytes);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, full, K::block_threads, K::smem_bytes);
+  std::printf("| %s | %s | %d x %d warps | %d | %.1f | %.1f | %s |\n", l.name, name, per_sm, K::warps,
+              K::smem_bytes / 1024, time_us<K>(full, l, b, 30), time_us<K>(only_mma, l, b, 30), check);
+}
+
 int main(int argc, char** argv) {
   const char* only = argc > 2 && std::strcmp(argv[1], "--only") == 0 ? argv[2] : nullptr;
   const bool ping = argc > 1 && std::strcmp(argv[1], "--pingpong") == 0;
+  const bool rowgroups = argc > 1 && std::strcmp(argv[1], "--rowgroups") == 0;
   const probe::l2_flush flush(256ull << 20);
   buffers b{nullptr, nullptr, nullptr, flush};
   const std::size_t bytes = 64ull << 20;  // x and y of the largest layer (16 x 64 x 64 x 384 halves: 48 MiB)
@@ -407,6 +470,39 @@ int main(int argc, char** argv) {
   cudaMalloc(&b.w, 1 << 20);
   cudaMemset(b.x, 0x30, bytes);  // halves of 0x3030 (0.13) and 0x2c2c (0.06): nonzero MMAs
   cudaMemset(b.w, 0x2c, 1 << 20);
+  if (rowgroups) {
+    fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
+    fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
+    std::printf("| layer | configuration | blocks per SM | KB | whole us | MMA phase us | output |\n");
+    std::printf("| --- | --- | --- | ---: | ---: | ---: | --- |\n");
+    std::vector<unsigned char> ref;
+    const layer l56{"32x56x56x128", 32, 56, 128};
+    run_whole<stage3<7, 64, 16, 56, 4>>(l56, b, "stage 3 c64 t16x56 cpw4", &ref);
+    run_whole<stage3<7, 32, 28, 56, 4>>(l56, b, "stage 3 c32 t28x56 cpw4", &ref);
+    run_whole<stage3g<7, 8, 64, 56, 1>>(l56, b, "rows outer c8 t64x56 cpw1", &ref);
+    run_whole<stage3g<7, 8, 64, 56, 2>>(l56, b, "rows outer c8 t64x56 cpw2", &ref);
+    run_whole<stage3g<7, 16, 64, 56, 1>>(l56, b, "rows outer c16 t64x56 cpw1", &ref);
+    run_whole<stage3g<7, 16, 64, 56, 2>>(l56, b, "rows outer c16 t64x56 cpw2", &ref);
+    run_whole<stage3g<7, 16, 32, 56, 2>>(l56, b, "rows outer c16 t32x56 cpw2", &ref);
+    run_whole<stage3g<7, 32, 32, 56, 4>>(l56, b, "rows outer c32 t32x56 cpw4", &ref);
+    ref.clear();
+    const layer l64{"16x64x64x384", 16, 64, 384};
+    run_whole<stage3<7, 64, 16, 64, 4>>(l64, b, "stage 3 c64 t16x64 cpw4", &ref);
+    run_whole<stage3<7, 32, 16, 32, 4>>(l64, b, "stage 3 c32 t16x32 cpw4", &ref);
+    run_whole<stage3g<7, 8, 64, 64, 1>>(l64, b, "rows outer c8 t64x64 cpw1", &ref);
+    run_whole<stage3g<7, 8, 64, 64, 2>>(l64, b, "rows outer c8 t64x64 cpw2", &ref);
+    run_whole<stage3g<7, 16, 64, 64, 1>>(l64, b, "rows outer c16 t64x64 cpw1", &ref);
+    run_whole<stage3g<7, 16, 64, 64, 2>>(l64, b, "rows outer c16 t64x64 cpw2", &ref);
+    run_whole<stage3g<7, 16, 32, 64, 2>>(l64, b, "rows outer c16 t32x64 cpw2", &ref);
+    run_whole<stage3g<7, 32, 32, 32, 4>>(l64, b, "rows outer c32 t32x32 cpw4", &ref);
+    ref.clear();
+    const layer l28{"32x28x28x512", 32, 28, 512};
+    run_whole<stage3<7, 32, 28, 32, 4>>(l28, b, "stage 3 c32 t28x32 cpw4", &ref);
+    run_whole<stage3g<7, 32, 32, 32, 4>>(l28, b, "rows outer c32 t32x32 cpw4", &ref);
+    run_whole<stage3g<7, 16, 32, 32, 2>>(l28, b, "rows outer c16 t32x32 cpw2", &ref);
+    run_whole<stage3g<7, 8, 32, 32, 1>>(l28, b, "rows outer c8 t32x32 cpw1", &ref);
+    return 0;
+  }
   if (ping) {
     fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
     fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);

@@ -3,8 +3,8 @@
 # nvcc build against the working tree, the mma.sync ceiling and the table of phase timings, then
 # (NCU=1) Nsight Compute on 32x28x28x512: the MMA phase's stall reasons, and the sections of the
 # whole kernel and of its MMA phase alone (clocks left alone); or (PINGPONG=1) only the two-half
-# ping-pong section. Usage, on the GPU machine from the repository root:
-# [NCU=1 | PINGPONG=1] bash ci/gpu/probes/depthwise_phases.sh
+# ping-pong section, or (ROWGROUPS=1) only the row-groups-outer section. Usage, on the GPU machine
+# from the repository root: [NCU=1 | PINGPONG=1 | ROWGROUPS=1] bash ci/gpu/probes/depthwise_phases.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -12,6 +12,10 @@ OUT="${OUT:-/tmp}"
 nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include ci/gpu/probes/depthwise_phases.cu kernels/src/reference/read_sweep.cu \
   kernels/src/reference/read_floor.cu -o /tmp/dw-phases \
   -Xptxas -v 2>&1 | grep -E "registers|spill" | sort | uniq -c | head -20
+if [[ "${ROWGROUPS:-0}" == 1 ]]; then
+  /tmp/dw-phases --rowgroups | tee "$OUT/depthwise-rowgroups.md"
+  exit 0
+fi
 if [[ "${PINGPONG:-0}" == 1 ]]; then
   /tmp/dw-phases --pingpong | tee "$OUT/depthwise-pingpong.md"
   exit 0
