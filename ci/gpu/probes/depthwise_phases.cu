@@ -6,7 +6,9 @@
 // meaningless. Three variants of the MMA phase (software-pipelined; one ldmatrix.x4 per MMA; each
 // MMA as two m16n8k8) run beside the winners, and the mma.sync ceiling (MMAs on register operands
 // alone) is printed first. docs/conv-h200.md has the results.
-// `--only NAME` runs one variant of the first layer many times (for ncu).
+// `--only NAME` runs one variant of the first layer many times (for ncu); `--winners` only the
+// stage 3 rows (ci/gpu/probes/depthwise_unroll.sh); `--pingpong` and `--rowgroups` their own
+// sections (the two-half block and row groups outer, below).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -462,6 +464,7 @@ int main(int argc, char** argv) {
   const char* only = argc > 2 && std::strcmp(argv[1], "--only") == 0 ? argv[2] : nullptr;
   const bool ping = argc > 1 && std::strcmp(argv[1], "--pingpong") == 0;
   const bool rowgroups = argc > 1 && std::strcmp(argv[1], "--rowgroups") == 0;
+  const bool winners = argc > 1 && std::strcmp(argv[1], "--winners") == 0;  // stage 3 rows only
   const probe::l2_flush flush(256ull << 20);
   buffers b{nullptr, nullptr, nullptr, flush};
   const std::size_t bytes = 64ull << 20;  // x and y of the largest layer (16 x 64 x 64 x 384 halves: 48 MiB)
@@ -543,6 +546,14 @@ int main(int argc, char** argv) {
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   run_layer<stage3<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4", 32, 28, 512}, b, only);
   if (only) return 0;
+  if (winners) {
+    run_layer<stage3<7, 64, 28, 32, 4>>({"32x28x28x256 c64 t28x32 cv4", 32, 28, 256}, b, nullptr);
+    run_layer<stage3<7, 32, 28, 32, 4>>({"32x28x28x256 c32 t28x32 cv4", 32, 28, 256}, b, nullptr);
+    run_layer<stage3<7, 64, 16, 56, 4>>({"32x56x56x128 c64 t16x56 cv4", 32, 56, 128}, b, nullptr);
+    run_layer<stage3<7, 64, 16, 64, 4>>({"16x64x64x384 c64 t16x64 cv4", 16, 64, 384}, b, nullptr);
+    run_layer<stage3<7, 32, 16, 32, 4>>({"16x64x64x384 c32 t16x32 cv4", 16, 64, 384}, b, nullptr);
+    return 0;
+  }
   run_layer<stage3p<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4 pipelined", 32, 28, 512}, b, only);
   run_layer<stage3q<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4 quads", 32, 28, 512}, b, only);
   run_layer<stage3k8<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32 cv4 k8 pairs", 32, 28, 512}, b, only);
