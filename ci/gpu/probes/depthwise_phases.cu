@@ -509,7 +509,7 @@ int main(int argc, char** argv) {
   if (ping) {
     fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
     fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
-    std::printf("| layer, half configuration | KB | whole: 2 / 1 block per SM | mma | load | store | two halves | ordered |\n");
+    std::printf("| layer, half configuration | KB | whole: own occupancy / 1 block per SM | mma | load | store | two halves | ordered |\n");
     std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     run_pingpong<stage3<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32", 32, 28, 512}, b);
     run_pingpong<stage3<7, 16, 28, 32, 4>>({"32x28x28x512 c16 t28x32", 32, 28, 512}, b);
