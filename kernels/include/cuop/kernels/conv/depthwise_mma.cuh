@@ -116,6 +116,9 @@ struct depthwise_mma {
     return planes + slot * plane_words;
   }
 
+  // The first plane row of row group g: groups start 16 rows apart, the last at TILE_H - 16.
+  static __host__ __device__ constexpr int group_row(int g) { return 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16; }
+
   // 8 channels from c (zeros past C) of pixel (iy, ix) of image n, or zeros outside the image.
   static __device__ __forceinline__ words8 load_chunk(const conv_args& a, const tile_t& t, int iy, int ix, int c,
                                                       bool inside) {
@@ -213,21 +216,23 @@ struct depthwise_mma {
     if (8 * ch + 7 < S && d == -1) b[1] = pr[8];  // the chunk has a tap 7: lane d = -1 needs P[7] too
   }
 
-  // A channel's accumulators times alpha (beta == 0), rounded to T once, over the first TILE_H
-  // rows of its plane `out` (once every lane is done reading the plane).
-  static __device__ __forceinline__ void write_scaled(float alpha, unsigned* out,
-                                                      const float (&acc)[row_groups][xblocks][4]) {
+  // One row group's accumulators times alpha (beta == 0), rounded to T once, over the 16 rows of
+  // its plane `out` from row0 (once every lane is done reading those rows).
+  static __device__ __forceinline__ void write_group(float alpha, unsigned* out, int row0,
+                                                     const float (&acc)[xblocks][4]) {
     const int lane = static_cast<int>(threadIdx.x) % 32, n_col = lane / 4, k0 = 2 * (lane % 4);
 #pragma unroll
-    for (int g = 0; g < row_groups; ++g) {
-      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+    for (int xb = 0; xb < xblocks; ++xb)
 #pragma unroll
-      for (int xb = 0; xb < xblocks; ++xb)
+      for (int h = 0; h < 2; ++h)
+        out[(row0 + n_col + 8 * h) * row_words + xb * 4 + k0 / 2] =
+            elem<T>::pack2(alpha * acc[xb][2 * h], alpha * acc[xb][2 * h + 1]);
+  }
+  // A channel's accumulators, every row group, over the first TILE_H rows of its plane.
+  static __device__ __forceinline__ void write_scaled(float alpha, unsigned* out,
+                                                      const float (&acc)[row_groups][xblocks][4]) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-          out[(row0 + n_col + 8 * h) * row_words + xb * 4 + k0 / 2] =
-              elem<T>::pack2(alpha * acc[g][xb][2 * h], alpha * acc[g][xb][2 * h + 1]);
-    }
+    for (int g = 0; g < row_groups; ++g) write_group(alpha, out, group_row(g), acc[g]);
   }
 
   // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
@@ -257,8 +262,7 @@ struct depthwise_mma {
       for (int ch = 0; ch < chunks; ++ch) fragment(pc + (r * chunks + ch) * pair_words, ch, d, b[ch]);
 #pragma unroll
       for (int g = 0; g < row_groups; ++g) {
-        const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
-        const unsigned row_addr = base + 4u * ((row0 + r) * row_words);
+        const unsigned row_addr = base + 4u * ((group_row(g) + r) * row_words);
         unsigned u[units + 1][2];  // unit k: rows 0-7 and 8-15 of columns 8k..8k+7
 #pragma unroll
         for (int k = 0; k + 1 < units; k += 2) {
@@ -290,7 +294,7 @@ struct depthwise_mma {
                               ((static_cast<long long>(t.n) * a.p + t.oh0) * a.q + t.ow0) * a.c + c;
 #pragma unroll
     for (int g = 0; g < row_groups; ++g) {
-      const int row0 = 16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16;
+      const int row0 = group_row(g);
 #pragma unroll
       for (int xb = 0; xb < xblocks; ++xb) {
         asm volatile("" ::: "memory");
