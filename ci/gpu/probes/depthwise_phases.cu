@@ -25,20 +25,28 @@ namespace kc = cuop::kernels::conv;
 
 enum : int { load = 1, mma = 2, store = 4, mma_twice = 8 };
 
+// Output tile x (row-major over the output's tiles) of channel group `group` of image n, as
+// depthwise_mma::run decodes its block index (the probe's tensors are 16-byte aligned, C % 8 == 0).
+template <typename K>
+__device__ __forceinline__ typename K::tile_t tile_at(const kc::conv_args& a, int x, int group, int n) {
+  const int tiles_w = (a.q + K::tile_w_ - 1) / K::tile_w_;
+  typename K::tile_t t;
+  t.n = n;
+  t.c0 = group * K::block_c_;
+  t.oh0 = x / tiles_w * K::tile_h_;
+  t.ow0 = x % tiles_w * K::tile_w_;
+  t.ih0 = t.oh0 - a.pad_h;
+  t.iw0 = t.ow0 - a.pad_w;
+  t.vec_ok = true;
+  return t;
+}
+
 // depthwise_mma::run with phases chosen by MODE.
 template <typename K, int MODE>
 struct phases : K {
   static __device__ void run(const kc::conv_args& a, void* smem) {
     unsigned* planes = static_cast<unsigned*>(smem);
-    const int tiles_w = (a.q + K::tile_w_ - 1) / K::tile_w_;
-    typename K::tile_t t;
-    t.n = static_cast<int>(blockIdx.z);
-    t.c0 = static_cast<int>(blockIdx.y) * K::block_c_;
-    t.oh0 = static_cast<int>(blockIdx.x) / tiles_w * K::tile_h_;
-    t.ow0 = static_cast<int>(blockIdx.x) % tiles_w * K::tile_w_;
-    t.ih0 = t.oh0 - a.pad_h;
-    t.iw0 = t.ow0 - a.pad_w;
-    t.vec_ok = true;
+    const auto t = tile_at<K>(a, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z));
     unsigned short* filt = reinterpret_cast<unsigned short*>(static_cast<unsigned char*>(smem) + K::filter_offset);
     const int tid = static_cast<int>(threadIdx.x);
     if constexpr (MODE & load) K::load_patch(a, t, planes, filt, tid);
@@ -118,7 +126,7 @@ struct stage3p : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
     float acc[G][XB][4] = {};
     auto taps = [&](int r, unsigned (&b)[2]) { ls.taps(r, b); };
     auto units = [&](int r, int g, unsigned (&u)[U + 1][2]) {
-      ls.template units<U>((16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16) + r, u);
+      ls.template units<U>(K::group_row(g) + r, u);
     };
     auto mmas = [&](float (&ac)[XB][4], const unsigned (&u)[U + 1][2], const unsigned (&b)[2]) {
 #pragma unroll
@@ -169,7 +177,7 @@ struct stage3_step : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
       ls.taps(r, b);
 #pragma unroll
       for (int g = 0; g < K::row_groups; ++g)
-        STEP::template run<K>(ls, (16 * g < TILE_H - 16 ? 16 * g : TILE_H - 16) + r, b, acc[g]);
+        STEP::template run<K>(ls, K::group_row(g) + r, b, acc[g]);
     }
     write_tile<K>(a, planes, slot, acc);
   }
@@ -231,7 +239,6 @@ struct stage3g : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
   static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
                                                          unsigned* planes, const unsigned short* filt, int slot) {
     const lane_setup<K, R> ls(planes, filt, slot);
-    const int lane = static_cast<int>(threadIdx.x) % 32, n_col = lane / 4, k0 = 2 * (lane % 4);
     unsigned* out = K::plane(planes, slot);
 #pragma unroll 1
     for (int g = 0; g < K::row_groups; ++g) {
@@ -248,12 +255,7 @@ struct stage3g : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
         }
       }
       __syncwarp();  // the group's reads are done before its rows are overwritten
-#pragma unroll
-      for (int xb = 0; xb < K::xblocks; ++xb)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          out[(16 * g + n_col + 8 * h) * K::row_words + xb * 4 + k0 / 2] =
-              cuop::kernels::common::elem<__half>::pack2(a.alpha * acc[xb][2 * h], a.alpha * acc[xb][2 * h + 1]);
+      K::write_group(a.alpha, out, 16 * g, acc);
     }
   }
 };
@@ -291,8 +293,8 @@ constexpr int pingpong_blocks = 228 * 1024 / (2 * K::smem_bytes + 2048) < 1   ? 
                                                                                : 228 * 1024 / (2 * K::smem_bytes + 2048);
 
 template <typename K, bool ORDERED>
-__global__ void __launch_bounds__(2 * K::block_threads, pingpong_blocks<K>) pingpong(kc::conv_args a, int tiles_w, int tiles, int groups,
-                                                                     int total) {
+__global__ void __launch_bounds__(2 * K::block_threads, pingpong_blocks<K>) pingpong(kc::conv_args a, int tiles, int groups,
+                                                                                                 int total) {
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int T = K::block_threads;
   const int half = static_cast<int>(threadIdx.x) / T, tid = static_cast<int>(threadIdx.x) % T;
@@ -304,15 +306,7 @@ __global__ void __launch_bounds__(2 * K::block_threads, pingpong_blocks<K>) ping
   for (int k = 0; k < iters; ++k) {
     const int tile = (k * static_cast<int>(gridDim.x) + static_cast<int>(blockIdx.x)) * 2 + half;
     const bool live = tile < total;
-    typename K::tile_t t;
-    const int x = tile % tiles;
-    t.n = tile / tiles / groups;
-    t.c0 = tile / tiles % groups * K::block_c_;
-    t.oh0 = x / tiles_w * K::tile_h_;
-    t.ow0 = x % tiles_w * K::tile_w_;
-    t.ih0 = t.oh0 - a.pad_h;
-    t.iw0 = t.ow0 - a.pad_w;
-    t.vec_ok = true;
+    const auto t = tile_at<K>(a, tile % tiles, tile / tiles % groups, tile / tiles / groups);
     if (live) K::load_patch(a, t, planes, filt, tid);
     bar_sync(1 + half, T);
     if (ORDERED) {
@@ -423,8 +417,8 @@ void run_pingpong(const layer& l, const buffers& b) {
     int per_sm = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 2 * K::block_threads, smem);
     kc::conv_args a{b.x, b.w, b.y, l.n, l.c, l.hw, l.hw, l.c, l.hw, l.hw, 7, 7, 1, 1, 3, 3, 1, 1, l.c, 1.f, 0.f};
-    int ints[4] = {tiles_w, tiles, groups, total};
-    void* params[] = {&a, &ints[0], &ints[1], &ints[2], &ints[3]};
+    int ints[3] = {tiles, groups, total};
+    void* params[] = {&a, &ints[0], &ints[1], &ints[2]};
     const dim3 grid(sms * (per_sm > 0 ? per_sm : 1));
     cudaMemset(b.y, 0, out_bytes);
     cudaLaunchKernel(kernel, grid, dim3(2 * K::block_threads), params, smem, nullptr);
