@@ -7,8 +7,9 @@
 // MMA as two m16n8k8) run beside the winners, and the mma.sync ceiling (MMAs on register operands
 // alone) is printed first. docs/conv-h200.md has the results.
 // `--only NAME` runs one variant of the first layer many times (for ncu); `--winners` only the
-// stage 3 rows (ci/gpu/probes/depthwise_unroll.sh); `--pingpong` and `--rowgroups` their own
-// sections (the two-half block and row groups outer, below).
+// stage 3 rows (ci/gpu/probes/depthwise_unroll.sh); `--pingpong`, `--rowgroups`, `--occupancy` and
+// `--halfloads` their own sections (the two-half block, row groups outer, blocks per SM and fewer
+// ldmatrix reads, below).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -225,6 +226,41 @@ template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
 using stage3q = stage3_step<R, BLOCK_C, TILE_H, TILE_W, CPW, quads_step>;
 template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
 using stage3k8 = stage3_step<R, BLOCK_C, TILE_H, TILE_W, CPW, k8_step>;
+
+// Stage 3 with fewer ldmatrix sets a channel, the other steps reusing units already loaded: WRONG
+// answers, a timing probe of how far the MMA phase and the whole kernel follow its shared-memory
+// reads (--halfloads). ONCE false: 8 of every 14 sets, as a row interleave of 2 would load (two row
+// groups: group 1 loads at tap row 0 only; one row group: loads at even tap rows). ONCE true: one
+// set per row group, at tap row 0 (1 in 7).
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW, bool ONCE>
+struct stage3h : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
+  using K = stage3<R, BLOCK_C, TILE_H, TILE_W, CPW>;
+  static constexpr int G = K::row_groups, U = K::units, XB = K::xblocks;
+  static_assert(G <= 2 && K::chunks == 1, "one or two row groups, one tap chunk");
+
+  static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
+                                                         unsigned* planes, const unsigned short* filt, int slot) {
+    const lane_setup<K, R> ls(planes, filt, slot);
+    float acc[G][XB][4] = {};
+    unsigned u[G][U + 1][2];
+#pragma unroll 1
+    for (int r = 0; r < R; ++r) {
+      unsigned b[2];
+      ls.taps(r, b);
+#pragma unroll
+      for (int g = 0; g < G; ++g)
+        if (ONCE ? r == 0 : G == 2 ? g == 0 || r == 0 : r % 2 == 0) ls.template units<U>(K::group_row(g) + r, u[g]);
+#pragma unroll
+      for (int g = 0; g < G; ++g)
+#pragma unroll
+        for (int xb = 0; xb < XB; ++xb) {
+          const unsigned af[4] = {u[g][xb][0], u[g][xb][1], u[g][xb + 1][0], u[g][xb + 1][1]};
+          cuop::kernels::common::mma_16816<__half>(acc[g][xb], af, b);
+        }
+    }
+    write_tile<K>(a, planes, slot, acc);
+  }
+};
 
 // Stage 3 with the loops swapped: row groups outer, tap rows inner, so that a warp holds one row
 // group's accumulators (xblocks x 4 registers) whatever the tile height, and a tall tile (a whole
@@ -454,11 +490,97 @@ void run_whole(const layer& l, const buffers& b, const char* name, std::vector<u
               K::smem_bytes / 1024, time_us<K>(full, l, b, 30), time_us<K>(only_mma, l, b, 30), check);
 }
 
+// The occupancy section (--occupancy): stage 3 configurations compiled with a chosen minimum of
+// blocks per SM in __launch_bounds__ (the library derives it from shared memory alone, so a
+// two-warps-a-channel block that fits four times gets 64 registers and spills). Whole kernel, MMA
+// and load phases, us, each output checked bit for bit against the first configuration of its layer.
+template <typename K, int MB>
+__global__ void __launch_bounds__(K::block_threads, MB) entry_mb(kc::conv_args a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  K::run(a, smem);
+}
+
+template <typename K, int MB>
+void run_occupancy(const layer& l, const buffers& b, const char* name, std::vector<unsigned char>* ref) {
+  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
+  const void* full = reinterpret_cast<const void*>(&entry_mb<phases<K, load | mma | store>, MB>);
+  const void* only_mma = reinterpret_cast<const void*>(&entry_mb<phases<K, mma>, MB>);
+  const void* only_load = reinterpret_cast<const void*>(&entry_mb<phases<K, load>, MB>);
+  cudaMemset(b.y, 0, out_bytes);
+  time_us<K>(full, l, b, 1);
+  std::vector<unsigned char> got(out_bytes);
+  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
+  const char* check = "reference";
+  if (ref->empty()) *ref = got;
+  else check = std::memcmp(ref->data(), got.data(), out_bytes) == 0 ? "same" : "WRONG";
+  int per_sm = 0;
+  cudaFuncAttributes fa{};
+  cudaFuncGetAttributes(&fa, full);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, full, K::block_threads, K::smem_bytes);
+  std::printf("| %s | %s | %d | %d x %d warps | %d / %d | %.1f | %.1f | %.1f | %s |\n", l.name, name, MB, per_sm,
+              K::warps, fa.numRegs, static_cast<int>(fa.localSizeBytes), time_us<K>(full, l, b, 30),
+              time_us<K>(only_mma, l, b, 30), time_us<K>(only_load, l, b, 30), check);
+}
+
+// For Nsight Compute (--occupancy ncu): the MMA phase alone of 32x28x28x512 at 16, 24 and 32 warps
+// per SM, three launches each, in this order.
+void occupancy_ncu(const buffers& b) {
+  const layer l{"32x28x28x512", 32, 28, 512};
+  auto three = [&](auto kernel, auto k) {
+    for (int i = 0; i < 3; ++i) time_us<decltype(k)>(reinterpret_cast<const void*>(kernel), l, b, 1);
+  };
+  three(&entry_mb<phases<stage3<7, 32, 28, 32, 4>, mma>, 2>, stage3<7, 32, 28, 32, 4>{});
+  three(&entry_mb<phases<stage3<7, 16, 28, 32, 2>, mma>, 3>, stage3<7, 16, 28, 32, 2>{});
+  three(&entry_mb<phases<stage3<7, 16, 28, 32, 1>, mma>, 2>, stage3<7, 16, 28, 32, 1>{});
+}
+
+void occupancy_section(const buffers& b) {
+  std::printf("| layer | configuration | launch-bounds blocks | resident | registers / local bytes | whole us | MMA us |"
+              " load us | output |\n");
+  std::printf("| --- | --- | ---: | --- | --- | ---: | ---: | ---: | --- |\n");
+  std::vector<unsigned char> ref;
+  for (const layer l : {layer{"32x28x28x512", 32, 28, 512}, layer{"32x28x28x256", 32, 28, 256}}) {
+    ref.clear();
+    run_occupancy<stage3<7, 32, 28, 32, 4>, 2>(l, b, "c32 t28x32 cv4", &ref);
+    run_occupancy<stage3<7, 16, 28, 32, 4>, 4>(l, b, "c16 t28x32 cv4", &ref);
+    run_occupancy<stage3<7, 16, 28, 32, 2>, 4>(l, b, "c16 t28x32 cv2", &ref);
+    run_occupancy<stage3<7, 16, 28, 32, 2>, 3>(l, b, "c16 t28x32 cv2", &ref);
+    run_occupancy<stage3<7, 16, 28, 32, 2>, 2>(l, b, "c16 t28x32 cv2", &ref);
+    run_occupancy<stage3<7, 8, 28, 32, 1>, 3>(l, b, "c8 t28x32 cv1", &ref);
+    run_occupancy<stage3<7, 8, 28, 32, 2>, 6>(l, b, "c8 t28x32 cv2", &ref);
+    run_occupancy<stage3<7, 32, 28, 32, 2>, 1>(l, b, "c32 t28x32 cv2", &ref);
+    run_occupancy<stage3<7, 32, 28, 32, 2>, 2>(l, b, "c32 t28x32 cv2", &ref);
+    run_occupancy<stage3<7, 16, 28, 32, 1>, 1>(l, b, "c16 t28x32 cv1", &ref);
+    run_occupancy<stage3<7, 16, 28, 32, 1>, 2>(l, b, "c16 t28x32 cv1", &ref);
+  }
+  ref.clear();
+  const layer l56{"32x56x56x128", 32, 56, 128};
+  run_occupancy<stage3<7, 64, 16, 56, 4>, 1>(l56, b, "c64 t16x56 cv4", &ref);
+  run_occupancy<stage3<7, 32, 16, 56, 4>, 2>(l56, b, "c32 t16x56 cv4", &ref);
+  run_occupancy<stage3<7, 32, 16, 56, 2>, 1>(l56, b, "c32 t16x56 cv2", &ref);
+  run_occupancy<stage3<7, 16, 16, 56, 2>, 4>(l56, b, "c16 t16x56 cv2", &ref);
+  run_occupancy<stage3<7, 16, 16, 56, 2>, 3>(l56, b, "c16 t16x56 cv2", &ref);
+  run_occupancy<stage3<7, 16, 28, 56, 2>, 3>(l56, b, "c16 t28x56 cv2", &ref);
+  run_occupancy<stage3<7, 16, 28, 56, 2>, 2>(l56, b, "c16 t28x56 cv2", &ref);
+  run_occupancy<stage3<7, 16, 16, 56, 4>, 4>(l56, b, "c16 t16x56 cv4", &ref);
+  ref.clear();
+  const layer l64{"16x64x64x384", 16, 64, 384};
+  run_occupancy<stage3<7, 64, 16, 64, 4>, 1>(l64, b, "c64 t16x64 cv4", &ref);
+  run_occupancy<stage3<7, 32, 16, 64, 2>, 1>(l64, b, "c32 t16x64 cv2", &ref);
+  run_occupancy<stage3<7, 16, 16, 64, 2>, 3>(l64, b, "c16 t16x64 cv2", &ref);
+  run_occupancy<stage3<7, 16, 32, 32, 2>, 3>(l64, b, "c16 t32x32 cv2", &ref);
+  run_occupancy<stage3<7, 16, 16, 32, 2>, 3>(l64, b, "c16 t16x32 cv2", &ref);
+  run_occupancy<stage3<7, 16, 16, 32, 2>, 4>(l64, b, "c16 t16x32 cv2", &ref);
+  run_occupancy<stage3<7, 32, 32, 32, 4>, 2>(l64, b, "c32 t32x32 cv4", &ref);
+}
+
 int main(int argc, char** argv) {
   const char* only = argc > 2 && std::strcmp(argv[1], "--only") == 0 ? argv[2] : nullptr;
   const bool ping = argc > 1 && std::strcmp(argv[1], "--pingpong") == 0;
   const bool rowgroups = argc > 1 && std::strcmp(argv[1], "--rowgroups") == 0;
   const bool winners = argc > 1 && std::strcmp(argv[1], "--winners") == 0;  // stage 3 rows only
+  const bool occupancy = argc > 1 && std::strcmp(argv[1], "--occupancy") == 0;
+  const bool halfloads = argc > 1 && std::strcmp(argv[1], "--halfloads") == 0;
   const probe::l2_flush flush(256ull << 20);
   buffers b{nullptr, nullptr, nullptr, flush};
   const std::size_t bytes = 64ull << 20;  // x and y of the largest layer (16 x 64 x 64 x 384 halves: 48 MiB)
@@ -498,6 +620,31 @@ int main(int argc, char** argv) {
     run_whole<stage3g<7, 32, 32, 32, 4>>(l28, b, "rows outer c32 t32x32 cpw4", &ref);
     run_whole<stage3g<7, 16, 32, 32, 2>>(l28, b, "rows outer c16 t32x32 cpw2", &ref);
     run_whole<stage3g<7, 8, 32, 32, 1>>(l28, b, "rows outer c8 t32x32 cpw1", &ref);
+    return 0;
+  }
+  if (halfloads) {
+    std::printf("| layer, configuration | full | load+store | load+mma | mma | load | store | load+2mma+store |\n");
+    std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (int rep = 0; rep < 2; ++rep) {
+      const layer l28{"32x28x28x512 c32 t28x32 cv4", 32, 28, 512}, l56{"32x56x56x128 c64 t16x56 cv4", 32, 56, 128},
+          l64{"16x64x64x384 c64 t16x64 cv4", 16, 64, 384};
+      run_layer<stage3<7, 32, 28, 32, 4>>(l28, b, nullptr);
+      run_layer<stage3h<7, 32, 28, 32, 4, false>>({"(8/14 loads)", 32, 28, 512}, b, nullptr);
+      run_layer<stage3h<7, 32, 28, 32, 4, true>>({"(1/7 loads)", 32, 28, 512}, b, nullptr);
+      run_layer<stage3<7, 64, 16, 56, 4>>(l56, b, nullptr);
+      run_layer<stage3h<7, 64, 16, 56, 4, false>>({"(8/14 loads)", 32, 56, 128}, b, nullptr);
+      run_layer<stage3h<7, 64, 16, 56, 4, true>>({"(1/7 loads)", 32, 56, 128}, b, nullptr);
+      run_layer<stage3<7, 64, 16, 64, 4>>(l64, b, nullptr);
+      run_layer<stage3h<7, 64, 16, 64, 4, false>>({"(8/14 loads)", 16, 64, 384}, b, nullptr);
+      run_layer<stage3h<7, 64, 16, 64, 4, true>>({"(1/7 loads)", 16, 64, 384}, b, nullptr);
+    }
+    return 0;
+  }
+  if (occupancy) {
+    fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
+    fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
+    if (argc > 2 && std::strcmp(argv[2], "ncu") == 0) occupancy_ncu(b);
+    else occupancy_section(b);
     return 0;
   }
   if (ping) {

@@ -3,8 +3,10 @@
 # nvcc build against the working tree, the mma.sync ceiling and the table of phase timings, then
 # (NCU=1) Nsight Compute on 32x28x28x512: the MMA phase's stall reasons, and the sections of the
 # whole kernel and of its MMA phase alone (clocks left alone); or (PINGPONG=1) only the two-half
-# ping-pong section, or (ROWGROUPS=1) only the row-groups-outer section. Usage, on the GPU machine
-# from the repository root: [NCU=1 | PINGPONG=1 | ROWGROUPS=1] bash ci/gpu/probes/depthwise_phases.sh
+# ping-pong section, or (ROWGROUPS=1) only the row-groups-outer section, or (OCCUPANCY=1) only the
+# blocks-per-SM section (with NCU=1: Nsight Compute on its MMA phases instead), or (HALFLOADS=1)
+# only the fewer-ldmatrix section. Usage, on the GPU machine from the repository root:
+# [NCU=1 | PINGPONG=1 | ROWGROUPS=1 | OCCUPANCY=1 [NCU=1] | HALFLOADS=1] bash ci/gpu/probes/depthwise_phases.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -12,6 +14,28 @@ OUT="${OUT:-/tmp}"
 nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include ci/gpu/probes/depthwise_phases.cu kernels/src/reference/read_sweep.cu \
   kernels/src/reference/read_floor.cu -o /tmp/dw-phases \
   -Xptxas -v 2>&1 | grep -E "registers|spill" | sort | uniq -c | head -20
+if [[ "${HALFLOADS:-0}" == 1 ]]; then
+  /tmp/dw-phases --halfloads | tee "$OUT/depthwise-halfloads.md"
+  exit 0
+fi
+if [[ "${OCCUPANCY:-0}" == 1 ]]; then
+  if [[ "${NCU:-0}" != 1 ]]; then
+    /tmp/dw-phases --occupancy | tee "$OUT/depthwise-occupancy.md"
+    exit 0
+  fi
+  # The MMA phase alone at 16, 24 and 32 warps per SM (--occupancy ncu launches each three times).
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu | head -1)
+  for skip in 1 4 7; do
+    "$ncu" --clock-control none --kernel-name regex:entry_mb --launch-skip $skip --launch-count 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+      --section WarpStateStats --section SchedulerStats --section Occupancy --section InstructionStats \
+      --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_pipe_lsu.sum,smsp__inst_executed_op_ldsm.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_uniform.sum,smsp__inst_executed.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum \
+      /tmp/dw-phases --occupancy ncu >"$OUT/ncu-occupancy-$skip.txt" 2>&1 || echo "ncu $skip failed"
+    echo "== launch-skip $skip"
+    grep -E "entry_mb|Duration|Throughput|Pipe|Issue Slots|Eligible|Active Warps|Achieved Occupancy|Bank|wavefronts|inst_executed|hmma|Executed Ipc|Warp Cycles" "$OUT/ncu-occupancy-$skip.txt" | head -45
+  done
+  exit 0
+fi
 if [[ "${ROWGROUPS:-0}" == 1 ]]; then
   /tmp/dw-phases --rowgroups | tee "$OUT/depthwise-rowgroups.md"
   exit 0

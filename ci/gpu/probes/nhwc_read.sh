@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device probe of reading a depthwise layer's NHWC input in per-block channel slices
+# Device probe of reading (and writing, and copying) a depthwise layer's NHWC tensors in per-block channel slices
 # (ci/gpu/probes/nhwc_read.cu). Usage, on the GPU machine from the repository root:
 # bash ci/gpu/probes/nhwc_read.sh
 set -euo pipefail
