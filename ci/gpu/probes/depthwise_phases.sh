@@ -5,15 +5,24 @@
 # whole kernel and of its MMA phase alone (clocks left alone); or (PINGPONG=1) only the two-half
 # ping-pong section, or (ROWGROUPS=1) only the row-groups-outer section, or (OCCUPANCY=1) only the
 # blocks-per-SM section (with NCU=1: Nsight Compute on its MMA phases instead), or (HALFLOADS=1)
-# only the fewer-ldmatrix section. Usage, on the GPU machine from the repository root:
-# [NCU=1 | PINGPONG=1 | ROWGROUPS=1 | OCCUPANCY=1 [NCU=1] | HALFLOADS=1] bash ci/gpu/probes/depthwise_phases.sh
+# only the fewer-ldmatrix section, or (BULK=1) only the bulk-copies-under-the-MMA-phase section, or
+# (TMA=1) only the TMA-fed stage 3 section. Usage, on the GPU machine from the repository root:
+# [NCU=1 | PINGPONG=1 | ROWGROUPS=1 | OCCUPANCY=1 [NCU=1] | HALFLOADS=1 | BULK=1 | TMA=1] bash ci/gpu/probes/depthwise_phases.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
 OUT="${OUT:-/tmp}"
 nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include ci/gpu/probes/depthwise_phases.cu kernels/src/reference/read_sweep.cu \
-  kernels/src/reference/read_floor.cu -o /tmp/dw-phases \
+  kernels/src/reference/read_floor.cu -o /tmp/dw-phases -L/usr/local/cuda/lib64/stubs -lcuda \
   -Xptxas -v 2>&1 | grep -E "registers|spill" | sort | uniq -c | head -20
+if [[ "${TMA:-0}" == 1 ]]; then
+  /tmp/dw-phases --tma | tee "$OUT/depthwise-tma.md"
+  exit 0
+fi
+if [[ "${BULK:-0}" == 1 ]]; then
+  /tmp/dw-phases --bulk | tee "$OUT/depthwise-bulk.md"
+  exit 0
+fi
 if [[ "${HALFLOADS:-0}" == 1 ]]; then
   /tmp/dw-phases --halfloads | tee "$OUT/depthwise-halfloads.md"
   exit 0
