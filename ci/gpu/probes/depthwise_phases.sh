@@ -15,23 +15,7 @@ OUT="${OUT:-/tmp}"
 nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include ci/gpu/probes/depthwise_phases.cu kernels/src/reference/read_sweep.cu \
   kernels/src/reference/read_floor.cu -o /tmp/dw-phases -L/usr/local/cuda/lib64/stubs -lcuda \
   -Xptxas -v 2>&1 | grep -E "registers|spill" | sort | uniq -c | head -20
-if [[ "${TMA:-0}" == 1 ]]; then
-  /tmp/dw-phases --tma | tee "$OUT/depthwise-tma.md"
-  exit 0
-fi
-if [[ "${BULK:-0}" == 1 ]]; then
-  /tmp/dw-phases --bulk | tee "$OUT/depthwise-bulk.md"
-  exit 0
-fi
-if [[ "${HALFLOADS:-0}" == 1 ]]; then
-  /tmp/dw-phases --halfloads | tee "$OUT/depthwise-halfloads.md"
-  exit 0
-fi
-if [[ "${OCCUPANCY:-0}" == 1 ]]; then
-  if [[ "${NCU:-0}" != 1 ]]; then
-    /tmp/dw-phases --occupancy | tee "$OUT/depthwise-occupancy.md"
-    exit 0
-  fi
+if [[ "${OCCUPANCY:-0}" == 1 && "${NCU:-0}" == 1 ]]; then
   # The MMA phase alone at 16, 24 and 32 warps per SM (--occupancy ncu launches each three times).
   ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu | head -1)
   for skip in 1 4 7; do
@@ -45,14 +29,14 @@ if [[ "${OCCUPANCY:-0}" == 1 ]]; then
   done
   exit 0
 fi
-if [[ "${ROWGROUPS:-0}" == 1 ]]; then
-  /tmp/dw-phases --rowgroups | tee "$OUT/depthwise-rowgroups.md"
-  exit 0
-fi
-if [[ "${PINGPONG:-0}" == 1 ]]; then
-  /tmp/dw-phases --pingpong | tee "$OUT/depthwise-pingpong.md"
-  exit 0
-fi
+# One section alone: its variable set to 1 runs the probe with --<flag> (depthwise-<flag>.md).
+for section in TMA:tma BULK:bulk HALFLOADS:halfloads OCCUPANCY:occupancy ROWGROUPS:rowgroups PINGPONG:pingpong; do
+  var=${section%%:*} flag=${section#*:}
+  if [[ "${!var:-0}" == 1 ]]; then
+    /tmp/dw-phases "--$flag" | tee "$OUT/depthwise-$flag.md"
+    exit 0
+  fi
+done
 /tmp/dw-phases | tee "$OUT/depthwise-phases.md"
 if [[ "${NCU:-0}" == 1 ]]; then
   ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu | head -1)
