@@ -16,7 +16,7 @@ for u in "${unrolls[@]}"; do
   sed -i "s/  static constexpr int unroll = 4;  /  static constexpr int unroll = $u;  /" "$d/kernels/include/$header"
   grep -q "static constexpr int unroll = $u;" "$d/kernels/include/$header" || { echo "the unroll $u edit did not apply" >&2; exit 1; }
   nvcc -O3 -std=c++20 -arch=sm_90a -I"$d/kernels/include" ci/gpu/probes/depthwise_phases.cu \
-    "$d/kernels/src/reference/read_sweep.cu" "$d/kernels/src/reference/read_floor.cu" -o "$d/probe" -L/usr/local/cuda/lib64/stubs -lcuda -Xptxas -v >"$d/ptxas.txt" 2>&1 &
+    "$d/kernels/src/reference/read_sweep.cu" "$d/kernels/src/reference/read_floor.cu" -o "$d/probe" -Xptxas -v >"$d/ptxas.txt" 2>&1 &
 done
 wait
 echo "| unroll | layer, configuration | full | load+store | load+mma | mma | load | store | load+2mma+store |"

@@ -1,0 +1,163 @@
+// Shared by the depthwise device probes (depthwise_phases.cu, depthwise_bounds.cu): stage 3 with
+// its tile parameters visible, its block with phases left out or doubled, a lane's view of a
+// channel, input fill, and timing (CUDA events after the probe's L2 flush, median of `repeats`).
+// Each probe is one translation unit of its own binary that includes this once.
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuop/kernels/conv/depthwise.cuh"
+#include "probe_timing.hpp"
+
+namespace kc = cuop::kernels::conv;
+
+enum : int { load = 1, mma = 2, store = 4, mma_twice = 8 };
+
+// Output tile x (row-major over the output's tiles) of channel group `group` of image n, as
+// depthwise_mma::run decodes its block index (the probe's tensors are 16-byte aligned, C % 8 == 0).
+template <typename K>
+__device__ __forceinline__ typename K::tile_t tile_at(const kc::conv_args& a, int x, int group, int n) {
+  const int tiles_w = (a.q + K::tile_w_ - 1) / K::tile_w_;
+  typename K::tile_t t;
+  t.n = n;
+  t.c0 = group * K::block_c_;
+  t.oh0 = x / tiles_w * K::tile_h_;
+  t.ow0 = x % tiles_w * K::tile_w_;
+  t.ih0 = t.oh0 - a.pad_h;
+  t.iw0 = t.ow0 - a.pad_w;
+  t.vec_ok = true;
+  return t;
+}
+
+// depthwise_mma::run with phases chosen by MODE.
+template <typename K, int MODE>
+struct phases : K {
+  static __device__ void run(const kc::conv_args& a, void* smem) {
+    unsigned* planes = static_cast<unsigned*>(smem);
+    const auto t = tile_at<K>(a, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z));
+    unsigned short* filt = reinterpret_cast<unsigned short*>(static_cast<unsigned char*>(smem) + K::filter_offset);
+    const int tid = static_cast<int>(threadIdx.x);
+    if constexpr (MODE & load) K::load_patch(a, t, planes, filt, tid);
+    __syncthreads();
+    const int warp = tid / 32;
+    constexpr int reps = MODE & mma_twice ? 2 : MODE & mma ? 1 : 0;
+#pragma unroll 1
+    for (int rep = 0; rep < reps; ++rep)
+#pragma unroll 1
+      for (int i = 0; i < K::cpw_; ++i) K::compute_channel(a, t, planes, filt, warp * K::cpw_ + i);
+    __syncthreads();
+    if constexpr (MODE & store) K::store_tile(a, t, planes, tid);
+  }
+};
+
+template <typename K>
+__global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry(kc::conv_args a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  K::run(a, smem);
+}
+
+// Stage 3 with its tile parameters visible to the probe.
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
+struct stage3 : kc::depthwise_mma<__half, R, R, BLOCK_C, TILE_H, TILE_W, CPW> {
+  static constexpr int block_c_ = BLOCK_C, tile_h_ = TILE_H, tile_w_ = TILE_W, cpw_ = CPW;
+};
+
+// A lane's view of a channel, as stage 3's compute_channel sets it up: the channel's tap pairs,
+// the lane's tap offset (k0 - n_col) and the shared-memory address of its ldmatrix row in the plane.
+template <typename K, int R>
+struct lane_setup {
+  const unsigned* pc;
+  int d;
+  unsigned base;
+  __device__ lane_setup(unsigned* planes, const unsigned short* filt, int slot) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    pc = reinterpret_cast<const unsigned*>(filt) + (8 * (slot % K::qc) + slot / K::qc) * R * K::pair_words;
+    d = 2 * (lane % 4) - lane / 4;
+    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
+    base = cuop::kernels::common::smem_addr(K::plane(planes, slot)) + 4u * (a_row * K::row_words) + 16u * a_unit;
+  }
+  // Units 0..U-1 (16 rows x 8 columns each) of the 16 plane rows from `row`, as stage 3 loads them.
+  template <int U>
+  __device__ void units(int row, unsigned (&u)[U + 1][2]) const {
+    const unsigned row_addr = base + 4u * (row * K::row_words);
+#pragma unroll
+    for (int k = 0; k + 1 < U; k += 2) {
+      unsigned four[4];
+      cuop::kernels::common::ldmatrix_x4(four, row_addr + 16u * k);
+      u[k][0] = four[0]; u[k][1] = four[1]; u[k + 1][0] = four[2]; u[k + 1][1] = four[3];
+    }
+    if constexpr (U % 2) cuop::kernels::common::ldmatrix_x2(u[U - 1], row_addr + 16u * (U - 1));
+  }
+  // The two registers of filter row r's Toeplitz fragment (one 8-tap chunk).
+  __device__ void taps(int r, unsigned (&b)[2]) const { K::fragment(pc + r * K::pair_words, 0, d, b); }
+};
+
+// The MMA variants' epilogue (beta == 0): stage 3's, once every lane is done with the plane.
+template <typename K, typename ACC>
+__device__ __forceinline__ void write_tile(const kc::conv_args& a, unsigned* planes, int slot, const ACC& acc) {
+  __syncwarp();
+  K::write_scaled(a.alpha, K::plane(planes, slot), acc);
+}
+
+// Halves in [-1, 1) from a hash of the index: inputs and taps whose every output differs.
+__global__ void fill_random(unsigned short* p, long long n, unsigned seed) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    p[i] = __half_as_ushort(__float2half(static_cast<float>(h >> 8) / 8388608.f - 1.f));
+  }
+}
+
+struct layer {
+  const char* name;
+  int n, hw, c;
+};
+
+struct buffers {
+  void *x, *w, *y;
+  const probe::l2_flush& flush;
+};
+
+template <typename K>
+float time_us(const void* kernel, const layer& l, const buffers& b, int repeats, int smem = K::smem_bytes) {
+  kc::conv_args a{b.x, b.w, b.y, l.n, l.c, l.hw, l.hw, l.c, l.hw, l.hw, 7, 7, 1, 1, 3, 3, 1, 1, l.c, 1.f, 0.f};
+  const int tiles = ((l.hw + K::tile_h_ - 1) / K::tile_h_) * ((l.hw + K::tile_w_ - 1) / K::tile_w_);
+  const dim3 grid(tiles, (l.c + K::block_c_ - 1) / K::block_c_, l.n);
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  void* params[] = {&a};
+  const float us = probe::median_us(
+      [&] { cudaLaunchKernel(kernel, grid, dim3(K::block_threads), params, smem, nullptr); }, b.flush, repeats);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) std::printf("error: %s\n", cudaGetErrorString(err));
+  return us;
+}
+
+template <typename K>
+void run_layer(const layer& l, const buffers& b, const char* only) {
+  struct variant {
+    const char* name;
+    const void* kernel;
+  };
+  const variant vs[] = {
+      {"full", reinterpret_cast<const void*>(&entry<phases<K, load | mma | store>>)},
+      {"load+store", reinterpret_cast<const void*>(&entry<phases<K, load | store>>)},
+      {"load+mma", reinterpret_cast<const void*>(&entry<phases<K, load | mma>>)},
+      {"mma", reinterpret_cast<const void*>(&entry<phases<K, mma>>)},
+      {"load", reinterpret_cast<const void*>(&entry<phases<K, load>>)},
+      {"store", reinterpret_cast<const void*>(&entry<phases<K, store>>)},
+      {"load+2mma+store", reinterpret_cast<const void*>(&entry<phases<K, load | mma_twice | store>>)},
+  };
+  std::string line = std::string("| ") + l.name + " |";
+  for (const variant& v : vs) {
+    if (only && std::strcmp(only, v.name) != 0) continue;
+    line += " " + std::to_string(time_us<K>(v.kernel, l, b, only ? 200 : 30)).substr(0, 6) + " |";
+  }
+  std::printf("%s\n", line.c_str());
+}
