@@ -55,17 +55,10 @@ __global__ void __launch_bounds__(K::block_threads, MB) entry_mb(kc::conv_args a
 
 template <typename K, int MB>
 void run_occupancy(const layer& l, const buffers& b, const char* name, std::vector<unsigned char>* ref) {
-  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
   const void* full = reinterpret_cast<const void*>(&entry_mb<phases<K, load | mma | store>, MB>);
   const void* only_mma = reinterpret_cast<const void*>(&entry_mb<phases<K, mma>, MB>);
   const void* only_load = reinterpret_cast<const void*>(&entry_mb<phases<K, load>, MB>);
-  cudaMemset(b.y, 0, out_bytes);
-  time_us<K>(full, l, b, 1);
-  std::vector<unsigned char> got(out_bytes);
-  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
-  const char* check = "reference";
-  if (ref->empty()) *ref = got;
-  else check = std::memcmp(ref->data(), got.data(), out_bytes) == 0 ? "same" : "WRONG";
+  const char* check = check_output<K>(full, l, b, ref);
   int per_sm = 0;
   cudaFuncAttributes fa{};
   cudaFuncGetAttributes(&fa, full);
@@ -491,16 +484,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const probe::l2_flush flush(256ull << 20);
-  buffers b{nullptr, nullptr, nullptr, flush};
-  const std::size_t bytes = 64ull << 20;  // x and y of the largest layer (16 x 64 x 64 x 384 halves: 48 MiB)
-  cudaMalloc(&b.x, bytes);
-  cudaMalloc(&b.y, bytes);
-  cudaMalloc(&b.w, 1 << 20);
-  cudaMemset(b.x, 0x30, bytes);  // halves of 0x3030 (0.13) and 0x2c2c (0.06): nonzero MMAs
-  cudaMemset(b.w, 0x2c, 1 << 20);
+  const buffers b = make_buffers(flush);
   if (tma) {
-    fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
-    fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
+    randomize(b);
     std::printf("| layer, configuration | ring | blocks per SM | stage 3 us | TMA ring us | output |"
                 " one box: blocks per SM | one box us | output |\n");
     std::printf("| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- |\n");
@@ -542,8 +528,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (occupancy) {
-    fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
-    fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
+    randomize(b);
     if (argc > 2 && std::strcmp(argv[2], "ncu") == 0) occupancy_ncu(b);
     else occupancy_section(b);
     return 0;

@@ -281,16 +281,9 @@ void run_pingpong(const layer& l, const buffers& b) {
 // bit for bit against the first configuration of its layer; whole kernel and MMA phase, us.
 template <typename K>
 void run_whole(const layer& l, const buffers& b, const char* name, std::vector<unsigned char>* ref) {
-  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
   const void* full = reinterpret_cast<const void*>(&entry<phases<K, load | mma | store>>);
   const void* only_mma = reinterpret_cast<const void*>(&entry<phases<K, mma>>);
-  cudaMemset(b.y, 0, out_bytes);
-  time_us<K>(full, l, b, 1);
-  std::vector<unsigned char> got(out_bytes);
-  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
-  const char* check = "reference";
-  if (ref->empty()) *ref = got;
-  else check = std::memcmp(ref->data(), got.data(), out_bytes) == 0 ? "same" : "WRONG";
+  const char* check = check_output<K>(full, l, b, ref);
   int per_sm = 0;
   cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize, K::smem_bytes);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, full, K::block_threads, K::smem_bytes);
@@ -304,16 +297,9 @@ int main(int argc, char** argv) {
   const bool rowgroups = argc > 1 && std::strcmp(argv[1], "--rowgroups") == 0;
   const bool winners = argc > 1 && std::strcmp(argv[1], "--winners") == 0;  // stage 3 rows only
   const probe::l2_flush flush(256ull << 20);
-  buffers b{nullptr, nullptr, nullptr, flush};
-  const std::size_t bytes = 64ull << 20;  // x and y of the largest layer (16 x 64 x 64 x 384 halves: 48 MiB)
-  cudaMalloc(&b.x, bytes);
-  cudaMalloc(&b.y, bytes);
-  cudaMalloc(&b.w, 1 << 20);
-  cudaMemset(b.x, 0x30, bytes);  // halves of 0x3030 (0.13) and 0x2c2c (0.06): nonzero MMAs
-  cudaMemset(b.w, 0x2c, 1 << 20);
+  const buffers b = make_buffers(flush);
   if (rowgroups) {
-    fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
-    fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
+    randomize(b);
     std::printf("| layer | configuration | blocks per SM | KB | whole us | MMA phase us | output |\n");
     std::printf("| --- | --- | --- | ---: | ---: | ---: | --- |\n");
     std::vector<unsigned char> ref;
@@ -345,8 +331,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (ping) {
-    fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), bytes / 2, 0x9e3779b9u);
-    fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
+    randomize(b);
     std::printf("| layer, half configuration | KB | whole: own occupancy / 1 block per SM | mma | load | store | two halves | ordered |\n");
     std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     run_pingpong<stage3<7, 32, 28, 32, 4>>({"32x28x28x512 c32 t28x32", 32, 28, 512}, b);

@@ -125,6 +125,24 @@ struct buffers {
   const probe::l2_flush& flush;
 };
 
+// The probes' tensors, x and y of the largest layer (16 x 64 x 64 x 384 halves: 48 MiB) and the
+// taps, filled with halves of 0x3030 (0.13) and 0x2c2c (0.06): nonzero MMAs.
+constexpr std::size_t probe_bytes = 64ull << 20;
+inline buffers make_buffers(const probe::l2_flush& flush) {
+  buffers b{nullptr, nullptr, nullptr, flush};
+  cudaMalloc(&b.x, probe_bytes);
+  cudaMalloc(&b.y, probe_bytes);
+  cudaMalloc(&b.w, 1 << 20);
+  cudaMemset(b.x, 0x30, probe_bytes);
+  cudaMemset(b.w, 0x2c, 1 << 20);
+  return b;
+}
+// Inputs and taps whose every output differs (for the sections that compare outputs bit for bit).
+inline void randomize(const buffers& b) {
+  fill_random<<<1024, 256>>>(static_cast<unsigned short*>(b.x), probe_bytes / 2, 0x9e3779b9u);
+  fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
+}
+
 template <typename K>
 float time_us(const void* kernel, const layer& l, const buffers& b, int repeats, int smem = K::smem_bytes) {
   kc::conv_args a{b.x, b.w, b.y, l.n, l.c, l.hw, l.hw, l.c, l.hw, l.hw, 7, 7, 1, 1, 3, 3, 1, 1, l.c, 1.f, 0.f};
@@ -137,6 +155,22 @@ float time_us(const void* kernel, const layer& l, const buffers& b, int repeats,
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) std::printf("error: %s\n", cudaGetErrorString(err));
   return us;
+}
+
+// Runs `kernel` once on the layer and compares its output with *ref bit for bit; the first call of
+// a layer (ref empty) keeps its output as the reference.
+template <typename K>
+const char* check_output(const void* kernel, const layer& l, const buffers& b, std::vector<unsigned char>* ref) {
+  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
+  cudaMemset(b.y, 0, out_bytes);
+  time_us<K>(kernel, l, b, 1);
+  std::vector<unsigned char> got(out_bytes);
+  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
+  if (ref->empty()) {
+    *ref = got;
+    return "reference";
+  }
+  return std::memcmp(ref->data(), got.data(), out_bytes) == 0 ? "same" : "WRONG";
 }
 
 template <typename K>
