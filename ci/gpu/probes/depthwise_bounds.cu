@@ -69,9 +69,9 @@ void run_occupancy(const layer& l, const buffers& b, const char* name, std::vect
 }
 
 // The bulk-copy section (--bulk): can TMA bulk copies of a tile's raw input run under stage 3's
-// MMA phase without slowing it? A block of stage 3 (K) with a 16 KiB staging ring after its
-// shared memory: with BULK, its threads first issue cp.async.bulk copies of the tile's in-image
-// pixels (the block's 2 * QC 16-byte chunks of each, as one copy a pixel) into the ring, completed
+// MMA phase without slowing it? A block of stage 3 (K) with a staging ring after its shared memory
+// (16 KiB, less where a block fills an SM): with BULK, its threads first issue cp.async.bulk copies
+// of the tile's in-image pixels (the block's QC 16-byte chunks of each, one copy a pixel) into the ring, completed
 // on one mbarrier, and wait for them at the end; with MMA, its warps run the MMA phase (on planes
 // never loaded) meanwhile. The copied bytes are thrown away: a timing probe of the overlap, the
 // first half of a TMA-fed schedule (the transposes out of the raw tile are not in it).
