@@ -78,17 +78,20 @@ void run_occupancy(const layer& l, const buffers& b, const char* name, std::vect
 // The TMA kernels below declare their dynamic shared memory 128-byte aligned, as tensor copies
 // want it; nvcc warns that the library's softmax header declares it with 16 (#1886). The ring
 // kind's copies ran without a fault and with stage 3's outputs, bit for bit.
+// Where the TMA kernels' own shared memory starts: after stage 3's, 128-byte aligned.
+template <typename K>
+constexpr int staged_offset = (K::smem_bytes + 127) / 128 * 128;
 // The ring: 16 KiB, or what an SM's 227 KiB leave a block that fills it alone.
 template <typename K>
-constexpr int bulk_ring = (K::smem_bytes + 127) / 128 * 128 + 16 * 1024 + 16 <= 227 * 1024
+constexpr int bulk_ring = staged_offset<K> + 16 * 1024 + 16 <= 227 * 1024
                               ? 16 * 1024
-                              : (227 * 1024 - 16 - (K::smem_bytes + 127) / 128 * 128) / 1024 * 1024;
+                              : (227 * 1024 - 16 - staged_offset<K>) / 1024 * 1024;
 
 template <typename K, bool MMA, bool BULK>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks) mma_bulk(kc::conv_args a) {
   extern __shared__ __align__(128) unsigned char smem[];
   unsigned* planes = reinterpret_cast<unsigned*>(smem);
-  unsigned char* ring = smem + (K::smem_bytes + 127) / 128 * 128;
+  unsigned char* ring = smem + staged_offset<K>;
   unsigned long long* bar = reinterpret_cast<unsigned long long*>(ring + bulk_ring<K>);
   const auto t = tile_at<K>(a, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z));
   const int tid = static_cast<int>(threadIdx.x);
@@ -135,16 +138,14 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks) mma_bulk(kc::
 // and the block's channels; coordinates outside the image zero-filled by the TMA unit), one copy
 // a box, issued by thread 0, into the ring.
 template <typename K>
-constexpr int box_rows = bulk_ring<K> / (K::patch_w * K::block_c_ * 2) < 1 ? 1
-                         : bulk_ring<K> / (K::patch_w * K::block_c_ * 2) > 8 ? 8
-                                                                            : bulk_ring<K> / (K::patch_w * K::block_c_ * 2);
+constexpr int box_rows = std::clamp(bulk_ring<K> / (K::patch_w * K::block_c_ * 2), 1, 8);
 
 template <typename K, bool MMA>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks) mma_tensor(kc::conv_args a,
                                                                               const __grid_constant__ CUtensorMap map) {
   extern __shared__ __align__(128) unsigned char smem[];
   unsigned* planes = reinterpret_cast<unsigned*>(smem);
-  unsigned char* ring = smem + (K::smem_bytes + 127) / 128 * 128;
+  unsigned char* ring = smem + staged_offset<K>;
   unsigned long long* bar = reinterpret_cast<unsigned long long*>(ring + bulk_ring<K>);
   const auto t = tile_at<K>(a, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z));
   const int tid = static_cast<int>(threadIdx.x);
@@ -191,25 +192,47 @@ CUtensorMap input_map(const layer& l, const void* x, int rows = box_rows<K>) {
   return map;
 }
 
+// A TMA-fed `kernel` (conv_args, then a tensor map of `rows`-row boxes) over the layer's tile
+// grid: its blocks per SM, its time, and its output against `ref` bit for bit (launched once more
+// for that; not compared when ref is empty).
+struct tensor_run {
+  int per_sm;
+  float us;
+  const char* output;
+};
+
 template <typename K>
-float time_tensor(const void* kernel, const layer& l, const buffers& b, int smem) {
+tensor_run run_tensor(const void* kernel, const layer& l, const buffers& b, int smem, int rows,
+                      const std::vector<unsigned char>& ref) {
   kc::conv_args a{b.x, b.w, b.y, l.n, l.c, l.hw, l.hw, l.c, l.hw, l.hw, 7, 7, 1, 1, 3, 3, 1, 1, l.c, 1.f, 0.f};
-  CUtensorMap map = input_map<K>(l, b.x);
+  CUtensorMap map = input_map<K>(l, b.x, rows);
   const int tiles = ((l.hw + K::tile_h_ - 1) / K::tile_h_) * ((l.hw + K::tile_w_ - 1) / K::tile_w_);
   const dim3 grid(tiles, (l.c + K::block_c_ - 1) / K::block_c_, l.n);
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  tensor_run r{0, 0.f, "-"};
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, kernel, K::block_threads, smem);
   void* params[] = {&a, &map};
-  const float us = probe::median_us(
-      [&] { cudaLaunchKernel(kernel, grid, dim3(K::block_threads), params, smem, nullptr); }, b.flush, 30);
+  auto launch = [&] { cudaLaunchKernel(kernel, grid, dim3(K::block_threads), params, smem, nullptr); };
+  if (!ref.empty()) {
+    std::vector<unsigned char> got(ref.size());
+    cudaMemset(b.y, 0, ref.size());
+    launch();
+    cudaMemcpy(got.data(), b.y, got.size(), cudaMemcpyDeviceToHost);
+    r.output = std::memcmp(ref.data(), got.data(), got.size()) == 0 ? "same" : "WRONG";
+  }
+  r.us = probe::median_us(launch, b.flush, 30);
   const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) std::printf("error: %s\n", cudaGetErrorString(err));
-  return us;
+  if (err != cudaSuccess) {
+    std::printf("error: %s\n", cudaGetErrorString(err));
+    r.output = cudaGetErrorString(err);
+  }
+  return r;
 }
 
 template <typename K>
 void run_bulk(const layer& l, const buffers& b) {
   static_assert(bulk_ring<K> >= 1024, "no room for a ring");
-  const int smem = (K::smem_bytes + 127) / 128 * 128 + bulk_ring<K> + 16;
+  const int smem = staged_offset<K> + bulk_ring<K> + 16;
   int per_sm = 0;
   cudaFuncSetAttribute(&mma_bulk<K, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, &mma_bulk<K, true, true>, K::block_threads, smem);
@@ -218,8 +241,8 @@ void run_bulk(const layer& l, const buffers& b) {
   const float both = time_us<K>(reinterpret_cast<const void*>(&mma_bulk<K, true, true>), l, b, 30, smem);
   const float stage3_load = time_us<K>(reinterpret_cast<const void*>(&entry<phases<K, load>>), l, b, 30);
   const float stage3_load_mma = time_us<K>(reinterpret_cast<const void*>(&entry<phases<K, load | mma>>), l, b, 30);
-  const float boxes_only = time_tensor<K>(reinterpret_cast<const void*>(&mma_tensor<K, false>), l, b, smem);
-  const float boxes_mma = time_tensor<K>(reinterpret_cast<const void*>(&mma_tensor<K, true>), l, b, smem);
+  const float boxes_only = run_tensor<K>(reinterpret_cast<const void*>(&mma_tensor<K, false>), l, b, smem, box_rows<K>, {}).us;
+  const float boxes_mma = run_tensor<K>(reinterpret_cast<const void*>(&mma_tensor<K, true>), l, b, smem, box_rows<K>, {}).us;
   std::printf("| %s | %d x %d KiB ring | %.1f | %.1f | %.1f | %.1f / %.1f (%d rows a box) | %.1f | %.1f |\n", l.name, per_sm,
               bulk_ring<K> / 1024, mma_only, bulk_only, both, boxes_only, boxes_mma, box_rows<K>, stage3_load,
               stage3_load_mma);
@@ -235,10 +258,9 @@ constexpr int tma_budget = K::min_blocks >= 2 ? 228 * 1024 / K::min_blocks - 102
 template <typename K>
 constexpr int tma_row_bytes = K::patch_w * K::block_c_ * 2;
 template <typename K>
-constexpr int tma_box = (tma_budget<K> - (K::smem_bytes + 127) / 128 * 128 - 16) / (2 * tma_row_bytes<K>) > 8 ? 8
-                        : (tma_budget<K> - (K::smem_bytes + 127) / 128 * 128 - 16) / (2 * tma_row_bytes<K>);
+constexpr int tma_box = std::min((tma_budget<K> - staged_offset<K> - 16) / (2 * tma_row_bytes<K>), 8);
 template <typename K>
-constexpr int tma_smem = (K::smem_bytes + 127) / 128 * 128 + 2 * tma_box<K> * tma_row_bytes<K> + 16;
+constexpr int tma_smem = staged_offset<K> + 2 * tma_box<K> * tma_row_bytes<K> + 16;
 
 __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity) {
   unsigned done = 0;
@@ -254,7 +276,7 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks) stage3_tma(kc
   static_assert(BOX >= 1, "no room for two boxes");
   extern __shared__ __align__(128) unsigned char smem[];
   unsigned* planes = reinterpret_cast<unsigned*>(smem);
-  unsigned char* ring = smem + (K::smem_bytes + 127) / 128 * 128;
+  unsigned char* ring = smem + staged_offset<K>;
   const unsigned bars = cuop::kernels::common::smem_addr(ring + 2 * slot_bytes);
   const auto t = tile_at<K>(a, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z));
   const int tid = static_cast<int>(threadIdx.x);
@@ -326,7 +348,7 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks) stage3_tma_wh
   static_assert(raw_bytes <= K::filter_offset, "the raw patch fits where the planes go");
   extern __shared__ __align__(128) unsigned char smem[];
   unsigned* planes = reinterpret_cast<unsigned*>(smem);
-  const unsigned bar = cuop::kernels::common::smem_addr(smem + (K::smem_bytes + 127) / 128 * 128);
+  const unsigned bar = cuop::kernels::common::smem_addr(smem + staged_offset<K>);
   const auto t = tile_at<K>(a, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z));
   const int tid = static_cast<int>(threadIdx.x);
   if (tid == 0) {
@@ -386,8 +408,6 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks) stage3_tma_wh
 // the planes, and the next tile's box is issued into the freed staging area at once, so it streams
 // in during this tile's MMAs and stores. The next tile's taps are loaded into registers then too.
 // Built and compiled, not yet run on a GPU.
-template <typename K>
-constexpr int staged_offset = (K::smem_bytes + 127) / 128 * 128;
 template <typename K>
 constexpr int staged_smem = staged_offset<K> + K::patch_h * tma_row_bytes<K> + 16;
 
@@ -491,50 +511,18 @@ void run_tma_persistent(const layer& l, const buffers& b) {
               err != cudaSuccess ? cudaGetErrorString(err) : same ? "same" : "WRONG");
 }
 
+// Stage 3 (K) against its TMA-fed ring and one-box kinds on one layer, each output checked bit for bit.
 template <typename K>
 void run_tma(const layer& l, const buffers& b) {
-  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
   const void* full = reinterpret_cast<const void*>(&entry<phases<K, load | mma | store>>);
-  const void* tma = reinterpret_cast<const void*>(&stage3_tma<K>);
-  cudaMemset(b.y, 0, out_bytes);
-  time_us<K>(full, l, b, 1);
-  std::vector<unsigned char> ref(out_bytes), got(out_bytes);
-  cudaMemcpy(ref.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
-  cudaMemset(b.y, 0, out_bytes);
-  const int smem = tma_smem<K>;
-  cudaFuncSetAttribute(tma, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  int per_sm = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tma, K::block_threads, smem);
-  kc::conv_args a{b.x, b.w, b.y, l.n, l.c, l.hw, l.hw, l.c, l.hw, l.hw, 7, 7, 1, 1, 3, 3, 1, 1, l.c, 1.f, 0.f};
-  CUtensorMap map = input_map<K>(l, b.x, tma_box<K>);
-  const int tiles = ((l.hw + K::tile_h_ - 1) / K::tile_h_) * ((l.hw + K::tile_w_ - 1) / K::tile_w_);
-  const dim3 grid(tiles, (l.c + K::block_c_ - 1) / K::block_c_, l.n);
-  void* params[] = {&a, &map};
-  cudaLaunchKernel(tma, grid, dim3(K::block_threads), params, smem, nullptr);
-  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
-  const cudaError_t err = cudaGetLastError();
-  const bool same = std::memcmp(ref.data(), got.data(), out_bytes) == 0;
-  const float tma_us = probe::median_us(
-      [&] { cudaLaunchKernel(tma, grid, dim3(K::block_threads), params, smem, nullptr); }, b.flush, 30);
+  std::vector<unsigned char> ref;
+  check_output<K>(full, l, b, &ref);
+  const tensor_run ring = run_tensor<K>(reinterpret_cast<const void*>(&stage3_tma<K>), l, b, tma_smem<K>, tma_box<K>, ref);
   const float s3_us = time_us<K>(full, l, b, 30);
-  // The second kind: one box a tile, through registers.
-  const void* whole = reinterpret_cast<const void*>(&stage3_tma_whole<K>);
-  const int smem2 = (K::smem_bytes + 127) / 128 * 128 + 16;
-  cudaFuncSetAttribute(whole, cudaFuncAttributeMaxDynamicSharedMemorySize, smem2);
-  int per_sm2 = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm2, whole, K::block_threads, smem2);
-  CUtensorMap map2 = input_map<K>(l, b.x, K::patch_h);
-  void* params2[] = {&a, &map2};
-  cudaMemset(b.y, 0, out_bytes);
-  cudaLaunchKernel(whole, grid, dim3(K::block_threads), params2, smem2, nullptr);
-  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
-  const cudaError_t err2 = cudaGetLastError();
-  const bool same2 = std::memcmp(ref.data(), got.data(), out_bytes) == 0;
-  const float whole_us = probe::median_us(
-      [&] { cudaLaunchKernel(whole, grid, dim3(K::block_threads), params2, smem2, nullptr); }, b.flush, 30);
-  std::printf("| %s | %d rows a box, %d KB | %d | %.1f | %.1f | %s | %d | %.1f | %s |\n", l.name, tma_box<K>, smem / 1024,
-              per_sm, s3_us, tma_us, err != cudaSuccess ? cudaGetErrorString(err) : same ? "same" : "WRONG", per_sm2,
-              whole_us, err2 != cudaSuccess ? cudaGetErrorString(err2) : same2 ? "same" : "WRONG");
+  const tensor_run whole = run_tensor<K>(reinterpret_cast<const void*>(&stage3_tma_whole<K>), l, b, staged_offset<K> + 16,
+                                         K::patch_h, ref);
+  std::printf("| %s | %d rows a box, %d KB | %d | %.1f | %.1f | %s | %d | %.1f | %s |\n", l.name, tma_box<K>,
+              tma_smem<K> / 1024, ring.per_sm, s3_us, ring.us, ring.output, whole.per_sm, whole.us, whole.output);
 }
 
 // For Nsight Compute (--occupancy ncu): the MMA phase alone of 32x28x28x512 at 16, 24 and 32 warps
