@@ -7,8 +7,8 @@
 #       conv GPU tests (dispatch included), conv_app, and the side-by-side table of cuop::conv2d,
 #       cuDNN's heuristic and torch (scripts/conv_vs_torch.py)
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-conv.sh depthwise   the depthwise GPU tests, a sweep of the
-#       7x7 and 31x31 NHWC depthwise problems with the tensor-core (stage 3) candidates only (the
-#       stage that wins them), the committed results updated with it (`export --update`: those
+#       7x7 and 31x31 NHWC depthwise problems with the tensor-core candidates only (stages 3 and 4,
+#       the stages that win them), the committed results updated with it (`export --update`: those
 #       problems replaced whole; $OUT/conv2d-nvidia-h200.json), a rebuild against the update, the
 #       dispatch tests and the side-by-side table for those problems
 # Everything worth keeping goes to $OUT.
@@ -73,13 +73,13 @@ depthwise)
   timeout "${TESTS_S:-240}" ./build/tests/cuop_gpu_tests --gtest_filter='*depthwise*' >"$OUT/depthwise-tests.txt" 2>&1
   echo "tests exit $?" | tee -a "$log"
   grep -E "^\[ +(PASSED|FAILED|SKIPPED) |Failure|first bad|Which is" "$OUT/depthwise-tests.txt" | head -30
-  step "sweep: the 7x7 and 31x31 NHWC depthwise problems, stage 3"
+  step "sweep: the 7x7 and 31x31 NHWC depthwise problems, stages 3 and 4"
   python3 - configs/conv.yaml "$subset" <<'EOF'
 import sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
 spec["problems"] = [p for p in spec["problems"]
                     if p.get("groups", 1) > 1 and p.get("layout", "nhwc") == "nhwc" and p["r"] in (7, 31)]
-spec["candidates"] = [c for c in spec["candidates"] if 3 in c["params"].get("stage", [])]
+spec["candidates"] = [c for c in spec["candidates"] if {3, 4} & set(c["params"].get("stage", []))]
 yaml.safe_dump(spec, open(sys.argv[2], "w"), sort_keys=False)
 EOF
   timeout "${CONV_SWEEP_S:-330}" ./build/tuner/cuop-tune sweep "$subset" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1

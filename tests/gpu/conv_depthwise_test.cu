@@ -7,7 +7,8 @@
 // alpha and beta, and tensors (x, w and y) one element off their alignment, which defeats every
 // vector access. Outputs are poisoned with NaN first (beta == 0). Stage 3 (tensor cores) with one
 // to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, and 3x3 to
-// 31x31 filters (one to four 8-tap chunks).
+// 31x31 filters (one to four 8-tap chunks); stage 4 (stage 3 fed by a TMA copy) likewise, with
+// the copy's validity checked (TMA where x allows it, plain loads otherwise).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -39,6 +40,13 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry(kc::con
   extern __shared__ __align__(16) unsigned char smem[];
   K::run(a, smem);
 }
+// Stage 4's, as the tuner's: its tensor map after conv_args.
+template <typename K>
+__global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry_tma(kc::conv_args a,
+                                                                             const __grid_constant__ kc::tma_input in) {
+  extern __shared__ __align__(128) unsigned char smem_tma[];
+  K::run_tma(a, in, smem_tma);
+}
 
 using cuop::test::to_host;
 
@@ -51,6 +59,7 @@ struct variant {
 const variant variants[] = {
     {64, 17, -1, 1.f, 0.f, 0}, {13, 17, -1, 1.f, 0.f, 0}, {1, 7, -1, 1.5f, 0.5f, 0},
     {64, 7, 0, 1.f, 0.f, 0},   {64, 1, -1, 1.f, 0.f, 0},  {64, 17, -1, -1.f, 0.25f, 1},
+    {64, 9, -1, 0.5f, 0.75f, 0},
 };
 
 void run_variant(const kc::depthwise_config& cfg, const void* kernel, const variant& v) {
@@ -96,7 +105,12 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
 
   kc::conv_args a{x_data, w_data, y_data, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
                   sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, 1, 1, sh.groups, v.alpha, v.beta};
-  CUOP_CUDA_ASSERT(kc::launch(kernel, plan, a, nullptr));
+  if (cfg.stage == 4) {  // the TMA path wherever x allows it (C a multiple of 8, x 16-byte aligned)
+    kc::tma_input in;
+    kc::make_tma_input(cfg, a, in);
+    EXPECT_EQ(in.valid, sh.c % 8 == 0 && v.offset == 0 ? 1 : 0);
+  }
+  CUOP_CUDA_ASSERT(kc::launch(cfg, kernel, plan, a, nullptr));
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
   const auto got = to_host(cfg.t, y_data, yn);
   const double atol = ref::conv_atol(cfg.t, sh) * (std::fabs(v.alpha) + 1.0), rtol = ref::conv_rtol(cfg.t);
@@ -116,14 +130,16 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
   cudaFree(y);
 }
 
-template <typename K>
+template <typename K, int STAGE>
 void check_config(const kc::depthwise_config& cfg) {
   ASSERT_EQ(kc::check_config(cfg), "");
   ASSERT_EQ(kc::threads_per_block(cfg), K::block_threads);
   ASSERT_EQ(kc::smem_bytes(cfg), K::smem_bytes);
   ASSERT_EQ(kc::min_blocks_per_sm(cfg), K::min_blocks);
+  const void* kernel = reinterpret_cast<const void*>(&entry<K>);
+  if constexpr (STAGE == 4) kernel = reinterpret_cast<const void*>(&entry_tma<K>);
   for (const variant& v : variants) {
-    run_variant(cfg, reinterpret_cast<const void*>(&entry<K>), v);
+    run_variant(cfg, kernel, v);
     if (testing::Test::HasFatalFailure()) return;
   }
 }
@@ -153,8 +169,20 @@ using bf16 = __nv_bfloat16;
 #define CUOP_DW_TEST(NAME, T, DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE)                 \
   TEST(sm80_conv_depthwise, NAME) {                                                              \
     CUOP_REQUIRE_GPU();                                                                          \
-    check_config<kc::depthwise<T, NHWC, R, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE>>(            \
+    check_config<kc::depthwise<T, NHWC, R, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE>, STAGE>(     \
         make(DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE));                                \
+  }
+
+// Stage 4 plans only on sm_90 and newer (TMA); older devices skip it, saying so.
+#define CUOP_DW_TMA_TEST(NAME, T, DT, R, CV, BC, TH, TW)                                         \
+  TEST(sm90_conv_depthwise, NAME) {                                                              \
+    CUOP_REQUIRE_GPU();                                                                          \
+    int device = 0, major = 0;                                                                   \
+    CUOP_CUDA_ASSERT(cudaGetDevice(&device));                                                    \
+    CUOP_CUDA_ASSERT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)); \
+    if (major < 9) GTEST_SKIP() << "stage 4 loads through TMA: compute capability 9.0 or newer"; \
+    check_config<kc::depthwise<T, true, R, R, 1, 8, CV, BC, TH, TW, 1, 1, 4>, 4>(                \
+        make(DT, true, R, 1, 8, CV, BC, TH, TW, 1, 1, 4));                                       \
   }
 
 // Stage: 0 inputs through L1, 1 staged as the dtype, 2 staged as f32.
@@ -195,3 +223,15 @@ CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_stage3, __half, dtype::f16, true, 5, 1, 
 CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t16x16_stage3, bf16, dtype::bf16, true, 31, 1, 8, 2, 16, 16, 16, 1, 1, 3)
 // 3x3 with 8 chunks per pixel (64 channels, the plane padded to 4 words modulo 32).
 CUOP_DW_TEST(f16_nhwc_r3_st1_c64_t16x16_stage3, __half, dtype::f16, true, 3, 1, 8, 8, 64, 16, 16, 1, 1, 3)
+
+// Stage 4: stage 3 with the patch through one TMA copy (its TMA path for 64 channels at offset 0;
+// 13 and 1 channels and misaligned tensors take the plain loads). 7x7 with 4 chunks per pixel at
+// the tile that won 16x64x64x384 on the H200; bf16 with a 64-wide tile (70-column box).
+CUOP_DW_TMA_TEST(f16_nhwc_r7_c32_t16x32, __half, dtype::f16, 7, 4, 32, 16, 32)
+CUOP_DW_TMA_TEST(bf16_nhwc_r7_c32_t16x64, bf16, dtype::bf16, 7, 4, 32, 16, 64)
+// 5x5, three chunks per pixel (a 48-byte box row; 64 channels end in a partial group the copy
+// zero-fills), a 20-row tile.
+CUOP_DW_TMA_TEST(f16_nhwc_r5_c24_t20x24, __half, dtype::f16, 5, 3, 24, 20, 24)
+// 3x3 with 8 chunks per pixel; 31x31 bf16 (a 46 x 46 box, four tap chunks a row).
+CUOP_DW_TMA_TEST(f16_nhwc_r3_c64_t16x16, __half, dtype::f16, 3, 8, 64, 16, 16)
+CUOP_DW_TMA_TEST(bf16_nhwc_r31_c16_t16x16, bf16, dtype::bf16, 31, 2, 16, 16, 16)

@@ -42,6 +42,7 @@ kc::device_limits h200() {
   kc::device_limits d;
   d.max_threads_per_block = 1024;
   d.max_smem_per_block = 227 * 1024;
+  d.cc = 90;
   return d;
 }
 
@@ -92,7 +93,7 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 0, 4, 1)), "tile_h 4 is not a multiple of ph 0"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 2, 64, 16, 16, 4, 4, 1)),
                        "ph x pw x vec x cvecs = 256 accumulators per thread > 192 (255 registers)"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 4)), "stage 4 is not 0, 1, 2 or 3"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 5)), "stage 5 is not 0, 1, 2, 3 or 4"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, 1)), "block of 1 threads"));
   EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, 1)), "");
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, 1)),
@@ -165,6 +166,56 @@ TEST(conv_depthwise, tensor_core_stage_3) {
   EXPECT_TRUE(contains(with([](auto& d) { d.block_c = 64, d.cvecs = 1; }), "64 warps (block_c / cvecs) > 32"));
   EXPECT_TRUE(contains(with([](auto& d) { d.tile_h = 64, d.tile_w = 64; }), "accumulators per thread"));
   EXPECT_TRUE(contains(with([](auto& d) { d.r = d.s = 31, d.block_c = 64, d.cvecs = 8; }), "shared memory of"));
+}
+
+TEST(conv_depthwise, tma_stage_4) {
+  // Stage 3's checks, layout and threads, its shared memory rounded up to 128 bytes plus the
+  // copy's mbarrier (16 bytes).
+  kc::depthwise_config c = cfg(8, 4, 32, 16, 32, 1, 1, 4);
+  c.r = c.s = 7;
+  EXPECT_EQ(kc::check_config(c), "");
+  EXPECT_EQ(kc::threads_per_block(c), 256);
+  kc::depthwise_config three = c;
+  three.stage = 3;
+  EXPECT_EQ(kc::smem_bytes(c), (kc::smem_bytes(three) + 127) / 128 * 128 + 16);
+  // 22 rows of 5 units = 440 words, padded to 456 (8 modulo 32), then the tap pairs: 66432 bytes,
+  // a multiple of 128 already.
+  EXPECT_EQ(kc::smem_bytes(three), 32 * 456 * 4 + 32 * 7 * 9 * 4);
+  EXPECT_EQ(kc::smem_bytes(c), 66432 + 16);
+  EXPECT_EQ(kc::min_blocks_per_sm(c), 3);
+  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv4_c32_t16x32_ph1_pw1_stage4");
+  EXPECT_EQ(kc::template_name(c), "cuop::kernels::conv::depthwise<__half, true, 7, 7, 1, 8, 4, 32, 16, 32, 1, 1, 4>");
+
+  auto with = [&](auto change) {
+    kc::depthwise_config d = c;
+    change(d);
+    return kc::check_config(d);
+  };
+  EXPECT_TRUE(contains(with([](auto& d) { d.t = dtype::f32; }), "stage 4 (tensor cores) takes f16 or bf16, not f32"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.lay = kc::layout::nchw; }), "stage 4 (tensor cores) is NHWC only"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.stride = 2; }), "stage 4 (tensor cores) is stride 1 only"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.tile_h = 8; }), "stage 4: tile_h 8 < 16"));
+  // A thread holds its share of the raw patch in registers: 16 chunks at most. 31x31 with 16
+  // channels and 4 warps: 46 rows x 28 words x 2 chunks / 128 threads = 20.1, so 21.
+  EXPECT_EQ(with([](auto& d) { d.r = d.s = 31, d.block_c = 16, d.tile_h = d.tile_w = 16; }),
+            "stage 4: 21 staged 16-byte chunks per thread (168 registers) > 16");
+  EXPECT_EQ(with([](auto& d) { d.block_c = 8, d.tile_h = 384, d.tile_w = 8; }),
+            "stage 4: the TMA box of block_c x (tile_w + s - 1) x (tile_h + r - 1) = 8 x 14 x 390 has a side > 256");
+  EXPECT_EQ(with([](auto& d) { d.stage = 5; }), "stage 5 is not 0, 1, 2, 3 or 4");
+
+  // TMA needs sm_90: refused where the device is known to be older, with the reason.
+  const auto sh = depthwise_shape(16, 64, 384, 7, 1, 3);
+  const auto planned = kc::for_shape(c, dtype::f16, sh);
+  kc::launch_plan p;
+  EXPECT_EQ(kc::plan_launch(planned, sh, h200(), p), "");
+  EXPECT_EQ(p.smem_bytes, static_cast<std::size_t>(kc::smem_bytes(c)));
+  EXPECT_EQ(p.grid_x, 4u * 2u);
+  kc::device_limits ampere = h200();
+  ampere.cc = 80;
+  EXPECT_EQ(kc::plan_launch(planned, sh, ampere, p),
+            "stage 4 loads through TMA, which needs compute capability 9.0 or newer (the device has 8.0)");
+  ampere.cc = 0;  // not known (validation without a device)
+  EXPECT_EQ(kc::plan_launch(planned, sh, ampere, p), "");
 }
 
 TEST(conv_depthwise, names_and_parameters) {

@@ -57,6 +57,14 @@ kc::depthwise_config depthwise_config_of(const space::point& p, const spec::prob
 }
 
 std::string conv_entry_definition(const kc::depthwise_config& c) {
+  if (c.stage == 4)  // its tensor map as a __grid_constant__ parameter; TMA writes 128-byte aligned
+    return fmt::format(
+        "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a,\n"
+        "    const __grid_constant__ cuop::kernels::conv::tma_input in) {{\n"
+        "  extern __shared__ __align__(128) unsigned char smem_tma[];\n"
+        "  {}::run_tma(a, in, smem_tma);\n"
+        "}}\n",
+        kc::threads_per_block(c), kc::min_blocks_per_sm(c), kc::instance_name(c), kc::template_name(c));
   return fmt::format(
       "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a) {{\n"
       "  extern __shared__ __align__(16) unsigned char smem[];\n"

@@ -168,13 +168,13 @@ trial_response conv_trial_runner::run(const trial_request& request) {
                            sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, 1.f, 0.f};
   const auto* function = reinterpret_cast<const void*>(kernel);
   return verify_and_time(
-      [&](cudaStream_t s) { return kc::launch(function, plan, args, s); },
+      [&](cudaStream_t s) { return kc::launch(config, function, plan, args, s); },
       [&](const std::vector<void*>& set, cudaStream_t s) {
         auto a = args;
         a.x = set[0];
         a.w = set[1];
         a.y = set[2];
-        return kc::launch(function, plan, a, s);
+        return kc::launch(config, function, plan, a, s);
       },
       *type, request);
 }

@@ -525,6 +525,62 @@ void run_tma(const layer& l, const buffers& b) {
               tma_smem<K> / 1024, ring.per_sm, s3_us, ring.us, ring.output, whole.per_sm, whole.us, whole.output);
 }
 
+// The one-box kind (--tma-sweep) over tile shapes and channel blocks that fit more blocks per SM:
+// stage 3 and its one-box kind of the same configuration, each output checked against `ref` (the
+// first configuration's stage 3 on the layer) bit for bit.
+template <typename K>
+void run_whole(const layer& l, const buffers& b, const char* name, std::vector<unsigned char>* ref) {
+  const void* full = reinterpret_cast<const void*>(&entry<phases<K, load | mma | store>>);
+  const char* s3_out = check_output<K>(full, l, b, ref);
+  const float s3_us = time_us<K>(full, l, b, 30);
+  const void* kernel = reinterpret_cast<const void*>(&stage3_tma_whole<K>);
+  const tensor_run whole = run_tensor<K>(kernel, l, b, staged_offset<K> + 16, K::patch_h, *ref);
+  cudaFuncAttributes fa{};
+  cudaFuncGetAttributes(&fa, kernel);
+  std::printf("| %s | %s | %d x %d warps | %d / %d | %.1f | %s | %.1f | %s |\n", l.name, name, whole.per_sm, K::warps,
+              fa.numRegs, static_cast<int>(fa.localSizeBytes), s3_us, s3_out, whole.us, whole.output);
+}
+
+void tma_sweep(const buffers& b) {
+  std::printf("| layer | configuration | one box: blocks per SM | registers / local bytes | stage 3 us | output |"
+              " one box us | output |\n");
+  std::printf("| --- | --- | --- | --- | ---: | --- | ---: | --- |\n");
+  std::vector<unsigned char> ref;
+  for (const layer l : {layer{"32x28x28x512", 32, 28, 512}, layer{"32x28x28x256", 32, 28, 256}}) {
+    ref.clear();
+    run_whole<stage3<7, 32, 28, 32, 4>>(l, b, "c32 t28x32 cv4", &ref);
+    run_whole<stage3<7, 16, 28, 32, 4>>(l, b, "c16 t28x32 cv4", &ref);
+    run_whole<stage3<7, 16, 28, 32, 2>>(l, b, "c16 t28x32 cv2", &ref);
+    run_whole<stage3<7, 8, 28, 32, 2>>(l, b, "c8 t28x32 cv2", &ref);
+    run_whole<stage3<7, 32, 16, 32, 4>>(l, b, "c32 t16x32 cv4", &ref);
+    run_whole<stage3<7, 16, 16, 32, 4>>(l, b, "c16 t16x32 cv4", &ref);
+    run_whole<stage3<7, 32, 28, 16, 4>>(l, b, "c32 t28x16 cv4", &ref);
+    run_whole<stage3<7, 16, 28, 16, 4>>(l, b, "c16 t28x16 cv4", &ref);
+    run_whole<stage3<7, 64, 28, 32, 4>>(l, b, "c64 t28x32 cv4", &ref);
+  }
+  ref.clear();
+  const layer l56{"32x56x56x128", 32, 56, 128};
+  run_whole<stage3<7, 64, 16, 56, 4>>(l56, b, "c64 t16x56 cv4", &ref);
+  run_whole<stage3<7, 32, 16, 56, 4>>(l56, b, "c32 t16x56 cv4", &ref);
+  run_whole<stage3<7, 16, 16, 56, 4>>(l56, b, "c16 t16x56 cv4", &ref);
+  run_whole<stage3<7, 16, 28, 56, 4>>(l56, b, "c16 t28x56 cv4", &ref);
+  run_whole<stage3<7, 32, 16, 32, 4>>(l56, b, "c32 t16x32 cv4", &ref);
+  run_whole<stage3<7, 16, 16, 32, 4>>(l56, b, "c16 t16x32 cv4", &ref);
+  run_whole<stage3<7, 32, 28, 32, 4>>(l56, b, "c32 t28x32 cv4", &ref);
+  run_whole<stage3<7, 16, 28, 32, 4>>(l56, b, "c16 t28x32 cv4", &ref);
+  ref.clear();
+  const layer l64{"16x64x64x384", 16, 64, 384};
+  run_whole<stage3<7, 64, 16, 64, 4>>(l64, b, "c64 t16x64 cv4", &ref);
+  run_whole<stage3<7, 32, 16, 32, 4>>(l64, b, "c32 t16x32 cv4", &ref);
+  run_whole<stage3<7, 32, 16, 64, 4>>(l64, b, "c32 t16x64 cv4", &ref);
+  run_whole<stage3<7, 16, 16, 64, 4>>(l64, b, "c16 t16x64 cv4", &ref);
+  run_whole<stage3<7, 16, 32, 32, 4>>(l64, b, "c16 t32x32 cv4", &ref);
+  run_whole<stage3<7, 32, 32, 32, 4>>(l64, b, "c32 t32x32 cv4", &ref);
+  run_whole<stage3<7, 16, 16, 32, 4>>(l64, b, "c16 t16x32 cv4", &ref);
+  run_whole<stage3<7, 16, 16, 32, 2>>(l64, b, "c16 t16x32 cv2", &ref);
+  run_whole<stage3<7, 32, 16, 16, 4>>(l64, b, "c32 t16x16 cv4", &ref);
+}
+
 // For Nsight Compute (--occupancy ncu): the MMA phase alone of 32x28x28x512 at 16, 24 and 32 warps
 // per SM, three launches each, in this order.
 void occupancy_ncu(const buffers& b) {
@@ -579,14 +635,19 @@ void occupancy_section(const buffers& b) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  const bool tma = mode == "--tma", bulk = mode == "--bulk", halfloads = mode == "--halfloads",
+  const bool tma = mode == "--tma", tma_whole = mode == "--tma-sweep", bulk = mode == "--bulk", halfloads = mode == "--halfloads",
              occupancy = mode == "--occupancy";
-  if (!tma && !bulk && !halfloads && !occupancy) {
-    std::fprintf(stderr, "usage: depthwise_bounds --occupancy [ncu] | --halfloads | --bulk | --tma\n");
+  if (!tma && !tma_whole && !bulk && !halfloads && !occupancy) {
+    std::fprintf(stderr, "usage: depthwise_bounds --occupancy [ncu] | --halfloads | --bulk | --tma | --tma-sweep\n");
     return 2;
   }
   const probe::l2_flush flush(256ull << 20);
   const buffers b = make_buffers(flush);
+  if (tma_whole) {
+    randomize(b);
+    for (int rep = 0; rep < 2; ++rep) tma_sweep(b);
+    return 0;
+  }
   if (tma) {
     randomize(b);
     std::printf("| layer, configuration | ring | blocks per SM | stage 3 us | TMA ring us | output |"

@@ -19,6 +19,9 @@ constexpr long long max_smem_any_target = 227 * 1024;
 // 255 registers can hold them with the inputs and taps in flight.
 constexpr long long max_accumulators = 192;
 
+// Stages 3 and 4 compute on tensor cores (depthwise_mma.cuh); 4 loads its input through TMA.
+bool mma_stage(const depthwise_config& c) { return c.stage == 3 || c.stage == 4; }
+
 int* field(depthwise_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
   if (name == "cvecs") return &c.cvecs;
@@ -99,7 +102,7 @@ long long get_param(const depthwise_config& c, std::string_view name) noexcept {
 
 int threads_per_block(const depthwise_config& c) noexcept {
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
-  if (c.stage == 3) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
+  if (mma_stage(c)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
   const long long t =
       static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
@@ -110,23 +113,29 @@ namespace {
 // Stage 3 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
 // the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4),
 // then the block's tap pairs (nine words per channel, tap row and 8-tap chunk).
-long long mma_smem_bytes(const depthwise_config& c) noexcept {
+// Words of a plane row: an odd number of 16-byte units.
+long long mma_row_words(const depthwise_config& c) noexcept {
   const long long xblocks = c.tile_w / 8, chunks = (c.s + 7) / 8;
-  const long long units = (xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1;
-  long long words = (static_cast<long long>(c.tile_h) + c.r - 1) * units * 4;
+  return ((xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1) * 4;
+}
+
+long long mma_smem_bytes(const depthwise_config& c) noexcept {
+  const long long chunks = (c.s + 7) / 8;
+  long long words = (static_cast<long long>(c.tile_h) + c.r - 1) * mma_row_words(c);
   const int qc = c.block_c / 8;
   if (qc > 1) {
     const long long target = qc == 2 ? 16 : qc == 4 ? 8 : 4;
     while (words % 32 != target) words += 4;
   }
   const long long filter = (static_cast<long long>(c.block_c) * c.r * chunks * 9 * 4 + 15) / 16 * 16;
-  return static_cast<long long>(c.block_c) * words * 4 + filter;
+  const long long stage3 = static_cast<long long>(c.block_c) * words * 4 + filter;
+  return c.stage == 4 ? (stage3 + 127) / 128 * 128 + 16 : stage3;  // stage 4: then the copy's mbarrier
 }
 
 }  // namespace
 
 int min_blocks_per_sm(const depthwise_config& c) noexcept {
-  if (c.stage != 3) return 1;
+  if (!mma_stage(c)) return 1;
   constexpr long long smem_per_sm = 228 * 1024, reserved_per_block = 1024;  // sm_90
   const long long fit = smem_per_sm / (smem_bytes(c) + reserved_per_block);
   return static_cast<int>(std::clamp(fit, 1ll, 4ll));
@@ -136,7 +145,7 @@ int min_blocks_per_sm(const depthwise_config& c) noexcept {
 // reused by phase: the raw filter copy, the input patch (stage 1: the dtype, stage 2: f32; nchw pads
 // every pixel by one 16-byte chunk) and, for nchw, the f32 output tile ([tile_h * tile_w][block_c + 4]).
 long long smem_bytes(const depthwise_config& c) noexcept {
-  if (c.stage == 3) return mma_smem_bytes(c);
+  if (mma_stage(c)) return mma_smem_bytes(c);
   const long long elem = static_cast<long long>(size_of(c.t));
   const long long taps = static_cast<long long>(c.r) * c.s;
   const long long filter = taps * c.block_c * 4;
@@ -152,29 +161,43 @@ long long smem_bytes(const depthwise_config& c) noexcept {
 
 namespace {
 
-// Stage 3, tensor cores (depthwise_mma.cuh): cvecs is the channels of a warp.
+// Stages 3 and 4, tensor cores (depthwise_mma.cuh): cvecs is the channels of a warp.
 std::string check_mma_config(const depthwise_config& c) {
+  const std::string stage = "stage " + str(c.stage);
   if (c.t != dtype::f16 && c.t != dtype::bf16)
-    return "stage 3 (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
-  if (c.lay != layout::nhwc) return "stage 3 (tensor cores) is NHWC only";
-  if (c.stride != 1) return "stage 3 (tensor cores) is stride 1 only";
+    return stage + " (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
+  if (c.lay != layout::nhwc) return stage + " (tensor cores) is NHWC only";
+  if (c.stride != 1) return stage + " (tensor cores) is stride 1 only";
   if (c.vec != 8 || c.ph != 1 || c.pw != 1)
-    return "stage 3 (tensor cores) takes vec 8, ph 1 and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) +
+    return stage + " (tensor cores) takes vec 8, ph 1 and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) +
            ", pw " + str(c.pw) + ")";
   if (c.cvecs < 1) return "cvecs " + str(c.cvecs) + " < 1";
-  if (c.tile_h < 16) return "stage 3: tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
-  if (c.tile_w < 8 || c.tile_w % 8 != 0) return "stage 3: tile_w " + str(c.tile_w) + " is not a multiple of 8";
-  if (c.block_c < 8 || c.block_c % 8 != 0) return "stage 3: block_c " + str(c.block_c) + " is not a multiple of 8";
+  if (c.tile_h < 16) return stage + ": tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
+  if (c.tile_w < 8 || c.tile_w % 8 != 0) return stage + ": tile_w " + str(c.tile_w) + " is not a multiple of 8";
+  if (c.block_c < 8 || c.block_c % 8 != 0) return stage + ": block_c " + str(c.block_c) + " is not a multiple of 8";
   if (c.block_c % c.cvecs != 0)
-    return "stage 3: block_c " + str(c.block_c) + " is not a multiple of cvecs " + str(c.cvecs) + " (channels a warp)";
+    return stage + ": block_c " + str(c.block_c) + " is not a multiple of cvecs " + str(c.cvecs) + " (channels a warp)";
   if (const int warps = c.block_c / c.cvecs; warps > 32)
-    return "stage 3: " + str(warps) + " warps (block_c / cvecs) > 32";
+    return stage + ": " + str(warps) + " warps (block_c / cvecs) > 32";
   if (const long long acc = 4ll * ((c.tile_h + 15) / 16) * (c.tile_w / 8); acc > max_accumulators / 2)
-    return "stage 3: " + str(acc) + " accumulators per thread (4 x ceil(tile_h / 16) x tile_w / 8) > " +
+    return stage + ": " + str(acc) + " accumulators per thread (4 x ceil(tile_h / 16) x tile_w / 8) > " +
            str(max_accumulators / 2);
   if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
     return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
            " (227 KiB, the largest opt-in shared memory per block of any target)";
+  if (c.stage == 4) {
+    // One tensor copy a tile: each box dimension at most 256 elements.
+    if (const long long pw = static_cast<long long>(c.tile_w) + c.s - 1, ph = static_cast<long long>(c.tile_h) + c.r - 1;
+        pw > 256 || ph > 256 || c.block_c > 256)
+      return "stage 4: the TMA box of block_c x (tile_w + s - 1) x (tile_h + r - 1) = " + str(c.block_c) + " x " +
+             str(pw) + " x " + str(ph) + " has a side > 256";
+    // A thread holds its share of the raw patch in registers: 8 per 16-byte task.
+    const long long tasks = (static_cast<long long>(c.tile_h) + c.r - 1) * mma_row_words(c) * (c.block_c / 8);
+    const long long threads = 32ll * (c.block_c / c.cvecs);
+    if (const long long per_thread = (tasks + threads - 1) / threads; per_thread > 16)
+      return "stage 4: " + str(per_thread) + " staged 16-byte chunks per thread (" + str(8 * per_thread) +
+             " registers) > 16";
+  }
   return {};
 }
 
@@ -185,7 +208,7 @@ std::string check_config(const depthwise_config& c) {
   if (c.r < 1 || c.s < 1 || c.r > max_filter || c.s > max_filter)
     return "filter " + str(c.r) + "x" + str(c.s) + " outside 1.." + str(max_filter);
   if (c.stride != 1 && c.stride != 2) return "stride " + str(c.stride) + " is not 1 or 2";
-  if (c.stage == 3) return check_mma_config(c);
+  if (mma_stage(c)) return check_mma_config(c);
   const long long vec_bytes = static_cast<long long>(c.vec) * static_cast<long long>(size_of(c.t));
   if (c.vec < 1 || (vec_bytes != 2 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16))
     return "vec " + str(c.vec) + " x " + str(static_cast<long long>(size_of(c.t))) +
@@ -203,7 +226,7 @@ std::string check_config(const depthwise_config& c) {
   if (const long long acc = static_cast<long long>(c.ph) * c.pw * cpt; acc > max_accumulators)
     return "ph x pw x vec x cvecs = " + str(acc) + " accumulators per thread > " + str(max_accumulators) +
            " (255 registers)";
-  if (c.stage < 0 || c.stage > 3) return "stage " + str(c.stage) + " is not 0, 1, 2 or 3";
+  if (c.stage < 0 || c.stage > 4) return "stage " + str(c.stage) + " is not 0, 1, 2, 3 or 4";
   if (c.stage == 2 && size_of(c.t) == 4)
     return "stage 2 (the input staged as f32) is stage 1 for " + std::string(name_of(c.t));
   if (c.lay == layout::nchw && c.stage == 0) return "nchw reads its input through the staged patch (stage 1 or 2)";
@@ -276,8 +299,12 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   if (sh.n > max_grid_yz) return "n " + str(sh.n) + " > " + str(max_grid_yz);
   // 32-bit element offsets inside the kernel are only for positions within a tensor dimension
   // (and, stage 3 with beta, within a tile's rows of the output); whole-tensor offsets are 64-bit.
-  if (c.stage == 3 && static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
-    return "stage 3: tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) + " >= 2^31";
+  if (mma_stage(c) && static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
+    return "stage " + str(c.stage) + ": tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) +
+           " >= 2^31";
+  if (c.stage == 4 && dev.cc > 0 && dev.cc < 90)
+    return "stage 4 loads through TMA, which needs compute capability 9.0 or newer (the device has " +
+           str(dev.cc / 10) + "." + str(dev.cc % 10) + ")";
   launch_plan p;
   p.grid_x = static_cast<unsigned>(tiles);
   p.grid_y = static_cast<unsigned>(cgroups);

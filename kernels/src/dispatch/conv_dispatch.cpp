@@ -248,7 +248,8 @@ status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cu
                                sh.w,     sh.k,     sh.p(),   sh.q(),      sh.r,        sh.s,
                                sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w,
                                sh.groups, p.alpha, p.beta};
-      return to_status(kc::launch(generated::conv_kernels[sel.entry->kernel], sel.plan, args, stream));
+      const auto c = kc::for_shape(sel.entry->config, p.type, sh);
+      return to_status(kc::launch(c, generated::conv_kernels[sel.entry->kernel], sel.plan, args, stream));
     }
     case detail::conv_kind::fft: {
       std::lock_guard lock(sel.fft->run_lock);

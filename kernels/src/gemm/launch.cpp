@@ -17,7 +17,7 @@ cudaError_t launch(const void* kernel, const launch_plan& plan, const gemm_args&
   if (plan.pack.on)
     if (const cudaError_t e = pack_operands(plan.pack, args, run, stream); e != cudaSuccess) return e;
   return common::launch(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x,
-                        plan.smem_bytes, run, stream);
+                        plan.smem_bytes, stream, run);
 }
 
 }  // namespace cuop::kernels::gemm

@@ -18,12 +18,12 @@ inline cudaError_t query_block_limits(int device, int& max_threads, long long& m
   return e;
 }
 
-// Launches `kernel` (a __global__ function taking one Args by value, or a cudaKernel_t cast to a
+// Launches `kernel` (a __global__ function taking Args... by value, or a cudaKernel_t cast to a
 // pointer) on a grid of block_x-thread blocks; raises its dynamic shared memory limit first when
 // it needs more than the default 48 KiB.
-template <typename Args>
+template <typename... Args>
 cudaError_t launch(const void* kernel, dim3 grid, unsigned block_x, std::size_t smem_bytes,
-                   const Args& args, cudaStream_t stream) {
+                   cudaStream_t stream, const Args&... args) {
   if (smem_bytes > 48 * 1024) {
     const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(smem_bytes));
@@ -34,8 +34,7 @@ cudaError_t launch(const void* kernel, dim3 grid, unsigned block_x, std::size_t 
   config.blockDim = dim3(block_x, 1, 1);
   config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
-  Args copy = args;
-  void* params[] = {&copy};
+  void* params[] = {const_cast<void*>(static_cast<const void*>(&args))...};
   return cudaLaunchKernelExC(&config, kernel, params);
 }
 

@@ -199,7 +199,7 @@ struct depthwise {
   static_assert(PH >= 1 && TILE_H % PH == 0, "tile_h a multiple of ph");
   static_assert(PW >= 1 && TILE_W % PW == 0, "tile_w a multiple of pw");
   static_assert(block_threads >= 32 && block_threads <= 1024, "32 to 1024 threads");
-  static_assert(STAGE >= 0 && STAGE <= 2, "stage 0, 1 or 2 (3: the specialization below)");
+  static_assert(STAGE >= 0 && STAGE <= 2, "stage 0, 1 or 2 (3 and 4: the specializations below)");
   static_assert(NHWC || STAGE, "NCHW reads its input through the staged patch");
 
   // Where channel cc of the block lies within a pixel of elements of ES bytes (see smem above).
@@ -640,6 +640,21 @@ struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH,
     : depthwise_mma<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS> {
   static_assert(NHWC && STRIDE == 1, "stage 3 is NHWC with stride 1");
   static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "stage 3: vec of 16 bytes, ph 1, pw 1");
+};
+
+// Stage 4: stage 3 with the input patch brought in by one TMA tensor copy (depthwise_mma.cuh's
+// run_tma; sm_90 and newer). Its entry takes a tma_input after conv_args (launch.hpp).
+template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
+          int TILE_H, int TILE_W, int PH, int PW>
+struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, 4>
+    : depthwise_mma<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS> {
+  using base = depthwise_mma<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS>;
+  static_assert(NHWC && STRIDE == 1, "stage 4 is NHWC with stride 1");
+  static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "stage 4: vec of 16 bytes, ph 1, pw 1");
+  static constexpr int smem_bytes = base::tma_smem_bytes;
+  static constexpr int min_blocks = 228 * 1024 / (smem_bytes + 1024) < 1   ? 1
+                                    : 228 * 1024 / (smem_bytes + 1024) > 4 ? 4
+                                                                           : 228 * 1024 / (smem_bytes + 1024);
 };
 
 }  // namespace cuop::kernels::conv

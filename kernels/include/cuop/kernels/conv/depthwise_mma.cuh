@@ -351,8 +351,8 @@ struct depthwise_mma {
     }
   }
 
-  static __device__ void run(const conv_args& a, void* smem) {
-    unsigned* planes = static_cast<unsigned*>(smem);
+  // The block's tile: x output tiles, y channel groups, z images (family.cpp's launch plan).
+  static __device__ __forceinline__ tile_t tile_of(const conv_args& a) {
     const int tiles_w = (a.q + TILE_W - 1) / TILE_W;
     tile_t t;
     t.n = static_cast<int>(blockIdx.z);
@@ -363,15 +363,120 @@ struct depthwise_mma {
     t.iw0 = t.ow0 - a.pad_w;
     t.vec_ok = a.c % 8 == 0 && reinterpret_cast<unsigned long long>(a.x) % 16 == 0 &&
                reinterpret_cast<unsigned long long>(a.y) % 16 == 0;
+    return t;
+  }
 
-    unsigned short* filt = reinterpret_cast<unsigned short*>(static_cast<unsigned char*>(smem) + filter_offset);
-    const int tid = static_cast<int>(threadIdx.x);
-    load_patch(a, t, planes, filt, tid);
-    __syncthreads();
+  // The MMAs of every channel of the block, then the block's NHWC stores.
+  static __device__ __forceinline__ void compute_and_store(const conv_args& a, const tile_t& t, unsigned* planes,
+                                                           const unsigned short* filt, int tid) {
 #pragma unroll 1
     for (int i = 0; i < CPW; ++i) compute_channel(a, t, planes, filt, tid / 32 * CPW + i);
     __syncthreads();
     store_tile(a, t, planes, tid);
+  }
+
+  static __device__ void run(const conv_args& a, void* smem) {
+    unsigned* planes = static_cast<unsigned*>(smem);
+    const tile_t t = tile_of(a);
+    unsigned short* filt = reinterpret_cast<unsigned short*>(static_cast<unsigned char*>(smem) + filter_offset);
+    const int tid = static_cast<int>(threadIdx.x);
+    load_patch(a, t, planes, filt, tid);
+    __syncthreads();
+    compute_and_store(a, t, planes, filt, tid);
+  }
+
+  // ---- Stage 4: the patch through one TMA copy ---------------------------------------------------
+  // The tile's raw patch (BLOCK_C channels x patch_w x patch_h of NHWC x; the tensor map fills
+  // zeros outside the image and past C) lands in one tensor copy where the planes will be (it is
+  // smaller). The threads gather the taps while it is in flight, then each moves its share of the
+  // raw patch into registers, a barrier, and writes it out as planes (the transposes of stage 3,
+  // from shared memory instead of global). No global load of x goes through the threads. Then
+  // stage 3's MMAs and stores. On the H200 this took 46.5 us against stage 3's 53.6 on
+  // 16x64x64x384 7x7, and was no faster on the 28x28 and 56x56 layers (docs/conv-h200.md).
+  // Shared memory: stage 3's, then the copy's mbarrier at the next 128 bytes.
+  static constexpr int raw_row_bytes = patch_w * BLOCK_C * 2;
+  static constexpr int raw_bytes = patch_h * raw_row_bytes;
+  static constexpr int tma_tasks = patch_h * row_words * qc;
+  static constexpr int tma_per_thread = (tma_tasks + block_threads - 1) / block_threads;  // <= 16: family.cpp
+  static constexpr int tma_barrier_offset = (smem_bytes + 127) / 128 * 128;
+  static constexpr int tma_smem_bytes = tma_barrier_offset + 16;
+
+  // The TMA copy on sm_90 and newer with a valid map. Otherwise (x not readable through TMA, or
+  // an older target) the threads copy the raw patch in with 16-byte loads (element loads where x
+  // is not aligned), zero outside the image and past C, and the rest is the same: one path for
+  // the transposes and the MMAs, and few registers in the fallback (stage 3's batched loads here
+  // made ptxas spill at three blocks per SM).
+  static __device__ void run_tma(const conv_args& a, const tma_input& in, void* smem) {
+    static_assert(raw_bytes <= filter_offset, "the raw patch fits where the planes go");
+    unsigned char* bytes = static_cast<unsigned char*>(smem);
+    unsigned* planes = static_cast<unsigned*>(smem);
+    const tile_t t = tile_of(a);
+    const int tid = static_cast<int>(threadIdx.x);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const bool tma = in.valid != 0;
+#else
+    constexpr bool tma = false;
+#endif
+    const unsigned bar = common::smem_addr(bytes + tma_barrier_offset);
+    if (tma && tid == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar));
+      asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(raw_bytes) : "memory");
+      asm volatile(
+          "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
+          ::"r"(common::smem_addr(bytes)), "l"(reinterpret_cast<unsigned long long>(&in)), "r"(t.c0), "r"(t.iw0),
+          "r"(t.ih0), "r"(t.n), "r"(bar)
+          : "memory");
+    }
+    unsigned* pairs = reinterpret_cast<unsigned*>(bytes + filter_offset);
+    for (int i = tid; i < tap_rows; i += block_threads) {
+      unsigned short tv[8];
+      gather_taps(a, t, i, tv);
+      write_pairs(pairs, i, tv);
+    }
+    if (!tma)
+      for (int i = tid; i < patch_h * patch_w * qc; i += block_threads) {
+        const int q = i % qc, pix = i / qc;
+        *reinterpret_cast<words8*>(bytes + pix * (BLOCK_C * 2) + 16 * q) =
+            load_chunk(a, t, t.ih0 + pix / patch_w, t.iw0 + pix % patch_w, t.c0 + 8 * q, true);
+      }
+    __syncthreads();  // the barrier is initialized before anyone waits on it (or the patch is in)
+    if (tma)
+      for (unsigned done = 0; !done;)
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done) : "r"(bar) : "memory");
+  // A task: chunk q of the two pixels of plane word `word`, as stage 3's transposes.
+    words8 px[tma_per_thread][2];
+#pragma unroll
+    for (int u = 0; u < tma_per_thread; ++u) {
+      const int task = tid + u * block_threads;
+      const int q = task % qc, word = task / qc;
+      const int row = word / row_words, col = 2 * (word % row_words);
+      const int first = qc == 4 ? word & 1 : 0;  // the order of a warp's two loads: no bank conflict
+      auto chunk = [&](int e) {
+        return task < tma_tasks && col + e < patch_w
+                   ? *reinterpret_cast<const words8*>(bytes + (row * patch_w + col + e) * (BLOCK_C * 2) + 16 * q)
+                   : make_uint4(0, 0, 0, 0);
+      };
+      const words8 one = chunk(first), other = chunk(first ^ 1);  // selects, not a dynamic index
+      px[u][0] = first ? other : one;
+      px[u][1] = first ? one : other;
+    }
+    __syncthreads();  // the raw patch is all in registers
+#pragma unroll
+    for (int u = 0; u < tma_per_thread; ++u) {
+      const int task = tid + u * block_threads;
+      if (task >= tma_tasks) break;
+      const int q = task % qc, word = task / qc;
+      unsigned w0[4], w1[4];
+      words_of(px[u][0], w0);
+      words_of(px[u][1], w1);
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+    }
+    __syncthreads();
+    compute_and_store(a, t, planes, reinterpret_cast<const unsigned short*>(pairs), tid);
   }
 };
 

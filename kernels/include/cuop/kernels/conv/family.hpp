@@ -43,6 +43,7 @@ double conv_bytes(dtype t, const conv_shape& sh) noexcept;      // x, w and y, e
 struct device_limits {
   int max_threads_per_block = 1024;
   long long max_smem_per_block = 48 * 1024;  // opt-in maximum; 0: not known (validation, no device)
+  int cc = 0;                                // compute capability x 10 (90: sm_90); 0: not known
 };
 
 struct launch_plan {
@@ -62,7 +63,9 @@ struct launch_plan {
 //   tile_h, tile_w  output tile per block
 //   ph, pw   outputs per thread: ph rows (tile_h % ph == 0) by pw columns (tile_w % pw == 0)
 //   stage    0: inputs read through L1 (nhwc only); 1: the input patch staged in shared memory as
-//            the dtype; 2: staged already converted to f32 (16-bit dtypes only)
+//            the dtype; 2: staged already converted to f32 (16-bit dtypes only); 3: tensor cores
+//            (depthwise_mma.cuh); 4: stage 3 with the patch brought in by one TMA copy (sm_90 and
+//            newer; its entry takes a tma_input, launch.hpp)
 struct depthwise_config {
   dtype t = dtype::f16;
   layout lay = layout::nhwc;
@@ -79,8 +82,8 @@ std::string check_config(const depthwise_config& c);
 int threads_per_block(const depthwise_config& c) noexcept;
 long long smem_bytes(const depthwise_config& c) noexcept;
 // The kernel's __launch_bounds__ minimum of blocks per SM: 1 (all registers to one block: stages
-// 0-2 spill otherwise), stage 3 as many as the shared memory of an H100/H200 SM holds (at most 4;
-// registers are then capped so that they fit too).
+// 0-2 spill otherwise), stages 3 and 4 as many as the shared memory of an H100/H200 SM holds (at
+// most 4; registers are then capped so that they fit too).
 int min_blocks_per_sm(const depthwise_config& c) noexcept;
 
 // Stable key naming the code: every template argument appears in it, e.g.
@@ -93,7 +96,8 @@ std::string_view depthwise_header() noexcept;
 depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) noexcept;
 
 // Plans `c` for the shape. Empty on success, else why this configuration cannot run it (the
-// device's threads and opt-in shared memory per block included, naming the limit).
+// device's threads and opt-in shared memory per block included, naming the limit; stage 4 needs
+// compute capability 9.0 or newer where dev.cc is known).
 std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const device_limits& dev,
                         launch_plan& out);
 
