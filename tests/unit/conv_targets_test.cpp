@@ -62,8 +62,8 @@ TEST(conv_targets, depthwise_compiles_for_every_target) {
 TEST(conv_targets, tensor_core_stages_compile_for_every_target) {
   // Stage 3, and stage 4 (its TMA path on sm_90a and sm_100a, plain loads on sm_80), at 7x7
   // configurations the H200 sweep measures, and a bf16 31x31 one for stage 3. Where ptxas caps
-  // the registers at 80 (three blocks per SM) or the tile is 64 wide, stage 4 spills a few bytes
-  // (8 and 12 on sm_90a for c32 t16x32 and t16x64; docs/conv.md); the rest must not spill.
+  // the registers at 80 (three blocks per SM), stage 4 spills a few bytes (4 on sm_90a for c32
+  // t16x32), and its plain-load path alone on sm_80 spills at t16x64; the rest must not spill.
   using cuop::dtype;
   const kc::layout nhwc = kc::layout::nhwc;
   auto mma = [&](dtype t, int r, int cvecs, int block_c, int tile_h, int tile_w, int stage) {

@@ -46,7 +46,9 @@ cudaError_t query_limits(int device, device_limits& out) {
 
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out) {
   std::memset(&out, 0, sizeof out);
-  if (c.stage != 4 || args.c % 8 != 0 || reinterpret_cast<std::uintptr_t>(args.x) % 16 != 0) return;
+  if (c.stage != 4 || args.c % 8 != 0 || reinterpret_cast<std::uintptr_t>(args.x) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(args.y) % 16 != 0)
+    return;
   const auto encode = encode_tiled();
   if (!encode) return;
   // NHWC x as a 4-D tensor of 2-byte elements, innermost first: C, W, H, N. Its box is the

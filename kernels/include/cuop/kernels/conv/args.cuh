@@ -25,7 +25,8 @@ struct conv_args {
 
 // Stage 4's input (depthwise_mma.cuh): a CUtensorMap of x (its 128 opaque bytes, encoded on the
 // host by make_tma_input, launch.hpp) and whether it holds one. valid is 0 where x cannot be read
-// through TMA (C not a multiple of 8, x not 16-byte aligned); the kernel then loads as stage 3.
+// through TMA or 16-byte accesses are not safe (C not a multiple of 8, x or y not 16-byte
+// aligned); the kernel then loads the patch with plain loads.
 struct alignas(128) tma_input {
   unsigned long long map[16];
   int valid;

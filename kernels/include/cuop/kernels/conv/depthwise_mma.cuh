@@ -409,7 +409,6 @@ struct depthwise_mma {
   static __device__ void run_tma(const conv_args& a, const tma_input& in, void* smem) {
     static_assert(raw_bytes <= filter_offset, "the raw patch fits where the planes go");
     unsigned char* bytes = static_cast<unsigned char*>(smem);
-    unsigned* planes = static_cast<unsigned*>(smem);
     const tile_t t = tile_of(a);
     const int tid = static_cast<int>(threadIdx.x);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -445,7 +444,23 @@ struct depthwise_mma {
       for (unsigned done = 0; !done;)
         asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n selp.u32 %0, 1, 0, p;\n}"
                      : "=r"(done) : "r"(bar) : "memory");
-  // A task: chunk q of the two pixels of plane word `word`, as stage 3's transposes.
+    // A valid map implies 16-byte accesses everywhere (make_tma_input): that path is compiled
+    // with them known, as the probe that measured it was.
+    if (tma) {
+      tile_t v = t;
+      v.vec_ok = true;
+      transpose_and_compute(a, v, bytes, pairs, tid);
+    } else {
+      transpose_and_compute(a, t, bytes, pairs, tid);
+    }
+  }
+
+  // Stage 4 after the raw patch is in: each thread's share of it into registers (a task: chunk q
+  // of the two pixels of plane word `word`, as stage 3's transposes), a barrier, the planes, the
+  // MMAs and the stores.
+  static __device__ __forceinline__ void transpose_and_compute(const conv_args& a, const tile_t& t,
+                                                               unsigned char* bytes, const unsigned* pairs, int tid) {
+    unsigned* planes = reinterpret_cast<unsigned*>(bytes);
     words8 px[tma_per_thread][2];
 #pragma unroll
     for (int u = 0; u < tma_per_thread; ++u) {

@@ -13,8 +13,9 @@ cudaError_t query_limits(int device, device_limits& out);
 
 // Stage 4's tensor map of x for configuration `c` (its box: block_c channels x the patch), encoded
 // through the driver's cuTensorMapEncodeTiled (found at run time: no link to libcuda). out.valid
-// is 0, and the kernel loads as stage 3, where TMA cannot read x: another stage, C not a multiple
-// of 8, x not 16-byte aligned, or the driver refuses the map.
+// is 0, and the kernel loads with plain loads, where TMA cannot read x or 16-byte accesses cannot
+// be taken for granted: another stage, C not a multiple of 8, x or y not 16-byte aligned, or the
+// driver refuses the map.
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out);
 
 // Launches `kernel` (a __global__ function taking conv_args, or a cudaKernel_t cast to a pointer)
