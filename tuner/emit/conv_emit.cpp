@@ -87,7 +87,9 @@ emitted emit_conv(const std::vector<result_file>& results, const std::vector<std
     const int cc = compile::find_target(target)->cc;
     const auto chosen = results_for_target(results, "conv2d", target);
     std::size_t count = 0;
-    for (const auto [f, t] : choose_for_target(chosen, target, is_library, is_reference)) {
+    // A configuration measured on a newer architecture is borrowed only where it can run.
+    const auto runs_on = [cc](const result_trial& t) { return kc::check_target(config_of(t), cc).empty(); };
+    for (const auto [f, t] : choose_for_target(chosen, target, is_library, is_reference, runs_on)) {
       entry e;
       e.arch = cc;
       e.gpu = f->gpu;

@@ -75,13 +75,16 @@ bool clearly_faster(const result_trial& challenger, const result_trial& referenc
 }
 
 std::vector<emit_choice> choose_for_target(const chosen_results& chosen, const std::string& target,
-                                           const trial_test& is_library, const trial_test& is_reference) {
+                                           const trial_test& is_library, const trial_test& is_reference,
+                                           const trial_test& runs_on) {
   std::vector<emit_choice> out;
   for (const auto* f : chosen.files) {
     std::map<std::string, const result_trial*> references;
     for (const auto& t : f->trials)
       if (t.status == "ok" && is_reference(t)) references[t.problem] = &t;
-    const auto keep = [&](const result_trial& t) { return is_library(t) || legal_on(*f, t.instance, target); };
+    const auto keep = [&](const result_trial& t) {
+      return is_library(t) || (legal_on(*f, t.instance, target) && (!runs_on || runs_on(t)));
+    };
     for (auto [problem, t] : best_per_problem(*f, keep)) {
       if (const auto ref = references.find(problem); ref != references.end() && !clearly_faster(*t, *ref->second))
         t = ref->second;  // a tie: the reference

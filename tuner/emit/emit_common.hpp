@@ -45,15 +45,17 @@ bool clearly_faster(const result_trial& challenger, const result_trial& referenc
 
 // What an op's emitter takes for one target: per problem of each chosen file, the fastest
 // verified trial (library configurations wherever measured, our kernels only where they compiled
-// and fit the target), replaced by the problem's reference (`is_reference`: the library's
-// heuristic first choice) when it is not clearly_faster than it.
+// and fit the target and, with `runs_on`, where it accepts them for the target), replaced by the
+// problem's reference (`is_reference`: the library's heuristic first choice) when it is not
+// clearly_faster than it.
 struct emit_choice {
   const result_file* file;
   const result_trial* trial;
 };
 using trial_test = std::function<bool(const result_trial&)>;
 std::vector<emit_choice> choose_for_target(const chosen_results& chosen, const std::string& target,
-                                           const trial_test& is_library, const trial_test& is_reference);
+                                           const trial_test& is_library, const trial_test& is_reference,
+                                           const trial_test& runs_on = {});
 
 // "<label>: 11 tuned entries, 6 defaults" (or nearest-arch / no measured), a line of emit's report.
 std::string target_report(const std::string& label, std::size_t count, bool tuned, std::size_t defaults);

@@ -260,6 +260,13 @@ std::string template_name(const depthwise_config& c) {
          str(c.tile_h) + ", " + str(c.tile_w) + ", " + str(c.ph) + ", " + str(c.pw) + ", " + str(c.stage) + ">";
 }
 
+std::string check_target(const depthwise_config& c, int cc) {
+  if (c.stage == 4 && cc > 0 && cc < 90)
+    return "stage 4 loads through TMA, which needs compute capability 9.0 or newer (the device has " +
+           str(cc / 10) + "." + str(cc % 10) + ")";
+  return {};
+}
+
 std::string_view depthwise_header() noexcept { return "cuop/kernels/conv/depthwise.cuh"; }
 
 depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) noexcept {
@@ -302,9 +309,7 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   if (mma_stage(c) && static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
     return "stage " + str(c.stage) + ": tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) +
            " >= 2^31";
-  if (c.stage == 4 && dev.cc > 0 && dev.cc < 90)
-    return "stage 4 loads through TMA, which needs compute capability 9.0 or newer (the device has " +
-           str(dev.cc / 10) + "." + str(dev.cc % 10) + ")";
+  if (std::string bad = check_target(c, dev.cc); !bad.empty()) return bad;
   launch_plan p;
   p.grid_x = static_cast<unsigned>(tiles);
   p.grid_y = static_cast<unsigned>(cgroups);

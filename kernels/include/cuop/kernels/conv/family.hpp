@@ -92,6 +92,11 @@ std::string instance_name(const depthwise_config& c);
 std::string template_name(const depthwise_config& c);  // device instantiation spelled as source
 std::string_view depthwise_header() noexcept;
 
+// Empty when `c` can run on compute capability cc (x 10; 0: not known), else why not: stage 4
+// loads through TMA, sm_90 and newer. plan_launch and the emitter (no entry borrowed for an
+// older architecture) both ask.
+std::string check_target(const depthwise_config& c, int cc);
+
 // The configuration's problem-fixed fields taken from a shape (its tunables kept).
 depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) noexcept;
 
