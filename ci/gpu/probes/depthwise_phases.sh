@@ -7,8 +7,9 @@
 # ping-pong section, or (ROWGROUPS=1) only the row-groups-outer section, or (OCCUPANCY=1) only the
 # blocks-per-SM section (with NCU=1: Nsight Compute on its MMA phases instead), or (HALFLOADS=1)
 # only the fewer-ldmatrix section, or (BULK=1) only the bulk-copies-under-the-MMA-phase section, or
-# (TMA=1) only the TMA-fed stage 3 section. Usage, on the GPU machine from the repository root:
-# [NCU=1 | PINGPONG=1 | ROWGROUPS=1 | OCCUPANCY=1 [NCU=1] | HALFLOADS=1 | BULK=1 | TMA=1] bash ci/gpu/probes/depthwise_phases.sh
+# (TMA=1) only the TMA-fed stage 3 section, or (TMA_SWEEP=1) only the one-box TMA kind across
+# configurations. Usage, on the GPU machine from the repository root:
+# [NCU=1 | PINGPONG=1 | ROWGROUPS=1 | OCCUPANCY=1 [NCU=1] | HALFLOADS=1 | BULK=1 | TMA=1 | TMA_SWEEP=1] bash ci/gpu/probes/depthwise_phases.sh
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -42,7 +43,7 @@ if [[ "${OCCUPANCY:-0}" == 1 && "${NCU:-0}" == 1 ]]; then
   exit 0
 fi
 # One section alone: its variable set to 1 runs that probe with --<flag> (depthwise-<flag>.md).
-for section in TMA:tma:bounds BULK:bulk:bounds HALFLOADS:halfloads:bounds OCCUPANCY:occupancy:bounds \
+for section in TMA_SWEEP:tma-sweep:bounds TMA:tma:bounds BULK:bulk:bounds HALFLOADS:halfloads:bounds OCCUPANCY:occupancy:bounds \
   ROWGROUPS:rowgroups:phases PINGPONG:pingpong:phases; do
   IFS=: read -r var flag probe <<<"$section"
   if [[ "${!var:-0}" == 1 ]]; then
