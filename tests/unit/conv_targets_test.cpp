@@ -40,6 +40,20 @@ cuop::compile::result build(const kc::depthwise_config& c, const char* target) {
                    kc::smem_bytes(c)});
 }
 
+// A well-formed configuration built for each target: ok, 1 to 255 registers, and (no_spills) none
+// spilled.
+void compiles_everywhere(const kc::depthwise_config& c, bool no_spills) {
+  ASSERT_EQ(kc::check_config(c), "");
+  for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) {
+    SCOPED_TRACE(kc::instance_name(c) + " on " + target);
+    const auto r = build(c, target);
+    ASSERT_EQ(r.status, build_status::ok) << r.message;
+    EXPECT_GT(r.usage.registers, 0);
+    EXPECT_LE(r.usage.registers, 255);
+    if (no_spills) EXPECT_EQ(r.usage.spill_stores, 0);
+  }
+}
+
 }  // namespace
 
 TEST(conv_targets, depthwise_compiles_for_every_target) {
@@ -47,15 +61,8 @@ TEST(conv_targets, depthwise_compiles_for_every_target) {
   const kc::layout nhwc = kc::layout::nhwc, nchw = kc::layout::nchw;
   for (const auto& c : {cfg(dtype::f16, nhwc, 7, 1, 4, 32, 8, 16, 2, 4, 2), cfg(dtype::bf16, nhwc, 3, 2, 4, 64, 4, 8, 2, 2, 0),
                         cfg(dtype::f16, nchw, 7, 1, 8, 32, 8, 8, 2, 4, 1), cfg(dtype::f32, nchw, 31, 1, 4, 16, 4, 8, 1, 4, 1)}) {
-    ASSERT_EQ(kc::check_config(c), "");
-    for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) {
-      SCOPED_TRACE(kc::instance_name(c) + " on " + target);
-      const auto r = build(c, target);
-      ASSERT_EQ(r.status, build_status::ok) << r.message;
-      EXPECT_GT(r.usage.registers, 0);
-      EXPECT_LE(r.usage.registers, 255);
-      EXPECT_EQ(r.usage.spill_stores, 0);
-    }
+    compiles_everywhere(c, true);
+    if (testing::Test::HasFatalFailure()) return;
   }
 }
 
@@ -80,15 +87,8 @@ TEST(conv_targets, tensor_core_stages_compile_for_every_target) {
                                      expect{mma(dtype::bf16, 31, 2, 16, 16, 16, 3), true},
                                      expect{mma(dtype::f16, 7, 4, 32, 16, 32, 4), false},
                                      expect{mma(dtype::bf16, 7, 4, 32, 16, 64, 4), false}}) {
-    ASSERT_EQ(kc::check_config(c), "");
-    for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) {
-      SCOPED_TRACE(kc::instance_name(c) + " on " + target);
-      const auto r = build(c, target);
-      ASSERT_EQ(r.status, build_status::ok) << r.message;
-      EXPECT_GT(r.usage.registers, 0);
-      EXPECT_LE(r.usage.registers, 255);
-      if (no_spills) EXPECT_EQ(r.usage.spill_stores, 0);
-    }
+    compiles_everywhere(c, no_spills);
+    if (testing::Test::HasFatalFailure()) return;
   }
 }
 

@@ -156,6 +156,18 @@ struct depthwise_mma {
           (p >= 0 ? tv[p] : 0u) | (p + 1 < 8 ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
   }
 
+  // A transpose task's stores: chunk q (8 channels) of the two pixels of plane word `word` as
+  // eight words, each the two pixels of one channel.
+  static __device__ __forceinline__ void write_task(unsigned* planes, int task, const words8 (&px)[2]) {
+    const int q = task % qc, word = task / qc;
+    unsigned w0[4], w1[4];
+    words_of(px[0], w0);
+    words_of(px[1], w1);
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+  }
+
   // One batch of the patch's transposes (unroll tasks a thread from `base`): every load first,
   // then the shared-memory writes. With TAPS the batch also carries the thread's first tap row,
   // so that its loads share the batch's wait instead of adding one of their own.
@@ -180,13 +192,7 @@ struct depthwise_mma {
     for (int u = 0; u < unroll; ++u) {
       const int task = base + u * block_threads;
       if (task >= tasks) break;
-      const int q = task % qc, word = task / qc;
-      unsigned w0[4], w1[4];
-      words_of(px[u][0], w0);
-      words_of(px[u][1], w1);
-#pragma unroll
-      for (int j = 0; j < 8; ++j)
-        plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+      write_task(planes, task, px[u]);
     }
     if (TAPS && tid < tap_rows) write_pairs(pairs, tid, tv);
   }
@@ -482,13 +488,7 @@ struct depthwise_mma {
     for (int u = 0; u < tma_per_thread; ++u) {
       const int task = tid + u * block_threads;
       if (task >= tma_tasks) break;
-      const int q = task % qc, word = task / qc;
-      unsigned w0[4], w1[4];
-      words_of(px[u][0], w0);
-      words_of(px[u][1], w1);
-#pragma unroll
-      for (int j = 0; j < 8; ++j)
-        plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+      write_task(planes, task, px[u]);
     }
     __syncthreads();
     compute_and_store(a, t, planes, reinterpret_cast<const unsigned short*>(pairs), tid);
