@@ -110,15 +110,16 @@ int threads_per_block(const depthwise_config& c) noexcept {
 
 namespace {
 
-// Stage 3 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
-// the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4),
-// then the block's tap pairs (nine words per channel, tap row and 8-tap chunk).
-// Words of a plane row: an odd number of 16-byte units.
+// Words of a plane row of stages 3 and 4: an odd number of 16-byte units.
 long long mma_row_words(const depthwise_config& c) noexcept {
   const long long xblocks = c.tile_w / 8, chunks = (c.s + 7) / 8;
   return ((xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1) * 4;
 }
 
+// Stage 3 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
+// the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4),
+// then the block's tap pairs (nine words per channel, tap row and 8-tap chunk). Stage 4: the same,
+// rounded up to 128 bytes, then the TMA copy's mbarrier.
 long long mma_smem_bytes(const depthwise_config& c) noexcept {
   const long long chunks = (c.s + 7) / 8;
   long long words = (static_cast<long long>(c.tile_h) + c.r - 1) * mma_row_words(c);

@@ -397,8 +397,8 @@ struct depthwise_mma {
   // smaller). The threads gather the taps while it is in flight, then each moves its share of the
   // raw patch into registers, a barrier, and writes it out as planes (the transposes of stage 3,
   // from shared memory instead of global). No global load of x goes through the threads. Then
-  // stage 3's MMAs and stores. On the H200 this took 46.5 us against stage 3's 53.6 on
-  // 16x64x64x384 7x7, and was no faster on the 28x28 and 56x56 layers (docs/conv-h200.md).
+  // stage 3's MMAs and stores. On the H200 it won 16x64x64x384 7x7 (48.1 us against stage 3's
+  // best 54.7 in the sweep) and was no faster on the 28x28 and 56x56 layers (docs/conv-h200.md).
   // Shared memory: stage 3's, then the copy's mbarrier at the next 128 bytes.
   static constexpr int raw_row_bytes = patch_w * BLOCK_C * 2;
   static constexpr int raw_bytes = patch_h * raw_row_bytes;
