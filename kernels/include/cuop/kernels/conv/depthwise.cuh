@@ -652,9 +652,7 @@ struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH,
   static_assert(NHWC && STRIDE == 1, "stage 4 is NHWC with stride 1");
   static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "stage 4: vec of 16 bytes, ph 1, pw 1");
   static constexpr int smem_bytes = base::tma_smem_bytes;
-  static constexpr int min_blocks = 228 * 1024 / (smem_bytes + 1024) < 1   ? 1
-                                    : 228 * 1024 / (smem_bytes + 1024) > 4 ? 4
-                                                                           : 228 * 1024 / (smem_bytes + 1024);
+  static constexpr int min_blocks = base::blocks_for(smem_bytes);
 };
 
 }  // namespace cuop::kernels::conv

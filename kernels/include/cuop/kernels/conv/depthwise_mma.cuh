@@ -93,9 +93,10 @@ struct depthwise_mma {
   // as an sm_90 SM's 228 KiB hold, at most 4 (kernels/src/conv/family.cpp computes the same). One
   // block at a time leaves each block's load, MMA and store phases unoverlapped.
   static constexpr int smem_bytes = filter_offset + filter_bytes;
-  static constexpr int min_blocks = 228 * 1024 / (smem_bytes + 1024) < 1   ? 1
-                                    : 228 * 1024 / (smem_bytes + 1024) > 4 ? 4
-                                                                           : 228 * 1024 / (smem_bytes + 1024);
+  static __host__ __device__ constexpr int blocks_for(int smem) {
+    return 228 * 1024 / (smem + 1024) < 1 ? 1 : 228 * 1024 / (smem + 1024) > 4 ? 4 : 228 * 1024 / (smem + 1024);
+  }
+  static constexpr int min_blocks = blocks_for(smem_bytes);
   static constexpr int unroll = 4;                          // transposes in flight per thread
 
   static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
