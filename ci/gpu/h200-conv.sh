@@ -10,7 +10,9 @@
 #       7x7 and 31x31 NHWC depthwise problems with the tensor-core candidates only (stages 3 and 4,
 #       the stages that win them), the committed results updated with it (`export --update`: those
 #       problems replaced whole; $OUT/conv2d-nvidia-h200.json), a rebuild against the update, the
-#       dispatch tests and the side-by-side table for those problems
+#       dispatch tests and the side-by-side table for those problems. The sweep races
+#       (`strategy: race`: finalists re-measured interleaved, so that near-ties between stages are
+#       decided within one run); DW_STRATEGY=exhaustive measures every candidate fully instead
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -74,12 +76,13 @@ depthwise)
   echo "tests exit $?" | tee -a "$log"
   grep -E "^\[ +(PASSED|FAILED|SKIPPED) |Failure|first bad|Which is" "$OUT/depthwise-tests.txt" | head -30
   step "sweep: the 7x7 and 31x31 NHWC depthwise problems, stages 3 and 4"
-  python3 - configs/conv.yaml "$subset" <<'EOF'
-import sys, yaml
+  DW_STRATEGY="${DW_STRATEGY:-race}" python3 - configs/conv.yaml "$subset" <<'EOF'
+import os, sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
 spec["problems"] = [p for p in spec["problems"]
                     if p.get("groups", 1) > 1 and p.get("layout", "nhwc") == "nhwc" and p["r"] in (7, 31)]
 spec["candidates"] = [c for c in spec["candidates"] if {3, 4} & set(c["params"].get("stage", []))]
+spec["strategy"] = os.environ["DW_STRATEGY"]
 yaml.safe_dump(spec, open(sys.argv[2], "w"), sort_keys=False)
 EOF
   timeout "${CONV_SWEEP_S:-330}" ./build/tuner/cuop-tune sweep "$subset" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
