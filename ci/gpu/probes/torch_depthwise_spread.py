@@ -1,0 +1,67 @@
+"""Device probe: how much torch's depthwise times move between processes, and why.
+
+The side-by-side tables (scripts/conv_vs_torch.py) time torch.nn.functional.conv2d once per
+process with cudnn.benchmark on, and torch's 7x7 NHWC figure has moved by up to 43% between calls
+(32x28x28x512: 108 and 155 us). Here each layer is timed in PROCS fresh processes with benchmark
+on (each process lets cuDNN choose again) and one with it off, exactly as conv_vs_torch.py times
+it (scripts/torch_timing.py: L2 flushed by a read, median of 30), and the CUDA kernels the timed
+call ran are named (torch.profiler).
+Usage, on the GPU machine: python3 ci/gpu/probes/torch_depthwise_spread.py [PROCS]"""
+import json
+import os
+import subprocess
+import sys
+
+LAYERS = [(32, 56, 56, 128, 7), (32, 28, 28, 256, 7), (32, 28, 28, 512, 7), (16, 64, 64, 384, 7), (8, 32, 32, 1024, 31)]
+
+
+def child(benchmark):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../../scripts"))
+    import torch
+    import torch.nn.functional as F
+    from torch_timing import l2_flush_buffer, time_cold
+
+    torch.backends.cudnn.benchmark = benchmark
+    torch.backends.cudnn.allow_tf32 = False
+    flush = l2_flush_buffer()
+    out = []
+    for n, h, w, c, r in LAYERS:
+        x = (torch.rand(n, c, h, w, device="cuda", dtype=torch.float16) * 2 - 1).to(memory_format=torch.channels_last)
+        wt = (torch.rand(c, 1, r, r, device="cuda", dtype=torch.float16) * 2 - 1).to(memory_format=torch.channels_last)
+        fn = lambda: F.conv2d(x, wt, padding=r // 2, groups=c)  # noqa: E731
+        us = time_cold(fn, flush, samples=30)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        kernels = sorted({e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA})
+        out.append({"layer": f"{n}x{h}x{w}x{c} {r}x{r}", "us": us, "kernels": kernels})
+    print(json.dumps(out))
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("--child-on", "--child-off"):
+        child(sys.argv[1] == "--child-on")
+        return
+    procs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    runs = [("on", i) for i in range(procs)] + [("off", 0)]
+    results = {}
+    for mode, i in runs:
+        p = subprocess.run([sys.executable, __file__, f"--child-{mode}"], capture_output=True, text=True, check=True)
+        results[(mode, i)] = json.loads(p.stdout.strip().splitlines()[-1])
+    names = {}
+    print("| layer (f16 NHWC depthwise) | " + " | ".join(f"benchmark {m} #{i + 1} us" for m, i in runs) + " |")
+    print("| --- | " + " | ".join("---:" for _ in runs) + " |")
+    for li, (n, h, w, c, r) in enumerate(LAYERS):
+        cells = []
+        for run in runs:
+            e = results[run][li]
+            tag = names.setdefault(" + ".join(e["kernels"]), chr(ord("A") + len(names)))
+            cells.append(f"{e['us']:.1f} ({tag})")
+        print(f"| {n}x{h}x{w}x{c} {r}x{r} | " + " | ".join(cells) + " |")
+    print("\nKernels (the letter after each time):")
+    for k, tag in names.items():
+        print(f"- {tag}: {k[:300]}")
+
+
+if __name__ == "__main__":
+    main()
