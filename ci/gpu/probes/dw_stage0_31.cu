@@ -36,7 +36,7 @@ float half_bits_to_float(unsigned short b) {
 }
 
 template <int C0, int TH, int TW, int PH, int PW, int STAGE>
-int check(const char* label, const shape& s, int sample_limit) {
+int check(const char* label, const shape& s, int smem_pad = 0) {
   using K = kc::depthwise<__half, true, 31, 31, 1, 4, 1, C0, TH, TW, PH, PW, STAGE>;
   const int r = 31, pad = 15, p = s.hw, q = s.hw;
   const long long xn = 1LL * s.n * s.hw * s.hw * s.c, wn = 1LL * s.c * r * r, yn = 1LL * s.n * p * q * s.c;
@@ -58,8 +58,11 @@ int check(const char* label, const shape& s, int sample_limit) {
   kc::conv_args a{x, w, y, s.n, s.c, s.hw, s.hw, s.c, p, q, r, r, 1, 1, pad, pad, 1, 1, s.c, 1.f, 0.f};
   const dim3 grid(((p + TH - 1) / TH) * ((q + TW - 1) / TW), (s.c + C0 - 1) / C0, s.n);
   auto kernel = entry<K>;
-  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::smem_bytes);
-  kernel<<<grid, K::block_threads, K::smem_bytes>>>(a);
+  const int smem = K::smem_bytes + smem_pad;  // padded: fewer blocks per SM
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  int per_sm = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::block_threads, smem);
+  kernel<<<grid, K::block_threads, smem>>>(a);
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
     std::printf("| %s | %dx%dx%dx%d | %d | launch failed: %s |\n", label, s.n, s.hw, s.hw, s.c, K::block_threads,
                 cudaGetErrorString(e));
@@ -68,6 +71,7 @@ int check(const char* label, const shape& s, int sample_limit) {
   cudaMemcpy(hy.data(), y, yn * 2, cudaMemcpyDeviceToHost);
   long long bad = 0, first = -1;
   double worst = 0;
+  std::vector<long long> by_row(TH), by_col(TW);  // wrong outputs by row and column within a tile
   for (int n = 0; n < s.n; ++n)
     for (int oy = 0; oy < p; ++oy)
       for (int ox = 0; ox < q; ++ox)
@@ -86,6 +90,8 @@ int check(const char* label, const shape& s, int sample_limit) {
           if (!(err <= 0.05 + 0.01 * std::fabs(want))) {
             if (first < 0) first = idx;
             ++bad;
+            ++by_row[oy % TH];
+            ++by_col[ox % TW];
           }
           if (std::isfinite(got) && err > worst) worst = err;
           else if (!std::isfinite(got)) worst = INFINITY;
@@ -96,9 +102,11 @@ int check(const char* label, const shape& s, int sample_limit) {
     where = "n " + std::to_string(n) + " y " + std::to_string(oy) + " x " + std::to_string(ox) + " c " +
             std::to_string(c);
   }
-  std::printf("| %s | %dx%dx%dx%d | %d | %lld of %lld | %.4g | %s |\n", label, s.n, s.hw, s.hw, s.c, K::block_threads,
-              bad, yn, worst, where.c_str());
-  (void)sample_limit;
+  std::string rows, cols;
+  for (int i = 0; i < TH; ++i) rows += (i ? " " : "") + std::to_string(by_row[i]);
+  for (int i = 0; i < TW; ++i) cols += (i ? " " : "") + std::to_string(by_col[i]);
+  std::printf("| %s | %dx%dx%dx%d | %d | %d | %lld of %lld | %.4g | %s | %s | %s |\n", label, s.n, s.hw, s.hw, s.c,
+              K::block_threads, per_sm, bad, yn, worst, where.c_str(), bad ? rows.c_str() : "-", bad ? cols.c_str() : "-");
   cudaFree(x);
   cudaFree(w);
   cudaFree(y);
@@ -110,8 +118,8 @@ int check(const char* label, const shape& s, int sample_limit) {
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";  // one shape (for the sanitizer)
   const shape shapes[] = {{1, 32, 16}, {2, 16, 40}, {1, 48, 33}};
-  std::printf("| configuration | n x h x w x c | threads | wrong outputs | max abs error | first wrong |\n"
-              "| --- | --- | ---: | --- | ---: | --- |\n");
+  std::printf("| configuration | n x h x w x c | threads | blocks per SM | wrong outputs | max abs error | first wrong "
+              "| wrong by tile row | wrong by tile column |\n| --- | --- | ---: | ---: | --- | ---: | --- | --- | --- |\n");
   int failures = 0;
   for (const auto& s : shapes) {
     failures += check<16, 16, 16, 2, 4, 0>("stage 0 c16_t16x16_ph2_pw4 (sweep: wrong)", s, 0);
@@ -119,6 +127,13 @@ int main(int argc, char** argv) {
     failures += check<16, 16, 32, 2, 4, 0>("stage 0 c16_t16x32_ph2_pw4 (sweep: right)", s, 0);
     failures += check<16, 16, 16, 2, 4, 1>("stage 1 c16_t16x16_ph2_pw4", s, 0);
     if (quick) break;
+    // Same kernel, its shared memory padded so that one block fills an SM.
+    failures += check<16, 16, 16, 2, 4, 0>("stage 0 c16_t16x16_ph2_pw4, one block per SM", s, 120 * 1024);
+    // Same tile, ph and pw at 256 threads (twice the channel threads), and 128 threads on a tile
+    // the sweep found right at 256 (half the channel threads).
+    failures += check<32, 16, 16, 2, 4, 0>("stage 0 c32_t16x16_ph2_pw4", s, 0);
+    failures += check<8, 16, 32, 2, 4, 0>("stage 0 c8_t16x32_ph2_pw4", s, 0);
+    failures += check<16, 16, 16, 1, 4, 0>("stage 0 c16_t16x16_ph1_pw4", s, 0);
   }
   std::printf("\n%d of the checks above wrong\n", failures);
   return 0;
