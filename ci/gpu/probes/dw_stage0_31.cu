@@ -3,7 +3,8 @@
 // stage 0 beyond 3x3 since). The kernels are launched directly (plan_launch would refuse them),
 // each on a few shapes, and checked against an f64 host reference: the configurations the sweep
 // found wrong (64 and 128 threads), one it found right (256), and stage 1 of the same tiles.
-// Run it under compute-sanitizer too (ci/gpu/probes/dw_stage0_31.sh).
+// Also: the same kernel under other launch bounds, and the script builds it with NVVM at -O1
+// too, then runs compute-sanitizer (ci/gpu/probes/dw_stage0_31.sh; findings: docs/conv.md).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -22,6 +23,17 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry(kc::con
   extern __shared__ __align__(16) unsigned char smem[];
   K::run(a, smem);
 }
+// The same kernel under other launch bounds: 256 threads at most, and none.
+template <typename K>
+__global__ void __launch_bounds__(256, 1) entry_lb256(kc::conv_args a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  K::run(a, smem);
+}
+template <typename K>
+__global__ void entry_nolb(kc::conv_args a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  K::run(a, smem);
+}
 
 namespace {
 
@@ -35,7 +47,7 @@ float half_bits_to_float(unsigned short b) {
   return __half2float(__half(r));
 }
 
-template <int C0, int TH, int TW, int PH, int PW, int STAGE>
+template <int C0, int TH, int TW, int PH, int PW, int STAGE, int BOUNDS = 0>
 int check(const char* label, const shape& s, int smem_pad = 0) {
   using K = kc::depthwise<__half, true, 31, 31, 1, 4, 1, C0, TH, TW, PH, PW, STAGE>;
   const int r = 31, pad = 15, p = s.hw, q = s.hw;
@@ -57,7 +69,7 @@ int check(const char* label, const shape& s, int smem_pad = 0) {
   cudaMemset(y, 0xff, yn * 2);  // NaN
   kc::conv_args a{x, w, y, s.n, s.c, s.hw, s.hw, s.c, p, q, r, r, 1, 1, pad, pad, 1, 1, s.c, 1.f, 0.f};
   const dim3 grid(((p + TH - 1) / TH) * ((q + TW - 1) / TW), (s.c + C0 - 1) / C0, s.n);
-  auto kernel = entry<K>;
+  auto kernel = BOUNDS == 0 ? entry<K> : BOUNDS == 256 ? entry_lb256<K> : entry_nolb<K>;
   const int smem = K::smem_bytes + smem_pad;  // padded: fewer blocks per SM
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   int per_sm = 0;
@@ -134,6 +146,8 @@ int main(int argc, char** argv) {
     failures += check<32, 16, 16, 2, 4, 0>("stage 0 c32_t16x16_ph2_pw4", s, 0);
     failures += check<8, 16, 32, 2, 4, 0>("stage 0 c8_t16x32_ph2_pw4", s, 0);
     failures += check<16, 16, 16, 1, 4, 0>("stage 0 c16_t16x16_ph1_pw4", s, 0);
+    failures += check<16, 16, 16, 2, 4, 0, 256>("stage 0 c16_t16x16_ph2_pw4, __launch_bounds__(256, 1)", s, 0);
+    failures += check<16, 16, 16, 2, 4, 0, -1>("stage 0 c16_t16x16_ph2_pw4, no launch bounds", s, 0);
   }
   std::printf("\n%d of the checks above wrong\n", failures);
   return 0;
