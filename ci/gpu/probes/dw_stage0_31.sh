@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Device probe of depthwise stage 0 with 31x31 filters (ci/gpu/probes/dw_stage0_31.cu): the
 # answers of the configurations the baseline sweep found wrong, under three launch bounds, built
-# as the library builds (NVVM -O3) and with NVVM at -O1; then compute-sanitizer's memcheck,
-# racecheck and synccheck on one shape. Usage, on the GPU machine from the repository root:
-# bash ci/gpu/probes/dw_stage0_31.sh (BIN=path runs binaries built elsewhere: path and
-# path-nvvmO1). Findings: docs/conv.md, "Limits".
+# as the library builds (NVVM -O3), with NVVM at -O1 and with ptxas at -O1; then
+# compute-sanitizer's memcheck, racecheck and synccheck on one shape (one tile: right answers). Usage, on the GPU machine from the repository root:
+# bash ci/gpu/probes/dw_stage0_31.sh (BIN=path runs binaries built elsewhere: path,
+# path-nvvmO1 and path-ptxasO1). Findings: docs/conv.md, "Limits".
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -13,7 +13,8 @@ BIN="${BIN:-/tmp/dw-stage0-31}"
 flags=(-O3 -std=c++20 -arch=sm_90a -lineinfo -Ikernels/include ci/gpu/probes/dw_stage0_31.cu)
 [[ -x "$BIN" ]] || nvcc "${flags[@]}" -o "$BIN"
 [[ -x "$BIN-nvvmO1" ]] || nvcc "${flags[@]}" -Xcicc -O1 -o "$BIN-nvvmO1"
-for b in "$BIN" "$BIN-nvvmO1"; do
+[[ -x "$BIN-ptxasO1" ]] || nvcc "${flags[@]}" -Xptxas -O1 -o "$BIN-ptxasO1"
+for b in "$BIN" "$BIN-nvvmO1" "$BIN-ptxasO1"; do
   echo "== $(basename "$b")" | tee -a "$OUT/dw-stage0-31.md"
   "$b" | tee -a "$OUT/dw-stage0-31.md"
 done
