@@ -11,8 +11,8 @@
 #       the stages that win them), the committed results updated with it (`export --update`: those
 #       problems replaced whole; $OUT/conv2d-nvidia-h200.json), a rebuild against the update, the
 #       dispatch tests and the side-by-side table for those problems. The sweep races
-#       (`strategy: race`: finalists re-measured interleaved, so that near-ties between stages are
-#       decided within one run); DW_STRATEGY=exhaustive measures every candidate fully instead
+#       (`strategy: race`: the finalists re-measured interleaved, so that stages that run close are
+#       compared within one run); DW_STRATEGY=exhaustive measures every candidate fully instead
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
