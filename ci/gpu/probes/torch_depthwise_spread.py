@@ -3,9 +3,9 @@
 The side-by-side tables (scripts/conv_vs_torch.py) time torch.nn.functional.conv2d once per
 process with cudnn.benchmark on, and torch's 7x7 NHWC figure has moved by up to 43% between calls
 (32x28x28x512: 108 and 155 us). Here each layer is timed in PROCS fresh processes with benchmark
-on (each process lets cuDNN choose again) and one with it off, exactly as conv_vs_torch.py times
-it (scripts/torch_timing.py: L2 flushed by a read, median of 30), and the CUDA kernels the timed
-call ran are named (torch.profiler). Then, in one more process (benchmark on), each layer is
+on (each process lets cuDNN choose again) and one with it off, with conv_vs_torch.py's timing
+method (scripts/torch_timing.py: L2 flushed by a read, median of 30), and the CUDA kernels of one
+call profiled after the timing are named (torch.profiler). Then, in one more process (benchmark on), each layer is
 timed on ALLOCS fresh pairs of tensors, all kept alive (so at other addresses), one after another.
 Usage, on the GPU machine: python3 ci/gpu/probes/torch_depthwise_spread.py [PROCS [ALLOCS]]"""
 import json
