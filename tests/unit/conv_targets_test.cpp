@@ -10,6 +10,7 @@
 #include "cuop/kernels/conv/family.hpp"
 #include "tuner/compile/compile.hpp"
 #include "tuner/ops/conv_op.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -40,18 +41,11 @@ cuop::compile::result build(const kc::depthwise_config& c, const char* target) {
                    kc::smem_bytes(c)});
 }
 
-// A well-formed configuration built for each target: ok, 1 to 255 registers, and (no_spills) none
-// spilled.
+// A well-formed configuration built for each target (test_support.hpp).
 void compiles_everywhere(const kc::depthwise_config& c, bool no_spills) {
   ASSERT_EQ(kc::check_config(c), "");
-  for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) {
-    SCOPED_TRACE(kc::instance_name(c) + " on " + target);
-    const auto r = build(c, target);
-    ASSERT_EQ(r.status, build_status::ok) << r.message;
-    EXPECT_GT(r.usage.registers, 0);
-    EXPECT_LE(r.usage.registers, 255);
-    if (no_spills) EXPECT_EQ(r.usage.spill_stores, 0);
-  }
+  cuop::test::expect_builds_everywhere(kc::instance_name(c), [&](const char* target) { return build(c, target); },
+                                       no_spills);
 }
 
 }  // namespace

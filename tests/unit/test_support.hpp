@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
 
 namespace cuop::test {
@@ -38,5 +39,19 @@ struct scratch {
   scratch& operator=(const scratch&) = delete;
   std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
+
+// Configuration `name`, built by `build(target)` for every target the tuner knows: ok, 1 to 255
+// registers, and (no_spills) none spilled.
+template <class Build>
+void expect_builds_everywhere(const std::string& name, Build&& build, bool no_spills) {
+  for (const auto& target : compile::target_names()) {
+    SCOPED_TRACE(name + " on " + target);
+    const compile::result r = build(target.c_str());
+    ASSERT_EQ(r.status, compile::build_status::ok) << r.message;
+    EXPECT_GT(r.usage.registers, 0);
+    EXPECT_LE(r.usage.registers, 255);
+    if (no_spills) EXPECT_EQ(r.usage.spill_stores, 0);
+  }
+}
 
 }  // namespace cuop::test
