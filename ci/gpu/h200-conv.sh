@@ -13,6 +13,10 @@
 #       dispatch tests and the side-by-side table for those problems. The sweep races
 #       (`strategy: race`: the finalists re-measured interleaved, so that stages that run close are
 #       compared within one run); DW_STRATEGY=exhaustive measures every candidate fully instead
+#   CUOP_GIT_REV=<rev> bash ci/gpu/h200-conv.sh depthwise-side   build against the committed
+#       results/, conv_app, and the side-by-side table for those depthwise problems only
+# The side-by-side tables time each side in CONV_VS_TORCH_PROCS processes (default 3; see
+# scripts/conv_vs_torch.py): our slowest median against the heuristic's and torch's fastest.
 # Everything worth keeping goes to $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,6 +51,20 @@ conv_tests() {
   grep -E "^\[ +(OK|PASSED|FAILED|SKIPPED) |Failure|misses|first bad|Expected|Which is|max error" "$OUT/conv-tests.txt" | head -70
 }
 
+# The 7x7 and 31x31 NHWC depthwise problems of configs/conv.yaml with the tensor-core candidates
+# (stages 3 and 4) only, racing unless DW_STRATEGY says otherwise, written to $1.
+write_depthwise_subset() {
+  DW_STRATEGY="${DW_STRATEGY:-race}" python3 - configs/conv.yaml "$1" <<'EOF'
+import os, sys, yaml
+spec = yaml.safe_load(open(sys.argv[1]))
+spec["problems"] = [p for p in spec["problems"]
+                    if p.get("groups", 1) > 1 and p.get("layout", "nhwc") == "nhwc" and p["r"] in (7, 31)]
+spec["candidates"] = [c for c in spec["candidates"] if {3, 4} & set(c["params"].get("stage", []))]
+spec["strategy"] = os.environ["DW_STRATEGY"]
+yaml.safe_dump(spec, open(sys.argv[2], "w"), sort_keys=False)
+EOF
+}
+
 case "${1:-}" in
 sweep)
   build cuop-tune cuop_gpu_tests
@@ -65,7 +83,7 @@ side)
   ./build/examples/conv_app 2>&1 | tee -a "$log"
   conv_tests
   step "cuop::conv2d vs cuDNN heuristic vs torch"
-  timeout "${SIDE_S:-300}" python3 scripts/conv_vs_torch.py build "${SWEEP:-configs/conv.yaml}" >"$OUT/conv-h200.md" 2>>"$log"
+  timeout "${SIDE_S:-600}" python3 scripts/conv_vs_torch.py build "${SWEEP:-configs/conv.yaml}" >"$OUT/conv-h200.md" 2>>"$log"
   cat "$OUT/conv-h200.md"
   ;;
 depthwise)
@@ -76,15 +94,7 @@ depthwise)
   echo "tests exit $?" | tee -a "$log"
   grep -E "^\[ +(PASSED|FAILED|SKIPPED) |Failure|first bad|Which is" "$OUT/depthwise-tests.txt" | head -30
   step "sweep: the 7x7 and 31x31 NHWC depthwise problems, stages 3 and 4"
-  DW_STRATEGY="${DW_STRATEGY:-race}" python3 - configs/conv.yaml "$subset" <<'EOF'
-import os, sys, yaml
-spec = yaml.safe_load(open(sys.argv[1]))
-spec["problems"] = [p for p in spec["problems"]
-                    if p.get("groups", 1) > 1 and p.get("layout", "nhwc") == "nhwc" and p["r"] in (7, 31)]
-spec["candidates"] = [c for c in spec["candidates"] if {3, 4} & set(c["params"].get("stage", []))]
-spec["strategy"] = os.environ["DW_STRATEGY"]
-yaml.safe_dump(spec, open(sys.argv[2], "w"), sort_keys=False)
-EOF
+  write_depthwise_subset "$subset"
   timeout "${CONV_SWEEP_S:-330}" ./build/tuner/cuop-tune sweep "$subset" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
   echo "sweep exit $?" | tee -a "$log"
   ./build/tuner/cuop-tune best --db $DB --op conv2d --format markdown >"$OUT/best-depthwise.md" 2>&1
@@ -99,9 +109,18 @@ EOF
   ./build/examples/conv_app 2>&1 | tail -3 | tee -a "$log"
   ./build/tests/cuop_gpu_tests --gtest_filter='*conv*dispatch*' 2>&1 | grep -E "^\[ +(PASSED|FAILED|SKIPPED) " | tee -a "$log"
   step "cuop::conv2d vs cuDNN heuristic vs torch"
-  timeout "${SIDE_S:-200}" python3 scripts/conv_vs_torch.py build "$subset" >"$OUT/depthwise-h200.md" 2>>"$log"
+  timeout "${SIDE_S:-300}" python3 scripts/conv_vs_torch.py build "$subset" >"$OUT/depthwise-h200.md" 2>>"$log"
   cat "$OUT/depthwise-h200.md"
   ;;
-*) echo "usage: h200-conv.sh sweep|side|depthwise" >&2; exit 2 ;;
+depthwise-side)
+  subset=/tmp/depthwise-mma.yaml
+  write_depthwise_subset "$subset"
+  build conv_app conv_bench
+  ./build/examples/conv_app 2>&1 | tail -3 | tee -a "$log"
+  step "cuop::conv2d vs cuDNN heuristic vs torch, depthwise problems"
+  timeout "${SIDE_S:-300}" python3 scripts/conv_vs_torch.py build "$subset" >"$OUT/depthwise-h200.md" 2>>"$log"
+  cat "$OUT/depthwise-h200.md"
+  ;;
+*) echo "usage: h200-conv.sh sweep|side|depthwise|depthwise-side" >&2; exit 2 ;;
 esac
 step "done"
