@@ -128,8 +128,12 @@ int check(const char* label, const shape& s, int smem_pad = 0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";  // one shape (for the sanitizer)
-  const shape shapes[] = {{1, 32, 16}, {2, 16, 40}, {1, 48, 33}};
+  // For the sanitizer: --quick, the one-tile shape (right answers); --quick-multi, a multi-tile
+  // shape where the faulty path runs (wrong answers); the first four checks only.
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const bool quick = mode == "--quick" || mode == "--quick-multi";
+  const shape all_shapes[] = {{1, 32, 16}, {2, 16, 40}, {1, 48, 33}};
+  const std::vector<shape> shapes(all_shapes + (mode == "--quick-multi" ? 1 : 0), all_shapes + 3);
   std::printf("| configuration | n x h x w x c | threads | blocks per SM | wrong outputs | max abs error | first wrong "
               "| wrong by tile row | wrong by tile column |\n| --- | --- | ---: | ---: | --- | ---: | --- | --- | --- |\n");
   int failures = 0;

@@ -2,7 +2,8 @@
 # Device probe of depthwise stage 0 with 31x31 filters (ci/gpu/probes/dw_stage0_31.cu): the
 # answers of the configurations the baseline sweep found wrong, under three launch bounds, built
 # as the library builds (NVVM -O3), with NVVM at -O1 and with ptxas at -O1; then
-# compute-sanitizer's memcheck, racecheck and synccheck on one shape (one tile: right answers). Usage, on the GPU machine from the repository root:
+# compute-sanitizer's memcheck, racecheck, synccheck and initcheck on a one-tile shape (right answers)
+# and a multi-tile one (the faulty path runs). Usage, on the GPU machine from the repository root:
 # bash ci/gpu/probes/dw_stage0_31.sh (BIN=path runs binaries built elsewhere: path,
 # path-nvvmO1 and path-ptxasO1). Findings: docs/conv.md, "Limits".
 set -uo pipefail
@@ -18,7 +19,9 @@ for b in "$BIN" "$BIN-nvvmO1" "$BIN-ptxasO1"; do
   echo "== $(basename "$b")" | tee -a "$OUT/dw-stage0-31.md"
   "$b" | tee -a "$OUT/dw-stage0-31.md"
 done
-for tool in memcheck racecheck synccheck; do
-  echo "== compute-sanitizer --tool $tool" | tee -a "$OUT/dw-stage0-31-sanitizer.txt"
-  timeout 90 compute-sanitizer --tool "$tool" --print-limit 5 "$BIN" --quick 2>&1 | tail -15 | tee -a "$OUT/dw-stage0-31-sanitizer.txt"
+for shape in --quick --quick-multi; do
+  for tool in memcheck racecheck synccheck initcheck; do
+    echo "== compute-sanitizer --tool $tool, $shape" | tee -a "$OUT/dw-stage0-31-sanitizer.txt"
+    timeout 90 compute-sanitizer --tool "$tool" --print-limit 5 "$BIN" "$shape" 2>&1 | tail -15 | tee -a "$OUT/dw-stage0-31-sanitizer.txt"
+  done
 done
