@@ -157,16 +157,26 @@ struct depthwise_mma {
           (p >= 0 ? tv[p] : 0u) | (p + 1 < 8 ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
   }
 
-  // A transpose task's stores: chunk q (8 channels) of the two pixels of plane word `word` as
-  // eight words, each the two pixels of one channel.
-  static __device__ __forceinline__ void write_task(unsigned* planes, int task, const words8 (&px)[2]) {
+  // The patch's transposes, one task each: chunk q (8 channels) of the two pixels at patch row
+  // `row`, columns col and col + 1, which plane word `word` of the chunk's 8 planes holds.
+  static constexpr int patch_tasks = patch_h * row_words * qc;
+  struct task_t {
+    int q, word, row, col;
+  };
+  static __device__ __forceinline__ task_t task_of(int task) {
     const int q = task % qc, word = task / qc;
+    return {q, word, word / row_words, 2 * (word % row_words)};
+  }
+
+  // A transpose task's stores: its two pixels' chunks as eight words, each the two pixels of one
+  // channel.
+  static __device__ __forceinline__ void write_task(unsigned* planes, const task_t& k, const words8 (&px)[2]) {
     unsigned w0[4], w1[4];
     words_of(px[0], w0);
     words_of(px[1], w1);
 #pragma unroll
     for (int j = 0; j < 8; ++j)
-      plane(planes, j * qc + q)[word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
+      plane(planes, j * qc + k.q)[k.word] = depthwise_mma_detail::halves(w0[j / 2], w1[j / 2], j % 2);
   }
 
   // One batch of the patch's transposes (unroll tasks a thread from `base`): every load first,
@@ -175,25 +185,23 @@ struct depthwise_mma {
   template <bool TAPS>
   static __device__ __forceinline__ void patch_batch(const conv_args& a, const tile_t& t, unsigned* planes,
                                                      unsigned* pairs, int base, int tid) {
-    constexpr int tasks = patch_h * row_words * qc;
     unsigned short tv[8];
     if (TAPS && tid < tap_rows) gather_taps(a, t, tid, tv);
     words8 px[unroll][2];
 #pragma unroll
     for (int u = 0; u < unroll; ++u) {
       const int task = base + u * block_threads;
-      const int q = task % qc, word = task / qc;
-      const int row = word / row_words, col = 2 * (word % row_words);
-      const bool live = task < tasks;
+      const task_t k = task_of(task);
+      const bool live = task < patch_tasks;
 #pragma unroll
       for (int e = 0; e < 2; ++e)
-        px[u][e] = load_chunk(a, t, t.ih0 + row, t.iw0 + col + e, t.c0 + 8 * q, live && col + e < patch_w);
+        px[u][e] = load_chunk(a, t, t.ih0 + k.row, t.iw0 + k.col + e, t.c0 + 8 * k.q, live && k.col + e < patch_w);
     }
 #pragma unroll
     for (int u = 0; u < unroll; ++u) {
       const int task = base + u * block_threads;
-      if (task >= tasks) break;
-      write_task(planes, task, px[u]);
+      if (task >= patch_tasks) break;
+      write_task(planes, task_of(task), px[u]);
     }
     if (TAPS && tid < tap_rows) write_pairs(pairs, tid, tv);
   }
@@ -204,7 +212,7 @@ struct depthwise_mma {
                                     int tid) {
     unsigned* pairs = reinterpret_cast<unsigned*>(filt);
     patch_batch<true>(a, t, planes, pairs, tid, tid);
-    for (int base = tid + block_threads * unroll; base < patch_h * row_words * qc; base += block_threads * unroll)
+    for (int base = tid + block_threads * unroll; base < patch_tasks; base += block_threads * unroll)
       patch_batch<false>(a, t, planes, pairs, base, tid);
     for (int i = tid + block_threads; i < tap_rows; i += block_threads) {  // more tap rows than threads
       unsigned short tv[8];
@@ -403,8 +411,7 @@ struct depthwise_mma {
   // Shared memory: stage 3's, then the copy's mbarrier at the next 128 bytes.
   static constexpr int raw_row_bytes = patch_w * BLOCK_C * 2;
   static constexpr int raw_bytes = patch_h * raw_row_bytes;
-  static constexpr int tma_tasks = patch_h * row_words * qc;
-  static constexpr int tma_per_thread = (tma_tasks + block_threads - 1) / block_threads;  // <= 16: family.cpp
+  static constexpr int tma_per_thread = (patch_tasks + block_threads - 1) / block_threads;  // <= 16: family.cpp
   static constexpr int tma_barrier_offset = (smem_bytes + 127) / 128 * 128;
   static constexpr int tma_smem_bytes = tma_barrier_offset + 16;
 
@@ -472,11 +479,13 @@ struct depthwise_mma {
 #pragma unroll
     for (int u = 0; u < tma_per_thread; ++u) {
       const int task = tid + u * block_threads;
+      // task_of(task), spelled out: through the struct NVVM orders this loop differently (its SASS
+      // changes), and the stage 4 kernels measured and swept are this code's.
       const int q = task % qc, word = task / qc;
       const int row = word / row_words, col = 2 * (word % row_words);
       const int first = qc == 4 ? word & 1 : 0;  // the order of a warp's two loads: no bank conflict
       auto chunk = [&](int e) {
-        return task < tma_tasks && col + e < patch_w
+        return task < patch_tasks && col + e < patch_w
                    ? *reinterpret_cast<const words8*>(bytes + (row * patch_w + col + e) * (BLOCK_C * 2) + 16 * q)
                    : make_uint4(0, 0, 0, 0);
       };
@@ -488,8 +497,8 @@ struct depthwise_mma {
 #pragma unroll
     for (int u = 0; u < tma_per_thread; ++u) {
       const int task = tid + u * block_threads;
-      if (task >= tma_tasks) break;
-      write_task(planes, task, px[u]);
+      if (task >= patch_tasks) break;
+      write_task(planes, task_of(task), px[u]);
     }
     __syncthreads();
     compute_and_store(a, t, planes, reinterpret_cast<const unsigned short*>(pairs), tid);
