@@ -5,12 +5,14 @@
 // The question: stages 0-2 reached 27% of the FP32 FMA peak (docs/conv-h200.md), reading their
 // taps from shared memory for every few FMAs. Here one lane owns one channel, holds its R x R taps
 // and R x WT accumulators in registers, and walks the input rows of a strip of HS output rows:
-// each input row's WT + R - 1 columns are loaded once (2-byte loads, a warp covers 32 adjacent
-// channels: 64 contiguous bytes a pixel) and feed R x R x WT FMAs, every one useful. An output row
-// is stored when its last tap row has been added. The schedule is unrolled at compile time, so
-// which accumulator row an input row feeds is a register name, not an index.
+// each input row's WT + R - 1 columns are read once from the block's patch in shared memory and
+// feed up to R x R x WT FMAs, every one useful. An output row is stored when its last tap row has
+// been added. Each configuration is also timed with only its patch copy and with only its
+// compute phase. C and the image size are template parameters: every address is a constant
+// offset, an advantage a library kernel would not have.
 // The FMA floor on the H200 (132 SMs x 128 lanes x ~1.98 GHz): 32x28x28x512 7x7 is 629 M FMAs,
-// about 18.8 us; 4x torch needs 26.8 us there (docs/conv-h200.md).
+// about 18.8 us; 4x torch needs about 27 us there. Findings: docs/conv-h200.md, "The filter on
+// CUDA cores".
 #include <cmath>
 
 #include "depthwise_probe.hpp"
@@ -24,7 +26,7 @@ constexpr int R = 7, PAD = 3;
 // first copies its input patch, (HS + R - 1) x (WARPS * WT + R - 1) pixels of its 32 channels,
 // into shared memory (cp.async, zero-filled outside the image), so that the compute loop reads
 // each input with one 2-byte shared load at a constant offset and no bounds test.
-template <int WT, int HS, int WARPS, int C, int HW>
+template <int WT, int HS, int WARPS>
 struct ffma_shape {
   static constexpr int ph = HS + R - 1, pw = WARPS * WT + R - 1;
   static constexpr int smem_bytes = ph * pw * 64;
@@ -36,7 +38,7 @@ struct ffma_shape {
 template <int WT, int HS, int WARPS, int MINB, int C, int HW, int LOOP, int MODE>
 __global__ void __launch_bounds__(WARPS * 32, MINB)
     ffma_kernel(const __half* __restrict__ x, const __half* __restrict__ w, __half* __restrict__ y) {
-  using shape = ffma_shape<WT, HS, WARPS, C, HW>;
+  using shape = ffma_shape<WT, HS, WARPS>;
   constexpr int h = HW, wd = HW, IW = WT + R - 1, PW = shape::pw, PH = shape::ph;
   extern __shared__ __align__(16) unsigned char smem[];
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
@@ -170,16 +172,24 @@ diff compare(const std::vector<unsigned short>& got, const std::vector<unsigned 
 
 void* g_y2 = nullptr;  // the reference output
 
+// One configuration's kernel, its shared memory allowed (outside any timed region), and a launch
+// on the probe's tensors.
 template <int WT, int HS, int WARPS, int MINB, int C, int HW, int LOOP, int MODE>
-float time_ffma(const layer& l, const buffers& b) {
+auto ffma_launcher(const layer& l, const buffers& b) {
   const void* kernel = reinterpret_cast<const void*>(&ffma_kernel<WT, HS, WARPS, MINB, C, HW, LOOP, MODE>);
-  constexpr int smem = ffma_shape<WT, HS, WARPS, C, HW>::smem_bytes;
+  constexpr int smem = ffma_shape<WT, HS, WARPS>::smem_bytes;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   const int tiles_w = (l.hw + WT - 1) / WT, tile_groups = (tiles_w + WARPS - 1) / WARPS;
   const int blocks = tile_groups * (l.c / 32) * ((l.hw + HS - 1) / HS) * l.n;
-  return probe::median_us([&] {
+  return [=, &b] {
     ffma_kernel<WT, HS, WARPS, MINB, C, HW, LOOP, MODE><<<blocks, WARPS * 32, smem>>>(
-        static_cast<const __half*>(b.x), static_cast<const __half*>(b.w), static_cast<__half*>(b.y)); }, b.flush, 30);
+        static_cast<const __half*>(b.x), static_cast<const __half*>(b.w), static_cast<__half*>(b.y));
+  };
+}
+
+template <int WT, int HS, int WARPS, int MINB, int C, int HW, int LOOP, int MODE>
+float time_ffma(const layer& l, const buffers& b) {
+  return probe::median_us(ffma_launcher<WT, HS, WARPS, MINB, C, HW, LOOP, MODE>(l, b), b.flush, 30);
 }
 
 template <int WT, int HS, int WARPS, int MINB, int C, int HW, int LOOP>
@@ -187,16 +197,9 @@ void run_ffma(const layer& l, const buffers& b, const std::vector<unsigned short
   const void* kernel = reinterpret_cast<const void*>(&ffma_kernel<WT, HS, WARPS, MINB, C, HW, LOOP, 3>);
   cudaFuncAttributes attr{};
   cudaFuncGetAttributes(&attr, kernel);
-  const int tiles_w = (l.hw + WT - 1) / WT, tile_groups = (tiles_w + WARPS - 1) / WARPS;
-  const int blocks = tile_groups * (l.c / 32) * ((l.hw + HS - 1) / HS) * l.n;
-  constexpr int smem = ffma_shape<WT, HS, WARPS, C, HW>::smem_bytes;
-  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  const auto launch = ffma_launcher<WT, HS, WARPS, MINB, C, HW, LOOP, 3>(l, b);
   int per_sm = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, WARPS * 32, smem);
-  const __half* x = static_cast<const __half*>(b.x);
-  const __half* w = static_cast<const __half*>(b.w);
-  __half* y = static_cast<__half*>(b.y);
-  auto launch = [&] { ffma_kernel<WT, HS, WARPS, MINB, C, HW, LOOP, 3><<<blocks, WARPS * 32, smem>>>(x, w, y); };
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, WARPS * 32, ffma_shape<WT, HS, WARPS>::smem_bytes);
   const std::size_t count = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c;
   cudaMemset(b.y, 0, count * 2);
   launch();
