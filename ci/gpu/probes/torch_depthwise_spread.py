@@ -1,8 +1,9 @@
 """Device probe: how much torch's depthwise times move between processes, and why.
 
-The side-by-side tables (scripts/conv_vs_torch.py) time torch.nn.functional.conv2d once per
-process with cudnn.benchmark on, and torch's 7x7 NHWC figure has moved by up to 43% between calls
-(32x28x28x512: 108 and 155 us). Here each layer is timed in PROCS fresh processes with benchmark
+The side-by-side tables (scripts/conv_vs_torch.py) timed torch.nn.functional.conv2d in one
+process with cudnn.benchmark on, and torch's 7x7 NHWC figure moved by up to 43% between calls
+(32x28x28x512: 108 and 155 us); since this probe they take torch's fastest of several processes.
+Here each layer is timed in PROCS fresh processes with benchmark
 on (each process lets cuDNN choose again) and one with it off, with conv_vs_torch.py's timing
 method (scripts/torch_timing.py: L2 flushed by a read, median of 30), and the CUDA kernels of one
 call profiled after the timing are named (torch.profiler). Then, in one more process (benchmark on), each layer is
