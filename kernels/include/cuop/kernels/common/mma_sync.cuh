@@ -1,6 +1,6 @@
 // Warp-level tensor-core primitives shared by the kernel families that use mma.sync (GEMM family
-// mma, depthwise convolution stage 3): shared-memory addresses, ldmatrix and the m16n8k16 MMA with
-// f16 or bf16 inputs and f32 accumulation (sm_80 and later).
+// mma, depthwise convolution stages 3 and 4): shared-memory addresses, ldmatrix and the m16n8k16
+// and m16n8k8 MMAs with f16 or bf16 inputs and f32 accumulation (sm_80 and later).
 // Accepted by nvcc and NVRTC alike: no host standard headers.
 #pragma once
 
@@ -47,6 +47,20 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4],
         "{%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+}
+
+// d += a * b for one m16n8k8 tile: a[0] rows g, k 2t..2t+1; a[1] row g+8; b k 2t..2t+1, col g.
+template <typename T>
+__device__ __forceinline__ void mma_1688(float (&d)[4], const unsigned (&a)[2], unsigned b) {
+  if constexpr (is_bf16<T>) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(b));
+  } else {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(b));
   }
 }
 

@@ -4,31 +4,25 @@
 // One filter row against a strip of input is a Toeplitz product. For a channel, tap row r and a
 // chunk of 8 tap columns s0..s0+7, sixteen output rows (the MMA's M) by 8 adjacent output columns
 // x0..x0+7 (its N) are
-//     C[m][n] += sum_k A[m][k] * B[k][n],  A[m][k] = in[y + m + r][x0 + s0 + k]  (k < 16)
-//                                          B[k][n] = w[r][s0 + k - n] when 0 <= k - n < 8, s0 + k - n < S
-// so one MMA does 16 x 8 outputs times up to 8 taps. B depends only on the channel, tap row and
-// chunk: lane (n, k0) holds taps d, d + 1 and d + 8, d + 9 of the chunk, d = k0 - n. The block
-// keeps, per (channel, tap row, chunk), the nine tap pairs P[p] = (tap p, tap p + 1), p = -1..7
-// (zero outside the chunk and the filter): b[0] = P[d] for d >= -1, b[1] = P[d + 8] for d <= -1,
-// so a lane takes its fragment with one 32-bit load (two when d = -1 and the chunk has a tap 7).
-// Building B from the raw filter instead (four halfword loads and their bounds tests a tap row)
-// cost 12-17% of the MMA phase (docs/conv-h200.md). A is one ldmatrix.x4 whose sixteen row
-// addresses are the sixteen input rows, shifted by r, so no im2col copy is ever made.
+//     C[m][n] += sum_j A[m][j] * B[j][n],  A[m][j] = in[y + m + r][x0 + s0 + j]  (j < 16)
+//                                          B[j][n] = w[r][s0 + j - n] when 0 <= j - n < 8, s0 + j - n < S
+// B depends only on the channel, tap row and chunk: lane (n, k0) holds taps d, d + 1 ("low", from
+// input unit x0 + s0, the block's own) and d + 8, d + 9 ("high", from the next unit), d = k0 - n.
+// The block keeps, per (channel, tap row, chunk), the nine tap pairs P[p] = (tap p, tap p + 1),
+// p = -1..7 (zero outside the chunk and the filter): low = P[d] for d >= -1, high = P[d + 8] for
+// d <= -1, so a lane takes both with one 32-bit load (two when d = -1 and the chunk has a tap 7).
+// Building them from the raw filter instead (four halfword loads and their bounds tests a tap row)
+// cost 12-17% of the MMA phase (docs/conv-h200.md).
 //
-//   grid   as every depthwise stage (kernels/src/conv/family.cpp): x output tiles, y channel
-//          groups of BLOCK_C, z images
-//   block  BLOCK_C / CPW warps; warp w owns CPW channels of the block, each a plane of shared
-//          memory it alone computes from and writes back to
-//   smem   BLOCK_C planes, each the channel's input patch ((TILE_H + R - 1) rows of row_units
-//          16-byte units, zero in the padding, past the image and past the patch) as T; then the
-//          block's tap pairs, [BLOCK_C][R][chunks][9] words (zero past C). The output tile (alpha
-//          and beta applied in f32, rounded to T once) replaces the patch's first TILE_H rows once
-//          the warp is done with the channel, then the whole block stores NHWC.
-//
-// Per tap row and row group a warp loads each 16-byte unit of its 16 input rows once (ldmatrix,
-// two units at a time) and feeds it to the two MMAs it belongs to (as k 0-7 of one column block
-// and k 8-15 of the previous one), so shared memory reads (the bound of this kernel) are
-// xblocks + chunks units instead of 2 x xblocks x chunks.
+// Tap rows go in pairs: the MMA's k 0-7 are a 16-byte unit of input columns (rows y..y+15) at tap
+// row r, and k 8-15 the same unit at tap row r + 1. One ldmatrix.x4 (lanes 0-15 address the
+// sixteen rows from r, lanes 16-31 from r + 1; no im2col copy is ever made) is then the A
+// operand of two m16n8k16: the unit's own column block against both rows' low taps, and the
+// previous block against their high taps. Each unit is read once per tap row and row group
+// (xblocks + chunks units, not 2 x xblocks x chunks), and no register moves pair units into the
+// aligned quads an MMA takes, which pairing adjacent units of one tap row (the first version of
+// this kernel) needed: 16 moves per 8 MMAs, 6-14% of the MMA phase on the H200
+// (docs/conv-h200.md). An odd R's last tap row runs as two m16n8k8 a block, one per unit.
 //
 // The NHWC <-> per-channel transposes go through registers: a thread loads one 16-byte chunk (8
 // channels) of two adjacent pixels and writes eight words (each the two pixels of one channel).
@@ -257,10 +251,7 @@ struct depthwise_mma {
     const int c_local = 8 * (slot % qc) + slot / qc;
     const unsigned* pc = reinterpret_cast<const unsigned*>(filt) + c_local * R * chunks * pair_words;
     const int n_col = lane / 4, k0 = 2 * (lane % 4), d = k0 - n_col;
-    // ldmatrix.x4 at unit u: lanes 0-7 address rows 0-7 of unit u, 8-15 rows 8-15, 16-23 rows 0-7
-    // of unit u + 1, 24-31 rows 8-15 (x2: the first two).
-    const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_unit = lane >> 4;
-    const unsigned base = common::smem_addr(plane(planes, slot)) + 4u * (a_row * row_words) + 16u * a_unit;
+    const unsigned plane_addr = common::smem_addr(plane(planes, slot));
 
     float acc[row_groups][xblocks][4];
 #pragma unroll
@@ -270,29 +261,60 @@ struct depthwise_mma {
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[g][xb][e] = 0.f;
 
+    // Tap rows in pairs. ldmatrix.x4 at unit u: lanes 0-15 address rows 0-15 of the unit from tap
+    // row r (k 0-7 of rows g and g + 8), lanes 16-31 rows 0-15 from r + 1 (k 8-15).
+    const unsigned pair_base = plane_addr + 4u * (((lane & 15) + (lane >> 4)) * row_words);
 #pragma unroll 1
-    for (int r = 0; r < R; ++r) {
-      unsigned b[chunks][2];
+    for (int r = 0; r + 1 < R; r += 2) {
+      unsigned lo[chunks][2], hi[chunks][2];  // per chunk: its taps in a unit's own block, in the previous one
 #pragma unroll
-      for (int ch = 0; ch < chunks; ++ch) fragment(pc + (r * chunks + ch) * pair_words, ch, d, b[ch]);
+      for (int ch = 0; ch < chunks; ++ch) {
+        unsigned b0[2], b1[2];
+        fragment(pc + (r * chunks + ch) * pair_words, ch, d, b0);
+        fragment(pc + ((r + 1) * chunks + ch) * pair_words, ch, d, b1);
+        lo[ch][0] = b0[0], lo[ch][1] = b1[0], hi[ch][0] = b0[1], hi[ch][1] = b1[1];
+      }
 #pragma unroll
       for (int g = 0; g < row_groups; ++g) {
-        const unsigned row_addr = base + 4u * ((group_row(g) + r) * row_words);
-        unsigned u[units + 1][2];  // unit k: rows 0-7 and 8-15 of columns 8k..8k+7
+        const unsigned row_addr = pair_base + 4u * ((group_row(g) + r) * row_words);
+        unsigned q[units][4];
+#pragma unroll
+        for (int k = 0; k < units; ++k) common::ldmatrix_x4(q[k], row_addr + 16u * k);
+#pragma unroll
+        for (int ch = 0; ch < chunks; ++ch)
+#pragma unroll
+          for (int xb = 0; xb < xblocks; ++xb) common::mma_16816<T>(acc[g][xb], q[xb + ch], lo[ch]);
+#pragma unroll
+        for (int ch = 0; ch < chunks; ++ch)
+#pragma unroll
+          for (int xb = 0; xb < xblocks; ++xb) common::mma_16816<T>(acc[g][xb], q[xb + ch + 1], hi[ch]);
+      }
+    }
+    if constexpr (R % 2) {  // the last tap row alone: each unit (rows 0-15) one m16n8k8 operand
+      // ldmatrix.x4 at unit u: lanes 0-7 rows 0-7 of unit u, 8-15 rows 8-15, 16-31 the same of u + 1.
+      const unsigned unit_base = plane_addr + 4u * ((lane & 15) * row_words) + 16u * (lane >> 4);
+      unsigned b[chunks][2];
+#pragma unroll
+      for (int ch = 0; ch < chunks; ++ch) fragment(pc + ((R - 1) * chunks + ch) * pair_words, ch, d, b[ch]);
+#pragma unroll
+      for (int g = 0; g < row_groups; ++g) {
+        const unsigned row_addr = unit_base + 4u * ((group_row(g) + R - 1) * row_words);
+        unsigned u[units + 1][2];
 #pragma unroll
         for (int k = 0; k + 1 < units; k += 2) {
           unsigned four[4];
           common::ldmatrix_x4(four, row_addr + 16u * k);
-          u[k][0] = four[0]; u[k][1] = four[1]; u[k + 1][0] = four[2]; u[k + 1][1] = four[3];
+          u[k][0] = four[0], u[k][1] = four[1], u[k + 1][0] = four[2], u[k + 1][1] = four[3];
         }
         if constexpr (units % 2) common::ldmatrix_x2(u[units - 1], row_addr + 16u * (units - 1));
 #pragma unroll
-        for (int xb = 0; xb < xblocks; ++xb)
+        for (int ch = 0; ch < chunks; ++ch)
 #pragma unroll
-          for (int ch = 0; ch < chunks; ++ch) {
-            const unsigned af[4] = {u[xb + ch][0], u[xb + ch][1], u[xb + ch + 1][0], u[xb + ch + 1][1]};
-            common::mma_16816<T>(acc[g][xb], af, b[ch]);
-          }
+          for (int xb = 0; xb < xblocks; ++xb) common::mma_1688<T>(acc[g][xb], u[xb + ch], b[ch][0]);
+#pragma unroll
+        for (int ch = 0; ch < chunks; ++ch)
+#pragma unroll
+          for (int xb = 0; xb < xblocks; ++xb) common::mma_1688<T>(acc[g][xb], u[xb + ch + 1], b[ch][1]);
       }
     }
 
