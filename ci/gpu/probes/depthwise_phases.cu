@@ -99,14 +99,6 @@ struct quads_step {
   }
 };
 
-// d += a * b for one m16n8k8 (f16 in, f32 accumulation): a is one 16x8 unit as ldmatrix gives it
-// (rows g and g + 8), b one register of taps.
-__device__ __forceinline__ void mma_1688(float (&d)[4], const unsigned (&a)[2], unsigned b) {
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(b));
-}
-
 // Each m16n8k16 split into two m16n8k8 (unit xb against taps k 0-7, unit xb + 1 against k 8-15):
 // every A operand is one unit, an aligned register pair, so no register moves pair units into
 // quads; twice the MMA instructions, each half the work.

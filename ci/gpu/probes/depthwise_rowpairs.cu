@@ -1,0 +1,122 @@
+// Device probe: stage 3's MMA phase with two tap rows in one m16n8k16, as the library now has it
+// (kernels/include/cuop/kernels/conv/depthwise_mma.cuh), against the loop it replaced.
+//
+// The replaced loop fed an MMA k 0-7 and k 8-15 from two adjacent 16-byte units of one input row
+// (one filter row against 14 input columns). Each unit belongs to two column blocks, so the odd
+// blocks' operands were paired into aligned register quads by register moves (16 per 8 MMAs in
+// its SASS). Stage 3 now takes k 0-7 from unit u at tap row r and k 8-15 from the same unit at
+// tap row r + 1: one ldmatrix.x4 is the A operand of two MMAs, no moves, the same units read, the
+// same MMA work; an odd R's last tap row runs as m16n8k8 pairs.
+//
+// Each layer's configurations run as stage 3 and with the adjacent-unit loop: the whole kernel and
+// its MMA phase alone (CUDA events after a 256 MB L2 flush, median of 30, two rounds). The loops
+// sum in different orders, so the outputs are compared: the largest difference in f16 units in
+// the last place (ulps) and in absolute value, and how many elements differ.
+// Usage: ci/gpu/probes/depthwise_rowpairs.sh.
+#include "depthwise_probe.hpp"
+
+// Stage 3 with its MMA loop as it was before row pairs (commit c447de1): per tap row and row
+// group, units 0..U-1 by ldmatrix.x4 two at a time, each block's quad from adjacent units.
+template <int R, int BLOCK_C, int TILE_H, int TILE_W, int CPW>
+struct stage3_adjacent : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
+  using K = stage3<R, BLOCK_C, TILE_H, TILE_W, CPW>;
+  static constexpr int G = K::row_groups, XB = K::xblocks, U = K::units;
+  static_assert(K::chunks == 1, "one tap chunk");
+
+  static __device__ __forceinline__ void compute_channel(const kc::conv_args& a, const typename K::tile_t&,
+                                                         unsigned* planes, const unsigned short* filt, int slot) {
+    const lane_setup<K, R> ls(planes, filt, slot);
+    float acc[G][XB][4] = {};
+#pragma unroll 1
+    for (int r = 0; r < R; ++r) {
+      unsigned b[2];
+      ls.taps(r, b);
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        unsigned u[U + 1][2];
+        ls.template units<U>(K::group_row(g) + r, u);
+#pragma unroll
+        for (int xb = 0; xb < XB; ++xb) {
+          const unsigned af[4] = {u[xb][0], u[xb][1], u[xb + 1][0], u[xb + 1][1]};
+          cuop::kernels::common::mma_16816<__half>(acc[g][xb], af, b);
+        }
+      }
+    }
+    write_tile<K>(a, planes, slot, acc);
+  }
+};
+
+// The largest distance, in f16 units in the last place, between two outputs (f16 bit patterns
+// mapped to a monotonic integer line), and how many elements differ at all.
+struct ulp_report {
+  int max_ulps = 0;
+  float max_abs = 0;
+  long long differing = 0;
+};
+inline ulp_report compare_ulps(const std::vector<unsigned char>& x, const std::vector<unsigned char>& y) {
+  auto line = [](unsigned short h) { return h & 0x8000 ? -static_cast<int>(h & 0x7fff) : static_cast<int>(h); };
+  ulp_report rep;
+  const auto* hx = reinterpret_cast<const unsigned short*>(x.data());
+  const auto* hy = reinterpret_cast<const unsigned short*>(y.data());
+  for (std::size_t i = 0; i < x.size() / 2; ++i) {
+    const int d = std::abs(line(hx[i]) - line(hy[i]));
+    rep.max_ulps = std::max(rep.max_ulps, d);
+    rep.max_abs = std::max(rep.max_abs, std::abs(__half2float(__ushort_as_half(hx[i])) - __half2float(__ushort_as_half(hy[i]))));
+    rep.differing += d != 0;
+  }
+  return rep;
+}
+
+template <typename K>
+std::vector<unsigned char> output_of(const layer& l, const buffers& b) {
+  const void* full = reinterpret_cast<const void*>(&entry<phases<K, load | mma | store>>);
+  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
+  cudaMemset(b.y, 0, out_bytes);
+  time_us<K>(full, l, b, 1);
+  std::vector<unsigned char> got(out_bytes);
+  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
+  return got;
+}
+
+// One configuration: stage 3 and the adjacent-unit loop, whole and MMA phase, two rounds; then
+// the outputs.
+template <int R, int BC, int TH, int TW, int CPW>
+void run_config(const layer& l, const buffers& b, const char* config) {
+  using S3 = stage3<R, BC, TH, TW, CPW>;
+  using AD = stage3_adjacent<R, BC, TH, TW, CPW>;
+  const void* s3_full = reinterpret_cast<const void*>(&entry<phases<S3, load | mma | store>>);
+  const void* s3_mma = reinterpret_cast<const void*>(&entry<phases<S3, mma>>);
+  const void* ad_full = reinterpret_cast<const void*>(&entry<phases<AD, load | mma | store>>);
+  const void* ad_mma = reinterpret_cast<const void*>(&entry<phases<AD, mma>>);
+  float t[2][4];
+  for (auto& round : t) {
+    round[0] = time_us<S3>(s3_full, l, b, 30);
+    round[1] = time_us<AD>(ad_full, l, b, 30);
+    round[2] = time_us<S3>(s3_mma, l, b, 30);
+    round[3] = time_us<AD>(ad_mma, l, b, 30);
+  }
+  const ulp_report rep = compare_ulps(output_of<S3>(l, b), output_of<AD>(l, b));
+  std::printf("| %s | %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %d ulps, %.2g, %lld differ |\n",
+              l.name, config, t[0][0], t[1][0], t[0][1], t[1][1], t[0][2], t[1][2], t[0][3], t[1][3], rep.max_ulps,
+              rep.max_abs, rep.differing);
+}
+
+int main() {
+  const probe::l2_flush flush(256ull << 20);
+  const buffers b = make_buffers(flush);
+  randomize(b);
+  std::printf("| layer (f16 NHWC 7x7) | configuration | stage 3 (row pairs) whole us, 2 rounds | adjacent units whole us | "
+              "stage 3 MMA phase us | adjacent units MMA phase us | outputs: largest difference, elements differing |\n");
+  std::printf("| --- | --- | ---: | ---: | ---: | ---: | --- |\n");
+  const layer l512{"32x28x28x512", 32, 28, 512}, l256{"32x28x28x256", 32, 28, 256};
+  const layer l128{"32x56x56x128", 32, 56, 128}, l384{"16x64x64x384", 16, 64, 384};
+  run_config<7, 32, 28, 32, 4>(l512, b, "c32_t28x32 cv4");
+  run_config<7, 32, 16, 32, 4>(l512, b, "c32_t16x32 cv4");
+  run_config<7, 32, 28, 32, 4>(l256, b, "c32_t28x32 cv4");
+  run_config<7, 64, 28, 32, 4>(l256, b, "c64_t28x32 cv4");
+  run_config<7, 64, 16, 56, 4>(l128, b, "c64_t16x56 cv4");
+  run_config<7, 32, 16, 56, 4>(l128, b, "c32_t16x56 cv4");
+  run_config<7, 32, 16, 32, 4>(l384, b, "c32_t16x32 cv4");
+  run_config<7, 64, 16, 64, 4>(l384, b, "c64_t16x64 cv4");
+  return 0;
+}
