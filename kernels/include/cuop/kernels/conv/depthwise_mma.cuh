@@ -1,5 +1,5 @@
-// Conv family depthwise, stage 3: the filter on tensor cores (mma.sync m16n8k16, f16 / bf16 in,
-// f32 accumulation). NHWC, stride 1, dilation 1, any R x S (S in chunks of 8 taps).
+// Conv family depthwise, stage 3: the filter on tensor cores (mma.sync m16n8k16 and m16n8k8,
+// f16 / bf16 in, f32 accumulation). NHWC, stride 1, dilation 1, any R x S (S in chunks of 8 taps).
 //
 // One filter row against a strip of input is a Toeplitz product. For a channel, tap row r and a
 // chunk of 8 tap columns s0..s0+7, sixteen output rows (the MMA's M) by 8 adjacent output columns
@@ -21,8 +21,9 @@
 // previous block against their high taps. Each unit is read once per tap row and row group
 // (xblocks + chunks units, not 2 x xblocks x chunks), and no register moves pair units into the
 // aligned quads an MMA takes, which pairing adjacent units of one tap row (the first version of
-// this kernel) needed: 16 moves per 8 MMAs, 6-14% of the MMA phase on the H200
-// (docs/conv-h200.md). An odd R's last tap row runs as two m16n8k8 a block, one per unit.
+// this kernel) needed: 16 moves per 8 MMAs. On the H200 the pairs made the dispatched kernels
+// 2-6% faster on the 7x7 layers and 13% on 31x31 (docs/conv-h200.md). An odd R's last tap row
+// runs as two m16n8k8 a block, one per unit.
 //
 // The NHWC <-> per-channel transposes go through registers: a thread loads one 16-byte chunk (8
 // channels) of two adjacent pixels and writes eight words (each the two pixels of one channel).
