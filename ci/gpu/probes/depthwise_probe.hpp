@@ -128,6 +128,10 @@ struct layer {
   int n, hw, c;
 };
 
+// The four 7x7 f16 NHWC depthwise layers of configs/conv.yaml.
+inline constexpr layer l512{"32x28x28x512", 32, 28, 512}, l256{"32x28x28x256", 32, 28, 256};
+inline constexpr layer l128{"32x56x56x128", 32, 56, 128}, l384{"16x64x64x384", 16, 64, 384};
+
 struct buffers {
   void *x, *w, *y;
   const probe::l2_flush& flush;

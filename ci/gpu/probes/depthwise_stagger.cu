@@ -97,8 +97,6 @@ int main() {
   std::printf("| layer (f16 NHWC 7x7) | configuration | blocks per SM | D = 0 us (2 rounds) | 1 us | 2 us | 3 us | 4 us "
               "| 6 us | outputs |\n");
   std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
-  const layer l512{"32x28x28x512", 32, 28, 512}, l256{"32x28x28x256", 32, 28, 256};
-  const layer l128{"32x56x56x128", 32, 56, 128}, l384{"16x64x64x384", 16, 64, 384};
   run_config<3, 32, 28, 32, 4>(l512, b, "c32_t28x32", sms);
   run_config<4, 32, 16, 32, 4>(l512, b, "c32_t16x32", sms);
   run_config<3, 32, 28, 32, 4>(l256, b, "c32_t28x32", sms);
