@@ -25,6 +25,16 @@
 // 2-6% faster on the 7x7 layers and 13% on 31x31 (docs/conv-h200.md). An odd R's last tap row
 // runs as two m16n8k8 a block, one per unit.
 //
+//   grid   as every depthwise stage (kernels/src/conv/family.cpp): x output tiles, y channel
+//          groups of BLOCK_C, z images
+//   block  BLOCK_C / CPW warps; warp w owns CPW channels of the block, each a plane of shared
+//          memory it alone computes from and writes back to
+//   smem   BLOCK_C planes, each the channel's input patch ((TILE_H + R - 1) rows of row_units
+//          16-byte units, zero in the padding, past the image and past the patch) as T; then the
+//          block's tap pairs, [BLOCK_C][R][chunks][9] words (zero past C). The output tile (alpha
+//          and beta applied in f32, rounded to T once) replaces the patch's first TILE_H rows once
+//          the warp is done with the channel, then the whole block stores NHWC.
+//
 // The NHWC <-> per-channel transposes go through registers: a thread loads one 16-byte chunk (8
 // channels) of two adjacent pixels and writes eight words (each the two pixels of one channel).
 // Bank conflicts are designed out: a plane row is an odd number of 16-byte units (the eight rows
