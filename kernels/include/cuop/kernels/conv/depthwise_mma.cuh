@@ -23,7 +23,7 @@
 // aligned quads an MMA takes, which pairing adjacent units of one tap row (the first version of
 // this kernel) needed: 16 moves per 8 MMAs. On the H200 the pairs made the dispatched kernels
 // 2-6% faster on the 7x7 layers and 13% on 31x31 (docs/conv-h200.md). An odd R's last tap row
-// runs as two m16n8k8 a block, one per unit.
+// runs as m16n8k8 pairs: two per column block, one per unit.
 //
 //   grid   as every depthwise stage (kernels/src/conv/family.cpp): x output tiles, y channel
 //          groups of BLOCK_C, z images
