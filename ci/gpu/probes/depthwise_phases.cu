@@ -108,9 +108,9 @@ struct k8_step {
     unsigned u[K::units + 1][2];
     ls.template units<K::units>(row, u);
 #pragma unroll
-    for (int xb = 0; xb < XB; ++xb) mma_1688(acc[xb], u[xb], b[0]);
+    for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::mma_1688<__half>(acc[xb], u[xb], b[0]);
 #pragma unroll
-    for (int xb = 0; xb < XB; ++xb) mma_1688(acc[xb], u[xb + 1], b[1]);
+    for (int xb = 0; xb < XB; ++xb) cuop::kernels::common::mma_1688<__half>(acc[xb], u[xb + 1], b[1]);
   }
 };
 

@@ -99,14 +99,6 @@ struct lane_setup {
   __device__ void taps(int r, unsigned (&b)[2]) const { K::fragment(pc + r * K::pair_words, 0, d, b); }
 };
 
-// d += a * b for one m16n8k8 (f16 in, f32 accumulation): a is one 16x8 unit as ldmatrix gives it
-// (rows g and g + 8), b one register of taps.
-__device__ __forceinline__ void mma_1688(float (&d)[4], const unsigned (&a)[2], unsigned b) {
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(b));
-}
-
 // The MMA variants' epilogue (beta == 0): stage 3's, once every lane is done with the plane.
 template <typename K, typename ACC>
 __device__ __forceinline__ void write_tile(const kc::conv_args& a, unsigned* planes, int slot, const ACC& acc) {
