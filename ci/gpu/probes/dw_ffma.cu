@@ -247,7 +247,7 @@ int main() {
   std::printf("| --- | --- | --- | --- | ---: | --- |\n");
   for (int rep = 0; rep < 2; ++rep) {
     {
-      const layer l{"32x28x28x512", 32, 28, 512};
+      const layer& l = l512;
       const auto ref = reference(l, b);
       run_stage3<stage3<7, 32, 28, 32, 4>>(l, b, "stage 3 c32_t28x32 (dispatched)", ref);
       run_ffma<7, 14, 4, 4, 512, 28, 0>(l, b, ref);
@@ -262,7 +262,7 @@ int main() {
       run_ffma<5, 28, 4, 4, 512, 28, 1>(l, b, ref);
     }
     {
-      const layer l{"32x28x28x256", 32, 28, 256};
+      const layer& l = l256;
       const auto ref = reference(l, b);
       run_stage3<stage3<7, 32, 28, 32, 4>>(l, b, "stage 3 c32_t28x32 (dispatched)", ref);
       run_ffma<7, 14, 4, 4, 256, 28, 1>(l, b, ref);
@@ -270,7 +270,7 @@ int main() {
       run_ffma<7, 28, 4, 4, 256, 28, 1>(l, b, ref);
     }
     {
-      const layer l{"32x56x56x128", 32, 56, 128};
+      const layer& l = l128;
       const auto ref = reference(l, b);
       run_stage3<stage3<7, 64, 16, 56, 4>>(l, b, "stage 3 c64_t16x56 (dispatched)", ref);
       run_ffma<7, 14, 8, 2, 128, 56, 1>(l, b, ref);
@@ -279,7 +279,7 @@ int main() {
       run_ffma<7, 28, 8, 2, 128, 56, 7>(l, b, ref);
     }
     {
-      const layer l{"16x64x64x384", 16, 64, 384};
+      const layer& l = l384;
       const auto ref = reference(l, b);
       run_stage3<stage3<7, 64, 16, 64, 4>>(l, b, "stage 3 c64_t16x64", ref);
       run_ffma<8, 16, 8, 2, 384, 64, 1>(l, b, ref);
