@@ -1,9 +1,9 @@
 // The depthwise convolution family, instantiated directly with nvcc, planned with plan_launch and
 // checked against the host f64 reference on awkward shapes: 1, 13 (not a multiple of the vector)
 // and 64 channels, 1x1, 7x7 and 17x17 images (one output, edge tiles), "same" and no padding,
-// stride 1 and 2, NHWC and NCHW, inputs through L1, staged as the dtype and staged as f32,
-// several outputs per thread along H (ph) and W (pw), one and two channel groups per thread,
-// groups split across 16-byte chunks (vec 8 staged as f32), 3x3 to 31x31, f16 / bf16 / f32,
+// stride 1 and 2, NHWC and NCHW, inputs through L1 (3x3 to 31x31), staged as the dtype and
+// staged as f32, several outputs per thread along H (ph) and W (pw), one and two channel groups
+// per thread, groups split across 16-byte chunks (vec 8 staged as f32), 3x3 to 31x31, f16 / bf16 / f32,
 // alpha and beta, and tensors (x, w and y) one element off their alignment, which defeats every
 // vector access. Outputs are poisoned with NaN first (beta == 0). Stage 3 (tensor cores) with one
 // to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, and 3x3 to
@@ -190,6 +190,12 @@ using bf16 = __nv_bfloat16;
 CUOP_DW_TEST(f16_nhwc_r3_st1_ph1_pw4_stage1, __half, dtype::f16, true, 3, 1, 8, 1, 32, 4, 8, 1, 4, 1)
 // Stride 2 through L1, two groups per thread (interleaved), 2 x 2 outputs per thread.
 CUOP_DW_TEST(f16_nhwc_r3_st2_cv2_ph2_pw2_stage0, __half, dtype::f16, true, 3, 2, 8, 2, 64, 4, 8, 2, 2, 0)
+// Stage 0 beyond 3x3 at ph 2, where NVVM once rebuilt the last input row's tap addresses one tap
+// row too far (depthwise.cuh, compute): 31x31 at 128 and 64 threads, 7x7 at 256, 5x5 f32 at 64.
+CUOP_DW_TEST(f16_nhwc_r31_st1_v4_c16_t16x16_ph2_pw4_stage0, __half, dtype::f16, true, 31, 1, 4, 1, 16, 16, 16, 2, 4, 0)
+CUOP_DW_TEST(bf16_nhwc_r31_st1_v4_c16_t8x16_ph2_pw4_stage0, bf16, dtype::bf16, true, 31, 1, 4, 1, 16, 8, 16, 2, 4, 0)
+CUOP_DW_TEST(f16_nhwc_r7_st1_v4_c16_t16x32_ph2_pw4_stage0, __half, dtype::f16, true, 7, 1, 4, 1, 16, 16, 32, 2, 4, 0)
+CUOP_DW_TEST(f32_nhwc_r5_st1_v4_c16_t8x16_ph2_pw4_stage0, float, dtype::f32, true, 5, 1, 4, 1, 16, 8, 16, 2, 4, 0)
 // 3x3, 4-byte groups of two channels, two groups per thread, staged as f32.
 CUOP_DW_TEST(f16_nhwc_r3_st1_v2_cv2_ph2_pw2_stage2, __half, dtype::f16, true, 3, 1, 2, 2, 32, 8, 8, 2, 2, 2)
 // 7x7 bf16 staged as f32 with 8-channel groups: a group is two 16-byte chunks.

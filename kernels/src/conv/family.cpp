@@ -231,13 +231,6 @@ std::string check_config(const depthwise_config& c) {
   if (c.stage == 2 && size_of(c.t) == 4)
     return "stage 2 (the input staged as f32) is stage 1 for " + std::string(name_of(c.t));
   if (c.lay == layout::nchw && c.stage == 0) return "nchw reads its input through the staged patch (stage 1 or 2)";
-  // On the H200, stage 0 with 31x31 filters gave wrong answers in every block of fewer than 256
-  // threads (and right ones at 256): the rows fed by the last unrolled input row, and only when
-  // NVVM optimizes under a 128-thread (or 64-thread) launch bound (ci/gpu/probes/dw_stage0_31.sh;
-  // docs/conv.md). It is verified for 3x3 only, so larger filters stage their input.
-  if (c.stage == 0 && (c.r > 3 || c.s > 3))
-    return "stage 0 (inputs through L1) is verified for filters up to 3x3 only; " + str(c.r) + "x" + str(c.s) +
-           " stages its input (stage 1 or 2)";
   const int threads = threads_per_block(c);
   if (threads < 32 || threads > 1024)
     return "block of " + str(threads) +

@@ -434,7 +434,7 @@ struct depthwise {
     for (int i = 0; i < PH; ++i) {
       const int r = ir - i * STRIDE;
       feeds[i] = !GUARD || (r >= 0 && r < R);
-      wrow[i] = filt_t + r * (S * BLOCK_C);
+      wrow[i] = filt_t + (feeds[i] ? r : 0) * (S * BLOCK_C);  // no pointer outside the filter
     }
     float x[in_cols][cpt];
 #pragma unroll
@@ -479,10 +479,17 @@ struct depthwise {
       }
 #pragma unroll 1
       for (int ir = warm; ir < R; ++ir) row<false>(src, filt_t, ir, acc);
+      // The rows after the loop take their taps through an offset NVVM cannot see, so that it
+      // cannot rebuild their addresses from the loop's induction variables. At -O3 it did, one
+      // tap row too far, in stage 0 at ph 2 (31x31 at 64 and 128 threads, 5x5 and 7x7 at 64 to
+      // 256): the last input row read tap row R, past the filter (docs/conv.md, "Limits").
+      int zero = 0;
+      asm("" : "+r"(zero));
+      const float* filt_tail = filt_t + zero;
 #pragma unroll
       for (int ir = R; ir < in_rows; ++ir) {
         row_fence();
-        row<true>(src, filt_t, ir, acc);
+        row<true>(src, filt_tail, ir, acc);
       }
     }
   }
