@@ -1,10 +1,12 @@
 // Device probe: depthwise stage 0 (inputs through L1) with 31x31 filters, which the H200 baseline
-// sweep of 2026-11-30 found wrong in every block of fewer than 256 threads (family.cpp refuses
-// stage 0 beyond 3x3 since). The kernels are launched directly (plan_launch would refuse them),
-// each on a few shapes, and checked against an f64 host reference: the configurations the sweep
-// found wrong (64 and 128 threads), one it found right (256), and stage 1 of the same tiles.
-// Also: the same kernel under other launch bounds, and the script builds it with NVVM at -O1
-// too, then runs compute-sanitizer (ci/gpu/probes/dw_stage0_31.sh; findings: docs/conv.md).
+// sweep of 2026-11-30 found wrong in every block of fewer than 256 threads. The cause was NVVM
+// rebuilding the last input row's tap addresses one tap row off; depthwise.cuh's compute works
+// around it since 2026-12-03, and family.cpp no longer refuses stage 0 beyond 3x3. The kernels
+// are launched directly, each on a few shapes, and checked against an f64 host reference: the
+// configurations the sweep found wrong (64 and 128 threads), one it found right (256), and
+// stage 1 of the same tiles. Also: the same kernel under other launch bounds, and the script
+// builds it with NVVM at -O1 too, then runs compute-sanitizer (ci/gpu/probes/dw_stage0_31.sh;
+// findings: docs/conv.md, "Limits").
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
