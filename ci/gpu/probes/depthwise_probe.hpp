@@ -8,9 +8,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuop/kernels/conv/depthwise.cuh"
@@ -161,20 +164,49 @@ float time_us(const void* kernel, const layer& l, const buffers& b, int repeats,
   return us;
 }
 
+// One launch of `kernel` on the layer, its output poisoned with NaN first (an output never
+// written shows), back on the host.
+template <typename K>
+std::vector<unsigned char> output_of(const void* kernel, const layer& l, const buffers& b) {
+  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
+  cudaMemset(b.y, 0xff, out_bytes);
+  time_us<K>(kernel, l, b, 1);
+  std::vector<unsigned char> got(out_bytes);
+  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
+  return got;
+}
+
 // Runs `kernel` once on the layer and compares its output with *ref bit for bit; the first call of
 // a layer (ref empty) keeps its output as the reference.
 template <typename K>
 const char* check_output(const void* kernel, const layer& l, const buffers& b, std::vector<unsigned char>* ref) {
-  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
-  cudaMemset(b.y, 0, out_bytes);
-  time_us<K>(kernel, l, b, 1);
-  std::vector<unsigned char> got(out_bytes);
-  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
+  std::vector<unsigned char> got = output_of<K>(kernel, l, b);
   if (ref->empty()) {
-    *ref = got;
+    *ref = std::move(got);
     return "reference";
   }
-  return std::memcmp(ref->data(), got.data(), out_bytes) == 0 ? "same" : "WRONG";
+  return *ref == got ? "same" : "WRONG";
+}
+
+// The largest distance, in f16 units in the last place, between two outputs (f16 bit patterns
+// mapped to a monotonic integer line), and how many elements differ at all.
+struct ulp_report {
+  int max_ulps = 0;
+  float max_abs = 0;
+  long long differing = 0;
+};
+inline ulp_report compare_ulps(const std::vector<unsigned char>& x, const std::vector<unsigned char>& y) {
+  auto line = [](unsigned short h) { return h & 0x8000 ? -static_cast<int>(h & 0x7fff) : static_cast<int>(h); };
+  ulp_report rep;
+  const auto* hx = reinterpret_cast<const unsigned short*>(x.data());
+  const auto* hy = reinterpret_cast<const unsigned short*>(y.data());
+  for (std::size_t i = 0; i < x.size() / 2; ++i) {
+    const int d = std::abs(line(hx[i]) - line(hy[i]));
+    rep.max_ulps = std::max(rep.max_ulps, d);
+    rep.max_abs = std::max(rep.max_abs, std::abs(__half2float(__ushort_as_half(hx[i])) - __half2float(__ushort_as_half(hy[i]))));
+    rep.differing += d != 0;
+  }
+  return rep;
 }
 
 template <typename K>

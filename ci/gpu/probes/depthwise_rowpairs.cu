@@ -46,38 +46,6 @@ struct stage3_adjacent : stage3<R, BLOCK_C, TILE_H, TILE_W, CPW> {
   }
 };
 
-// The largest distance, in f16 units in the last place, between two outputs (f16 bit patterns
-// mapped to a monotonic integer line), and how many elements differ at all.
-struct ulp_report {
-  int max_ulps = 0;
-  float max_abs = 0;
-  long long differing = 0;
-};
-inline ulp_report compare_ulps(const std::vector<unsigned char>& x, const std::vector<unsigned char>& y) {
-  auto line = [](unsigned short h) { return h & 0x8000 ? -static_cast<int>(h & 0x7fff) : static_cast<int>(h); };
-  ulp_report rep;
-  const auto* hx = reinterpret_cast<const unsigned short*>(x.data());
-  const auto* hy = reinterpret_cast<const unsigned short*>(y.data());
-  for (std::size_t i = 0; i < x.size() / 2; ++i) {
-    const int d = std::abs(line(hx[i]) - line(hy[i]));
-    rep.max_ulps = std::max(rep.max_ulps, d);
-    rep.max_abs = std::max(rep.max_abs, std::abs(__half2float(__ushort_as_half(hx[i])) - __half2float(__ushort_as_half(hy[i]))));
-    rep.differing += d != 0;
-  }
-  return rep;
-}
-
-template <typename K>
-std::vector<unsigned char> output_of(const layer& l, const buffers& b) {
-  const void* full = reinterpret_cast<const void*>(&entry<phases<K, load | mma | store>>);
-  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
-  cudaMemset(b.y, 0, out_bytes);
-  time_us<K>(full, l, b, 1);
-  std::vector<unsigned char> got(out_bytes);
-  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
-  return got;
-}
-
 // One configuration: stage 3 and the adjacent-unit loop, whole and MMA phase, two rounds; then
 // the outputs.
 template <int R, int BC, int TH, int TW, int CPW>
@@ -95,7 +63,7 @@ void run_config(const layer& l, const buffers& b, const char* config) {
     round[2] = time_us<S3>(s3_mma, l, b, 30);
     round[3] = time_us<AD>(ad_mma, l, b, 30);
   }
-  const ulp_report rep = compare_ulps(output_of<S3>(l, b), output_of<AD>(l, b));
+  const ulp_report rep = compare_ulps(output_of<S3>(s3_full, l, b), output_of<AD>(ad_full, l, b));
   std::printf("| %s | %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %d ulps, %.2g, %lld differ |\n",
               l.name, config, t[0][0], t[1][0], t[0][1], t[1][1], t[0][2], t[1][2], t[0][3], t[1][3], rep.max_ulps,
               rep.max_abs, rep.differing);

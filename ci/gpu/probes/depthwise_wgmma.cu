@@ -180,35 +180,6 @@ struct stage3_wg : stage3<R, BC, TH, TW, CPW> {
   }
 };
 
-struct ulp_report {
-  int max_ulps = 0;
-  float max_abs = 0;
-  long long differing = 0;
-};
-inline ulp_report compare_ulps(const std::vector<unsigned char>& x, const std::vector<unsigned char>& y) {
-  auto line = [](unsigned short h) { return h & 0x8000 ? -static_cast<int>(h & 0x7fff) : static_cast<int>(h); };
-  ulp_report rep;
-  const auto* hx = reinterpret_cast<const unsigned short*>(x.data());
-  const auto* hy = reinterpret_cast<const unsigned short*>(y.data());
-  for (std::size_t i = 0; i < x.size() / 2; ++i) {
-    const int d = std::abs(line(hx[i]) - line(hy[i]));
-    rep.max_ulps = std::max(rep.max_ulps, d);
-    rep.max_abs = std::max(rep.max_abs, std::abs(__half2float(__ushort_as_half(hx[i])) - __half2float(__ushort_as_half(hy[i]))));
-    rep.differing += d != 0;
-  }
-  return rep;
-}
-
-template <typename K>
-std::vector<unsigned char> output_of(const void* full, const layer& l, const buffers& b) {
-  const std::size_t out_bytes = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2;
-  cudaMemset(b.y, 0xff, out_bytes);  // NaN: an output never written shows
-  time_us<K>(full, l, b, 1);
-  std::vector<unsigned char> got(out_bytes);
-  cudaMemcpy(got.data(), b.y, out_bytes, cudaMemcpyDeviceToHost);
-  return got;
-}
-
 template <int R, int BC, int TH, int TW, int CPW>
 void run_config(const layer& l, const buffers& b, const char* config) {
   using S3 = stage3<R, BC, TH, TW, CPW>;
