@@ -11,7 +11,9 @@ for r in 3 5 7 31; do
   for ph in 2 4; do
     b="$BIN-r$r-ph$ph"
     [[ -x "$b" ]] || nvcc -O3 -std=c++20 -arch=sm_90a -Ikernels/include -DRR=$r -DPHV=$ph \
-      ci/gpu/probes/dw_stages_rxr.cu -o "$b"
+      ci/gpu/probes/dw_stages_rxr.cu kernels/src/reference/conv_reference_cpu.cpp kernels/src/reference/gemm_reference.cu \
+      kernels/src/reference/softmax_reference.cu kernels/src/conv/family.cpp \
+      kernels/src/conv/launch.cpp -o "$b"
     "$b" | tee -a "$OUT/dw-stages-rxr.md"
   done
 done
