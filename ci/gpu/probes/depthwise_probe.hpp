@@ -118,6 +118,26 @@ __global__ void fill_random(unsigned short* p, long long n, unsigned seed) {
   }
 }
 
+// The f32 direct convolution of the probes' 7x7 layers (stride 1, pad 3) on the GPU, one thread an
+// output, its f32 FMAs in tap order, rounded to f16 once (dw_ffma.cu's kernel adds in this order).
+__global__ void reference_7x7(const __half* x, const __half* w, __half* y, int n, int h, int wd, int c) {
+  constexpr int R = 7, PAD = 3;
+  const long long total = static_cast<long long>(n) * h * wd * c;
+  for (long long o = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; o < total;
+       o += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int ch = static_cast<int>(o % c), ow = static_cast<int>(o / c % wd), oh = static_cast<int>(o / c / wd % h);
+    const long long img = o / c / wd / h;
+    float acc = 0.f;
+    for (int r = 0; r < R; ++r)
+      for (int s = 0; s < R; ++s) {
+        const int ih = oh - PAD + r, iw = ow - PAD + s;
+        const float v = ih >= 0 && ih < h && iw >= 0 && iw < wd ? __half2float(x[((img * h + ih) * wd + iw) * c + ch]) : 0.f;
+        acc = fmaf(v, __half2float(w[(ch * R + r) * R + s]), acc);
+      }
+    y[o] = __float2half_rn(acc);
+  }
+}
+
 struct layer {
   const char* name;
   int n, hw, c;

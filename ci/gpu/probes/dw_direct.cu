@@ -21,11 +21,9 @@
 //      but 3 MMAs per 4 output columns (1.5 times PAIRS 0's) and a register move per A register
 //      (rows g and g + 8 come from different loads; an MMA takes them as an aligned pair).
 // Findings: docs/conv-h200.md, "Tensor cores without per-channel planes".
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
 #include "cuop/kernels/common/mma_sync.cuh"
 #include "depthwise_probe.hpp"
+#include "probe_tma.hpp"
 
 // The configurations timed, per layer (run_direct<CB, TH, TW, XB, MINB, PAIRS = 0>); -D overrides them.
 #ifndef DIRECT_512
@@ -400,46 +398,6 @@ __global__ void __launch_bounds__(K::threads, K::min_blocks) direct_entry(const 
   K::template run<MODE>(&xmap, &ymap, w, alpha, c, q);
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-}
-
-// NHWC as C, W, H, N (innermost first), box cb x bw x bh x 1, swizzled by the box's pixel size.
-bool encode(CUtensorMap* map, void* base, const layer& l, int cb, int bw, int bh) {
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(l.c), static_cast<cuuint64_t>(l.hw), static_cast<cuuint64_t>(l.hw),
-                              static_cast<cuuint64_t>(l.n)};
-  const cuuint64_t strides[3] = {dims[0] * 2, dims[0] * dims[1] * 2, dims[0] * dims[1] * dims[2] * 2};
-  const cuuint32_t box[4] = {static_cast<cuuint32_t>(cb), static_cast<cuuint32_t>(bw), static_cast<cuuint32_t>(bh), 1};
-  const cuuint32_t es[4] = {1, 1, 1, 1};
-  const CUtensorMapSwizzle sw = cb == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : cb == 32 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                                                                : CU_TENSOR_MAP_SWIZZLE_32B;
-  const CUresult res = encode_fn()(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, base, dims, strides, box, es,
-                                   CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (res != CUDA_SUCCESS) std::printf("encode failed: %d (box %d x %d x %d)\n", static_cast<int>(res), cb, bw, bh);
-  return res == CUDA_SUCCESS;
-}
-
-__global__ void reference_kernel(const __half* x, const __half* w, __half* y, int n, int h, int wd, int c) {
-  const long long total = static_cast<long long>(n) * h * wd * c;
-  for (long long o = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; o < total;
-       o += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int ch = static_cast<int>(o % c), ow = static_cast<int>(o / c % wd), oh = static_cast<int>(o / c / wd % h);
-    const long long img = o / c / wd / h;
-    float acc = 0.f;
-    for (int r = 0; r < R; ++r)
-      for (int s = 0; s < R; ++s) {
-        const int ih = oh - PAD + r, iw = ow - PAD + s;
-        const float v = ih >= 0 && ih < h && iw >= 0 && iw < wd ? __half2float(x[((img * h + ih) * wd + iw) * c + ch]) : 0.f;
-        acc = fmaf(v, __half2float(w[(ch * R + r) * R + s]), acc);
-      }
-    y[o] = __float2half_rn(acc);
-  }
-}
-
 void* g_ref = nullptr;
 const char* g_only = nullptr;  // argv[1]: run only the configuration so named ("c16_t16x32_xb2_minb4_p0"), once
 
@@ -450,7 +408,7 @@ std::vector<unsigned char> download(const void* p, std::size_t bytes) {
 }
 
 std::vector<unsigned char> reference(const layer& l, const buffers& b) {
-  reference_kernel<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
+  reference_7x7<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
                                   static_cast<__half*>(g_ref), l.n, l.hw, l.hw, l.c);
   cudaDeviceSynchronize();
   return download(g_ref, static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2);
@@ -467,7 +425,8 @@ void run_direct(const layer& l, const buffers& b, const std::vector<unsigned cha
   std::snprintf(name, sizeof name, "c%d_t%dx%d_xb%d_minb%d_p%d", CB, TH, TW, XB, MINB, PAIRS);
   if (g_only && std::strcmp(g_only, name) != 0) return;
   CUtensorMap xm, ym;
-  if (!encode(&xm, b.x, l, CB, K::pw, K::ph) || !encode(&ym, b.y, l, CB, TW, TH)) return;
+  const CUtensorMapSwizzle sw = probe::swizzle_for(K::pix);
+  if (!probe::encode_nhwc(&xm, b.x, l, CB, K::pw, K::ph, sw) || !probe::encode_nhwc(&ym, b.y, l, CB, TW, TH, sw)) return;
   const void* kernels[3] = {reinterpret_cast<const void*>(&direct_entry<K, 3>),
                             reinterpret_cast<const void*>(&direct_entry<K, 1>),
                             reinterpret_cast<const void*>(&direct_entry<K, 2>)};

@@ -129,26 +129,6 @@ __global__ void __launch_bounds__(WARPS * 32, MINB)
   }
 }
 
-// The reference: one thread an output, f32 FMAs in the order the probe's kernel adds them.
-__global__ void reference_kernel(const __half* x, const __half* w, __half* y, int n, int h, int wd, int c) {
-  const long long total = static_cast<long long>(n) * h * wd * c;
-  for (long long o = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; o < total;
-       o += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int ch = static_cast<int>(o % c), ow = static_cast<int>(o / c % wd), oh = static_cast<int>(o / c / wd % h);
-    const long long img = o / c / wd / h;
-    float acc = 0.f;
-    for (int r = 0; r < R; ++r)
-      for (int s = 0; s < R; ++s) {
-        const int ih = oh - PAD + r, iw = ow - PAD + s;
-        const float v = ih >= 0 && ih < h && iw >= 0 && iw < wd
-                            ? __half2float(x[((img * h + ih) * wd + iw) * c + ch])
-                            : 0.f;
-        acc = fmaf(v, __half2float(w[(ch * R + r) * R + s]), acc);
-      }
-    y[o] = __float2half_rn(acc);
-  }
-}
-
 std::vector<unsigned short> download(const void* p, std::size_t count) {
   std::vector<unsigned short> v(count);
   cudaMemcpy(v.data(), p, count * 2, cudaMemcpyDeviceToHost);
@@ -230,7 +210,7 @@ void run_stage3(const layer& l, const buffers& b, const char* name, const std::v
 
 std::vector<unsigned short> reference(const layer& l, const buffers& b) {
   const std::size_t count = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c;
-  reference_kernel<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
+  reference_7x7<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
                                   static_cast<__half*>(g_y2), l.n, l.hw, l.hw, l.c);
   cudaDeviceSynchronize();
   return download(g_y2, count);

@@ -9,14 +9,11 @@
 // swizzled NHWC tile, and one TMA store writes the tile back. The load (TMA copy of the raw patch,
 // transposes into planes) and the MMAs are stage 4's. Timed against stage 4 itself in the same
 // call, and its output compared with stage 4's bit for bit (the same sums, rounded once).
-// Findings: docs/conv-h200.md, "Stage 4 with a TMA store". (The 16-channel configuration's output map
-// asked for the 64-byte swizzle in the measured run, so its output differed; fixed since, not re-run.)
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
+// Findings: docs/conv-h200.md, "Stage 4 with a TMA store".
 #include "cuop/kernels/common/mma_sync.cuh"
 #include "cuop/kernels/conv/launch.hpp"
 #include "depthwise_probe.hpp"
+#include "probe_tma.hpp"
 
 namespace {
 
@@ -200,27 +197,6 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks)
   K::run_tma(a, in, smem);
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-}
-
-// NHWC as C, W, H, N (innermost first), box cb x bw x bh x 1.
-bool encode(CUtensorMap* map, void* base, const layer& l, int cb, int bw, int bh, CUtensorMapSwizzle sw) {
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(l.c), static_cast<cuuint64_t>(l.hw), static_cast<cuuint64_t>(l.hw),
-                              static_cast<cuuint64_t>(l.n)};
-  const cuuint64_t strides[3] = {dims[0] * 2, dims[0] * dims[1] * 2, dims[0] * dims[1] * dims[2] * 2};
-  const cuuint32_t box[4] = {static_cast<cuuint32_t>(cb), static_cast<cuuint32_t>(bw), static_cast<cuuint32_t>(bh), 1};
-  const cuuint32_t es[4] = {1, 1, 1, 1};
-  const CUresult res = encode_fn()(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, base, dims, strides, box, es,
-                                   CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (res != CUDA_SUCCESS) std::printf("encode failed: %d\n", static_cast<int>(res));
-  return res == CUDA_SUCCESS;
-}
-
 template <int BC, int TH, int TW, int CPW>
 void run_config(const layer& l, const buffers& b) {
   using K = stage3<7, BC, TH, TW, CPW>;
@@ -232,9 +208,8 @@ void run_config(const layer& l, const buffers& b) {
   kc::tma_input in{};
   kc::make_tma_input(c, a, in);
   CUtensorMap xm, ym;
-  if (!encode(&xm, b.x, l, BC, TW + 6, TH + 6, CU_TENSOR_MAP_SWIZZLE_NONE) ||
-      !encode(&ym, b.y, l, BC, TW, TH,
-              BC == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : BC == 32 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B))
+  if (!probe::encode_nhwc(&xm, b.x, l, BC, TW + 6, TH + 6, CU_TENSOR_MAP_SWIZZLE_NONE) ||
+      !probe::encode_nhwc(&ym, b.y, l, BC, TW, TH, probe::swizzle_for(S::pix)))
     return;
   const void* k4 = reinterpret_cast<const void*>(&stage4_entry<K>);
   const void* ks = reinterpret_cast<const void*>(&s4store_entry<S>);
