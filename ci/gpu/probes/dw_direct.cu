@@ -9,7 +9,7 @@
 // reads whole 16-byte chunks (8 channels of one pixel) with LDS.128. The MMA's C fragment holds,
 // per pixel, all 8 channels of the warp's chunk: packed to f16 they are the pixel's 16 output
 // bytes, stored to a swizzled NHWC tile that one TMA store writes back. Each warp owns one 16-byte
-// chunk, one 16-row group and XB column blocks of 8. Three ways to make the A fragments (PAIRS):
+// chunk, one 16-row group and XB column blocks of 8. Four ways to make the A fragments (PAIRS):
 //   0  the pixels a lane reads are those of its A fragment (rows g, g + 8, columns 2t, 2t + 1), so
 //      one byte permute per register makes the fragments of all 8 channels at once; per tap row
 //      and unit of 8 input columns, 4 LDS.128 and 16 permutes feed 16 m16n8k8 (per channel, the
@@ -19,7 +19,9 @@
 //   2  two channels in one m16n8k8, k = 4 input columns x 2 channels, n = 4 output columns x the
 //      same 2 channels, B block-diagonal: a pixel's word is an A register as it lies, no permutes,
 //      but 3 MMAs per 4 output columns (1.5 times PAIRS 0's) and a register move per A register
-//      (rows g and g + 8 come from different loads; an MMA takes them as an aligned pair).
+//      (rows g and g + 8 come from different loads; an MMA takes them as an aligned pair);
+//   3  as 0 with 4 channels a warp (half the accumulators, twice the warps), read with LDS.64 from
+//      half-chunk planes that the block first copies out of the box (compute_half).
 // Findings: docs/conv-h200.md, "Tensor cores without per-channel planes".
 #include "cuop/kernels/common/mma_sync.cuh"
 #include "depthwise_probe.hpp"
@@ -33,7 +35,11 @@
   run_direct<16, 16, 32, 2, 4, 2>(l, b, ref); \
   run_direct<32, 16, 32, 2, 2, 2>(l, b, ref); \
   run_direct<32, 16, 32, 4, 2, 2>(l, b, ref); \
-  run_direct<16, 28, 32, 2, 2, 2>(l, b, ref);
+  run_direct<16, 28, 32, 2, 2, 2>(l, b, ref); \
+  run_direct<16, 16, 32, 4, 3, 3>(l, b, ref); \
+  run_direct<16, 16, 32, 2, 3, 3>(l, b, ref); \
+  run_direct<32, 16, 32, 4, 2, 3>(l, b, ref); \
+  run_direct<16, 28, 32, 4, 2, 3>(l, b, ref);
 #endif
 #ifndef DIRECT_256
 #define DIRECT_256 DIRECT_512
@@ -44,14 +50,17 @@
   run_direct<16, 16, 56, 4, 2, 1>(l, b, ref); \
   run_direct<16, 16, 56, 2, 2, 2>(l, b, ref); \
   run_direct<16, 16, 56, 4, 2, 2>(l, b, ref); \
-  run_direct<32, 16, 56, 2, 1, 2>(l, b, ref);
+  run_direct<32, 16, 56, 2, 1, 2>(l, b, ref); \
+  run_direct<16, 16, 56, 4, 2, 3>(l, b, ref); \
+  run_direct<32, 16, 56, 4, 1, 3>(l, b, ref);
 #endif
 #ifndef DIRECT_384
 #define DIRECT_384 \
   run_direct<16, 16, 64, 2, 2>(l, b, ref); \
   run_direct<16, 16, 64, 2, 2, 2>(l, b, ref); \
   run_direct<16, 16, 64, 4, 2, 2>(l, b, ref); \
-  run_direct<32, 16, 64, 2, 1, 2>(l, b, ref);
+  run_direct<32, 16, 64, 2, 1, 2>(l, b, ref); \
+  run_direct<16, 16, 64, 4, 2, 3>(l, b, ref);
 #endif
 
 namespace {
@@ -61,12 +70,13 @@ constexpr int R = 7, PAD = 3;
 
 template <int CB, int TH, int TW, int XB, int MINB, int PAIRS>
 struct direct {
-  static constexpr int qc = CB / 8;                      // 16-byte chunks of a pixel = warps across channels
+  static constexpr int qc = CB / 8;                      // 16-byte chunks of a pixel
+  static constexpr int wc = PAIRS == 3 ? 2 * qc : qc;    // warps across channels (8 channels each; 4 at PAIRS 3)
   static constexpr int min_blocks = MINB;
   static constexpr int xblocks = TW / 8;
   static constexpr int colw = (xblocks + XB - 1) / XB;   // warps across the tile's columns
   static constexpr int groups = (TH + 15) / 16;
-  static constexpr int warps = qc * colw * groups;
+  static constexpr int warps = wc * colw * groups;
   static constexpr int threads = warps * 32;
   static constexpr int ph = TH + R - 1;
   // Patch width: odd (TW is a multiple of 8) for conflict-free rows, the column past TW + 5 only
@@ -83,7 +93,13 @@ struct direct {
   // each (chunk, channel pair, tap row, s0, b) (see compute_cp).
   static constexpr int table_bytes = PAIRS == 2 ? CB * R * 112 : CB * R * pair_words * 4;
   static constexpr int bar_offset = (pairs_offset + table_bytes + CB * R * R * 2 + 15) / 16 * 16;
-  static constexpr int smem_bytes = (bar_offset + 8 + 15) / 16 * 16 + 1024;  // + alignment of the box
+  // PAIRS 3: the patch again as half-chunk planes (4 channels, 8 bytes a pixel) of pwh pixels a
+  // row, pwh >= TW + 8 and 1 or 9 modulo 16 (with the row order sigma below: conflict-free LDS.64).
+  static constexpr int pwh_of(int w) { return w % 16 == 1 || w % 16 == 9 ? w : pwh_of(w + 1); }
+  static constexpr int pwh = pwh_of(TW + 8);
+  static constexpr int half_offset = (bar_offset + 8 + 127) / 128 * 128;
+  static constexpr int half_bytes = PAIRS == 3 ? 2 * qc * ph * pwh * 8 : 0;
+  static constexpr int smem_bytes = half_offset + half_bytes + 1024;  // + alignment of the box
   static_assert(TH * TW * pix <= in_bytes, "the output tile fits where the patch was");
   static_assert(pix == 32 || pix == 64 || pix == 128, "CB 16, 32 or 64");
 
@@ -168,6 +184,92 @@ struct direct {
     }
   }
 
+  // PAIRS 3: a warp owns 4 channels (half a chunk), so its accumulators take half the registers
+  // and twice the warps fit. LDS.64 from the swizzled box would meet half the banks, so the block
+  // first copies the box into half-chunk planes (relayout), 8 bytes a pixel, rows pwh apart. M row
+  // m is output row sigma(m) = 2 (m / 4) + m % 2 + 8 ((m / 2) % 2): the 4 rows a 16-lane phase
+  // meets are {b, b + 1, b + 8, b + 9}, which with pwh = 1 or 9 mod 16 and the 4 even columns
+  // fall in 16 different 8-byte bank pairs. Otherwise as PAIRS 0 (k8), with 8 byte permutes and 8
+  // MMAs per unit. The output goes to the box, free since the relayout: no barrier before it.
+  static __host__ __device__ constexpr int sigma(int m) { return 2 * (m / 4) + m % 2 + 8 * ((m / 2) % 2); }
+  static __device__ __forceinline__ void relayout(unsigned box, unsigned half, int tid) {
+    constexpr int cols = pw + 1, tasks = qc * ph * cols;  // column pw: zeros (read only against zero taps)
+    for (int t = tid; t < tasks; t += threads) {
+      const int q = t / (ph * cols), row = t / cols % ph, col = t % cols;
+      unsigned v[4] = {0u, 0u, 0u, 0u};
+      if (col < pw)
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
+                     : "r"(box + swz((row * pw + col) * pix + 16 * q)));
+      const unsigned at = half + 8u * ((2 * q * ph + row) * pwh + col);
+      asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(at), "r"(v[0]), "r"(v[1]) : "memory");
+      asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(at + 8u * ph * pwh), "r"(v[2]), "r"(v[3]) : "memory");
+    }
+  }
+  static __device__ __forceinline__ void compute_half(unsigned box, unsigned half, const unsigned* pairs, float alpha,
+                                                      int warp, int lane) {
+    const int hq = warp % wc, cw = warp / wc % colw, g = warp / (wc * colw);
+    const int row0 = group_row(g), xb0 = cw * XB;
+    const int gl = lane / 4, k0 = 2 * (lane % 4), d = k0 - gl;
+    const int ra = sigma(gl), rb = sigma(gl + 8);
+    float acc[4][XB][4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int x = 0; x < XB; ++x)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[j][x][e] = 0.f;
+    const unsigned* pc = pairs + (4 * hq) * R * pair_words + (d >= -1 ? d : d + 8) + 1;
+    const unsigned hb = half + 8u * (hq * ph * pwh);
+#pragma unroll 1
+    for (int r = 0; r < R; ++r) {
+      unsigned lo[4], hi[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const unsigned v = pc[(j * R + r) * pair_words];
+        lo[j] = d >= -1 ? v : 0u;
+        hi[j] = d >= -1 ? 0u : v;
+      }
+      const unsigned a0 = hb + 8u * ((row0 + r + ra) * pwh + xb0 * 8 + k0);
+      const unsigned b0 = hb + 8u * ((row0 + r + rb) * pwh + xb0 * 8 + k0);
+#pragma unroll
+      for (int u = 0; u <= XB; ++u) {
+        if (xb0 + u > xblocks) break;
+        const unsigned off = 64u * u;
+        unsigned wa0[2], wa1[2], wb0[2], wb1[2];
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(wa0[0]), "=r"(wa0[1]) : "r"(a0 + off));
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(wa1[0]), "=r"(wa1[1]) : "r"(a0 + off + 8u));
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(wb0[0]), "=r"(wb0[1]) : "r"(b0 + off));
+        asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(wb1[0]), "=r"(wb1[1]) : "r"(b0 + off + 8u));
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const unsigned sel = j % 2 ? 0x7632 : 0x5410;
+          const unsigned a[2] = {__byte_perm(wa0[j / 2], wa1[j / 2], sel), __byte_perm(wb0[j / 2], wb1[j / 2], sel)};
+          if (u < XB && xb0 + u < xblocks) cm::mma_1688<__half>(acc[j][u], a, lo[j]);
+          if (u > 0) cm::mma_1688<__half>(acc[j][u - 1], a, hi[j]);
+        }
+      }
+    }
+#pragma unroll
+    for (int x = 0; x < XB; ++x) {
+      if (xb0 + x >= xblocks) break;
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          unsigned wd[2];
+#pragma unroll
+          for (int i = 0; i < 2; ++i) {
+            const __half2 p2 = __floats2half2_rn(alpha * acc[2 * i][x][2 * h + e], alpha * acc[2 * i + 1][x][2 * h + e]);
+            wd[i] = *reinterpret_cast<const unsigned*>(&p2);
+          }
+          const int y = row0 + (h ? rb : ra), xc = (xb0 + x) * 8 + k0 + e;
+          asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(box + swz((y * TW + xc) * pix + 16 * (hq / 2)) + 8u * (hq % 2)),
+                       "r"(wd[0]), "r"(wd[1])
+                       : "memory");
+        }
+    }
+  }
+
   // MODE 1: load only, 2: compute + store (patch not loaded), 3: everything.
   template <int MODE>
   static __device__ void run(const CUtensorMap* xmap, const CUtensorMap* ymap, const __half* w, float alpha, int c,
@@ -248,7 +350,12 @@ struct direct {
                      : "=r"(done) : "r"(bar) : "memory");
     if (!(MODE & 2)) return;
 
-    if constexpr (PAIRS == 2) {
+    if constexpr (PAIRS == 3) {
+      const unsigned half = cm::smem_addr(smem + half_offset);
+      relayout(box, half, tid);
+      __syncthreads();
+      compute_half(box, half, pairs, alpha, warp, lane);
+    } else if constexpr (PAIRS == 2) {
       compute_cp(box, pairs, alpha, warp, lane);
     } else {
       const int q = warp % qc, cw = warp / qc % colw, g = warp / (qc * colw);
@@ -455,7 +562,7 @@ void run_direct(const layer& l, const buffers& b, const std::vector<unsigned cha
   const auto got = download(b.y, ref.size());
   const ulp_report rep = compare_ulps(got, ref);
   std::printf("| %s | direct c%d t%dx%d xb%d minb%d%s | %d regs, %d B local | %d x %d warps | %.1f (load %.1f, compute+store %.1f) | %s | %s, %lld differ, max %d ulps |\n",
-              l.name, CB, TH, TW, XB, MINB, PAIRS == 2 ? " channel pairs" : PAIRS ? " row pairs" : "", attr.numRegs,
+              l.name, CB, TH, TW, XB, MINB, PAIRS == 3 ? " half chunks" : PAIRS == 2 ? " channel pairs" : PAIRS ? " row pairs" : "", attr.numRegs,
               static_cast<int>(attr.localSizeBytes), per_sm, K::warps,
               us[0], us[1], us[2], need_4x(l), err != cudaSuccess ? cudaGetErrorString(err) : "ok", rep.differing,
               rep.max_ulps);
