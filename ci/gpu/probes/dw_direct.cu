@@ -516,7 +516,7 @@ std::vector<unsigned char> download(const void* p, std::size_t bytes) {
 
 std::vector<unsigned char> reference(const layer& l, const buffers& b) {
   reference_7x7<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
-                                  static_cast<__half*>(g_ref), l.n, l.hw, l.hw, l.c);
+                               static_cast<__half*>(g_ref), l.n, l.hw, l.hw, l.c);
   cudaDeviceSynchronize();
   return download(g_ref, static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2);
 }

@@ -211,7 +211,7 @@ void run_stage3(const layer& l, const buffers& b, const char* name, const std::v
 std::vector<unsigned short> reference(const layer& l, const buffers& b) {
   const std::size_t count = static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c;
   reference_7x7<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
-                                  static_cast<__half*>(g_y2), l.n, l.hw, l.hw, l.c);
+                               static_cast<__half*>(g_y2), l.n, l.hw, l.hw, l.c);
   cudaDeviceSynchronize();
   return download(g_y2, count);
 }
