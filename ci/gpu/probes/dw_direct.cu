@@ -362,18 +362,18 @@ struct direct {
       const int row0 = group_row(g), xb0 = cw * XB;
       const int gl = lane / 4, k0 = 2 * (lane % 4), d = k0 - gl;
       float acc[8][XB][4];
-  #pragma unroll
+#pragma unroll
       for (int j = 0; j < 8; ++j)
-  #pragma unroll
+#pragma unroll
         for (int x = 0; x < XB; ++x)
-  #pragma unroll
+#pragma unroll
           for (int e = 0; e < 4; ++e) acc[j][x][e] = 0.f;
 
       const unsigned* pc = pairs + (8 * q) * R * pair_words + (d >= -1 ? d : d + 8) + 1;
       auto single_row = [&](int r) {
         // Per channel: its taps against the column block's own unit (lo) and the next unit (hi).
         unsigned lo[8], hi[8];
-  #pragma unroll
+#pragma unroll
         for (int j = 0; j < 8; ++j) {
           const unsigned v = pc[(j * R + r) * pair_words];
           lo[j] = d >= -1 ? v : 0u;
@@ -384,7 +384,7 @@ struct direct {
         const int pa = (row0 + r + gl) * pw + xb0 * 8 + k0, pb = pa + 8 * pw;
         const unsigned a0 = box + swz(pa * pix + 16 * q), a1 = box + swz((pa + 1) * pix + 16 * q);
         const unsigned b0 = box + swz(pb * pix + 16 * q), b1 = box + swz((pb + 1) * pix + 16 * q);
-  #pragma unroll
+#pragma unroll
         for (int u = 0; u <= XB; ++u) {
           if (xb0 + u > xblocks) break;
           uint4 v[4];
@@ -397,7 +397,7 @@ struct direct {
           const unsigned wb0[4] = {v[2].x, v[2].y, v[2].z, v[2].w}, wb1[4] = {v[3].x, v[3].y, v[3].z, v[3].w};
           // Unit u of channel j as an m16n8k8 A fragment (rows gl and gl + 8, k = columns k0, k0 + 1):
           // the k 0-7 half of column block u, the k 8-15 half of column block u - 1.
-  #pragma unroll
+#pragma unroll
           for (int j = 0; j < 8; ++j) {
             const unsigned sel = j % 2 ? 0x7632 : 0x5410;
             const unsigned a[2] = {__byte_perm(wa0[j / 2], wa1[j / 2], sel), __byte_perm(wb0[j / 2], wb1[j / 2], sel)};
@@ -412,7 +412,7 @@ struct direct {
       // high taps). An odd R's last tap row runs alone.
       auto row_pair = [&](int r) {
         unsigned lo[8][2], hi[8][2];
-  #pragma unroll
+#pragma unroll
         for (int j = 0; j < 8; ++j) {
           const unsigned v0 = pc[(j * R + r) * pair_words], v1 = pc[(j * R + r + 1) * pair_words];
           lo[j][0] = d >= -1 ? v0 : 0u;
@@ -423,27 +423,27 @@ struct direct {
         const int p0 = (row0 + r + gl) * pw + xb0 * 8 + k0;
         const int px[4] = {p0, p0 + 8 * pw, p0 + pw, p0 + 9 * pw};  // rows gl, gl + 8 at r; the same at r + 1
         unsigned addr[4][2];
-  #pragma unroll
+#pragma unroll
         for (int i = 0; i < 4; ++i)
-  #pragma unroll
+#pragma unroll
           for (int e = 0; e < 2; ++e) addr[i][e] = box + swz((px[i] + e) * pix + 16 * q);
-  #pragma unroll
+#pragma unroll
         for (int u = 0; u <= XB; ++u) {
           if (xb0 + u > xblocks) break;
           const unsigned off = static_cast<unsigned>(u * 8 * pix);
           unsigned wv[4][2][4];
-  #pragma unroll
+#pragma unroll
           for (int i = 0; i < 4; ++i)
-  #pragma unroll
+#pragma unroll
             for (int e = 0; e < 2; ++e)
               asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                            : "=r"(wv[i][e][0]), "=r"(wv[i][e][1]), "=r"(wv[i][e][2]), "=r"(wv[i][e][3])
                            : "r"(addr[i][e] + off));
-  #pragma unroll
+#pragma unroll
           for (int j = 0; j < 8; ++j) {
             const unsigned sel = j % 2 ? 0x7632 : 0x5410;
             unsigned a[4];
-  #pragma unroll
+#pragma unroll
             for (int i = 0; i < 4; ++i) a[i] = __byte_perm(wv[i][0][j / 2], wv[i][1][j / 2], sel);
             if (u < XB && xb0 + u < xblocks) cm::mma_16816<__half>(acc[j][u], a, lo[j]);
             if (u > 0) cm::mma_16816<__half>(acc[j][u - 1], a, hi[j]);
@@ -451,27 +451,27 @@ struct direct {
         }
       };
       if constexpr (PAIRS) {
-  #pragma unroll 1
+#pragma unroll 1
         for (int r = 0; r + 1 < R; r += 2) row_pair(r);
         if constexpr (R % 2) single_row(R - 1);
       } else {
-  #pragma unroll 1
+#pragma unroll 1
         for (int r = 0; r < R; ++r) single_row(r);
       }
 
       __syncthreads();  // every warp is done with the patch: the output tile goes where it was
       // Lane: pixels (gl, k0 + e) and (gl + 8, k0 + e); the two stores of a row pair alternate e by
       // row parity so that the 8 lanes of a phase meet 8 different 16-byte bank groups.
-  #pragma unroll
+#pragma unroll
       for (int x = 0; x < XB; ++x) {
         if (xb0 + x >= xblocks) break;
-  #pragma unroll
+#pragma unroll
         for (int h = 0; h < 2; ++h)
-  #pragma unroll
+#pragma unroll
           for (int es = 0; es < 2; ++es) {
             const int e = es ^ (gl & 1);
             unsigned wd[4];
-  #pragma unroll
+#pragma unroll
             for (int i = 0; i < 4; ++i) {
               const float lo = e ? acc[2 * i][x][2 * h + 1] : acc[2 * i][x][2 * h];
               const float hi = e ? acc[2 * i + 1][x][2 * h + 1] : acc[2 * i + 1][x][2 * h];
@@ -580,7 +580,6 @@ void run_stage3(const layer& l, const buffers& b, const char* name, const std::v
 
 }  // namespace
 
-// K::min_blocks: the MINB of the instantiation.
 int main(int argc, char** argv) {
   if (argc > 1) g_only = argv[1];
   const probe::l2_flush flush(256ull << 20);
