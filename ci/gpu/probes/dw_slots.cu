@@ -1,0 +1,342 @@
+// Device probe: depthwise 7x7 f16 NHWC on tensor cores with the A fragments kept in registers
+// across tap rows, against stage 3 on the same inputs. Usage, on the GPU machine: bash
+// ci/gpu/probes/dw_slots.sh [CONFIG], CONFIG a name as run_slots prints it to run that one alone.
+//
+// Stage 3 and the earlier probes load a fragment of input rows for every (tap row, output row
+// group): each input row is read and paired into A registers once per tap row that meets it. Here
+// the MMA's 16 rows ("slots") are not 16 adjacent output rows: slot s is a segment of L output rows
+// of one 8-column tile, and the m-th MMA of a pass computes row j of every segment. Tap row r of
+// output row j then reads input row i = j + r of the segment, so one input row's A registers feed
+// every (j, r) with j + r = i: up to min(T, 7) MMAs a channel, where the earlier kernels fed one.
+// K is 16 input columns of one tap row (x0 .. x0 + 15, taps s = k - n), N the tile's 8 columns,
+// and the Toeplitz B of each (channel, tap row) stays in registers (2 a lane; exactly one nonzero).
+//
+// A lane (g, t) holds slots g and g + 8: the same segment, column tiles 2c and 2c + 1, so its A
+// registers are the pixel pairs at x0 + 2t, x0 + 8 + 2t (twice: slot g's k 8-15 and slot g + 8's
+// k 0-7) and x0 + 16 + 2t of the input row. The raw NHWC patch comes in by one TMA copy (32-byte
+// swizzle, odd row pitch: a warp's LDS.64 of one channel quad meet 2-way bank conflicts, the least
+// for 8-byte reads of a quarter of each pixel); each warp owns one quad (4 channels) of the block's
+// 16, one pair of LDS.64 and 4 byte permutes make one pixel pair's A registers of all 4 channels.
+// Passes of T rows of each segment keep the accumulators at 16 T registers a lane. The output goes
+// through a swizzled NHWC staging tile and one TMA store.
+#include "cuop/kernels/common/mma_sync.cuh"
+#include "depthwise_probe.hpp"
+#include "probe_tma.hpp"
+
+namespace {
+
+namespace cm = cuop::kernels::common;
+constexpr int R = 7, PAD = 3;
+
+template <int CB, int TH, int TW, int L, int T, int MINB>
+struct slots {
+  static constexpr int quads = CB / 4;
+  static constexpr int segs = TH / L, ctiles = TW / 8;
+  static constexpr int S = segs < 8 ? segs : 8;           // segments a slot set spans
+  static constexpr int cpairs = 8 / S;                     // column-tile pairs a slot set spans
+  static constexpr int sets = (segs / S) * (ctiles / (2 * cpairs));
+  static constexpr int warps = quads * sets, threads = warps * 32, min_blocks = MINB;
+  static constexpr int ph = TH + R - 1;
+  // Row pitch: odd. K reaches column x0 + 15 of a tile; the last tile's columns TW + 6 and TW + 7
+  // meet only zero taps, the first is the row's last pixel, the other the next row's first (one
+  // zeroed slack pixel past the box): finite values, no extra column loaded.
+  static constexpr int pw = TW + 7;
+  static constexpr int pix = CB * 2;
+  static constexpr int in_bytes = ph * pw * pix;
+  static constexpr int out_offset = (in_bytes + pix + 1023) / 1024 * 1024;
+  static constexpr int out_bytes = TH * TW * pix;
+  static constexpr int pairs_offset = out_offset + out_bytes;
+  static constexpr int pair_words = 9;                     // P[-1..7] of a (channel, tap row): (tap p, tap p + 1)
+  static constexpr int raw_offset = out_offset;             // the raw taps, in the staging tile until the epilogue
+  static constexpr int bar_offset = pairs_offset + CB * R * pair_words * 4;
+  static_assert(CB * R * R * 2 <= out_bytes, "the raw taps fit in the staging tile");
+  static constexpr int smem_bytes = bar_offset + 16;       // the block's shared memory starts 1024-aligned
+  static_assert(CB == 16, "32-byte pixels: the swizzle below is SWIZZLE_32B's");
+  static_assert(TH % L == 0 && segs % S == 0 && 8 % S == 0 && ctiles % (2 * cpairs) == 0, "slot sets tile the block");
+  static_assert(L % 2 == 1, "odd segments: rows of a quarter warp in alternate bank halves");
+
+  // SWIZZLE_32B: 16-byte chunk bit 4 ^= bit 7 of the offset.
+  static __device__ __forceinline__ unsigned swz(unsigned lin) { return lin ^ ((lin >> 3) & 16u); }
+
+  static __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+
+  // One pass: rows j0 .. j0 + TP - 1 of the lane's segment, every channel of its quad.
+  template <int J0, int TP>
+  static __device__ __forceinline__ void pass(const unsigned char* box, unsigned char* out, int row0, int out_row0, int a_col, int o_col,
+                                              int quad, int g, const unsigned* pc, bool low) {
+    float acc[4][TP][4];
+    unsigned b[4][R][2];
+#pragma unroll
+    for (int ch = 0; ch < 4; ++ch)
+#pragma unroll
+      for (int j = 0; j < TP; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[ch][j][e] = 0.f;
+    // Row i's 6 words pairs (k, e) and its taps are loaded one row ahead: the loads, permutes and
+    // MMAs are volatile asm, so that this order (next row's loads, then this row's math) holds.
+    unsigned w[2][3][2][2], bn[2][4];
+    auto load_row = [&](int i, unsigned (&dst)[3][2][2], unsigned (&bdst)[4]) {
+      const int a = (row0 + J0 + i) * pw + a_col;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const unsigned addr = cm::smem_addr(box) + swz(static_cast<unsigned>((a + e) * pix + 8 * quad));
+#pragma unroll
+        for (int k = 0; k < 3; ++k)
+          asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(dst[k][e][0]), "=r"(dst[k][e][1]) : "r"(addr + 256u * k));
+      }
+      if (i < R)
+#pragma unroll
+        for (int ch = 0; ch < 4; ++ch)
+          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(bdst[ch]) : "r"(cm::smem_addr(pc + (ch * R + i) * pair_words)));
+    };
+    load_row(0, w[0], bn[0]);
+#pragma unroll
+    for (int i = 0; i < TP + R - 1; ++i) {
+      if (i + 1 < TP + R - 1) load_row(i + 1, w[(i + 1) % 2], bn[(i + 1) % 2]);
+      const auto& wc = w[i % 2];
+#pragma unroll
+      for (int ch = 0; ch < 4; ++ch) {
+        if (i < R) {
+          b[ch][i][0] = low ? bn[i % 2][ch] : 0u;
+          b[ch][i][1] = low ? 0u : bn[i % 2][ch];
+        }
+        const unsigned sel = ch % 2 ? 0x7632 : 0x5410;
+        const unsigned p0 = __byte_perm(wc[0][0][ch / 2], wc[0][1][ch / 2], sel);
+        const unsigned p1 = __byte_perm(wc[1][0][ch / 2], wc[1][1][ch / 2], sel);
+        const unsigned p2 = __byte_perm(wc[2][0][ch / 2], wc[2][1][ch / 2], sel);
+        const unsigned af[4] = {p0, p1, p1, p2};
+#pragma unroll
+        for (int j = 0; j < TP; ++j) {
+          const int r = i - j;
+          if (r >= 0 && r < R) mma(acc[ch][j], af, b[ch][r][0], b[ch][r][1]);
+        }
+      }
+    }
+    // Epilogue: lane (g, t) has, per output row j, pixels o_col + 8h + e (h = 0, 1 the two slots,
+    // e = 0, 1) of all 4 channels: 8 bytes each. Rows of the staging tile meet the same banks; the
+    // order of e alternates with g's parity so that a quarter warp's two rows do not (2-way, not 4).
+    const bool odd = g & 1;
+#pragma unroll
+    for (int j = 0; j < TP; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        unsigned lo[2], hi[2];  // pixel e's channels 0-1 and 2-3
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const __half2 l = __floats2half2_rn(acc[0][j][2 * h + e], acc[1][j][2 * h + e]);
+          const __half2 u = __floats2half2_rn(acc[2][j][2 * h + e], acc[3][j][2 * h + e]);
+          lo[e] = *reinterpret_cast<const unsigned*>(&l);
+          hi[e] = *reinterpret_cast<const unsigned*>(&u);
+        }
+#pragma unroll
+        for (int es = 0; es < 2; ++es) {
+          const bool second = odd != (es == 1);  // this store's pixel is e = 1
+          const unsigned off = static_cast<unsigned>(((out_row0 + J0 + j) * TW + o_col + 8 * h + second) * pix + 8 * quad);
+          *reinterpret_cast<uint2*>(out + swz(off)) = make_uint2(second ? lo[1] : lo[0], second ? hi[1] : hi[0]);
+        }
+      }
+  }
+
+  // MODE 1: load only, 2: compute and store on an unloaded patch, 3: everything.
+  template <int MODE>
+  static __device__ void run(const CUtensorMap* xmap, const CUtensorMap* ymap, const __half* w, int c, int q_out) {
+    extern __shared__ __align__(1024) unsigned char smem[];
+    if (cm::smem_addr(smem) & 1023u) __trap();  // the swizzle phases below assume it
+    const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+    const int tiles_w = (q_out + TW - 1) / TW;
+    const int n = static_cast<int>(blockIdx.z), c0 = static_cast<int>(blockIdx.y) * CB;
+    const int oh0 = static_cast<int>(blockIdx.x) / tiles_w * TH, ow0 = static_cast<int>(blockIdx.x) % tiles_w * TW;
+    const unsigned box = cm::smem_addr(smem), out = box + out_offset, bar = box + bar_offset;
+    if (tid == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar));
+      asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+      if (MODE & 1) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(in_bytes) : "memory");
+        asm volatile(
+            "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
+            ::"r"(box), "l"(reinterpret_cast<unsigned long long>(xmap)), "r"(c0), "r"(ow0 - PAD), "r"(oh0 - PAD), "r"(n),
+            "r"(bar)
+            : "memory");
+      }
+    }
+    if (tid < pix / 16) reinterpret_cast<uint4*>(smem + in_bytes)[tid] = make_uint4(0, 0, 0, 0);  // the slack pixel
+    // The lane's role: quad, slot set, segment and column tiles.
+    const int quad = warp % quads, set = warp / quads;
+    const int sg = set % (segs / S), cg = set / (segs / S);
+    const int g = lane / 4, t = lane % 4;
+    const int seg = sg * S + g % S, ct0 = 2 * (cg * cpairs + g / S);
+    // The block's taps (CB x R x R halves in a row of w) in one batch of 16-byte loads, all in
+    // flight at once, into shared memory past the pair table; then the tap pairs P[-1..7] of each
+    // (channel, tap row), zero outside the filter and past C; the raw taps are dead before any
+    // warp's epilogue (a barrier comes between). (A loop of dependent loads per pair
+    // here made every block wait for L2 eight times in a row.)
+    unsigned* pairs = reinterpret_cast<unsigned*>(smem + pairs_offset);
+    unsigned short* raw = reinterpret_cast<unsigned short*>(smem + raw_offset);
+    {
+      constexpr int pieces = CB * R * R * 2 / 16;
+      static_assert(pieces <= threads, "one 16-byte piece of taps a thread");
+      const int live = (c - c0 < CB ? c - c0 : CB) * R * R * 2 / 16;  // C % 8 == 0 here
+      if (tid < pieces)
+        reinterpret_cast<uint4*>(raw)[tid] =
+            tid < live ? reinterpret_cast<const uint4*>(w + static_cast<long long>(c0) * R * R)[tid] : make_uint4(0, 0, 0, 0);
+    }
+    __syncthreads();
+    for (int e = tid; e < CB * R * pair_words; e += threads) {
+      const int p = e % pair_words - 1, row = e / pair_words;
+      const unsigned short* tv = raw + row * R;
+      pairs[e] = (p >= 0 && p < R ? tv[p] : 0u) | (p + 1 < R ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
+    }
+    // B of a (channel, tap row): lane (g, t) holds k = 2t, 2t + 1 (b0) and 2t + 8, 2t + 9 (b1) of
+    // column n = g, taps k - n; with d = 2t - g exactly one is nonzero: P[d] in b0 (d >= -1) or
+    // P[d + 8] in b1.
+    const int d = 2 * t - g, o = d >= -1 ? d : d + 8;
+    const unsigned* pc = pairs + (4 * quad) * R * pair_words + o + 1;
+    __syncthreads();  // the barrier is initialized before anyone waits on it
+    if (MODE & 1)
+      for (unsigned done = 0; !done;)
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done) : "r"(bar) : "memory");
+    if (!(MODE & 2)) return;
+    const int row0 = seg * L, a_col = ct0 * 8 + 2 * t, o_col = ct0 * 8 + 2 * t;
+    pass<0, (T < L ? T : L)>(smem, smem + out_offset, row0, row0, a_col, o_col, quad, g, pc, d >= -1);
+    if constexpr (T < L) pass<T, (2 * T < L ? T : L - T)>(smem, smem + out_offset, row0, row0, a_col, o_col, quad, g, pc, d >= -1);
+    if constexpr (2 * T < L) pass<2 * T, L - 2 * T>(smem, smem + out_offset, row0, row0, a_col, o_col, quad, g, pc, d >= -1);
+    static_assert(3 * T >= L, "at most three passes");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (tid == 0) {
+      asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
+                       reinterpret_cast<unsigned long long>(ymap)),
+                   "r"(c0), "r"(ow0), "r"(oh0), "r"(n), "r"(out)
+                   : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    }
+  }
+};
+
+template <typename K, int MODE>
+__global__ void __launch_bounds__(K::threads, K::min_blocks) slots_entry(const __grid_constant__ CUtensorMap xmap,
+                                                                           const __grid_constant__ CUtensorMap ymap,
+                                                                           const __half* w, int c, int q) {
+  K::template run<MODE>(&xmap, &ymap, w, c, q);
+}
+
+void* g_ref = nullptr;
+const char* g_only = nullptr;
+
+std::vector<unsigned char> download(const void* p, std::size_t bytes) {
+  std::vector<unsigned char> v(bytes);
+  cudaMemcpy(v.data(), p, bytes, cudaMemcpyDeviceToHost);
+  return v;
+}
+
+std::vector<unsigned char> reference(const layer& l, const buffers& b) {
+  reference_7x7<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
+                               static_cast<__half*>(g_ref), l.n, l.hw, l.hw, l.c);
+  cudaDeviceSynchronize();
+  return download(g_ref, static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2);
+}
+
+const char* need_4x(const layer& l) {
+  return &l == &l512 ? "27.2" : &l == &l256 ? "15.05" : &l == &l128 ? "24.0" : "42.7";
+}
+
+template <int CB, int TH, int TW, int L, int T, int MINB>
+void run_slots(const layer& l, const buffers& b, const std::vector<unsigned char>& ref) {
+  using K = slots<CB, TH, TW, L, T, MINB>;
+  char name[64];
+  std::snprintf(name, sizeof name, "c%d_t%dx%d_l%d_p%d_minb%d", CB, TH, TW, L, T, MINB);
+  if (g_only && std::strcmp(g_only, name) != 0) return;
+  CUtensorMap xm, ym;
+  if (!probe::encode_nhwc(&xm, b.x, l, CB, K::pw, K::ph, CU_TENSOR_MAP_SWIZZLE_32B) ||
+      !probe::encode_nhwc(&ym, b.y, l, CB, TW, TH, CU_TENSOR_MAP_SWIZZLE_32B))
+    return;
+  const void* kernel = reinterpret_cast<const void*>(&slots_entry<K, 3>);
+  const void* parts[2] = {reinterpret_cast<const void*>(&slots_entry<K, 1>), reinterpret_cast<const void*>(&slots_entry<K, 2>)};
+  const int tiles = ((l.hw + TH - 1) / TH) * ((l.hw + TW - 1) / TW);
+  const dim3 grid(tiles, (l.c + CB - 1) / CB, l.n);
+  const __half* w = static_cast<const __half*>(b.w);
+  int c = l.c, q = l.hw;
+  void* params[] = {&xm, &ym, &w, &c, &q};
+  cudaFuncAttributes attr{};
+  cudaFuncGetAttributes(&attr, kernel);
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::smem_bytes);
+  int per_sm = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::threads, K::smem_bytes);
+  const float us = probe::median_us(
+      [&] { cudaLaunchKernel(kernel, grid, dim3(K::threads), params, K::smem_bytes, nullptr); }, b.flush, g_only ? 1 : 30);
+  float part_us[2] = {0, 0};
+  for (int m = 0; m < 2 && !g_only; ++m) {
+    cudaFuncSetAttribute(parts[m], cudaFuncAttributeMaxDynamicSharedMemorySize, K::smem_bytes);
+    part_us[m] = probe::median_us(
+        [&] { cudaLaunchKernel(parts[m], grid, dim3(K::threads), params, K::smem_bytes, nullptr); }, b.flush, 30);
+  }
+  const cudaError_t err = cudaDeviceSynchronize();
+  cudaMemset(b.y, 0xff, static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2);
+  cudaLaunchKernel(kernel, grid, dim3(K::threads), params, K::smem_bytes, nullptr);
+  cudaDeviceSynchronize();
+  const ulp_report rep = compare_ulps(download(b.y, ref.size()), ref);
+  std::printf("| %s | slots %s | %d regs, %d B local | %d x %d warps | %.1f (load %.1f, compute+store %.1f) | %s | %s, %lld differ, max %d ulps |\n", l.name,
+              name, attr.numRegs, static_cast<int>(attr.localSizeBytes), per_sm, K::warps, us, part_us[0], part_us[1], need_4x(l),
+              err != cudaSuccess ? cudaGetErrorString(err) : "ok", rep.differing, rep.max_ulps);
+}
+
+template <typename K>
+void run_stage3(const layer& l, const buffers& b, const char* name, const std::vector<unsigned char>& ref) {
+  if (g_only) return;
+  const void* kernel = reinterpret_cast<const void*>(&entry<K>);
+  const ulp_report rep = compare_ulps(output_of<K>(kernel, l, b), ref);
+  std::printf("| %s | %s | | %d warps | %.1f | %s | %lld differ, max %d ulps |\n", l.name, name, K::warps,
+              time_us<K>(kernel, l, b, 30), need_4x(l), rep.differing, rep.max_ulps);
+}
+
+}  // namespace
+
+// The configurations timed, per layer (run_slots<CB, TH, TW, L, T, MINB>); -D overrides them.
+#ifndef SLOTS_28
+#define SLOTS_28 \
+  run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
+  run_slots<16, 28, 32, 7, 7, 2>(l, b, ref);
+#endif
+#ifndef SLOTS_56
+#define SLOTS_56 \
+  run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
+  run_slots<16, 56, 16, 7, 4, 3>(l, b, ref); \
+  run_slots<16, 28, 32, 7, 7, 2>(l, b, ref);
+#endif
+
+int main(int argc, char** argv) {
+  if (argc > 1) g_only = argv[1];
+  const probe::l2_flush flush(256ull << 20);
+  const buffers b = make_buffers(flush);
+  cudaMalloc(&g_ref, probe_bytes);
+  randomize(b);
+  std::printf("| layer | kernel | registers | resident | us | 4x torch needs | output against the f32 reference |\n");
+  std::printf("| --- | --- | --- | --- | ---: | ---: | --- |\n");
+  for (int rep = 0; rep < (g_only ? 1 : 2); ++rep) {
+    {
+      const layer& l = l512;
+      const auto ref = reference(l, b);
+      run_stage3<stage3<7, 32, 28, 32, 4>>(l, b, "stage 3 c32_t28x32 (dispatched)", ref);
+      SLOTS_28
+    }
+    {
+      const layer& l = l256;
+      const auto ref = reference(l, b);
+      run_stage3<stage3<7, 32, 28, 32, 4>>(l, b, "stage 3 c32_t28x32 (dispatched)", ref);
+      SLOTS_28
+    }
+    {
+      const layer& l = l128;
+      const auto ref = reference(l, b);
+      run_stage3<stage3<7, 64, 16, 56, 4>>(l, b, "stage 3 c64_t16x56 (dispatched)", ref);
+      SLOTS_56
+    }
+  }
+  return 0;
+}
