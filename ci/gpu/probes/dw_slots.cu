@@ -66,9 +66,8 @@ struct slots {
 
   // One pass: rows j0 .. j0 + TP - 1 of the lane's segment, every channel of its quad.
   template <int J0, int TP>
-  static __device__ __forceinline__ void pass(const unsigned char* box, unsigned char* out, int row0, int out_row0, int a_col, int o_col,
-                                              int quad, int g, const unsigned* pc, bool low) {
-    float acc[4][TP][4];
+  static __device__ __forceinline__ void compute(const unsigned char* box, int row0, int a_col, int quad,
+                                                 const unsigned* pc, bool low, float (&acc)[4][TP][4]) {
     unsigned b[4][R][2];
 #pragma unroll
     for (int ch = 0; ch < 4; ++ch)
@@ -116,6 +115,11 @@ struct slots {
         }
       }
     }
+  }
+
+  template <int J0, int TP>
+  static __device__ __forceinline__ void epilogue(unsigned char* out, int out_row0, int o_col, int quad, int g,
+                                                  const float (&acc)[4][TP][4]) {
     // Epilogue: lane (g, t) has, per output row j, pixels o_col + 8h + e (h = 0, 1 the two slots,
     // e = 0, 1) of all 4 channels: 8 bytes each. Rows of the staging tile meet the same banks; the
     // order of e alternates with g's parity so that a quarter warp's two rows do not (2-way, not 4).
@@ -139,6 +143,14 @@ struct slots {
           *reinterpret_cast<uint2*>(out + swz(off)) = make_uint2(second ? lo[1] : lo[0], second ? hi[1] : hi[0]);
         }
       }
+  }
+
+  template <int J0, int TP>
+  static __device__ __forceinline__ void pass(const unsigned char* box, unsigned char* out, int row0, int a_col, int o_col,
+                                              int quad, int g, const unsigned* pc, bool low) {
+    float acc[4][TP][4];
+    compute<J0, TP>(box, row0, a_col, quad, pc, low, acc);
+    epilogue<J0, TP>(out, row0, o_col, quad, g, acc);
   }
 
   // MODE 1: load only, 2: compute and store on an unloaded patch, 3: everything.
@@ -202,9 +214,9 @@ struct slots {
                      : "=r"(done) : "r"(bar) : "memory");
     if (!(MODE & 2)) return;
     const int row0 = seg * L, a_col = ct0 * 8 + 2 * t, o_col = ct0 * 8 + 2 * t;
-    pass<0, (T < L ? T : L)>(smem, smem + out_offset, row0, row0, a_col, o_col, quad, g, pc, d >= -1);
-    if constexpr (T < L) pass<T, (2 * T < L ? T : L - T)>(smem, smem + out_offset, row0, row0, a_col, o_col, quad, g, pc, d >= -1);
-    if constexpr (2 * T < L) pass<2 * T, L - 2 * T>(smem, smem + out_offset, row0, row0, a_col, o_col, quad, g, pc, d >= -1);
+    pass<0, (T < L ? T : L)>(smem, smem + out_offset, row0, a_col, o_col, quad, g, pc, d >= -1);
+    if constexpr (T < L) pass<T, (2 * T < L ? T : L - T)>(smem, smem + out_offset, row0, a_col, o_col, quad, g, pc, d >= -1);
+    if constexpr (2 * T < L) pass<2 * T, L - 2 * T>(smem, smem + out_offset, row0, a_col, o_col, quad, g, pc, d >= -1);
     static_assert(3 * T >= L, "at most three passes");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
@@ -218,6 +230,135 @@ struct slots {
     }
   }
 };
+
+// Persistent and double-buffered (one pass, T = L): block b takes tiles b, b + gridDim.x, ..., the
+// channel group the fastest index (blocks running together read whole pixels: a contiguous range
+// of tiles a block, tried first, was 7-27% slower); with gridDim.x a multiple of the groups a
+// block keeps its group and builds its tap pairs once. The next tile's box (TMA) loads into the
+// other buffer while this tile computes, and the output goes out through this tile's box once
+// every warp is done reading it.
+template <int CB, int TH, int TW, int L, int MINB>
+struct persist : slots<CB, TH, TW, L, L, MINB> {
+  using B = slots<CB, TH, TW, L, L, MINB>;
+  using B::in_bytes, B::pix, B::quads, B::segs, B::S, B::cpairs, B::threads, B::pair_words;
+  static constexpr int buf_bytes = (in_bytes + pix + 1023) / 1024 * 1024;  // box + slack pixel
+  static constexpr int pairs_offset = 2 * buf_bytes;
+  static constexpr int raw_bytes = CB * R * R * 2;
+  static constexpr int raw_offset = pairs_offset + CB * R * pair_words * 4;
+  static constexpr int bar_offset = (raw_offset + 2 * raw_bytes + 15) / 16 * 16;
+  static constexpr int smem_bytes = bar_offset + 16;
+  static_assert(TH * TW * pix <= in_bytes, "the output tile fits in the box");
+
+  static __device__ __forceinline__ void tile_of(int u, int tiles_w, int tiles, int groups, int& n, int& c0, int& oh0,
+                                                 int& ow0) {
+    const int cg = u % groups, sp = u / groups % tiles;
+    n = u / (groups * tiles);
+    c0 = cg * CB;
+    oh0 = sp / tiles_w * TH;
+    ow0 = sp % tiles_w * TW;
+  }
+
+  static __device__ void run(const CUtensorMap* xmap, const CUtensorMap* ymap, const __half* w, int c, int q_out, int p_out,
+                             int n_img) {
+    extern __shared__ __align__(1024) unsigned char smem[];
+    if (cm::smem_addr(smem) & 1023u) __trap();
+    const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+    const int tiles_w = (q_out + TW - 1) / TW, tiles = tiles_w * ((p_out + TH - 1) / TH), groups = (c + CB - 1) / CB;
+    const int total = tiles * groups * n_img, stride = static_cast<int>(gridDim.x);
+    auto group_of = [&](int u) { return u % groups; };
+    const unsigned base = cm::smem_addr(smem), bar0 = base + bar_offset;
+    unsigned* pairs = reinterpret_cast<unsigned*>(smem + pairs_offset);
+    // Issue tile u's loads into buffer s: the box by TMA (thread 0), the taps by cp.async.
+    auto issue = [&](int u, int s, bool taps, int tslot) {
+      int n, c0, oh0, ow0;
+      tile_of(u, tiles_w, tiles, groups, n, c0, oh0, ow0);
+      if (tid == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar0 + 8 * s), "r"(in_bytes) : "memory");
+        asm volatile(
+            "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
+            ::"r"(base + s * buf_bytes), "l"(reinterpret_cast<unsigned long long>(xmap)), "r"(c0), "r"(ow0 - PAD),
+            "r"(oh0 - PAD), "r"(n), "r"(bar0 + 8 * s)
+            : "memory");
+      }
+      constexpr int pieces = raw_bytes / 16;
+      static_assert(pieces <= threads, "one 16-byte piece of taps a thread");
+      if (taps && tid < pieces) {
+        const int live = (c - c0 < CB ? c - c0 : CB) * R * R * 2 / 16;
+        const void* src = reinterpret_cast<const uint4*>(w + static_cast<long long>(c0) * R * R) + (tid < live ? tid : 0);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(base + raw_offset + tslot * raw_bytes + 16 * tid),
+                     "l"(src), "r"(tid < live ? 16 : 0)
+                     : "memory");
+      }
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    };
+    const int u0 = static_cast<int>(blockIdx.x);
+    if (tid == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8));
+      asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    if (tid < 2 * pix / 16)  // the slack pixel past each box
+      reinterpret_cast<uint4*>(smem + (tid / (pix / 16)) * buf_bytes + in_bytes)[tid % (pix / 16)] = make_uint4(0, 0, 0, 0);
+    __syncthreads();
+    if (u0 < total) issue(u0, 0, true, 0);
+
+    const int quad = warp % quads, set = warp / quads;
+    const int sg = set % (segs / S), cg = set / (segs / S);
+    const int g = lane / 4, t = lane % 4;
+    const int seg = sg * S + g % S, ct0 = 2 * (cg * cpairs + g / S);
+    const int d = 2 * t - g, o = d >= -1 ? d : d + 8;
+    const unsigned* pc = pairs + (4 * quad) * R * pair_words + o + 1;
+    const int row0 = seg * L, col = ct0 * 8 + 2 * t;
+    int k = 0, taps_slot = 0;  // the raw-taps buffer of the current group
+    for (int u = u0; u < total; u += stride, ++k) {
+      const int s = k & 1;
+      const bool new_group = u == u0 || group_of(u) != group_of(u - stride);
+      asm volatile("cp.async.wait_all;" ::: "memory");
+      __syncthreads();  // this tile's taps are in; every warp is done with the last tile (its pairs, its box)
+      if (new_group) {
+        if (u != u0) taps_slot ^= 1;
+        const unsigned short* raw = reinterpret_cast<const unsigned short*>(smem + raw_offset + taps_slot * raw_bytes);
+        for (int e = tid; e < CB * R * pair_words; e += threads) {
+          const int p = e % pair_words - 1;
+          const unsigned short* tv = raw + e / pair_words * R;
+          pairs[e] = (p >= 0 && p < R ? tv[p] : 0u) | (p + 1 < R ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
+        }
+      }
+      if (u + stride < total) {
+        if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");  // the last store has read the other box
+        issue(u + stride, s ^ 1, group_of(u + stride) != group_of(u), taps_slot ^ 1);
+      }
+      __syncthreads();  // the pairs are built
+      for (unsigned done = 0; !done;)
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done) : "r"(bar0 + 8 * s), "r"((k >> 1) & 1) : "memory");
+      unsigned char* box = smem + s * buf_bytes;
+      float acc[4][L][4];
+      B::template compute<0, L>(box, row0, col, quad, pc, d >= -1, acc);
+      __syncthreads();  // every warp is done reading the box: the output goes there
+      B::template epilogue<0, L>(box, row0, col, quad, g, acc);
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      __syncthreads();
+      if (tid == 0) {
+        int n, c0, oh0, ow0;
+        tile_of(u, tiles_w, tiles, groups, n, c0, oh0, ow0);
+        asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
+                         reinterpret_cast<unsigned long long>(ymap)),
+                     "r"(c0), "r"(ow0), "r"(oh0), "r"(n), "r"(base + s * buf_bytes)
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      }
+    }
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+  }
+};
+
+template <typename K>
+__global__ void __launch_bounds__(K::threads, K::min_blocks) persist_entry(const __grid_constant__ CUtensorMap xmap,
+                                                                             const __grid_constant__ CUtensorMap ymap,
+                                                                             const __half* w, int c, int q, int p, int n) {
+  K::run(&xmap, &ymap, w, c, q, p, n);
+}
 
 template <typename K, int MODE>
 __global__ void __launch_bounds__(K::threads, K::min_blocks) slots_entry(const __grid_constant__ CUtensorMap xmap,
@@ -286,6 +427,41 @@ void run_slots(const layer& l, const buffers& b, const std::vector<unsigned char
               err != cudaSuccess ? cudaGetErrorString(err) : "ok", rep.differing, rep.max_ulps);
 }
 
+template <int CB, int TH, int TW, int L, int MINB>
+void run_persist(const layer& l, const buffers& b, const std::vector<unsigned char>& ref) {
+  using K = persist<CB, TH, TW, L, MINB>;
+  char name[64];
+  std::snprintf(name, sizeof name, "persist_c%d_t%dx%d_l%d_minb%d", CB, TH, TW, L, MINB);
+  if (g_only && std::strcmp(g_only, name) != 0) return;
+  CUtensorMap xm, ym;
+  if (!probe::encode_nhwc(&xm, b.x, l, CB, K::pw, K::ph, CU_TENSOR_MAP_SWIZZLE_32B) ||
+      !probe::encode_nhwc(&ym, b.y, l, CB, TW, TH, CU_TENSOR_MAP_SWIZZLE_32B))
+    return;
+  const void* kernel = reinterpret_cast<const void*>(&persist_entry<K>);
+  cudaFuncAttributes attr{};
+  cudaFuncGetAttributes(&attr, kernel);
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::smem_bytes);
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::threads, K::smem_bytes);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int total = ((l.hw + TH - 1) / TH) * ((l.hw + TW - 1) / TW) * ((l.c + CB - 1) / CB) * l.n;
+  const int groups = (l.c + CB - 1) / CB, slots_n = per_sm * sms;
+  const int grid = std::min(total, slots_n >= groups ? slots_n / groups * groups : slots_n);  // a multiple of the groups
+  const __half* w = static_cast<const __half*>(b.w);
+  int c = l.c, q = l.hw, p = l.hw, n = l.n;
+  void* params[] = {&xm, &ym, &w, &c, &q, &p, &n};
+  const float us = probe::median_us(
+      [&] { cudaLaunchKernel(kernel, dim3(grid), dim3(K::threads), params, K::smem_bytes, nullptr); }, b.flush, g_only ? 1 : 30);
+  const cudaError_t err = cudaDeviceSynchronize();
+  cudaMemset(b.y, 0xff, static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2);
+  cudaLaunchKernel(kernel, dim3(grid), dim3(K::threads), params, K::smem_bytes, nullptr);
+  cudaDeviceSynchronize();
+  const ulp_report rep = compare_ulps(download(b.y, ref.size()), ref);
+  std::printf("| %s | %s | %d regs, %d B local | %d x %d warps, %d blocks | %.1f | %s | %s, %lld differ, max %d ulps |\n", l.name,
+              name, attr.numRegs, static_cast<int>(attr.localSizeBytes), per_sm, K::warps, grid, us, need_4x(l),
+              err != cudaSuccess ? cudaGetErrorString(err) : "ok", rep.differing, rep.max_ulps);
+}
+
 template <typename K>
 void run_stage3(const layer& l, const buffers& b, const char* name, const std::vector<unsigned char>& ref) {
   if (g_only) return;
@@ -301,13 +477,14 @@ void run_stage3(const layer& l, const buffers& b, const char* name, const std::v
 #ifndef SLOTS_28
 #define SLOTS_28 \
   run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
-  run_slots<16, 28, 32, 7, 7, 2>(l, b, ref);
+  run_slots<16, 28, 32, 7, 7, 2>(l, b, ref); \
+  run_persist<16, 28, 32, 7, 2>(l, b, ref);
 #endif
 #ifndef SLOTS_56
 #define SLOTS_56 \
   run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
-  run_slots<16, 56, 16, 7, 4, 3>(l, b, ref); \
-  run_slots<16, 28, 32, 7, 7, 2>(l, b, ref);
+  run_slots<16, 28, 32, 7, 7, 2>(l, b, ref); \
+  run_persist<16, 28, 32, 7, 2>(l, b, ref);
 #endif
 
 int main(int argc, char** argv) {
