@@ -117,6 +117,55 @@ struct slots {
     }
   }
 
+  // compute without the pinned order (plain loads and MMAs the compiler schedules), B from a table of
+  // ready (b0, b1) pairs: bt[(channel * R + r) * 16 + d + 8], no selects.
+  template <int J0, int TP>
+  static __device__ __forceinline__ void compute_plain(const unsigned char* box, int row0, int a_col, int quad,
+                                                       const uint2* bt, float (&acc)[4][TP][4]) {
+    uint2 b[4][R];
+#pragma unroll
+    for (int ch = 0; ch < 4; ++ch)
+#pragma unroll
+      for (int j = 0; j < TP; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[ch][j][e] = 0.f;
+#pragma unroll
+    for (int i = 0; i < TP + R - 1; ++i) {
+      const int a = (row0 + J0 + i) * pw + a_col;
+      unsigned w[3][2][2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const unsigned char* addr = box + swz(static_cast<unsigned>((a + e) * pix + 8 * quad));
+#pragma unroll
+        for (int k = 0; k < 3; ++k) {
+          const uint2 v = *reinterpret_cast<const uint2*>(addr + 256 * k);
+          w[k][e][0] = v.x;
+          w[k][e][1] = v.y;
+        }
+      }
+#pragma unroll
+      for (int ch = 0; ch < 4; ++ch) {
+        if (i < R) b[ch][i] = bt[(ch * R + i) * 16];
+        const unsigned sel = ch % 2 ? 0x7632 : 0x5410;
+        const unsigned p0 = __byte_perm(w[0][0][ch / 2], w[0][1][ch / 2], sel);
+        const unsigned p1 = __byte_perm(w[1][0][ch / 2], w[1][1][ch / 2], sel);
+        const unsigned p2 = __byte_perm(w[2][0][ch / 2], w[2][1][ch / 2], sel);
+        const unsigned af[4] = {p0, p1, p1, p2};
+#pragma unroll
+        for (int j = 0; j < TP; ++j) {
+          const int r = i - j;
+          if (r >= 0 && r < R) mma_plain(acc[ch][j], af, b[ch][r].x, b[ch][r].y);
+        }
+      }
+    }
+  }
+
+  static __device__ __forceinline__ void mma_plain(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+
   template <int J0, int TP>
   static __device__ __forceinline__ void epilogue(unsigned char* out, int out_row0, int o_col, int quad, int g,
                                                   const float (&acc)[4][TP][4]) {
@@ -237,14 +286,15 @@ struct slots {
 // block keeps its group and builds its tap pairs once. The next tile's box (TMA) loads into the
 // other buffer while this tile computes, and the output goes out through this tile's box once
 // every warp is done reading it.
-template <int CB, int TH, int TW, int L, int MINB>
+template <int CB, int TH, int TW, int L, int MINB, bool PLAIN>
 struct persist : slots<CB, TH, TW, L, L, MINB> {
   using B = slots<CB, TH, TW, L, L, MINB>;
   using B::in_bytes, B::pix, B::quads, B::segs, B::S, B::cpairs, B::threads, B::pair_words;
   static constexpr int buf_bytes = (in_bytes + pix + 1023) / 1024 * 1024;  // box + slack pixel
   static constexpr int pairs_offset = 2 * buf_bytes;
   static constexpr int raw_bytes = CB * R * R * 2;
-  static constexpr int raw_offset = pairs_offset + CB * R * pair_words * 4;
+  static constexpr int table_bytes = PLAIN ? CB * R * 16 * 8 : CB * R * pair_words * 4;
+  static constexpr int raw_offset = pairs_offset + table_bytes;
   static constexpr int bar_offset = (raw_offset + 2 * raw_bytes + 15) / 16 * 16;
   static constexpr int smem_bytes = bar_offset + 16;
   static_assert(TH * TW * pix <= in_bytes, "the output tile fits in the box");
@@ -318,10 +368,21 @@ struct persist : slots<CB, TH, TW, L, L, MINB> {
       if (new_group) {
         if (u != u0) taps_slot ^= 1;
         const unsigned short* raw = reinterpret_cast<const unsigned short*>(smem + raw_offset + taps_slot * raw_bytes);
-        for (int e = tid; e < CB * R * pair_words; e += threads) {
-          const int p = e % pair_words - 1;
-          const unsigned short* tv = raw + e / pair_words * R;
-          pairs[e] = (p >= 0 && p < R ? tv[p] : 0u) | (p + 1 < R ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
+        if constexpr (PLAIN) {
+          // (b0, b1) of each (channel, tap row, d = -8..7): (P[o], 0) for d >= -1, (0, P[o]) below,
+          // o = d or d + 8, P[o] = (tap o, tap o + 1).
+          for (int e = tid; e < CB * R * 16; e += threads) {
+            const int dd = e % 16 - 8, o = dd >= -1 ? dd : dd + 8;
+            const unsigned short* tv = raw + e / 16 * R;
+            const unsigned v = (o >= 0 && o < R ? tv[o] : 0u) | (o + 1 < R ? static_cast<unsigned>(tv[o + 1]) : 0u) << 16;
+            reinterpret_cast<uint2*>(pairs)[e] = dd >= -1 ? make_uint2(v, 0u) : make_uint2(0u, v);
+          }
+        } else {
+          for (int e = tid; e < CB * R * pair_words; e += threads) {
+            const int p = e % pair_words - 1;
+            const unsigned short* tv = raw + e / pair_words * R;
+            pairs[e] = (p >= 0 && p < R ? tv[p] : 0u) | (p + 1 < R ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
+          }
         }
       }
       if (u + stride < total) {
@@ -334,7 +395,10 @@ struct persist : slots<CB, TH, TW, L, L, MINB> {
                      : "=r"(done) : "r"(bar0 + 8 * s), "r"((k >> 1) & 1) : "memory");
       unsigned char* box = smem + s * buf_bytes;
       float acc[4][L][4];
-      B::template compute<0, L>(box, row0, col, quad, pc, d >= -1, acc);
+      if constexpr (PLAIN)
+        B::template compute_plain<0, L>(box, row0, col, quad, reinterpret_cast<const uint2*>(pairs) + (4 * quad) * R * 16 + d + 8, acc);
+      else
+        B::template compute<0, L>(box, row0, col, quad, pc, d >= -1, acc);
       __syncthreads();  // every warp is done reading the box: the output goes there
       B::template epilogue<0, L>(box, row0, col, quad, g, acc);
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -352,6 +416,157 @@ struct persist : slots<CB, TH, TW, L, L, MINB> {
     if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
   }
 };
+
+// Persistent, double-buffered, two passes (T rows, then L - T, of each segment): the accumulators
+// of one pass only (T = 4: 64 registers, not 112). Pass 0's output goes through a staging tile
+// (TMA-stored while pass 1 computes), pass 1's through the box once every warp is done reading it.
+// The next tile's box is issued after pass 0's MMAs, when the stores that read that buffer are
+// long issued (the wait for them is then short).
+template <int CB, int TH, int TW, int L, int T, int MINB>
+struct persist2 : slots<CB, TH, TW, L, T, MINB> {
+  using B = slots<CB, TH, TW, L, T, MINB>;
+  using B::in_bytes, B::pix, B::quads, B::segs, B::S, B::cpairs, B::threads, B::pair_words;
+  static constexpr int P1 = L - T;
+  static_assert(T < L && P1 <= T, "two passes");
+  static constexpr int buf_bytes = (in_bytes + pix + 1023) / 1024 * 1024;  // box + slack pixel
+  static constexpr int stage_offset = 2 * buf_bytes;
+  static constexpr int stage_bytes = (segs * T * TW * pix + 1023) / 1024 * 1024;
+  static constexpr int pairs_offset = stage_offset + stage_bytes;
+  static constexpr int raw_bytes = CB * R * R * 2;
+  static constexpr int raw_offset = pairs_offset + CB * R * pair_words * 4;
+  static constexpr int bar_offset = (raw_offset + 2 * raw_bytes + 15) / 16 * 16;
+  static constexpr int smem_bytes = bar_offset + 16;
+  static_assert(TW * pix % 1024 == 0, "a staged segment starts in the same swizzle phase");
+
+  static __device__ __forceinline__ void tile_of(int u, int tiles_w, int tiles, int groups, int& n, int& c0, int& oh0,
+                                                 int& ow0) {
+    const int cg = u % groups, sp = u / groups % tiles;
+    n = u / (groups * tiles);
+    c0 = cg * CB;
+    oh0 = sp / tiles_w * TH;
+    ow0 = sp % tiles_w * TW;
+  }
+
+  static __device__ __forceinline__ void barrier_wait(unsigned bar, unsigned parity) {
+    for (unsigned done = 0; !done;)
+      asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+                   : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  }
+  // Each segment's rows of a pass from `src` (segs x rows x TW pixels), one TMA store a segment.
+  static __device__ __forceinline__ void store_pass(const CUtensorMap* map, unsigned src, int rows, int first, int c0,
+                                                    int ow0, int oh0, int n) {
+#pragma unroll 1
+    for (int sg = 0; sg < segs; ++sg)
+      asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
+                       reinterpret_cast<unsigned long long>(map)),
+                   "r"(c0), "r"(ow0), "r"(oh0 + sg * L + first), "r"(n), "r"(src + sg * rows * TW * pix)
+                   : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+  }
+
+  static __device__ void run(const CUtensorMap* xmap, const CUtensorMap* ymap0, const CUtensorMap* ymap1, const __half* w,
+                             int c, int q_out, int p_out, int n_img) {
+    extern __shared__ __align__(1024) unsigned char smem[];
+    if (cm::smem_addr(smem) & 1023u) __trap();
+    const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+    const int tiles_w = (q_out + TW - 1) / TW, tiles = tiles_w * ((p_out + TH - 1) / TH), groups = (c + CB - 1) / CB;
+    const int total = tiles * groups * n_img, stride = static_cast<int>(gridDim.x);
+    const unsigned base = cm::smem_addr(smem), bar0 = base + bar_offset;
+    unsigned* pairs = reinterpret_cast<unsigned*>(smem + pairs_offset);
+    auto issue = [&](int u, int s, bool taps, int tslot) {
+      int n, c0, oh0, ow0;
+      tile_of(u, tiles_w, tiles, groups, n, c0, oh0, ow0);
+      if (tid == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar0 + 8 * s), "r"(in_bytes) : "memory");
+        asm volatile(
+            "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
+            ::"r"(base + s * buf_bytes), "l"(reinterpret_cast<unsigned long long>(xmap)), "r"(c0), "r"(ow0 - PAD),
+            "r"(oh0 - PAD), "r"(n), "r"(bar0 + 8 * s)
+            : "memory");
+      }
+      constexpr int pieces = raw_bytes / 16;
+      static_assert(pieces <= threads, "one 16-byte piece of taps a thread");
+      if (taps && tid < pieces) {
+        const int live = (c - c0 < CB ? c - c0 : CB) * R * R * 2 / 16;
+        const void* src = reinterpret_cast<const uint4*>(w + static_cast<long long>(c0) * R * R) + (tid < live ? tid : 0);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(base + raw_offset + tslot * raw_bytes + 16 * tid),
+                     "l"(src), "r"(tid < live ? 16 : 0)
+                     : "memory");
+      }
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    };
+    const int u0 = static_cast<int>(blockIdx.x);
+    if (tid == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8));
+      asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    if (tid < 2 * pix / 16)  // the slack pixel past each box
+      reinterpret_cast<uint4*>(smem + (tid / (pix / 16)) * buf_bytes + in_bytes)[tid % (pix / 16)] = make_uint4(0, 0, 0, 0);
+    __syncthreads();
+    if (u0 < total) issue(u0, 0, true, 0);
+
+    const int quad = warp % quads, set = warp / quads;
+    const int sg = set % (segs / S), cg = set / (segs / S);
+    const int g = lane / 4, t = lane % 4;
+    const int seg = sg * S + g % S, ct0 = 2 * (cg * cpairs + g / S);
+    const int d = 2 * t - g, o = d >= -1 ? d : d + 8;
+    const unsigned* pc = pairs + (4 * quad) * R * pair_words + o + 1;
+    const int row0 = seg * L, col = ct0 * 8 + 2 * t;
+    int k = 0, taps_slot = 0;
+    for (int u = u0; u < total; u += stride, ++k) {
+      const int s = k & 1;
+      const bool new_group = u == u0 || u % groups != (u - stride) % groups;
+      asm volatile("cp.async.wait_all;" ::: "memory");
+      __syncthreads();  // this tile's taps are in; every warp is done with the last tile
+      if (new_group) {
+        if (u != u0) taps_slot ^= 1;
+        const unsigned short* raw = reinterpret_cast<const unsigned short*>(smem + raw_offset + taps_slot * raw_bytes);
+        for (int e = tid; e < CB * R * pair_words; e += threads) {
+          const int p = e % pair_words - 1;
+          const unsigned short* tv = raw + e / pair_words * R;
+          pairs[e] = (p >= 0 && p < R ? tv[p] : 0u) | (p + 1 < R ? static_cast<unsigned>(tv[p + 1]) : 0u) << 16;
+        }
+        __syncthreads();
+      }
+      barrier_wait(bar0 + 8 * s, (k >> 1) & 1);
+      unsigned char* box = smem + s * buf_bytes;
+      {
+        float acc[4][T][4];
+        B::template compute<0, T>(box, row0, col, quad, pc, d >= -1, acc);
+        // The last tile's stores have read the staging tile and the other box (issued a pass ago):
+        // the next tile's box may load, and this pass's output may be staged.
+        if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+        __syncthreads();
+        if (u + stride < total) issue(u + stride, s ^ 1, (u + stride) % groups != u % groups, taps_slot ^ 1);
+        B::template epilogue<0, T>(smem + stage_offset, seg * T, col, quad, g, acc);
+      }
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      __syncthreads();
+      int n, c0, oh0, ow0;
+      tile_of(u, tiles_w, tiles, groups, n, c0, oh0, ow0);
+      if (tid == 0) store_pass(ymap0, base + stage_offset, T, 0, c0, ow0, oh0, n);
+      {
+        float acc[4][P1][4];
+        B::template compute<T, P1>(box, row0, col, quad, pc, d >= -1, acc);
+        __syncthreads();  // every warp is done reading the box: pass 1's output goes there
+        B::template epilogue<0, P1>(box, seg * P1, col, quad, g, acc);
+      }
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      __syncthreads();
+      if (tid == 0) store_pass(ymap1, base + s * buf_bytes, P1, T, c0, ow0, oh0, n);
+    }
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+  }
+};
+
+template <typename K>
+__global__ void __launch_bounds__(K::threads, K::min_blocks) persist2_entry(const __grid_constant__ CUtensorMap xmap,
+                                                                              const __grid_constant__ CUtensorMap ymap0,
+                                                                              const __grid_constant__ CUtensorMap ymap1,
+                                                                              const __half* w, int c, int q, int p, int n) {
+  K::run(&xmap, &ymap0, &ymap1, w, c, q, p, n);
+}
 
 template <typename K>
 __global__ void __launch_bounds__(K::threads, K::min_blocks) persist_entry(const __grid_constant__ CUtensorMap xmap,
@@ -427,11 +642,11 @@ void run_slots(const layer& l, const buffers& b, const std::vector<unsigned char
               err != cudaSuccess ? cudaGetErrorString(err) : "ok", rep.differing, rep.max_ulps);
 }
 
-template <int CB, int TH, int TW, int L, int MINB>
+template <int CB, int TH, int TW, int L, int MINB, bool PLAIN = false>
 void run_persist(const layer& l, const buffers& b, const std::vector<unsigned char>& ref) {
-  using K = persist<CB, TH, TW, L, MINB>;
+  using K = persist<CB, TH, TW, L, MINB, PLAIN>;
   char name[64];
-  std::snprintf(name, sizeof name, "persist_c%d_t%dx%d_l%d_minb%d", CB, TH, TW, L, MINB);
+  std::snprintf(name, sizeof name, "persist_c%d_t%dx%d_l%d_minb%d%s", CB, TH, TW, L, MINB, PLAIN ? "_plain" : "");
   if (g_only && std::strcmp(g_only, name) != 0) return;
   CUtensorMap xm, ym;
   if (!probe::encode_nhwc(&xm, b.x, l, CB, K::pw, K::ph, CU_TENSOR_MAP_SWIZZLE_32B) ||
@@ -462,6 +677,42 @@ void run_persist(const layer& l, const buffers& b, const std::vector<unsigned ch
               err != cudaSuccess ? cudaGetErrorString(err) : "ok", rep.differing, rep.max_ulps);
 }
 
+template <int CB, int TH, int TW, int L, int T, int MINB>
+void run_persist2(const layer& l, const buffers& b, const std::vector<unsigned char>& ref) {
+  using K = persist2<CB, TH, TW, L, T, MINB>;
+  char name[64];
+  std::snprintf(name, sizeof name, "persist2_c%d_t%dx%d_l%d_p%d_minb%d", CB, TH, TW, L, T, MINB);
+  if (g_only && std::strcmp(g_only, name) != 0) return;
+  CUtensorMap xm, ym0, ym1;
+  if (!probe::encode_nhwc(&xm, b.x, l, CB, K::pw, K::ph, CU_TENSOR_MAP_SWIZZLE_32B) ||
+      !probe::encode_nhwc(&ym0, b.y, l, CB, TW, T, CU_TENSOR_MAP_SWIZZLE_32B) ||
+      !probe::encode_nhwc(&ym1, b.y, l, CB, TW, L - T, CU_TENSOR_MAP_SWIZZLE_32B))
+    return;
+  const void* kernel = reinterpret_cast<const void*>(&persist2_entry<K>);
+  cudaFuncAttributes attr{};
+  cudaFuncGetAttributes(&attr, kernel);
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, K::smem_bytes);
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::threads, K::smem_bytes);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int total = ((l.hw + TH - 1) / TH) * ((l.hw + TW - 1) / TW) * ((l.c + CB - 1) / CB) * l.n;
+  const int groups = (l.c + CB - 1) / CB, slots_n = per_sm * sms;
+  const int grid = std::min(total, slots_n >= groups ? slots_n / groups * groups : slots_n);
+  const __half* w = static_cast<const __half*>(b.w);
+  int c = l.c, q = l.hw, p = l.hw, n = l.n;
+  void* params[] = {&xm, &ym0, &ym1, &w, &c, &q, &p, &n};
+  const float us = probe::median_us(
+      [&] { cudaLaunchKernel(kernel, dim3(grid), dim3(K::threads), params, K::smem_bytes, nullptr); }, b.flush, g_only ? 1 : 30);
+  const cudaError_t err = cudaDeviceSynchronize();
+  cudaMemset(b.y, 0xff, static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2);
+  cudaLaunchKernel(kernel, dim3(grid), dim3(K::threads), params, K::smem_bytes, nullptr);
+  cudaDeviceSynchronize();
+  const ulp_report rep = compare_ulps(download(b.y, ref.size()), ref);
+  std::printf("| %s | %s | %d regs, %d B local | %d x %d warps, %d blocks | %.1f | %s | %s, %lld differ, max %d ulps |\n", l.name,
+              name, attr.numRegs, static_cast<int>(attr.localSizeBytes), per_sm, K::warps, grid, us, need_4x(l),
+              err != cudaSuccess ? cudaGetErrorString(err) : "ok", rep.differing, rep.max_ulps);
+}
+
 template <typename K>
 void run_stage3(const layer& l, const buffers& b, const char* name, const std::vector<unsigned char>& ref) {
   if (g_only) return;
@@ -477,14 +728,16 @@ void run_stage3(const layer& l, const buffers& b, const char* name, const std::v
 #ifndef SLOTS_28
 #define SLOTS_28 \
   run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
-  run_slots<16, 28, 32, 7, 7, 2>(l, b, ref); \
-  run_persist<16, 28, 32, 7, 2>(l, b, ref);
+  run_persist<16, 28, 32, 7, 2>(l, b, ref); \
+  run_persist<16, 28, 32, 7, 2, true>(l, b, ref); \
+  run_persist2<16, 28, 32, 7, 4, 2>(l, b, ref);
 #endif
 #ifndef SLOTS_56
 #define SLOTS_56 \
   run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
-  run_slots<16, 28, 32, 7, 7, 2>(l, b, ref); \
-  run_persist<16, 28, 32, 7, 2>(l, b, ref);
+  run_persist<16, 28, 32, 7, 2>(l, b, ref); \
+  run_persist<16, 28, 32, 7, 2, true>(l, b, ref); \
+  run_persist2<16, 28, 32, 7, 4, 2>(l, b, ref);
 #endif
 
 int main(int argc, char** argv) {
