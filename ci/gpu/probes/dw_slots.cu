@@ -53,7 +53,8 @@ struct slots {
   static constexpr int smem_bytes = bar_offset + 16;       // the block's shared memory starts 1024-aligned
   static_assert(CB == 16, "32-byte pixels: the swizzle below is SWIZZLE_32B's");
   static_assert(TH % L == 0 && segs % S == 0 && 8 % S == 0 && ctiles % (2 * cpairs) == 0, "slot sets tile the block");
-  static_assert(L % 2 == 1, "odd segments: rows of a quarter warp in alternate bank halves");
+  // Odd L puts the two rows of a quarter warp in alternate bank halves (2-way conflicts); even L
+  // is allowed for heights without an odd divisor (4-way).
 
   // SWIZZLE_32B: 16-byte chunk bit 4 ^= bit 7 of the offset.
   static __device__ __forceinline__ unsigned swz(unsigned lin) { return lin ^ ((lin >> 3) & 16u); }
@@ -117,9 +118,75 @@ struct slots {
     }
   }
 
+  // compute for one channel pair of the quad (HALF 0: channels 0-1, 1: 2-3): half the accumulators
+  // and taps of compute, each input row read again for the other pair (LDS.32 of the pair's word).
+  template <int J0, int TP, int HALF>
+  static __device__ __forceinline__ void compute_pair(const unsigned char* box, int row0, int a_col, int quad,
+                                                      const unsigned* pc, bool low, float (&acc)[2][TP][4]) {
+    unsigned b[2][R][2];
+#pragma unroll
+    for (int ch = 0; ch < 2; ++ch)
+#pragma unroll
+      for (int j = 0; j < TP; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[ch][j][e] = 0.f;
+    unsigned w[2][3][2], bn[2][2];
+    auto load_row = [&](int i, unsigned (&dst)[3][2], unsigned (&bdst)[2]) {
+      const int a = (row0 + J0 + i) * pw + a_col;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const unsigned addr = cm::smem_addr(box) + swz(static_cast<unsigned>((a + e) * pix + 8 * quad + 4 * HALF));
+#pragma unroll
+        for (int k = 0; k < 3; ++k) asm volatile("ld.shared.u32 %0, [%1];" : "=r"(dst[k][e]) : "r"(addr + 256u * k));
+      }
+      if (i < R)
+#pragma unroll
+        for (int ch = 0; ch < 2; ++ch)
+          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(bdst[ch]) : "r"(cm::smem_addr(pc + ((2 * HALF + ch) * R + i) * pair_words)));
+    };
+    load_row(0, w[0], bn[0]);
+#pragma unroll
+    for (int i = 0; i < TP + R - 1; ++i) {
+      if (i + 1 < TP + R - 1) load_row(i + 1, w[(i + 1) % 2], bn[(i + 1) % 2]);
+      const auto& wc = w[i % 2];
+#pragma unroll
+      for (int ch = 0; ch < 2; ++ch) {
+        if (i < R) {
+          b[ch][i][0] = low ? bn[i % 2][ch] : 0u;
+          b[ch][i][1] = low ? 0u : bn[i % 2][ch];
+        }
+        const unsigned sel = ch ? 0x7632 : 0x5410;
+        const unsigned p0 = __byte_perm(wc[0][0], wc[0][1], sel);
+        const unsigned p1 = __byte_perm(wc[1][0], wc[1][1], sel);
+        const unsigned p2 = __byte_perm(wc[2][0], wc[2][1], sel);
+        const unsigned af[4] = {p0, p1, p1, p2};
+#pragma unroll
+        for (int j = 0; j < TP; ++j) {
+          const int r = i - j;
+          if (r >= 0 && r < R) mma(acc[ch][j], af, b[ch][r][0], b[ch][r][1]);
+        }
+      }
+    }
+  }
+  // Its epilogue: 4 bytes (the pair's two channels) a pixel.
+  template <int TP, int HALF>
+  static __device__ __forceinline__ void epilogue_pair(unsigned char* out, int out_row0, int o_col, int quad,
+                                                       const float (&acc)[2][TP][4]) {
+#pragma unroll
+    for (int j = 0; j < TP; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const __half2 v = __floats2half2_rn(acc[0][j][2 * h + e], acc[1][j][2 * h + e]);
+          const unsigned off = static_cast<unsigned>(((out_row0 + j) * TW + o_col + 8 * h + e) * pix + 8 * quad + 4 * HALF);
+          *reinterpret_cast<unsigned*>(out + swz(off)) = *reinterpret_cast<const unsigned*>(&v);
+        }
+  }
+
   // compute without the pinned order (plain loads and MMAs the compiler schedules), B from a table of
   // ready (b0, b1) pairs: bt[(channel * R + r) * 16 + d + 8], no selects.
-  template <int J0, int TP>
+  template <int J0, int TP, bool BLOAD = false>
   static __device__ __forceinline__ void compute_plain(const unsigned char* box, int row0, int a_col, int quad,
                                                        const uint2* bt, float (&acc)[4][TP][4]) {
     uint2 b[4][R];
@@ -145,7 +212,7 @@ struct slots {
       }
 #pragma unroll
       for (int ch = 0; ch < 4; ++ch) {
-        if (i < R) b[ch][i] = bt[(ch * R + i) * 16];
+        if (!BLOAD && i < R) b[ch][i] = bt[(ch * R + i) * 16];
         const unsigned sel = ch % 2 ? 0x7632 : 0x5410;
         const unsigned p0 = __byte_perm(w[0][0][ch / 2], w[0][1][ch / 2], sel);
         const unsigned p1 = __byte_perm(w[1][0][ch / 2], w[1][1][ch / 2], sel);
@@ -154,7 +221,15 @@ struct slots {
 #pragma unroll
         for (int j = 0; j < TP; ++j) {
           const int r = i - j;
-          if (r >= 0 && r < R) mma_plain(acc[ch][j], af, b[ch][r].x, b[ch][r].y);
+          if (r >= 0 && r < R) {
+            if constexpr (BLOAD) {
+              unsigned b0, b1;  // the taps at each MMA, from shared memory: no registers held for them
+              asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(b0), "=r"(b1) : "r"(cm::smem_addr(bt + (ch * R + r) * 16)));
+              mma_plain(acc[ch][j], af, b0, b1);
+            } else {
+              mma_plain(acc[ch][j], af, b[ch][r].x, b[ch][r].y);
+            }
+          }
         }
       }
     }
@@ -286,7 +361,7 @@ struct slots {
 // block keeps its group and builds its tap pairs once. The next tile's box (TMA) loads into the
 // other buffer while this tile computes, and the output goes out through this tile's box once
 // every warp is done reading it.
-template <int CB, int TH, int TW, int L, int MINB, bool PLAIN>
+template <int CB, int TH, int TW, int L, int MINB, bool PLAIN, bool SPLIT = false, bool BLOAD = false>
 struct persist : slots<CB, TH, TW, L, L, MINB> {
   using B = slots<CB, TH, TW, L, L, MINB>;
   using B::in_bytes, B::pix, B::quads, B::segs, B::S, B::cpairs, B::threads, B::pair_words;
@@ -394,13 +469,49 @@ struct persist : slots<CB, TH, TW, L, L, MINB> {
         asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
                      : "=r"(done) : "r"(bar0 + 8 * s), "r"((k >> 1) & 1) : "memory");
       unsigned char* box = smem + s * buf_bytes;
-      float acc[4][L][4];
-      if constexpr (PLAIN)
-        B::template compute_plain<0, L>(box, row0, col, quad, reinterpret_cast<const uint2*>(pairs) + (4 * quad) * R * 16 + d + 8, acc);
-      else
-        B::template compute<0, L>(box, row0, col, quad, pc, d >= -1, acc);
-      __syncthreads();  // every warp is done reading the box: the output goes there
-      B::template epilogue<0, L>(box, row0, col, quad, g, acc);
+      if constexpr (SPLIT) {
+        // Channels 0-1, staged in registers as packed halves (14 words), then 2-3; the box is read
+        // by both before any output goes there.
+        float acc[2][L][4];
+        B::template compute_pair<0, L, 0>(box, row0, col, quad, pc, d >= -1, acc);
+        unsigned keep[L][4];
+#pragma unroll
+        for (int j = 0; j < L; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const __half2 v = __floats2half2_rn(acc[0][j][e], acc[1][j][e]);
+            keep[j][e] = *reinterpret_cast<const unsigned*>(&v);
+          }
+        B::template compute_pair<0, L, 1>(box, row0, col, quad, pc, d >= -1, acc);
+        __syncthreads();
+        const bool odd = g & 1;
+#pragma unroll
+        for (int j = 0; j < L; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            unsigned hi[2];
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const __half2 v = __floats2half2_rn(acc[0][j][2 * h + e], acc[1][j][2 * h + e]);
+              hi[e] = *reinterpret_cast<const unsigned*>(&v);
+            }
+#pragma unroll
+            for (int es = 0; es < 2; ++es) {
+              const bool second = odd != (es == 1);
+              const unsigned off = static_cast<unsigned>(((row0 + j) * TW + col + 8 * h + second) * pix + 8 * quad);
+              *reinterpret_cast<uint2*>(box + B::swz(off)) =
+                  make_uint2(second ? keep[j][2 * h + 1] : keep[j][2 * h], second ? hi[1] : hi[0]);
+            }
+          }
+      } else {
+        float acc[4][L][4];
+        if constexpr (PLAIN)
+          B::template compute_plain<0, L, BLOAD>(box, row0, col, quad, reinterpret_cast<const uint2*>(pairs) + (4 * quad) * R * 16 + d + 8, acc);
+        else
+          B::template compute<0, L>(box, row0, col, quad, pc, d >= -1, acc);
+        __syncthreads();  // every warp is done reading the box: the output goes there
+        B::template epilogue<0, L>(box, row0, col, quad, g, acc);
+      }
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       __syncthreads();
       if (tid == 0) {
@@ -642,11 +753,12 @@ void run_slots(const layer& l, const buffers& b, const std::vector<unsigned char
               err != cudaSuccess ? cudaGetErrorString(err) : "ok", rep.differing, rep.max_ulps);
 }
 
-template <int CB, int TH, int TW, int L, int MINB, bool PLAIN = false>
+template <int CB, int TH, int TW, int L, int MINB, bool PLAIN = false, bool SPLIT = false, bool BLOAD = false>
 void run_persist(const layer& l, const buffers& b, const std::vector<unsigned char>& ref) {
-  using K = persist<CB, TH, TW, L, MINB, PLAIN>;
-  char name[64];
-  std::snprintf(name, sizeof name, "persist_c%d_t%dx%d_l%d_minb%d%s", CB, TH, TW, L, MINB, PLAIN ? "_plain" : "");
+  using K = persist<CB, TH, TW, L, MINB, PLAIN, SPLIT, BLOAD>;
+  char name[80];
+  std::snprintf(name, sizeof name, "persist_c%d_t%dx%d_l%d_minb%d%s%s%s", CB, TH, TW, L, MINB, PLAIN ? "_plain" : "", SPLIT ? "_split" : "",
+                BLOAD ? "_bload" : "");
   if (g_only && std::strcmp(g_only, name) != 0) return;
   CUtensorMap xm, ym;
   if (!probe::encode_nhwc(&xm, b.x, l, CB, K::pw, K::ph, CU_TENSOR_MAP_SWIZZLE_32B) ||
@@ -729,15 +841,20 @@ void run_stage3(const layer& l, const buffers& b, const char* name, const std::v
 #define SLOTS_28 \
   run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
   run_persist<16, 28, 32, 7, 2>(l, b, ref); \
-  run_persist<16, 28, 32, 7, 2, true>(l, b, ref); \
-  run_persist2<16, 28, 32, 7, 4, 2>(l, b, ref);
+  run_persist<16, 28, 32, 7, 2, true, false, true>(l, b, ref);
 #endif
 #ifndef SLOTS_56
 #define SLOTS_56 \
   run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
   run_persist<16, 28, 32, 7, 2>(l, b, ref); \
-  run_persist<16, 28, 32, 7, 2, true>(l, b, ref); \
-  run_persist2<16, 28, 32, 7, 4, 2>(l, b, ref);
+  run_persist<16, 28, 32, 7, 2, true, false, true>(l, b, ref);
+#endif
+
+#ifndef SLOTS_384
+#define SLOTS_384 \
+  run_persist<16, 32, 16, 4, 3>(l, b, ref); \
+  run_persist<16, 16, 32, 4, 3>(l, b, ref); \
+  run_persist<16, 32, 16, 4, 3, true, false, true>(l, b, ref);
 #endif
 
 int main(int argc, char** argv) {
@@ -766,6 +883,12 @@ int main(int argc, char** argv) {
       const auto ref = reference(l, b);
       run_stage3<stage3<7, 64, 16, 56, 4>>(l, b, "stage 3 c64_t16x56 (dispatched)", ref);
       SLOTS_56
+    }
+    {
+      const layer& l = l384;
+      const auto ref = reference(l, b);
+      run_stage3<stage3<7, 32, 16, 32, 4>>(l, b, "stage 3 c32_t16x32 (stage 4 is dispatched here, 44.5)", ref);
+      SLOTS_384
     }
   }
   return 0;
