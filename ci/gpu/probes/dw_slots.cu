@@ -168,6 +168,12 @@ struct slots {
       }
     }
   }
+  // The same with the pair a run-time value (one code path for the warps of both pairs).
+  template <int J0, int TP>
+  static __device__ __forceinline__ void compute_pair_rt(const unsigned char* box, int row0, int a_col, int quad, int half,
+                                                         const unsigned* pc, bool low, float (&acc)[2][TP][4]) {
+    compute_pair<J0, TP, 0>(box + 4 * half, row0, a_col, quad, pc + 2 * half * R * pair_words, low, acc);
+  }
   // Its epilogue: 4 bytes (the pair's two channels) a pixel.
   template <int TP, int HALF>
   static __device__ __forceinline__ void epilogue_pair(unsigned char* out, int out_row0, int o_col, int quad,
@@ -361,10 +367,12 @@ struct slots {
 // block keeps its group and builds its tap pairs once. The next tile's box (TMA) loads into the
 // other buffer while this tile computes, and the output goes out through this tile's box once
 // every warp is done reading it.
-template <int CB, int TH, int TW, int L, int MINB, bool PLAIN, bool SPLIT = false, bool BLOAD = false>
+template <int CB, int TH, int TW, int L, int MINB, bool PLAIN, bool SPLIT = false, bool BLOAD = false, bool CW2 = false>
 struct persist : slots<CB, TH, TW, L, L, MINB> {
   using B = slots<CB, TH, TW, L, L, MINB>;
-  using B::in_bytes, B::pix, B::quads, B::segs, B::S, B::cpairs, B::threads, B::pair_words;
+  using B::in_bytes, B::pix, B::quads, B::segs, B::S, B::cpairs, B::pair_words;
+  // CW2: a warp computes one channel pair (compute_pair), twice the warps of a block.
+  static constexpr int warps = CW2 ? 2 * B::warps : B::warps, threads = 32 * warps;
   static constexpr int buf_bytes = (in_bytes + pix + 1023) / 1024 * 1024;  // box + slack pixel
   static constexpr int pairs_offset = 2 * buf_bytes;
   static constexpr int raw_bytes = CB * R * R * 2;
@@ -427,7 +435,8 @@ struct persist : slots<CB, TH, TW, L, L, MINB> {
     __syncthreads();
     if (u0 < total) issue(u0, 0, true, 0);
 
-    const int quad = warp % quads, set = warp / quads;
+    const int wq = CW2 ? 2 * quads : quads;  // warps across the block's channels
+    const int quad = (warp % wq) / (CW2 ? 2 : 1), half = CW2 ? warp % 2 : 0, set = warp / wq;
     const int sg = set % (segs / S), cg = set / (segs / S);
     const int g = lane / 4, t = lane % 4;
     const int seg = sg * S + g % S, ct0 = 2 * (cg * cpairs + g / S);
@@ -469,7 +478,12 @@ struct persist : slots<CB, TH, TW, L, L, MINB> {
         asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
                      : "=r"(done) : "r"(bar0 + 8 * s), "r"((k >> 1) & 1) : "memory");
       unsigned char* box = smem + s * buf_bytes;
-      if constexpr (SPLIT) {
+      if constexpr (CW2) {
+        float acc[2][L][4];
+        B::template compute_pair_rt<0, L>(box, row0, col, quad, half, pc, d >= -1, acc);
+        __syncthreads();  // every warp is done reading the box: the output goes there
+        B::template epilogue_pair<L, 0>(box + 4 * half, row0, col, quad, acc);
+      } else if constexpr (SPLIT) {
         // Channels 0-1, staged in registers as packed halves (14 words), then 2-3; the box is read
         // by both before any output goes there.
         float acc[2][L][4];
@@ -753,12 +767,12 @@ void run_slots(const layer& l, const buffers& b, const std::vector<unsigned char
               err != cudaSuccess ? cudaGetErrorString(err) : "ok", rep.differing, rep.max_ulps);
 }
 
-template <int CB, int TH, int TW, int L, int MINB, bool PLAIN = false, bool SPLIT = false, bool BLOAD = false>
+template <int CB, int TH, int TW, int L, int MINB, bool PLAIN = false, bool SPLIT = false, bool BLOAD = false, bool CW2 = false>
 void run_persist(const layer& l, const buffers& b, const std::vector<unsigned char>& ref) {
-  using K = persist<CB, TH, TW, L, MINB, PLAIN, SPLIT, BLOAD>;
+  using K = persist<CB, TH, TW, L, MINB, PLAIN, SPLIT, BLOAD, CW2>;
   char name[80];
-  std::snprintf(name, sizeof name, "persist_c%d_t%dx%d_l%d_minb%d%s%s%s", CB, TH, TW, L, MINB, PLAIN ? "_plain" : "", SPLIT ? "_split" : "",
-                BLOAD ? "_bload" : "");
+  std::snprintf(name, sizeof name, "persist_c%d_t%dx%d_l%d_minb%d%s%s%s%s", CB, TH, TW, L, MINB, PLAIN ? "_plain" : "", SPLIT ? "_split" : "",
+                BLOAD ? "_bload" : "", CW2 ? "_cw2" : "");
   if (g_only && std::strcmp(g_only, name) != 0) return;
   CUtensorMap xm, ym;
   if (!probe::encode_nhwc(&xm, b.x, l, CB, K::pw, K::ph, CU_TENSOR_MAP_SWIZZLE_32B) ||
@@ -841,20 +855,22 @@ void run_stage3(const layer& l, const buffers& b, const char* name, const std::v
 #define SLOTS_28 \
   run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
   run_persist<16, 28, 32, 7, 2>(l, b, ref); \
-  run_persist<16, 28, 32, 7, 2, true, false, true>(l, b, ref);
+  run_persist<16, 28, 32, 7, 2, true, false, true>(l, b, ref); \
+  run_persist<16, 28, 32, 7, 2, false, false, false, true>(l, b, ref);
 #endif
 #ifndef SLOTS_56
 #define SLOTS_56 \
   run_slots<16, 28, 32, 7, 4, 3>(l, b, ref); \
   run_persist<16, 28, 32, 7, 2>(l, b, ref); \
-  run_persist<16, 28, 32, 7, 2, true, false, true>(l, b, ref);
+  run_persist<16, 28, 32, 7, 2, true, false, true>(l, b, ref); \
+  run_persist<16, 28, 32, 7, 2, false, false, false, true>(l, b, ref);
 #endif
 
 #ifndef SLOTS_384
 #define SLOTS_384 \
-  run_persist<16, 32, 16, 4, 3>(l, b, ref); \
   run_persist<16, 16, 32, 4, 3>(l, b, ref); \
-  run_persist<16, 32, 16, 4, 3, true, false, true>(l, b, ref);
+  run_persist<16, 16, 32, 4, 2, false, false, false, true>(l, b, ref); \
+  run_persist<16, 32, 16, 4, 2, false, false, false, true>(l, b, ref);
 #endif
 
 int main(int argc, char** argv) {
