@@ -7,8 +7,8 @@
 #       conv GPU tests (dispatch included), conv_app, and the side-by-side table of cuop::conv2d,
 #       cuDNN's heuristic and torch (scripts/conv_vs_torch.py)
 #   CUOP_GIT_REV=<rev> bash ci/gpu/h200-conv.sh depthwise   the depthwise GPU tests, a sweep of the
-#       7x7 and 31x31 NHWC depthwise problems with the tensor-core candidates only (stages 3 and 4,
-#       the stages that win them), the committed results updated with it (`export --update`: those
+#       7x7 and 31x31 NHWC depthwise problems with the tensor-core candidates only (stages 3, 4 and
+#       5, the stages that win them), the committed results updated with it (`export --update`: those
 #       problems replaced whole; $OUT/conv2d-nvidia-h200.json), a rebuild against the update, the
 #       dispatch tests and the side-by-side table for those problems. The sweep races
 #       (`strategy: race`: the finalists re-measured interleaved, so that stages that run close are
@@ -53,7 +53,7 @@ conv_tests() {
 }
 
 # The 7x7 and 31x31 NHWC depthwise problems of configs/conv.yaml with the tensor-core candidates
-# (stages 3 and 4) only, racing unless DW_STRATEGY says otherwise, written to $1. Every trial is
+# (stages 3, 4 and 5) only, racing unless DW_STRATEGY says otherwise, written to $1. Every trial is
 # single launches after a flush (DW_BATCH_BELOW_US, default 0), the regime of the side-by-side
 # that the goals are stated in: under the tuner's default (20 us) the 17 us layer
 # (32x28x28x256) is timed as CUDA graphs of launches, where stages 3 and 4 tied (16.77 against
@@ -65,7 +65,7 @@ import os, sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
 spec["problems"] = [p for p in spec["problems"]
                     if p.get("groups", 1) > 1 and p.get("layout", "nhwc") == "nhwc" and p["r"] in (7, 31)]
-spec["candidates"] = [c for c in spec["candidates"] if {3, 4} & set(c["params"].get("stage", []))]
+spec["candidates"] = [c for c in spec["candidates"] if {3, 4, 5} & set(c["params"].get("stage", []))]
 spec["strategy"] = os.environ["DW_STRATEGY"]
 spec.setdefault("measure", {})["batch_below_us"] = float(os.environ["DW_BATCH_BELOW_US"])
 yaml.safe_dump(spec, open(sys.argv[2], "w"), sort_keys=False)
@@ -100,7 +100,7 @@ depthwise)
   timeout "${TESTS_S:-240}" ./build/tests/cuop_gpu_tests --gtest_filter='*depthwise*' >"$OUT/depthwise-tests.txt" 2>&1
   echo "tests exit $?" | tee -a "$log"
   grep -E "^\[ +(PASSED|FAILED|SKIPPED) |Failure|first bad|Which is" "$OUT/depthwise-tests.txt" | head -30
-  step "sweep: the 7x7 and 31x31 NHWC depthwise problems, stages 3 and 4"
+  step "sweep: the 7x7 and 31x31 NHWC depthwise problems, stages 3, 4 and 5"
   write_depthwise_subset "$subset"
   timeout "${CONV_SWEEP_S:-330}" ./build/tuner/cuop-tune sweep "$subset" --db $DB --cache /tmp/cuop-cache -j16 >>"$log" 2>&1
   echo "sweep exit $?" | tee -a "$log"

@@ -8,7 +8,9 @@
 // vector access. Outputs are poisoned with NaN first (beta == 0). Stage 3 (tensor cores) with one
 // to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, and 3x3 to
 // 31x31 filters (one to four 8-tap chunks); stage 4 (stage 3 fed by a TMA copy) likewise, with
-// the copy's validity checked (TMA where x allows it, plain loads otherwise).
+// the copy's validity checked (TMA where x allows it, plain loads otherwise); stage 5 (segments,
+// persistent, TMA in and out) on 3x3 to 7x7, segments of 2 to 7 rows, one and two slot sets, f16
+// and bf16, through TMA and through its plain loads and stores.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -46,6 +48,14 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry_tma(kc:
                                                                              const __grid_constant__ kc::tma_input in) {
   extern __shared__ __align__(128) unsigned char smem_tma[];
   K::run_tma(a, in, smem_tma);
+}
+
+// Stage 5's: its tensor maps after conv_args, its boxes 1024-byte aligned.
+template <typename K>
+__global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry_seg(kc::conv_args a,
+                                                                             const __grid_constant__ kc::tma_input in) {
+  extern __shared__ __align__(1024) unsigned char smem_seg[];
+  K::run_seg(a, in, smem_seg);
 }
 
 using cuop::test::to_host;
@@ -105,7 +115,7 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
 
   kc::conv_args a{x_data, w_data, y_data, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
                   sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, 1, 1, sh.groups, v.alpha, v.beta};
-  if (cfg.stage == 4) {  // the TMA path wherever x allows it (C a multiple of 8, x 16-byte aligned)
+  if (cfg.stage == 4 || cfg.stage == 5) {  // the TMA path wherever x allows it (C a multiple of 8, x 16-byte aligned)
     kc::tma_input in;
     kc::make_tma_input(cfg, a, in);
     EXPECT_EQ(in.valid, sh.c % 8 == 0 && v.offset == 0 ? 1 : 0);
@@ -136,8 +146,10 @@ void check_config(const kc::depthwise_config& cfg) {
   ASSERT_EQ(kc::threads_per_block(cfg), K::block_threads);
   ASSERT_EQ(kc::smem_bytes(cfg), K::smem_bytes);
   ASSERT_EQ(kc::min_blocks_per_sm(cfg), K::min_blocks);
-  const void* kernel = reinterpret_cast<const void*>(&entry<K>);
-  if constexpr (STAGE == 4) kernel = reinterpret_cast<const void*>(&entry_tma<K>);
+  const void* kernel = nullptr;
+  if constexpr (STAGE == 5) kernel = reinterpret_cast<const void*>(&entry_seg<K>);
+  else if constexpr (STAGE == 4) kernel = reinterpret_cast<const void*>(&entry_tma<K>);
+  else kernel = reinterpret_cast<const void*>(&entry<K>);
   for (const variant& v : variants) {
     run_variant(cfg, kernel, v);
     if (testing::Test::HasFatalFailure()) return;
@@ -241,3 +253,25 @@ CUOP_DW_TMA_TEST(f16_nhwc_r5_c24_t20x24, __half, dtype::f16, 5, 3, 24, 20, 24)
 // 3x3 with 8 chunks per pixel; 31x31 bf16 (a 46 x 46 box, four tap chunks a row).
 CUOP_DW_TMA_TEST(f16_nhwc_r3_c64_t16x16, __half, dtype::f16, 3, 8, 64, 16, 16)
 CUOP_DW_TMA_TEST(bf16_nhwc_r31_c16_t16x16, bf16, dtype::bf16, 31, 2, 16, 16, 16)
+
+// Stage 5 plans only on sm_90 and newer (TMA); older devices skip it, saying so.
+#define CUOP_DW_SEG_TEST(NAME, T, DT, R, TH, TW, PH)                                              \
+  TEST(sm90_conv_depthwise, NAME) {                                                              \
+    CUOP_REQUIRE_GPU();                                                                          \
+    int device = 0, major = 0;                                                                   \
+    CUOP_CUDA_ASSERT(cudaGetDevice(&device));                                                    \
+    CUOP_CUDA_ASSERT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)); \
+    if (major < 9) GTEST_SKIP() << "stage 5 loads through TMA: compute capability 9.0 or newer"; \
+    check_config<kc::depthwise<T, true, R, R, 1, 8, 4, 16, TH, TW, PH, 1, 5>, 5>(                 \
+        make(DT, true, R, 1, 8, 4, 16, TH, TW, PH, 1, 5));                                       \
+  }
+
+// Stage 5: segments of ph rows as the MMA's rows (64 channels through TMA, 13 and 1 channels and
+// misaligned tensors through the plain loads and stores). 7x7 in the 28 x 32 tile of the 28- and
+// 56-row layers (4 segments of 7 x 4 column tiles); bf16 in 16 x 32 (segments of 4); 8 segments of
+// 7 x 2 column tiles (56 x 16); two slot sets (8 segments of 2 rows x 4 column tiles, 5x5); 3x3.
+CUOP_DW_SEG_TEST(f16_nhwc_r7_t28x32_ph7, __half, dtype::f16, 7, 28, 32, 7)
+CUOP_DW_SEG_TEST(bf16_nhwc_r7_t16x32_ph4, bf16, dtype::bf16, 7, 16, 32, 4)
+CUOP_DW_SEG_TEST(f16_nhwc_r7_t56x16_ph7, __half, dtype::f16, 7, 56, 16, 7)
+CUOP_DW_SEG_TEST(f16_nhwc_r5_t16x32_ph2, __half, dtype::f16, 5, 16, 32, 2)
+CUOP_DW_SEG_TEST(bf16_nhwc_r3_t16x16_ph2, bf16, dtype::bf16, 3, 16, 16, 2)

@@ -93,7 +93,7 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 0, 4, 1)), "tile_h 4 is not a multiple of ph 0"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 2, 64, 16, 16, 4, 4, 1)),
                        "ph x pw x vec x cvecs = 256 accumulators per thread > 192 (255 registers)"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 5)), "stage 5 is not 0, 1, 2, 3 or 4"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 6)), "stage 6 is not 0, 1, 2, 3, 4 or 5"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, 1)), "block of 1 threads"));
   EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, 1)), "");
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, 1)),
@@ -201,7 +201,7 @@ TEST(conv_depthwise, tma_stage_4) {
             "stage 4: 21 staged 16-byte chunks per thread (168 registers) > 16");
   EXPECT_EQ(with([](auto& d) { d.block_c = 8, d.tile_h = 384, d.tile_w = 8; }),
             "stage 4: the TMA box of block_c x (tile_w + s - 1) x (tile_h + r - 1) = 8 x 14 x 390 has a side > 256");
-  EXPECT_EQ(with([](auto& d) { d.stage = 5; }), "stage 5 is not 0, 1, 2, 3 or 4");
+  EXPECT_EQ(with([](auto& d) { d.stage = 6; }), "stage 6 is not 0, 1, 2, 3, 4 or 5");
 
   // TMA needs sm_90: refused where the device is known to be older, with the reason.
   const auto sh = depthwise_shape(16, 64, 384, 7, 1, 3);
@@ -234,6 +234,74 @@ TEST(conv_depthwise, names_and_parameters) {
   EXPECT_EQ(kc::instance_name(c), "conv_depthwise_bf16_nhwc_r31x31_st1_v8_cv1_c32_t8x16_ph4_pw4_stage2");
   EXPECT_FALSE(kc::set_param(c, "block_m", 16));
   EXPECT_EQ(kc::get_param(c, "r"), -1);  // from the problem, not a parameter
+}
+
+TEST(conv_depthwise, segment_stage_5) {
+  // 7x7 in tiles of 28 x 32: 4 segments of 7 rows x 4 column tiles make one slot set (4 warps).
+  kc::depthwise_config c = cfg(8, 4, 16, 28, 32, 7, 1, 5);
+  c.r = c.s = 7;
+  EXPECT_EQ(kc::check_config(c), "");
+  EXPECT_EQ(kc::threads_per_block(c), 128);
+  // Two boxes of 34 x 39 pixels of 32 bytes plus a slack pixel, each rounded to 1024 bytes (43008),
+  // the tap pairs (16 x 7 x 9 words), the raw taps (16 x 7 x 7 halves), two mbarriers.
+  EXPECT_EQ(kc::smem_bytes(c), 2 * 43008 + 16 * 7 * 9 * 4 + 16 * 7 * 7 * 2 + 16);
+  EXPECT_EQ(kc::min_blocks_per_sm(c), 2);  // 112 accumulators a lane
+  kc::depthwise_config four = c;
+  four.tile_h = 16, four.ph = 4;  // 4 segments of 4 rows: 64 accumulators, three blocks fit
+  EXPECT_EQ(kc::check_config(four), "");
+  EXPECT_EQ(kc::min_blocks_per_sm(four), 3);
+  kc::depthwise_config tall = c;
+  tall.tile_h = 56, tall.tile_w = 16;  // 8 segments x 2 column tiles
+  EXPECT_EQ(kc::check_config(tall), "");
+  EXPECT_EQ(kc::threads_per_block(tall), 128);
+  tall.tile_w = 32;  // 8 segments x 4 column tiles: two slot sets
+  EXPECT_EQ(kc::threads_per_block(tall), 256);
+  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv4_c16_t28x32_ph7_pw1_stage5");
+  EXPECT_EQ(kc::template_name(c), "cuop::kernels::conv::depthwise<__half, true, 7, 7, 1, 8, 4, 16, 28, 32, 7, 1, 5>");
+
+  auto with = [&](auto change) {
+    kc::depthwise_config d = c;
+    change(d);
+    return kc::check_config(d);
+  };
+  EXPECT_EQ(with([](auto& d) { d.t = dtype::f32; }), "stage 5 (tensor cores) takes f16 or bf16, not f32");
+  EXPECT_EQ(with([](auto& d) { d.lay = kc::layout::nchw; }), "stage 5 (tensor cores) is NHWC only");
+  EXPECT_EQ(with([](auto& d) { d.stride = 2; }), "stage 5 (tensor cores) is stride 1 only");
+  EXPECT_EQ(with([](auto& d) { d.r = d.s = 9; }), "stage 5: filter 9x9 > 7x7 (16 input columns a tile row)");
+  EXPECT_EQ(with([](auto& d) { d.block_c = 32; }), "stage 5 takes vec 8, cvecs 4, block_c 16 and pw 1 (got vec 8, cvecs 4, block_c 32, pw 1)");
+  EXPECT_EQ(with([](auto& d) { d.ph = 8, d.tile_h = 32; }), "stage 5: segments of ph 8 rows (1..7: 16 ph accumulators a lane)");
+  EXPECT_EQ(with([](auto& d) { d.tile_h = 30; }), "stage 5: tile_h 30 is not a multiple of ph 7");
+  EXPECT_EQ(with([](auto& d) { d.tile_w = 20; }), "stage 5: tile_w 20 is not a multiple of 8");
+  EXPECT_EQ(with([](auto& d) { d.tile_w = 24; }),
+            "stage 5: 4 segments x 3 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 column tiles)");
+  EXPECT_EQ(with([](auto& d) { d.tile_h = 21; }),
+            "stage 5: 3 segments x 4 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 column tiles)");
+  EXPECT_EQ(with([](auto& d) { d.tile_h = 14, d.tile_w = 256; }),
+            "stage 5: the TMA box of 16 x (tile_w + 7) x (tile_h + r - 1) = 16 x 263 x 20 has a side > 256");
+
+  // Persistent: as many blocks as run at once (2 x 132), rounded down to a multiple of the 8
+  // channel groups; one block a tile where the SMs are not known.
+  const auto sh = depthwise_shape(32, 56, 128, 7, 1, 3);
+  const auto planned = kc::for_shape(c, dtype::f16, sh);
+  kc::device_limits dev = h200();
+  dev.sms = 132;
+  kc::launch_plan p;
+  EXPECT_EQ(kc::plan_launch(planned, sh, dev, p), "");
+  EXPECT_EQ(p.grid_x, 264u);
+  EXPECT_EQ(p.grid_y, 1u);
+  EXPECT_EQ(p.grid_z, 1u);
+  EXPECT_EQ(p.block_x, 128u);
+  dev.sms = 0;
+  EXPECT_EQ(kc::plan_launch(planned, sh, dev, p), "");
+  EXPECT_EQ(p.grid_x, 2u * 2u * 8u * 32u);  // 56 / 28 x 56 / 32 (rounded up) tiles, 8 groups, 32 images
+  const auto wide = depthwise_shape(32, 28, 512, 7, 1, 3);  // 32 groups: 264 rounds down to 256
+  dev.sms = 132;
+  EXPECT_EQ(kc::plan_launch(kc::for_shape(c, dtype::f16, wide), wide, dev, p), "");
+  EXPECT_EQ(p.grid_x, 256u);
+  kc::device_limits ampere = h200();
+  ampere.cc = 80;
+  EXPECT_EQ(kc::plan_launch(planned, sh, ampere, p),
+            "stage 5 loads through TMA, which needs compute capability 9.0 or newer (the device has 8.0)");
 }
 
 TEST(conv_depthwise, launch_plan) {

@@ -3,8 +3,8 @@
 // stride 1 and 2, several outputs per thread along H and W, f16 / bf16 / f32) compile with NVRTC
 // (the library's flags) for sm_80, sm_90a and sm_100a, without spills, with their resource usage
 // read from ptxas, and a staged 31x31 tile whose shared memory fits Hopper and Blackwell but not
-// Ampere is rejected for sm_80 only, naming the limit. The tensor-core stages (3, and 4 with its
-// TMA copy) compile for every target too.
+// Ampere is rejected for sm_80 only, naming the limit. The tensor-core stages (3, 4 with its TMA
+// copy, and 5 with its segments) compile for every target too.
 #include <gtest/gtest.h>
 
 #include "cuop/kernels/conv/family.hpp"
@@ -72,6 +72,13 @@ TEST(conv_targets, tensor_core_stages_compile_for_every_target) {
     c.cvecs = cvecs;
     return c;
   };
+  // Stage 5 (segments of ph rows; 7x7): ptxas takes 255 registers at ph 7 (two blocks per SM) and
+  // 168 at ph 4 (three), and spills 12 to 48 bytes at both.
+  auto seg = [&](dtype t, int tile_h, int tile_w, int ph) {
+    auto c = cfg(t, nhwc, 7, 1, 8, 16, tile_h, tile_w, ph, 1, 5);
+    c.cvecs = 4;
+    return c;
+  };
   struct expect {
     kc::depthwise_config c;
     bool no_spills;
@@ -80,7 +87,9 @@ TEST(conv_targets, tensor_core_stages_compile_for_every_target) {
                                      expect{mma(dtype::f16, 7, 4, 32, 28, 32, 3), true},
                                      expect{mma(dtype::bf16, 31, 2, 16, 16, 16, 3), true},
                                      expect{mma(dtype::f16, 7, 4, 32, 16, 32, 4), false},
-                                     expect{mma(dtype::bf16, 7, 4, 32, 16, 64, 4), false}}) {
+                                     expect{mma(dtype::bf16, 7, 4, 32, 16, 64, 4), false},
+                                     expect{seg(dtype::f16, 28, 32, 7), false},
+                                     expect{seg(dtype::bf16, 16, 32, 4), false}}) {
     compiles_everywhere(c, no_spills);
     if (testing::Test::HasFatalFailure()) return;
   }

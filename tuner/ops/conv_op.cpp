@@ -57,6 +57,14 @@ kc::depthwise_config depthwise_config_of(const space::point& p, const spec::prob
 }
 
 std::string conv_entry_definition(const kc::depthwise_config& c) {
+  if (c.stage == 5)  // its tensor maps after conv_args; the swizzled boxes want 1024-byte alignment
+    return fmt::format(
+        "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a,\n"
+        "    const __grid_constant__ cuop::kernels::conv::tma_input in) {{\n"
+        "  extern __shared__ __align__(1024) unsigned char smem_seg[];\n"
+        "  {}::run_seg(a, in, smem_seg);\n"
+        "}}\n",
+        kc::threads_per_block(c), kc::min_blocks_per_sm(c), kc::instance_name(c), kc::template_name(c));
   if (c.stage == 4)  // its tensor map as a __grid_constant__ parameter; TMA writes 128-byte aligned
     return fmt::format(
         "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a,\n"

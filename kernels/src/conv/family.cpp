@@ -20,7 +20,34 @@ constexpr long long max_smem_any_target = 227 * 1024;
 constexpr long long max_accumulators = 192;
 
 // Stages 3 and 4 compute on tensor cores (depthwise_mma.cuh); 4 loads its input through TMA.
+// Stage 5 (depthwise_seg.cuh) is a kernel of its own.
 bool mma_stage(const depthwise_config& c) { return c.stage == 3 || c.stage == 4; }
+bool seg_stage(const depthwise_config& c) { return c.stage == 5; }
+
+// Stage 5's geometry (depthwise_seg.cuh): segments of ph rows, slot sets of `span` segments x
+// 2 cpairs column tiles (span x cpairs = 8); warps 4 a slot set. 0 where the tile does not divide.
+struct seg_geometry {
+  long long segs = 0, span = 0, cpairs = 0, sets = 0;
+};
+seg_geometry seg_geometry_of(const depthwise_config& c) noexcept {
+  seg_geometry gm;
+  if (c.ph < 1 || c.tile_h < c.ph || c.tile_h % c.ph != 0 || c.tile_w < 8 || c.tile_w % 8 != 0) return gm;
+  const long long segs = c.tile_h / c.ph, ctiles = c.tile_w / 8, span = std::min(segs, 8ll);
+  if (8 % span != 0 || segs % span != 0 || ctiles % (2 * (8 / span)) != 0) return gm;
+  gm.segs = segs;
+  gm.span = span;
+  gm.cpairs = 8 / span;
+  gm.sets = segs / span * (ctiles / (2 * gm.cpairs));
+  return gm;
+}
+// Its shared memory: two boxes ((tile_h + r - 1) x (tile_w + 7) pixels of 32 bytes, then a slack
+// pixel, 1024-byte aligned), the tap pairs, the raw taps, two mbarriers.
+long long seg_smem_bytes(const depthwise_config& c) noexcept {
+  const long long box = (static_cast<long long>(c.tile_h) + c.r - 1) * (c.tile_w + 7) * 32;
+  const long long buf = (box + 32 + 1023) / 1024 * 1024;
+  const long long raw_offset = 2 * buf + 16ll * c.r * 9 * 4;
+  return (raw_offset + 16ll * c.r * c.s * 2 + 15) / 16 * 16 + 16;
+}
 
 int* field(depthwise_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
@@ -103,6 +130,7 @@ long long get_param(const depthwise_config& c, std::string_view name) noexcept {
 int threads_per_block(const depthwise_config& c) noexcept {
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
   if (mma_stage(c)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
+  if (seg_stage(c)) return static_cast<int>(32 * 4 * seg_geometry_of(c).sets);
   const long long t =
       static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
@@ -136,9 +164,12 @@ long long mma_smem_bytes(const depthwise_config& c) noexcept {
 }  // namespace
 
 int min_blocks_per_sm(const depthwise_config& c) noexcept {
-  if (!mma_stage(c)) return 1;
+  if (!mma_stage(c) && !seg_stage(c)) return 1;
   constexpr long long smem_per_sm = 228 * 1024, reserved_per_block = 1024;  // sm_90
   const long long fit = smem_per_sm / (smem_bytes(c) + reserved_per_block);
+  // Stage 5 (depthwise_seg.cuh): two when a lane holds more than 64 accumulators (16 ph), else
+  // at most three.
+  if (seg_stage(c)) return static_cast<int>(fit < 1 ? 1 : std::min(fit, c.ph > 4 ? 2ll : 3ll));
   return static_cast<int>(std::clamp(fit, 1ll, 4ll));
 }
 
@@ -147,6 +178,7 @@ int min_blocks_per_sm(const depthwise_config& c) noexcept {
 // every pixel by one 16-byte chunk) and, for nchw, the f32 output tile ([tile_h * tile_w][block_c + 4]).
 long long smem_bytes(const depthwise_config& c) noexcept {
   if (mma_stage(c)) return mma_smem_bytes(c);
+  if (seg_stage(c)) return seg_smem_bytes(c);
   const long long elem = static_cast<long long>(size_of(c.t));
   const long long taps = static_cast<long long>(c.r) * c.s;
   const long long filter = taps * c.block_c * 4;
@@ -202,6 +234,33 @@ std::string check_mma_config(const depthwise_config& c) {
   return {};
 }
 
+// Stage 5 (depthwise_seg.cuh).
+std::string check_seg_config(const depthwise_config& c) {
+  if (c.t != dtype::f16 && c.t != dtype::bf16)
+    return "stage 5 (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
+  if (c.lay != layout::nhwc) return "stage 5 (tensor cores) is NHWC only";
+  if (c.stride != 1) return "stage 5 (tensor cores) is stride 1 only";
+  if (c.r > 7 || c.s > 7) return "stage 5: filter " + str(c.r) + "x" + str(c.s) + " > 7x7 (16 input columns a tile row)";
+  if (c.vec != 8 || c.cvecs != 4 || c.block_c != 16 || c.pw != 1)
+    return "stage 5 takes vec 8, cvecs 4, block_c 16 and pw 1 (got vec " + str(c.vec) + ", cvecs " + str(c.cvecs) +
+           ", block_c " + str(c.block_c) + ", pw " + str(c.pw) + ")";
+  if (c.ph < 1 || c.ph > 7) return "stage 5: segments of ph " + str(c.ph) + " rows (1..7: 16 ph accumulators a lane)";
+  if (c.tile_h % c.ph != 0) return "stage 5: tile_h " + str(c.tile_h) + " is not a multiple of ph " + str(c.ph);
+  if (c.tile_w < 8 || c.tile_w % 8 != 0) return "stage 5: tile_w " + str(c.tile_w) + " is not a multiple of 8";
+  const seg_geometry gm = seg_geometry_of(c);
+  if (gm.sets == 0)
+    return "stage 5: " + str(c.tile_h / c.ph) + " segments x " + str(c.tile_w / 8) +
+           " column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 column tiles)";
+  if (gm.sets > 8) return "stage 5: " + str(4 * gm.sets) + " warps > 32";
+  if (const long long bw = c.tile_w + 7ll, bh = static_cast<long long>(c.tile_h) + c.r - 1; bw > 256 || bh > 256)
+    return "stage 5: the TMA box of 16 x (tile_w + 7) x (tile_h + r - 1) = 16 x " + str(bw) + " x " + str(bh) +
+           " has a side > 256";
+  if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
+    return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
+           " (227 KiB, the largest opt-in shared memory per block of any target)";
+  return {};
+}
+
 }  // namespace
 
 std::string check_config(const depthwise_config& c) {
@@ -210,6 +269,7 @@ std::string check_config(const depthwise_config& c) {
     return "filter " + str(c.r) + "x" + str(c.s) + " outside 1.." + str(max_filter);
   if (c.stride != 1 && c.stride != 2) return "stride " + str(c.stride) + " is not 1 or 2";
   if (mma_stage(c)) return check_mma_config(c);
+  if (seg_stage(c)) return check_seg_config(c);
   const long long vec_bytes = static_cast<long long>(c.vec) * static_cast<long long>(size_of(c.t));
   if (c.vec < 1 || (vec_bytes != 2 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16))
     return "vec " + str(c.vec) + " x " + str(static_cast<long long>(size_of(c.t))) +
@@ -227,7 +287,7 @@ std::string check_config(const depthwise_config& c) {
   if (const long long acc = static_cast<long long>(c.ph) * c.pw * cpt; acc > max_accumulators)
     return "ph x pw x vec x cvecs = " + str(acc) + " accumulators per thread > " + str(max_accumulators) +
            " (255 registers)";
-  if (c.stage < 0 || c.stage > 4) return "stage " + str(c.stage) + " is not 0, 1, 2, 3 or 4";
+  if (c.stage < 0 || c.stage > 5) return "stage " + str(c.stage) + " is not 0, 1, 2, 3, 4 or 5";
   if (c.stage == 2 && size_of(c.t) == 4)
     return "stage 2 (the input staged as f32) is stage 1 for " + std::string(name_of(c.t));
   if (c.lay == layout::nchw && c.stage == 0) return "nchw reads its input through the staged patch (stage 1 or 2)";
@@ -256,8 +316,8 @@ std::string template_name(const depthwise_config& c) {
 }
 
 std::string check_target(const depthwise_config& c, int cc) {
-  if (c.stage == 4 && cc > 0 && cc < 90)
-    return "stage 4 loads through TMA, which needs compute capability 9.0 or newer (the device has " +
+  if ((c.stage == 4 || c.stage == 5) && cc > 0 && cc < 90)
+    return "stage " + str(c.stage) + " loads through TMA, which needs compute capability 9.0 or newer (the device has " +
            str(cc / 10) + "." + str(cc % 10) + ")";
   return {};
 }
@@ -301,7 +361,7 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   if (sh.n > max_grid_yz) return "n " + str(sh.n) + " > " + str(max_grid_yz);
   // 32-bit element offsets inside the kernel are only for positions within a tensor dimension
   // (and, stage 3 with beta, within a tile's rows of the output); whole-tensor offsets are 64-bit.
-  if (mma_stage(c) && static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
+  if ((mma_stage(c) || seg_stage(c)) && static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
     return "stage " + str(c.stage) + ": tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) +
            " >= 2^31";
   if (std::string bad = check_target(c, dev.cc); !bad.empty()) return bad;
@@ -309,6 +369,15 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   p.grid_x = static_cast<unsigned>(tiles);
   p.grid_y = static_cast<unsigned>(cgroups);
   p.grid_z = static_cast<unsigned>(sh.n);
+  if (seg_stage(c)) {
+    // Persistent (depthwise_seg.cuh): as many blocks as run at once, rounded down to a multiple of
+    // the channel groups so that each keeps its group; one block a tile where the SMs are not known.
+    const long long total = tiles * cgroups * sh.n, slots = static_cast<long long>(min_blocks_per_sm(c)) * dev.sms;
+    if (total > std::numeric_limits<int>::max()) return str(total) + " tiles > " + str(std::numeric_limits<int>::max());
+    long long grid = slots > 0 ? std::min(total, slots >= cgroups ? slots / cgroups * cgroups : slots) : total;
+    p.grid_x = static_cast<unsigned>(std::max(grid, 1ll));
+    p.grid_y = p.grid_z = 1;
+  }
   p.block_x = static_cast<unsigned>(threads);
   p.smem_bytes = static_cast<std::size_t>(smem);
   out = p;

@@ -3,6 +3,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -12,8 +13,9 @@ namespace cuop::kernels::conv {
 
 namespace {
 
-static_assert(sizeof(CUtensorMap) == sizeof(tma_input::map) && alignof(tma_input) >= alignof(CUtensorMap),
-              "tma_input holds a CUtensorMap");
+static_assert(sizeof(CUtensorMap) == sizeof(tma_input::map) && sizeof(CUtensorMap) == sizeof(tma_input::map_y) &&
+                  alignof(tma_input) >= alignof(CUtensorMap) && offsetof(tma_input, map_y) % alignof(CUtensorMap) == 0,
+              "tma_input holds two CUtensorMaps");
 
 // cuTensorMapEncodeTiled from the driver the runtime loaded, looked up once.
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
@@ -41,31 +43,52 @@ cudaError_t query_limits(int device, device_limits& out) {
   if (cudaError_t e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device); e != cudaSuccess)
     return e;
   out.cc = 10 * major + minor;
-  return cudaSuccess;
+  return cudaDeviceGetAttribute(&out.sms, cudaDevAttrMultiProcessorCount, device);
 }
+
+namespace {
+
+// An NHWC tensor of `c` x `w` x `h` x `n` 2-byte elements as a 4-D map (innermost first: C, W, H, N),
+// box bc x bw x bh x 1; coordinates outside it read as zeros and are not written.
+bool encode_nhwc(CUtensorMap& map, const void* base, int c, int w, int h, int n, int bc, int bw, int bh,
+                 CUtensorMapSwizzle swizzle) {
+  const auto encode = encode_tiled();
+  if (!encode) return false;
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(c), static_cast<cuuint64_t>(w), static_cast<cuuint64_t>(h),
+                              static_cast<cuuint64_t>(n)};
+  const cuuint64_t strides[3] = {dims[0] * 2, dims[0] * dims[1] * 2, dims[0] * dims[1] * dims[2] * 2};
+  const cuuint32_t box[4] = {static_cast<cuuint32_t>(bc), static_cast<cuuint32_t>(bw), static_cast<cuuint32_t>(bh), 1};
+  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+  return encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void*>(base), dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+}  // namespace
 
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out) {
   std::memset(&out, 0, sizeof out);
-  if (c.stage != 4 || args.c % 8 != 0 || reinterpret_cast<std::uintptr_t>(args.x) % 16 != 0 ||
-      reinterpret_cast<std::uintptr_t>(args.y) % 16 != 0)
+  if ((c.stage != 4 && c.stage != 5) || args.c % 8 != 0 || reinterpret_cast<std::uintptr_t>(args.x) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(args.y) % 16 != 0 || size_of(c.t) != 2)
     return;
-  const auto encode = encode_tiled();
-  if (!encode) return;
-  // NHWC x as a 4-D tensor of 2-byte elements, innermost first: C, W, H, N. Its box is the
-  // block's channels of the tile's patch; coordinates outside the tensor read as zeros.
-  const auto elem = static_cast<cuuint64_t>(size_of(c.t));
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(args.c), static_cast<cuuint64_t>(args.w_),
-                              static_cast<cuuint64_t>(args.h), static_cast<cuuint64_t>(args.n)};
-  const cuuint64_t strides[3] = {dims[0] * elem, dims[0] * dims[1] * elem, dims[0] * dims[1] * dims[2] * elem};
-  const cuuint32_t box[4] = {static_cast<cuuint32_t>(c.block_c), static_cast<cuuint32_t>(c.tile_w + c.s - 1),
-                             static_cast<cuuint32_t>(c.tile_h + c.r - 1), 1};
-  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
   CUtensorMap map;
-  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void*>(args.x), dims, strides, box,
-             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
-    return;
-  std::memcpy(out.map, &map, sizeof map);
+  if (c.stage == 4) {
+    // Its box is the block's channels of the tile's patch.
+    if (!encode_nhwc(map, args.x, args.c, args.w_, args.h, args.n, c.block_c, c.tile_w + c.s - 1, c.tile_h + c.r - 1,
+                     CU_TENSOR_MAP_SWIZZLE_NONE))
+      return;
+    std::memcpy(out.map, &map, sizeof map);
+  } else {
+    // Stage 5 (depthwise_seg.cuh): 16 channels of (tile_h + r - 1) x (tile_w + 7) input pixels, and
+    // of tile_h x tile_w output pixels, both swizzled by 32 bytes (a pixel).
+    CUtensorMap map_y;
+    if (!encode_nhwc(map, args.x, args.c, args.w_, args.h, args.n, 16, c.tile_w + 7, c.tile_h + c.r - 1,
+                     CU_TENSOR_MAP_SWIZZLE_32B) ||
+        !encode_nhwc(map_y, args.y, args.k, args.q, args.p, args.n, 16, c.tile_w, c.tile_h, CU_TENSOR_MAP_SWIZZLE_32B))
+      return;
+    std::memcpy(out.map, &map, sizeof map);
+    std::memcpy(out.map_y, &map_y, sizeof map_y);
+  }
   out.valid = 1;
 }
 
@@ -83,7 +106,7 @@ cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args&
 
 cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_plan& plan, const conv_args& args,
                    cudaStream_t stream) {
-  if (c.stage != 4) return launch(kernel, plan, args, stream);
+  if (c.stage != 4 && c.stage != 5) return launch(kernel, plan, args, stream);
   tma_input in;
   make_tma_input(c, args, in);
   return launch(kernel, plan, args, in, stream);

@@ -53,6 +53,7 @@
 #include "cuop/kernels/common/elements.cuh"
 #include "cuop/kernels/conv/args.cuh"
 #include "cuop/kernels/conv/depthwise_mma.cuh"
+#include "cuop/kernels/conv/depthwise_seg.cuh"
 
 namespace cuop::kernels::conv {
 
@@ -199,7 +200,7 @@ struct depthwise {
   static_assert(PH >= 1 && TILE_H % PH == 0, "tile_h a multiple of ph");
   static_assert(PW >= 1 && TILE_W % PW == 0, "tile_w a multiple of pw");
   static_assert(block_threads >= 32 && block_threads <= 1024, "32 to 1024 threads");
-  static_assert(STAGE >= 0 && STAGE <= 2, "stage 0, 1 or 2 (3 and 4: the specializations below)");
+  static_assert(STAGE >= 0 && STAGE <= 2, "stage 0, 1 or 2 (3, 4 and 5: the specializations below)");
   static_assert(NHWC || STAGE, "NCHW reads its input through the staged patch");
 
   // Where channel cc of the block lies within a pixel of elements of ES bytes (see smem above).
@@ -660,6 +661,17 @@ struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH,
   static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "stage 4: vec of 16 bytes, ph 1, pw 1");
   static constexpr int smem_bytes = base::tma_smem_bytes;
   static constexpr int min_blocks = base::blocks_for(smem_bytes);
+};
+
+// Stage 5: tensor cores with each input row's A fragments kept across tap rows, persistent and
+// double-buffered through TMA (depthwise_seg.cuh; sm_90 and newer). PH is the segment's rows; the
+// block is 16 channels, 4 a warp (cvecs 4), vec 8, pw 1. Its entry takes a tma_input after conv_args.
+template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
+          int TILE_H, int TILE_W, int PH, int PW>
+struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, 5>
+    : depthwise_seg<T, R, S, TILE_H, TILE_W, PH> {
+  static_assert(NHWC && STRIDE == 1, "stage 5 is NHWC with stride 1");
+  static_assert(VEC == 8 && CVECS == 4 && BLOCK_C == 16 && PW == 1, "stage 5: vec 8, cvecs 4, block_c 16, pw 1");
 };
 
 }  // namespace cuop::kernels::conv

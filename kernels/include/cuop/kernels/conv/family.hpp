@@ -44,6 +44,7 @@ struct device_limits {
   int max_threads_per_block = 1024;
   long long max_smem_per_block = 48 * 1024;  // opt-in maximum; 0: not known (validation, no device)
   int cc = 0;                                // compute capability x 10 (90: sm_90); 0: not known
+  int sms = 0;  // multiprocessors; 0: not known (a persistent stage 5 grid is then one block a tile)
 };
 
 struct launch_plan {
@@ -65,7 +66,10 @@ struct launch_plan {
 //   stage    0: inputs read through L1 (nhwc only); 1: the input patch staged in shared memory as
 //            the dtype; 2: staged already converted to f32 (16-bit dtypes only); 3: tensor cores
 //            (depthwise_mma.cuh); 4: stage 3 with the patch brought in by one TMA copy (sm_90 and
-//            newer; its entry takes a tma_input, launch.hpp)
+//            newer; its entry takes a tma_input, launch.hpp); 5: tensor cores with each input
+//            row's A fragments kept across tap rows, persistent, through TMA (depthwise_seg.cuh;
+//            sm_90 and newer, a tma_input too): ph is the segment's rows, and vec 8, cvecs 4,
+//            block_c 16, pw 1 are fixed
 struct depthwise_config {
   dtype t = dtype::f16;
   layout lay = layout::nhwc;

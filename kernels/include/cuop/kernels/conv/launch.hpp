@@ -11,21 +11,22 @@ namespace cuop::kernels::conv {
 // Fills the device's limits (threads and opt-in shared memory per block, compute capability).
 cudaError_t query_limits(int device, device_limits& out);
 
-// Stage 4's tensor map of x for configuration `c` (its box: block_c channels x the patch), encoded
-// through the driver's cuTensorMapEncodeTiled (found at run time: no link to libcuda). out.valid
-// is 0, and the kernel loads with plain loads, where TMA cannot read x or 16-byte accesses cannot
-// be taken for granted: another stage, C not a multiple of 8, x or y not 16-byte aligned, or the
-// driver refuses the map.
+// The tensor maps of stages 4 and 5 for configuration `c` (stage 4: x, its box block_c channels x
+// the patch; stage 5: x and y, boxes of 16 channels, depthwise_seg.cuh), encoded through the
+// driver's cuTensorMapEncodeTiled (found at run time: no link to libcuda). out.valid is 0, and the
+// kernel loads (and stage 5 stores) with plain accesses, where TMA cannot be used or 16-byte
+// accesses cannot be taken for granted: another stage, C not a multiple of 8, x or y not 16-byte
+// aligned, or the driver refuses a map.
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out);
 
 // Launches `kernel` (a __global__ function taking conv_args, or a cudaKernel_t cast to a pointer)
 // as planned; raises its dynamic shared memory limit first when the plan needs more than 48 KiB.
 cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args& args,
                    cudaStream_t stream);
-// The same for a stage 4 kernel, which takes a tma_input after conv_args.
+// The same for a stage 4 or 5 kernel, which takes a tma_input after conv_args.
 cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args& args, const tma_input& in,
                    cudaStream_t stream);
-// Launches configuration c's kernel: with its tma_input (made here) for stage 4.
+// Launches configuration c's kernel: with its tma_input (made here) for stages 4 and 5.
 cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_plan& plan, const conv_args& args,
                    cudaStream_t stream);
 
