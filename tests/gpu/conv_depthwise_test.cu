@@ -9,8 +9,9 @@
 // to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, and 3x3 to
 // 31x31 filters (one to four 8-tap chunks); stage 4 (stage 3 fed by a TMA copy) likewise, with
 // the copy's validity checked (TMA where x allows it, plain loads otherwise); stage 5 (segments,
-// persistent, TMA in and out) on 3x3 to 7x7, segments of 2 to 7 rows, one and two slot sets, f16
-// and bf16, through TMA and through its plain loads and stores.
+// persistent, TMA in and out) on 3x3 to 7x7, segments of 2 to 7 rows, one and two slot sets, 16
+// and 32 channels a block, f16 and bf16, and what it refuses (C not a multiple of 8: the plan;
+// misaligned tensors: the launcher). 24 channels end in a partial channel group.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -69,7 +70,7 @@ struct variant {
 const variant variants[] = {
     {64, 17, -1, 1.f, 0.f, 0}, {13, 17, -1, 1.f, 0.f, 0}, {1, 7, -1, 1.5f, 0.5f, 0},
     {64, 7, 0, 1.f, 0.f, 0},   {64, 1, -1, 1.f, 0.f, 0},  {64, 17, -1, -1.f, 0.25f, 1},
-    {64, 9, -1, 0.5f, 0.75f, 0},
+    {64, 9, -1, 0.5f, 0.75f, 0}, {24, 9, -1, 1.f, 0.f, 0},
 };
 
 void run_variant(const kc::depthwise_config& cfg, const void* kernel, const variant& v) {
@@ -91,6 +92,10 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
   kc::device_limits dev;
   CUOP_CUDA_ASSERT(kc::query_limits(device, dev));
   kc::launch_plan plan;
+  if (cfg.stage == 5 && sh.c % 8 != 0) {  // TMA only: refused by the plan
+    EXPECT_NE(kc::plan_launch(cfg, sh, dev, plan).find("is not a multiple of 8"), std::string::npos);
+    return;
+  }
   ASSERT_EQ(kc::plan_launch(cfg, sh, dev, plan), "");
 
   const long long xn = 1LL * sh.n * sh.c * sh.h * sh.w, wn = 1LL * sh.k * sh.r * sh.s,
@@ -119,6 +124,14 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
     kc::tma_input in;
     kc::make_tma_input(cfg, a, in);
     EXPECT_EQ(in.valid, sh.c % 8 == 0 && v.offset == 0 ? 1 : 0);
+  }
+  if (cfg.stage == 5 && v.offset != 0) {  // misaligned: refused, not started (conv2d takes another choice)
+    EXPECT_EQ(kc::launch(cfg, kernel, plan, a, nullptr), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    cudaFree(x);
+    cudaFree(w);
+    cudaFree(y);
+    return;
   }
   CUOP_CUDA_ASSERT(kc::launch(cfg, kernel, plan, a, nullptr));
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
@@ -255,23 +268,29 @@ CUOP_DW_TMA_TEST(f16_nhwc_r3_c64_t16x16, __half, dtype::f16, 3, 8, 64, 16, 16)
 CUOP_DW_TMA_TEST(bf16_nhwc_r31_c16_t16x16, bf16, dtype::bf16, 31, 2, 16, 16, 16)
 
 // Stage 5 plans only on sm_90 and newer (TMA); older devices skip it, saying so.
-#define CUOP_DW_SEG_TEST(NAME, T, DT, R, TH, TW, PH)                                              \
+#define CUOP_DW_SEG_TEST(NAME, T, DT, R, BC, TH, TW, PH)                                          \
   TEST(sm90_conv_depthwise, NAME) {                                                              \
     CUOP_REQUIRE_GPU();                                                                          \
     int device = 0, major = 0;                                                                   \
     CUOP_CUDA_ASSERT(cudaGetDevice(&device));                                                    \
     CUOP_CUDA_ASSERT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)); \
     if (major < 9) GTEST_SKIP() << "stage 5 loads through TMA: compute capability 9.0 or newer"; \
-    check_config<kc::depthwise<T, true, R, R, 1, 8, 4, 16, TH, TW, PH, 1, 5>, 5>(                 \
-        make(DT, true, R, 1, 8, 4, 16, TH, TW, PH, 1, 5));                                       \
+    check_config<kc::depthwise<T, true, R, R, 1, 8, 4, BC, TH, TW, PH, 1, 5>, 5>(                 \
+        make(DT, true, R, 1, 8, 4, BC, TH, TW, PH, 1, 5));                                       \
   }
 
-// Stage 5: segments of ph rows as the MMA's rows (64 channels through TMA, 13 and 1 channels and
-// misaligned tensors through the plain loads and stores). 7x7 in the 28 x 32 tile of the 28- and
-// 56-row layers (4 segments of 7 x 4 column tiles); bf16 in 16 x 32 (segments of 4); 8 segments of
-// 7 x 2 column tiles (56 x 16); two slot sets (8 segments of 2 rows x 4 column tiles, 5x5); 3x3.
-CUOP_DW_SEG_TEST(f16_nhwc_r7_t28x32_ph7, __half, dtype::f16, 7, 28, 32, 7)
-CUOP_DW_SEG_TEST(bf16_nhwc_r7_t16x32_ph4, bf16, dtype::bf16, 7, 16, 32, 4)
-CUOP_DW_SEG_TEST(f16_nhwc_r7_t56x16_ph7, __half, dtype::f16, 7, 56, 16, 7)
-CUOP_DW_SEG_TEST(f16_nhwc_r5_t16x32_ph2, __half, dtype::f16, 5, 16, 32, 2)
-CUOP_DW_SEG_TEST(bf16_nhwc_r3_t16x16_ph2, bf16, dtype::bf16, 3, 16, 16, 2)
+// Stage 5: segments of ph rows as the MMA's rows (64 and 24 channels through TMA; 13 and 1 channels
+// refused by the plan, misaligned tensors by the launcher). 7x7 in the 28 x 32 tile of the 28- and
+// 56-row layers (4 segments of 7 x 4 column tiles); bf16 in 16 x 32 (segments of 4, the odd ones'
+// pixel pairs read in the other order); 8 segments of 7 x 2 column tiles (56 x 16); two slot sets
+// (8 segments of 2 rows x 4 column tiles, 5x5); 3x3. Then 32 channels a block (64-byte pixels):
+// the same 7x7 tiles, and two slot sets of 16 warps.
+CUOP_DW_SEG_TEST(f16_nhwc_r7_c16_t28x32_ph7, __half, dtype::f16, 7, 16, 28, 32, 7)
+CUOP_DW_SEG_TEST(bf16_nhwc_r7_c16_t16x32_ph4, bf16, dtype::bf16, 7, 16, 16, 32, 4)
+CUOP_DW_SEG_TEST(f16_nhwc_r7_c16_t56x16_ph7, __half, dtype::f16, 7, 16, 56, 16, 7)
+CUOP_DW_SEG_TEST(f16_nhwc_r5_c16_t16x32_ph2, __half, dtype::f16, 5, 16, 16, 32, 2)
+CUOP_DW_SEG_TEST(bf16_nhwc_r3_c16_t16x16_ph2, bf16, dtype::bf16, 3, 16, 16, 16, 2)
+CUOP_DW_SEG_TEST(f16_nhwc_r7_c32_t28x32_ph7, __half, dtype::f16, 7, 32, 28, 32, 7)
+CUOP_DW_SEG_TEST(bf16_nhwc_r7_c32_t16x32_ph4, bf16, dtype::bf16, 7, 32, 16, 32, 4)
+CUOP_DW_SEG_TEST(f16_nhwc_r7_c32_t56x16_ph7, __half, dtype::f16, 7, 32, 56, 16, 7)
+CUOP_DW_SEG_TEST(f16_nhwc_r5_c32_t16x32_ph2, __half, dtype::f16, 5, 32, 16, 32, 2)

@@ -1,6 +1,7 @@
 // The library's conv2d dispatch path: cuop::conv2d through whatever the emitted table chooses (our
 // depthwise kernels, cuDNN configurations, cuDNN's heuristic, our FFT convolution) on tuned and
-// untuned shapes, both layouts, the three types, TF32, alpha and beta, against the reference.
+// untuned shapes, both layouts, the three types, TF32, alpha and beta, and tensors off their 16-byte
+// alignment (which a TMA-only choice cannot take), against the reference.
 #include <gtest/gtest.h>
 
 
@@ -32,6 +33,7 @@ struct conv_case {
   dtype t;
   kc::conv_shape sh;
   float alpha = 1.f, beta = 0.f;
+  int offset = 0;  // elements added to the x, w and y pointers
 };
 
 kc::conv_shape shape(kc::layout l, int n, int h, int w, int c, int k, int r, int stride, int pad, int groups) {
@@ -55,24 +57,27 @@ void check(const conv_case& c) {
   const long long xn = 1LL * sh.n * sh.c * sh.h * sh.w, wn = 1LL * sh.k * (sh.c / sh.groups) * sh.r * sh.s,
                   yn = 1LL * sh.n * sh.k * sh.p() * sh.q();
   const std::size_t e = cuop::size_of(c.t);
-  device_buffer x(xn * e), w(wn * e), y(yn * e), ref(yn * sizeof(float));
+  device_buffer xb((xn + c.offset) * e), wb((wn + c.offset) * e), yb((yn + c.offset) * e), ref(yn * sizeof(float));
   ASSERT_NE(ref.ptr, nullptr);
-  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.t, x.ptr, xn, 1, -1.f, 1.f, nullptr));
-  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.t, w.ptr, wn, 2, -1.f, 1.f, nullptr));
-  if (c.beta != 0.f) CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.t, y.ptr, yn, 3, -1.f, 1.f, nullptr));
-  else CUOP_CUDA_ASSERT(cuop::reference::fill_nan(c.t, y.ptr, yn, nullptr));
-  CUOP_CUDA_ASSERT(cuop::reference::conv2d_reference(c.t, sh, x.ptr, w.ptr, static_cast<float*>(ref.ptr), nullptr));
+  void* const x = static_cast<char*>(xb.ptr) + c.offset * e;
+  void* const w = static_cast<char*>(wb.ptr) + c.offset * e;
+  void* const y = static_cast<char*>(yb.ptr) + c.offset * e;
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.t, x, xn, 1, -1.f, 1.f, nullptr));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.t, w, wn, 2, -1.f, 1.f, nullptr));
+  if (c.beta != 0.f) CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.t, y, yn, 3, -1.f, 1.f, nullptr));
+  else CUOP_CUDA_ASSERT(cuop::reference::fill_nan(c.t, y, yn, nullptr));
+  CUOP_CUDA_ASSERT(cuop::reference::conv2d_reference(c.t, sh, x, w, static_cast<float*>(ref.ptr), nullptr));
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
-  const auto before = to_host(c.t, y.ptr, yn);
+  const auto before = to_host(c.t, y, yn);
   const cuop::conv2d_problem p{c.t, sh, c.alpha, c.beta};
   cuop::conv2d_choice choice;
   ASSERT_EQ(cuop::conv2d_which(p, choice), cuop::status::success);
   SCOPED_TRACE(std::string(choice.instance) + " (" + choice.kind + ", " + choice.source + ")");
   std::printf("  %s: %s (%s, %s%s)\n", c.what, choice.instance, choice.kind, choice.source,
               choice.exact_shape ? ", exact shape" : "");
-  ASSERT_EQ(cuop::conv2d(p, x.ptr, w.ptr, y.ptr), cuop::status::success);
+  ASSERT_EQ(cuop::conv2d(p, x, w, y), cuop::status::success);
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
-  const auto got = to_host(c.t, y.ptr, yn);
+  const auto got = to_host(c.t, y, yn);
   std::vector<float> r(yn);
   CUOP_CUDA_ASSERT(cudaMemcpy(r.data(), ref.ptr, yn * sizeof(float), cudaMemcpyDeviceToHost));
   const double atol = cuop::reference::conv_atol(c.t, sh) * std::fabs(c.alpha) * 2,
@@ -126,6 +131,19 @@ TEST(sm80_conv_dispatch, alpha_beta_and_tf32) {
   conv_case tf32{"f32 with TF32 allowed", dtype::f32, shape(kc::layout::nchw, 2, 32, 32, 64, 64, 7, 1, 3, 1)};
   tf32.sh.allow_tf32 = true;
   check(tf32);
+}
+
+// The 7x7 depthwise layers' tuned kernel (stage 5 on the H200) moves x and y through TMA, which
+// needs them 16-byte aligned: one element off, conv2d passes over it to the next choice.
+TEST(sm80_conv_dispatch, misaligned_tensors_take_another_choice) {
+  CUOP_REQUIRE_GPU();
+  conv_case dw{"7x7 depthwise, tensors one element off", dtype::f16,
+               shape(kc::layout::nhwc, 2, 28, 28, 512, 512, 7, 1, 3, 512)};
+  dw.offset = 1;
+  check(dw);
+  dw.what = "the same, aligned";
+  dw.offset = 0;
+  check(dw);
 }
 
 TEST(sm80_conv_dispatch, bad_arguments_are_refused) {

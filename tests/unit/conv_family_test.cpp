@@ -268,7 +268,7 @@ TEST(conv_depthwise, segment_stage_5) {
   EXPECT_EQ(with([](auto& d) { d.lay = kc::layout::nchw; }), "stage 5 (tensor cores) is NHWC only");
   EXPECT_EQ(with([](auto& d) { d.stride = 2; }), "stage 5 (tensor cores) is stride 1 only");
   EXPECT_EQ(with([](auto& d) { d.r = d.s = 9; }), "stage 5: filter 9x9 > 7x7 (16 input columns a tile row)");
-  EXPECT_EQ(with([](auto& d) { d.block_c = 32; }), "stage 5 takes vec 8, cvecs 4, block_c 16 and pw 1 (got vec 8, cvecs 4, block_c 32, pw 1)");
+  EXPECT_EQ(with([](auto& d) { d.block_c = 64; }), "stage 5 takes vec 8, cvecs 4, block_c 16 or 32 and pw 1 (got vec 8, cvecs 4, block_c 64, pw 1)");
   EXPECT_EQ(with([](auto& d) { d.ph = 8, d.tile_h = 32; }), "stage 5: segments of ph 8 rows (1..7: 16 ph accumulators a lane)");
   EXPECT_EQ(with([](auto& d) { d.tile_h = 30; }), "stage 5: tile_h 30 is not a multiple of ph 7");
   EXPECT_EQ(with([](auto& d) { d.tile_w = 20; }), "stage 5: tile_w 20 is not a multiple of 8");
@@ -277,7 +277,23 @@ TEST(conv_depthwise, segment_stage_5) {
   EXPECT_EQ(with([](auto& d) { d.tile_h = 21; }),
             "stage 5: 3 segments x 4 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 column tiles)");
   EXPECT_EQ(with([](auto& d) { d.tile_h = 14, d.tile_w = 256; }),
-            "stage 5: the TMA box of 16 x (tile_w + 7) x (tile_h + r - 1) = 16 x 263 x 20 has a side > 256");
+            "stage 5: the TMA box of block_c x (tile_w + 7) x (tile_h + r - 1) = 16 x 263 x 20 has a side > 256");
+  EXPECT_EQ(with([](auto& d) { d.block_c = 32, d.tile_h = 16, d.ph = 2, d.tile_w = 128; }),
+            "stage 5: 64 warps > 32");  // 8 segments x 16 column tiles: eight slot sets of 8 warps
+  EXPECT_EQ(with([](auto& d) { d.block_c = 32, d.tile_h = 56, d.tile_w = 32; }),
+            "shared memory of 322512 bytes > 232448 (227 KiB, the largest opt-in shared memory per block of any target)");
+
+  // 32 channels a block: 64-byte pixels, 8 warps a slot set. Two boxes of 34 x 39 pixels of 64
+  // bytes plus a slack pixel (84992 each, rounded to 1024), 32 channels' tap pairs and raw taps;
+  // one block (8 warps of 255 registers) an SM.
+  kc::depthwise_config wide_c = c;
+  wide_c.block_c = 32;
+  EXPECT_EQ(kc::check_config(wide_c), "");
+  EXPECT_EQ(kc::threads_per_block(wide_c), 256);
+  EXPECT_EQ(kc::smem_bytes(wide_c), 2 * 84992 + 32 * 7 * 9 * 4 + 32 * 7 * 7 * 2 + 16);
+  EXPECT_EQ(kc::min_blocks_per_sm(wide_c), 1);
+  wide_c.tile_h = 16, wide_c.ph = 4;  // 64 accumulators: within 12 warps an SM, still one block
+  EXPECT_EQ(kc::min_blocks_per_sm(wide_c), 1);
 
   // Persistent: as many blocks as run at once (2 x 132), rounded down to a multiple of the 8
   // channel groups; one block a tile where the SMs are not known.
@@ -302,6 +318,16 @@ TEST(conv_depthwise, segment_stage_5) {
   ampere.cc = 80;
   EXPECT_EQ(kc::plan_launch(planned, sh, ampere, p),
             "stage 5 loads through TMA, which needs compute capability 9.0 or newer (the device has 8.0)");
+  // TMA only: the tensor's pixels must be whole 16-byte units.
+  const auto odd_c = depthwise_shape(2, 17, 13, 7, 1, 3);
+  EXPECT_EQ(kc::plan_launch(kc::for_shape(c, dtype::f16, odd_c), odd_c, dev, p),
+            "stage 5: c 13 is not a multiple of 8 (TMA needs 16-byte pixel strides)");
+  // 32 channels a block: 4 groups on 128 channels, one block an SM.
+  kc::depthwise_config c32 = c;
+  c32.block_c = 32;
+  EXPECT_EQ(kc::plan_launch(kc::for_shape(c32, dtype::f16, sh), sh, dev, p), "");
+  EXPECT_EQ(p.grid_x, 132u);
+  EXPECT_EQ(p.block_x, 256u);
 }
 
 TEST(conv_depthwise, launch_plan) {

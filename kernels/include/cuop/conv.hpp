@@ -26,7 +26,9 @@ struct conv2d_problem {
 // shapes a tuned depthwise kernel or FFT configuration covers are supported.
 status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream = nullptr);
 
-// What dispatch chooses for `p` on the current device, for logs, tests and benchmarks.
+// What dispatch chooses for `p` on the current device, for logs, tests and benchmarks: for
+// 16-byte aligned x and y (as cudaMalloc gives). conv2d() on tensors that are not passes over
+// choices that move them through TMA (depthwise stage 5) to the next one.
 struct conv2d_choice {
   const char* instance = nullptr;  // "conv_depthwise_...", "conv2d_f16_cudnn_dnn_e...", ...
   const char* kind = nullptr;      // "kernel", "cudnn", "cudnn-heuristic" or "fft"

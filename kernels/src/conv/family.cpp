@@ -25,7 +25,8 @@ bool mma_stage(const depthwise_config& c) { return c.stage == 3 || c.stage == 4;
 bool seg_stage(const depthwise_config& c) { return c.stage == 5; }
 
 // Stage 5's geometry (depthwise_seg.cuh): segments of ph rows, slot sets of `span` segments x
-// 2 cpairs column tiles (span x cpairs = 8); warps 4 a slot set. 0 where the tile does not divide.
+// 2 cpairs column tiles (span x cpairs = 8); warps block_c / 4 a slot set. 0 where the tile does
+// not divide.
 struct seg_geometry {
   long long segs = 0, span = 0, cpairs = 0, sets = 0;
 };
@@ -40,13 +41,14 @@ seg_geometry seg_geometry_of(const depthwise_config& c) noexcept {
   gm.sets = segs / span * (ctiles / (2 * gm.cpairs));
   return gm;
 }
-// Its shared memory: two boxes ((tile_h + r - 1) x (tile_w + 7) pixels of 32 bytes, then a slack
-// pixel, 1024-byte aligned), the tap pairs, the raw taps, two mbarriers.
+// Its shared memory: two boxes ((tile_h + r - 1) x (tile_w + 7) pixels of 2 block_c bytes, then a
+// slack pixel, 1024-byte aligned), the tap pairs, the raw taps, two mbarriers.
 long long seg_smem_bytes(const depthwise_config& c) noexcept {
-  const long long box = (static_cast<long long>(c.tile_h) + c.r - 1) * (c.tile_w + 7) * 32;
-  const long long buf = (box + 32 + 1023) / 1024 * 1024;
-  const long long raw_offset = 2 * buf + 16ll * c.r * 9 * 4;
-  return (raw_offset + 16ll * c.r * c.s * 2 + 15) / 16 * 16 + 16;
+  const long long pix = 2ll * c.block_c;
+  const long long box = (static_cast<long long>(c.tile_h) + c.r - 1) * (c.tile_w + 7) * pix;
+  const long long buf = (box + pix + 1023) / 1024 * 1024;
+  const long long raw_offset = 2 * buf + static_cast<long long>(c.block_c) * c.r * 9 * 4;
+  return (raw_offset + static_cast<long long>(c.block_c) * c.r * c.s * 2 + 15) / 16 * 16 + 16;
 }
 
 int* field(depthwise_config& c, std::string_view name) {
@@ -130,7 +132,7 @@ long long get_param(const depthwise_config& c, std::string_view name) noexcept {
 int threads_per_block(const depthwise_config& c) noexcept {
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
   if (mma_stage(c)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
-  if (seg_stage(c)) return static_cast<int>(32 * 4 * seg_geometry_of(c).sets);
+  if (seg_stage(c)) return static_cast<int>(32 * (c.block_c / 4) * seg_geometry_of(c).sets);
   const long long t =
       static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
@@ -167,9 +169,12 @@ int min_blocks_per_sm(const depthwise_config& c) noexcept {
   if (!mma_stage(c) && !seg_stage(c)) return 1;
   constexpr long long smem_per_sm = 228 * 1024, reserved_per_block = 1024;  // sm_90
   const long long fit = smem_per_sm / (smem_bytes(c) + reserved_per_block);
-  // Stage 5 (depthwise_seg.cuh): two when a lane holds more than 64 accumulators (16 ph), else
-  // at most three.
-  if (seg_stage(c)) return static_cast<int>(fit < 1 ? 1 : std::min(fit, c.ph > 4 ? 2ll : 3ll));
+  // Stage 5 (depthwise_seg.cuh): within 8 warps an SM when a lane holds more than 64 accumulators
+  // (16 ph: up to 255 registers), else within 12.
+  if (seg_stage(c)) {
+    const long long by_warps = (c.ph > 4 ? 8ll : 12ll) / std::max(1, threads_per_block(c) / 32);
+    return static_cast<int>(std::max(1ll, std::min(fit, by_warps)));
+  }
   return static_cast<int>(std::clamp(fit, 1ll, 4ll));
 }
 
@@ -241,9 +246,9 @@ std::string check_seg_config(const depthwise_config& c) {
   if (c.lay != layout::nhwc) return "stage 5 (tensor cores) is NHWC only";
   if (c.stride != 1) return "stage 5 (tensor cores) is stride 1 only";
   if (c.r > 7 || c.s > 7) return "stage 5: filter " + str(c.r) + "x" + str(c.s) + " > 7x7 (16 input columns a tile row)";
-  if (c.vec != 8 || c.cvecs != 4 || c.block_c != 16 || c.pw != 1)
-    return "stage 5 takes vec 8, cvecs 4, block_c 16 and pw 1 (got vec " + str(c.vec) + ", cvecs " + str(c.cvecs) +
-           ", block_c " + str(c.block_c) + ", pw " + str(c.pw) + ")";
+  if (c.vec != 8 || c.cvecs != 4 || (c.block_c != 16 && c.block_c != 32) || c.pw != 1)
+    return "stage 5 takes vec 8, cvecs 4, block_c 16 or 32 and pw 1 (got vec " + str(c.vec) + ", cvecs " +
+           str(c.cvecs) + ", block_c " + str(c.block_c) + ", pw " + str(c.pw) + ")";
   if (c.ph < 1 || c.ph > 7) return "stage 5: segments of ph " + str(c.ph) + " rows (1..7: 16 ph accumulators a lane)";
   if (c.tile_h % c.ph != 0) return "stage 5: tile_h " + str(c.tile_h) + " is not a multiple of ph " + str(c.ph);
   if (c.tile_w < 8 || c.tile_w % 8 != 0) return "stage 5: tile_w " + str(c.tile_w) + " is not a multiple of 8";
@@ -251,10 +256,10 @@ std::string check_seg_config(const depthwise_config& c) {
   if (gm.sets == 0)
     return "stage 5: " + str(c.tile_h / c.ph) + " segments x " + str(c.tile_w / 8) +
            " column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 column tiles)";
-  if (gm.sets > 8) return "stage 5: " + str(4 * gm.sets) + " warps > 32";
+  if (const long long warps = c.block_c / 4 * gm.sets; warps > 32) return "stage 5: " + str(warps) + " warps > 32";
   if (const long long bw = c.tile_w + 7ll, bh = static_cast<long long>(c.tile_h) + c.r - 1; bw > 256 || bh > 256)
-    return "stage 5: the TMA box of 16 x (tile_w + 7) x (tile_h + r - 1) = 16 x " + str(bw) + " x " + str(bh) +
-           " has a side > 256";
+    return "stage 5: the TMA box of block_c x (tile_w + 7) x (tile_h + r - 1) = " + str(c.block_c) + " x " + str(bw) +
+           " x " + str(bh) + " has a side > 256";
   if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
     return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
            " (227 KiB, the largest opt-in shared memory per block of any target)";
@@ -365,6 +370,10 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
     return "stage " + str(c.stage) + ": tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) +
            " >= 2^31";
   if (std::string bad = check_target(c, dev.cc); !bad.empty()) return bad;
+  // Stage 5 moves its tiles through TMA only: the tensor's rows (C channels) must be whole 16-byte
+  // units. (The pointers' 16-byte alignment is the launcher's and the dispatcher's to check.)
+  if (seg_stage(c) && sh.c % 8 != 0)
+    return "stage 5: c " + str(sh.c) + " is not a multiple of 8 (TMA needs 16-byte pixel strides)";
   launch_plan p;
   p.grid_x = static_cast<unsigned>(tiles);
   p.grid_y = static_cast<unsigned>(cgroups);

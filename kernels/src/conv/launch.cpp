@@ -66,11 +66,14 @@ bool encode_nhwc(CUtensorMap& map, const void* base, int c, int w, int h, int n,
 
 }  // namespace
 
+bool tma_tensors_ok(const conv_args& args) {
+  return args.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(args.x) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(args.y) % 16 == 0;
+}
+
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out) {
   std::memset(&out, 0, sizeof out);
-  if ((c.stage != 4 && c.stage != 5) || args.c % 8 != 0 || reinterpret_cast<std::uintptr_t>(args.x) % 16 != 0 ||
-      reinterpret_cast<std::uintptr_t>(args.y) % 16 != 0 || size_of(c.t) != 2)
-    return;
+  if ((c.stage != 4 && c.stage != 5) || !tma_tensors_ok(args) || size_of(c.t) != 2) return;
   CUtensorMap map;
   if (c.stage == 4) {
     // Its box is the block's channels of the tile's patch.
@@ -79,12 +82,13 @@ void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input&
       return;
     std::memcpy(out.map, &map, sizeof map);
   } else {
-    // Stage 5 (depthwise_seg.cuh): 16 channels of (tile_h + r - 1) x (tile_w + 7) input pixels, and
-    // of tile_h x tile_w output pixels, both swizzled by 32 bytes (a pixel).
+    // Stage 5 (depthwise_seg.cuh): block_c channels of (tile_h + r - 1) x (tile_w + 7) input pixels,
+    // and of tile_h x tile_w output pixels, both swizzled by a pixel's bytes (32 or 64).
     CUtensorMap map_y;
-    if (!encode_nhwc(map, args.x, args.c, args.w_, args.h, args.n, 16, c.tile_w + 7, c.tile_h + c.r - 1,
-                     CU_TENSOR_MAP_SWIZZLE_32B) ||
-        !encode_nhwc(map_y, args.y, args.k, args.q, args.p, args.n, 16, c.tile_w, c.tile_h, CU_TENSOR_MAP_SWIZZLE_32B))
+    const auto swizzle = c.block_c == 32 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
+    if (!encode_nhwc(map, args.x, args.c, args.w_, args.h, args.n, c.block_c, c.tile_w + 7, c.tile_h + c.r - 1,
+                     swizzle) ||
+        !encode_nhwc(map_y, args.y, args.k, args.q, args.p, args.n, c.block_c, c.tile_w, c.tile_h, swizzle))
       return;
     std::memcpy(out.map, &map, sizeof map);
     std::memcpy(out.map_y, &map_y, sizeof map_y);
@@ -109,6 +113,8 @@ cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_p
   if (c.stage != 4 && c.stage != 5) return launch(kernel, plan, args, stream);
   tma_input in;
   make_tma_input(c, args, in);
+  // Stage 5 has no path without TMA (depthwise_seg.cuh): refused here, not started.
+  if (c.stage == 5 && !in.valid) return cudaErrorInvalidValue;
   return launch(kernel, plan, args, in, stream);
 }
 

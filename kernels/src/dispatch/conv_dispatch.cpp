@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -42,9 +43,10 @@ struct call_key {
   dtype type;
   kc::conv_shape sh;
   float alpha, beta;  // cuDNN bakes them into its graph
+  bool tma_ok;        // x and y 16-byte aligned (stage 5 moves them through TMA only)
   auto tie() const {
     return std::tie(device, type, sh.lay, sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride_h, sh.stride_w,
-                    sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, sh.allow_tf32, alpha, beta);
+                    sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, sh.allow_tf32, alpha, beta, tma_ok);
   }
   bool operator<(const call_key& o) const { return tie() < o.tie(); }
 };
@@ -154,6 +156,7 @@ bool try_entry(const detail::conv_entry& e, const call_key& p, const kc::device_
   switch (e.kind) {
     case detail::conv_kind::kernel: {
       if (!generated::conv_kernels[e.kernel] || e.config.t != p.type || e.config.lay != p.sh.lay) return false;
+      if (e.config.stage == 5 && !p.tma_ok) return false;  // misaligned tensors: the next choice
       const auto c = kc::for_shape(e.config, p.type, p.sh);
       return kc::plan_launch(c, p.sh, limits, s.plan).empty();
     }
@@ -216,6 +219,7 @@ bool resolve(const conv2d_problem& p, call_key& key) {
   key.sh = p.shape;
   key.alpha = p.alpha;
   key.beta = p.beta;
+  key.tma_ok = true;  // conv2d() sets it from its tensors; conv2d_which() answers for aligned ones
   return true;
 }
 
@@ -234,6 +238,7 @@ const char* kind_name(detail::conv_kind k) {
 status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream) {
   call_key key{};
   if (!resolve(p, key) || !x || !w || !y) return status::invalid_argument;
+  key.tma_ok = reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
   selection sel;
   if (auto s = select(key, sel); s != status::success) return s;
   void* workspace = nullptr;

@@ -665,13 +665,14 @@ struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH,
 
 // Stage 5: tensor cores with each input row's A fragments kept across tap rows, persistent and
 // double-buffered through TMA (depthwise_seg.cuh; sm_90 and newer). PH is the segment's rows; the
-// block is 16 channels, 4 a warp (cvecs 4), vec 8, pw 1. Its entry takes a tma_input after conv_args.
+// block is 16 or 32 channels, 4 a warp (cvecs 4), vec 8, pw 1. Its entry takes a tma_input after
+// conv_args.
 template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
           int TILE_H, int TILE_W, int PH, int PW>
 struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, 5>
-    : depthwise_seg<T, R, S, TILE_H, TILE_W, PH> {
+    : depthwise_seg<T, R, S, TILE_H, TILE_W, PH, BLOCK_C> {
   static_assert(NHWC && STRIDE == 1, "stage 5 is NHWC with stride 1");
-  static_assert(VEC == 8 && CVECS == 4 && BLOCK_C == 16 && PW == 1, "stage 5: vec 8, cvecs 4, block_c 16, pw 1");
+  static_assert(VEC == 8 && CVECS == 4 && PW == 1, "stage 5: vec 8, cvecs 4, pw 1");
 };
 
 }  // namespace cuop::kernels::conv

@@ -1,5 +1,6 @@
 // Conv family depthwise, stage 5: tensor cores with each input row's A fragments kept in registers
-// across tap rows (f16 / bf16 in, f32 accumulation). NHWC, stride 1, R and S up to 7, sm_90 (TMA).
+// across tap rows (f16 / bf16 in, f32 accumulation). NHWC, stride 1, R and S up to 7, sm_90 (TMA in
+// and out: C a multiple of 8, x and y 16-byte aligned; family.cpp and the dispatcher refuse others).
 //
 // One filter row against a strip of input is a Toeplitz product (depthwise_mma.cuh). There the MMA's
 // 16 rows are 16 adjacent output rows, so an input row is read and paired into A registers once
@@ -13,26 +14,34 @@
 //
 // A lane (g, t) holds slots g and g + 8: the same segment, column tiles 2c and 2c + 1, so its A
 // registers are the pixel pairs at x0 + 2t, x0 + 8 + 2t (slot g's k 8-15 and slot g + 8's k 0-7)
-// and x0 + 16 + 2t of the input row. A block is 16 channels: each warp owns one quad (4 channels)
-// of a slot set; one pair of 8-byte reads and four byte permutes make a pixel pair's A registers of
-// all four. The patch is the raw NHWC box (32-byte pixels, SWIZZLE_32B, an odd row pitch: a warp's
-// 8-byte reads of one quad meet 2-way bank conflicts, the least for a quarter of each pixel).
+// and x0 + 16 + 2t of the input row. Each warp owns one quad (4 channels) of a slot set; one pair of
+// 8-byte reads and four byte permutes make a pixel pair's A registers of all four. The patch is the
+// raw NHWC box of the block's BLOCK_C channels (pixels of 32 or 64 bytes, swizzled by that span, an
+// odd row pitch): a warp's 8-byte reads of one quad meet 2-way bank conflicts, the least for one
+// quarter or eighth of each pixel. With L even every segment starts at an even pixel phase and only
+// half the banks would be met, so a lane of an odd segment reads its pairs' two pixels in the other
+// order (16x64x64x384, L 4, on the H200: 43.9 to 41.8 us, ci/gpu/probes/dw_seg.cu).
+//
+// BLOCK_C 32 moves each pixel's 64 bytes in one request where 16 channels take two of 32: stage 5
+// with 16 channels was bound by the L2's tag lookups (75-84% busy, its sectors 30%, Nsight Compute
+// on the H200), and the same copies alone took 22.7 us in boxes of 16 channels and 16.6-16.9 in
+// boxes of 32 on 32x56x56x128 (41.1 against 29.0 on 16x64x64x384; the probe's copy schedule).
 //
 //   grid   persistent: block b takes tiles b, b + gridDim.x, ... (kernels/src/conv/family.cpp sizes
 //          it), a tile u being (channel group u % groups, output tile, image), so that blocks that
 //          run together read whole pixels; with gridDim.x a multiple of the groups a block keeps
 //          its channel group and builds its tap pairs once
-//   block  4 x sets warps; a slot set is `span` segments x 2 cpairs column tiles (span x cpairs = 8)
-//   smem   two boxes (each (TILE_H + R - 1) x (TILE_W + 7) pixels of 16 channels, then one zeroed
-//          pixel: the last tile's column TILE_W + 7 meets only zero taps), the tap pairs
-//          [16][R][9] words, the raw taps [16][R][S], two mbarriers
+//   block  BLOCK_C / 4 x sets warps; a slot set is `span` segments x 2 cpairs column tiles
+//          (span x cpairs = 8)
+//   smem   two boxes (each (TILE_H + R - 1) x (TILE_W + 7) pixels, then one zeroed pixel: the last
+//          tile's column TILE_W + 7 meets only zero taps), the tap pairs [BLOCK_C][R][9] words, the
+//          raw taps [BLOCK_C][R][S], two mbarriers
 //
-// The TMA path (tma_input valid: C a multiple of 8, x and y 16-byte aligned, launch.hpp): the next
-// tile's box loads by one TMA copy into the other buffer while this tile computes; the output
-// (alpha and beta applied in f32, rounded to T once) goes into this tile's box once every warp is
-// done reading it, and out by one TMA store (outside the tensor: clipped, as the copy zero-fills).
-// Otherwise the threads load the box and store the tile with plain loads and stores (16 bytes where
-// C and the pointers allow, elements otherwise), one box, in turn: the same MMAs and epilogue.
+// The next tile's box loads by one TMA copy into the other buffer while this tile computes; the
+// output (alpha and beta applied in f32, rounded to T once) goes into this tile's box once every
+// warp is done reading it, and out by one TMA store (outside the tensor: clipped, as the copy
+// zero-fills). There is no path without TMA in this kernel: with one, ptxas gave the TMA loop's
+// MMAs a fragment copy each, 2-13% slower (ci/gpu/probes/dw_seg.cu).
 //
 // Accepted by nvcc and NVRTC alike: no host standard headers.
 #pragma once
@@ -43,16 +52,16 @@
 
 namespace cuop::kernels::conv {
 
-template <typename T, int R, int S, int TILE_H, int TILE_W, int L>
+template <typename T, int R, int S, int TILE_H, int TILE_W, int L, int BLOCK_C = 16>
 struct depthwise_seg {
-  static constexpr int block_c = 16, quads = block_c / 4;
+  static constexpr int block_c = BLOCK_C, quads = block_c / 4;
   static constexpr int segs = TILE_H / L, ctiles = TILE_W / 8;
   static constexpr int span = segs < 8 ? segs : 8;  // segments of a slot set
   static constexpr int cpairs = 8 / span;           // column-tile pairs of a slot set
   static constexpr int sets = segs / span * (ctiles / (2 * cpairs));
   static constexpr int warps = quads * sets, block_threads = 32 * warps;
   static constexpr int box_h = TILE_H + R - 1, box_w = TILE_W + 7;  // an odd row pitch
-  static constexpr int pix = 2 * block_c;                           // bytes of a box pixel
+  static constexpr int pix = 2 * block_c;                           // bytes of a box pixel (the swizzle span)
   static constexpr int box_bytes = box_h * box_w * pix;
   static constexpr int buf_bytes = (box_bytes + pix + 1023) / 1024 * 1024;
   static constexpr int pair_words = 9;
@@ -60,24 +69,29 @@ struct depthwise_seg {
   static constexpr int raw_offset = pairs_offset + block_c * R * pair_words * 4;
   static constexpr int bar_offset = (raw_offset + block_c * R * S * 2 + 15) / 16 * 16;
   static constexpr int smem_bytes = bar_offset + 16;
-  // Blocks per SM for __launch_bounds__ and the persistent grid: two when a lane holds 16 L > 64
-  // accumulators (ptxas then takes up to 255 registers), else as many as the shared memory holds, at
-  // most three (kernels/src/conv/family.cpp computes the same).
+  // Blocks per SM for __launch_bounds__ and the persistent grid: as many as the shared memory holds,
+  // within 8 warps an SM when a lane holds 16 L > 64 accumulators (ptxas then takes up to 255
+  // registers), else 12 (kernels/src/conv/family.cpp computes the same).
   static constexpr int fit = 228 * 1024 / (smem_bytes + 1024);
-  static constexpr int min_blocks = fit < 1 ? 1 : L > 4 ? (fit < 2 ? fit : 2) : (fit < 3 ? fit : 3);
+  static constexpr int by_warps = (L > 4 ? 8 : 12) / warps;
+  static constexpr int min_blocks = fit < 1 ? 1 : by_warps < 1 ? 1 : fit < by_warps ? fit : by_warps;
 
   static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
+  static_assert(BLOCK_C == 16 || BLOCK_C == 32, "16 or 32 channels a block (32- or 64-byte pixels)");
   static_assert(R >= 1 && R <= 7 && S >= 1 && S <= 7, "filters up to 7x7 (K reaches 8 + S - 1 <= 16 columns)");
   static_assert(L >= 1 && L <= 7 && TILE_H % L == 0, "segments of 1..7 rows that tile tile_h");
   static_assert(8 % span == 0 && segs % span == 0, "slot sets of 1, 2, 4 or 8 segments");
   static_assert(TILE_W % 8 == 0 && ctiles % (2 * cpairs) == 0, "column-tile pairs fill the slot sets");
-  static_assert(TILE_W * pix % 256 == 0, "output rows keep the swizzle phase (tile_w a multiple of 8)");
+  static_assert(TILE_W * pix % (8 * pix) == 0, "output rows keep the swizzle phase (tile_w a multiple of 8)");
 
   template <typename U>
   using elem = common::elem<U>;
 
-  // SWIZZLE_32B: 16-byte chunk bit 4 ^= bit 7 of the offset (the box is 1024-byte aligned).
-  static __device__ __forceinline__ unsigned swz(unsigned lin) { return lin ^ ((lin >> 3) & 16u); }
+  // SWIZZLE_32B / SWIZZLE_64B: the 16-byte chunk's bits (4, or 4-5) ^= bits 7 (-8) of the offset
+  // (the box is 1024-byte aligned); the pattern repeats every 8 pixels.
+  static __device__ __forceinline__ unsigned swz(unsigned lin) {
+    return lin ^ ((lin >> 3) & (block_c == 16 ? 16u : 48u));
+  }
 
   struct tile_t {
     int n, c0, oh0, ow0;
@@ -114,26 +128,32 @@ struct depthwise_seg {
 
   // A tile's MMAs: rows row0 .. row0 + L - 1 of the lane's segment, the 4 channels of its quad.
   // Input row i's words and taps are loaded one row ahead; the loads and MMAs are volatile asm, so
-  // that this order (the next row's loads, then this row's math) holds.
+  // that this order (the next row's loads, then this row's math) holds. swap: the lane reads pixel
+  // p + 1 of each pair first (odd segments of an even L).
   static __device__ __forceinline__ void compute(unsigned box, int row0, int a_col, int quad, const unsigned* pc,
-                                                 bool low, float (&acc)[4][L][4]) {
+                                                 bool low, bool swap, float (&acc)[4][L][4]) {
 #pragma unroll
     for (int ch = 0; ch < 4; ++ch)
 #pragma unroll
       for (int j = 0; j < L; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[ch][j][e] = 0.f;
+    // The channel's halves of pixels (p, p + 1), whichever was read first.
+    const unsigned sel_even = swap ? 0x1054u : 0x5410u, sel_odd = swap ? 0x3276u : 0x7632u;
+    const int first = swap ? 1 : 0;
     unsigned b[4][R][2];
     unsigned w[2][3][2][2], bn[2][4];
     auto load_row = [&](int i, unsigned (&dst)[3][2][2], unsigned (&bdst)[4]) {
       const int a = (row0 + i) * box_w + a_col;
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        // pixel a + e + 8k: 8 pixels further is 256 bytes further, in the same swizzle phase
-        const unsigned addr = box + swz(static_cast<unsigned>((a + e) * pix + 8 * quad));
+        // pixel a + (e ^ first) + 8k: 8 pixels further is 8 pix bytes further, in the same swizzle phase
+        const unsigned addr = box + swz(static_cast<unsigned>((a + (e ^ first)) * pix + 8 * quad));
 #pragma unroll
         for (int k = 0; k < 3; ++k)
-          asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(dst[k][e][0]), "=r"(dst[k][e][1]) : "r"(addr + 256u * k));
+          asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];"
+                       : "=r"(dst[k][e][0]), "=r"(dst[k][e][1])
+                       : "r"(addr + 8u * pix * k));
       }
       if (i < R)
 #pragma unroll
@@ -152,7 +172,7 @@ struct depthwise_seg {
           b[ch][i][1] = low ? 0u : bn[i % 2][ch];
         }
         // The channel's halves of pixels (p, p + 1) for the three pairs: its A fragment.
-        const unsigned sel = ch % 2 ? 0x7632 : 0x5410;
+        const unsigned sel = ch % 2 ? sel_odd : sel_even;
         const unsigned p0 = __byte_perm(wc[0][0][ch / 2], wc[0][1][ch / 2], sel);
         const unsigned p1 = __byte_perm(wc[1][0][ch / 2], wc[1][1][ch / 2], sel);
         const unsigned p2 = __byte_perm(wc[2][0][ch / 2], wc[2][1][ch / 2], sel);
@@ -209,48 +229,6 @@ struct depthwise_seg {
       }
   }
 
-  // The plain path's box: 16-byte halves of each pixel (8 channels), zero outside the image and past C.
-  static __device__ void load_box(const conv_args& a, const tile_t& t, unsigned char* box, int tid) {
-    const unsigned short* x = static_cast<const unsigned short*>(a.x);
-    const bool vec = a.c % 8 == 0 && reinterpret_cast<unsigned long long>(a.x) % 16 == 0;
-    for (int i = tid; i < box_h * box_w * 2; i += block_threads) {
-      const int half = i % 2, px = i / 2, row = px / box_w, col = px % box_w;
-      const int iy = t.oh0 - a.pad_h + row, ix = t.ow0 - a.pad_w + col, c = t.c0 + 8 * half;
-      unsigned wv[4] = {0, 0, 0, 0};
-      if (iy >= 0 && iy < a.h && ix >= 0 && ix < a.w_ && c < a.c) {
-        const long long at = ((static_cast<long long>(t.n) * a.h + iy) * a.w_ + ix) * a.c + c;
-        if (vec) {
-          const uint4 q = *reinterpret_cast<const uint4*>(x + at);
-          wv[0] = q.x, wv[1] = q.y, wv[2] = q.z, wv[3] = q.w;
-        } else {
-#pragma unroll
-          for (int e = 0; e < 8; ++e)
-            if (c + e < a.c) wv[e / 2] |= static_cast<unsigned>(x[at + e]) << (16 * (e % 2));
-        }
-      }
-      *reinterpret_cast<uint4*>(box + swz(static_cast<unsigned>(px * pix + 16 * half))) = make_uint4(wv[0], wv[1], wv[2], wv[3]);
-    }
-  }
-  // The plain path's stores from the staging tile, inside the output and C.
-  static __device__ void store_tile(const conv_args& a, const tile_t& t, const unsigned char* out, int tid) {
-    unsigned short* y = static_cast<unsigned short*>(a.y);
-    const bool vec = a.c % 8 == 0 && reinterpret_cast<unsigned long long>(a.y) % 16 == 0;
-    for (int i = tid; i < TILE_H * TILE_W * 2; i += block_threads) {
-      const int half = i % 2, px = i / 2, oy = t.oh0 + px / TILE_W, ox = t.ow0 + px % TILE_W, c = t.c0 + 8 * half;
-      if (oy >= a.p || ox >= a.q || c >= a.c) continue;
-      const uint4 q = *reinterpret_cast<const uint4*>(out + swz(static_cast<unsigned>(px * pix + 16 * half)));
-      const long long at = ((static_cast<long long>(t.n) * a.p + oy) * a.q + ox) * a.c + c;
-      if (vec) {
-        *reinterpret_cast<uint4*>(y + at) = q;
-      } else {
-        const unsigned wv[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-        for (int e = 0; e < 8; ++e)
-          if (c + e < a.c) y[at + e] = static_cast<unsigned short>(wv[e / 2] >> (16 * (e % 2)));
-      }
-    }
-  }
-
   static __device__ __forceinline__ void barrier_wait(unsigned bar, unsigned parity) {
     for (unsigned done = 0; !done;)
       asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
@@ -258,19 +236,16 @@ struct depthwise_seg {
   }
 
   static __device__ void run_seg(const conv_args& a, const tma_input& in, void* smem_v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     unsigned char* smem = static_cast<unsigned char*>(smem_v);
     const unsigned base = common::smem_addr(smem);
-    if (base & 1023u) __trap();  // the swizzle phases assume a 1024-byte aligned box
+    // The swizzle phases assume a 1024-byte aligned box; the launcher never starts it without maps.
+    if ((base & 1023u) || !in.valid) __trap();
     const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
     const int groups = (a.c + block_c - 1) / block_c;
     const int total = groups * ((a.p + TILE_H - 1) / TILE_H) * ((a.q + TILE_W - 1) / TILE_W) * a.n;
     const int stride = static_cast<int>(gridDim.x);
-    [[maybe_unused]] const unsigned bar0 = base + bar_offset;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const bool tma = in.valid != 0;
-#else
-    constexpr bool tma = false;
-#endif
+    const unsigned bar0 = base + bar_offset;
     // The lane's place: its quad, slot set, segment, column tiles and tap offset.
     const int quad = warp % quads, set = warp / quads;
     const int sg = set % (segs / span), cg = set / (segs / span);
@@ -279,9 +254,9 @@ struct depthwise_seg {
     const int d = 2 * t - g, o = d >= -1 ? d : d + 8;
     const unsigned* pc = reinterpret_cast<const unsigned*>(smem + pairs_offset) + (4 * quad) * R * pair_words + o + 1;
     const int row0 = seg * L, col = ct0 * 8 + 2 * t;
+    const bool swap = L % 2 == 0 && (seg & 1);
 
     auto issue = [&](int u, int s) {  // tile u's box into buffer s (thread 0)
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
       const tile_t nt = tile_of(a, u, groups);
       asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar0 + 8 * s), "r"(box_bytes) : "memory");
       asm volatile(
@@ -289,65 +264,50 @@ struct depthwise_seg {
           ::"r"(base + s * buf_bytes), "l"(reinterpret_cast<unsigned long long>(in.map)), "r"(nt.c0),
           "r"(nt.ow0 - a.pad_w), "r"(nt.oh0 - a.pad_h), "r"(nt.n), "r"(bar0 + 8 * s)
           : "memory");
-#endif
     };
     if (tid < 2 * pix / 16)  // the slack pixel past each box
       reinterpret_cast<uint4*>(smem + (tid / (pix / 16)) * buf_bytes + box_bytes)[tid % (pix / 16)] = make_uint4(0, 0, 0, 0);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (tma && tid == 0) {
+    if (tid == 0) {
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0));
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8));
       asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
       if (static_cast<int>(blockIdx.x) < total) issue(static_cast<int>(blockIdx.x), 0);
     }
-#endif
     __syncthreads();
     int k = 0, group = -1;
     for (int u = static_cast<int>(blockIdx.x); u < total; u += stride, ++k) {
-      const int s = tma ? k & 1 : 0;
+      const int s = k & 1;
       const tile_t tl = tile_of(a, u, groups);
       if (u % groups != group) {  // block-uniform: the first tile, or the grid not a multiple of the groups
         group = u % groups;
         __syncthreads();  // every warp is done with the last group's pairs
         build_pairs(a, tl.c0, smem, tid);
       }
-      unsigned char* box = smem + s * buf_bytes;
-      if (tma) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        if (tid == 0 && u + stride < total) {
-          asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");  // the last store has read the other box
-          issue(u + stride, s ^ 1);
-        }
-        barrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
-#endif
-      } else {
-        load_box(a, tl, box, tid);
-        __syncthreads();
+      // The next tile's box, once the last store has read the other buffer. (Issued after this
+      // tile's box had landed, the second box of each block cost 2-5%: ci/gpu/probes/dw_seg.cu.)
+      if (tid == 0 && u + stride < total) {
+        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+        issue(u + stride, s ^ 1);
       }
+      barrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
       float acc[4][L][4];
-      compute(base + s * buf_bytes, row0, col, quad, pc, d >= -1, acc);
+      compute(base + s * buf_bytes, row0, col, quad, pc, d >= -1, swap, acc);
       __syncthreads();  // every warp is done reading the box: the output tile goes there
-      epilogue(a, tl, box, row0, col, quad, g, acc);
-      if (tma) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        __syncthreads();
-        if (tid == 0) {
-          asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
-                           reinterpret_cast<unsigned long long>(in.map_y)),
-                       "r"(tl.c0), "r"(tl.ow0), "r"(tl.oh0), "r"(tl.n), "r"(base + s * buf_bytes)
-                       : "memory");
-          asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-        }
-#endif
-      } else {
-        __syncthreads();
-        store_tile(a, tl, box, tid);
-        __syncthreads();  // the staging tile is read before the next box goes there
+      epilogue(a, tl, smem + s * buf_bytes, row0, col, quad, g, acc);
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      __syncthreads();
+      if (tid == 0) {
+        asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
+                         reinterpret_cast<unsigned long long>(in.map_y)),
+                     "r"(tl.c0), "r"(tl.ow0), "r"(tl.oh0), "r"(tl.n), "r"(base + s * buf_bytes)
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
       }
     }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (tma && tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+#else
+    (void)a, (void)in, (void)smem_v;
+    __trap();  // sm_90 and newer (check_target refuses older targets)
 #endif
   }
 };

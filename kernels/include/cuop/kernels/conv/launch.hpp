@@ -12,12 +12,15 @@ namespace cuop::kernels::conv {
 cudaError_t query_limits(int device, device_limits& out);
 
 // The tensor maps of stages 4 and 5 for configuration `c` (stage 4: x, its box block_c channels x
-// the patch; stage 5: x and y, boxes of 16 channels, depthwise_seg.cuh), encoded through the
-// driver's cuTensorMapEncodeTiled (found at run time: no link to libcuda). out.valid is 0, and the
-// kernel loads (and stage 5 stores) with plain accesses, where TMA cannot be used or 16-byte
-// accesses cannot be taken for granted: another stage, C not a multiple of 8, x or y not 16-byte
-// aligned, or the driver refuses a map.
+// the patch; stage 5: x and y, boxes of block_c channels, depthwise_seg.cuh), encoded through the
+// driver's cuTensorMapEncodeTiled (found at run time: no link to libcuda). out.valid is 0 where TMA
+// cannot be used: another stage, C not a multiple of 8, x or y not 16-byte aligned, or the driver
+// refuses a map. Stage 4 then loads with plain accesses; stage 5 cannot run (launch() refuses it
+// with cudaErrorInvalidValue; conv2d() takes another choice for such tensors).
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out);
+
+// Whether stage 5 can move these tensors through TMA: C a multiple of 8, x and y 16-byte aligned.
+bool tma_tensors_ok(const conv_args& args);
 
 // Launches `kernel` (a __global__ function taking conv_args, or a cudaKernel_t cast to a pointer)
 // as planned; raises its dynamic shared memory limit first when the plan needs more than 48 KiB.
