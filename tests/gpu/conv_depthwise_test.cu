@@ -125,7 +125,7 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
     kc::make_tma_input(cfg, a, in);
     EXPECT_EQ(in.valid, sh.c % 8 == 0 && v.offset == 0 ? 1 : 0);
   }
-  if (cfg.stage == 5 && v.offset != 0) {  // misaligned: refused, not started (conv2d takes another choice)
+  if (cfg.stage == 5 && v.offset != 0) {  // misaligned: refused, not started (conv2d stages such tensors)
     EXPECT_EQ(kc::launch(cfg, kernel, plan, a, nullptr), cudaErrorInvalidValue);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     cudaFree(x);

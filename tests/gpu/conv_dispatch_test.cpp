@@ -1,7 +1,7 @@
 // The library's conv2d dispatch path: cuop::conv2d through whatever the emitted table chooses (our
 // depthwise kernels, cuDNN configurations, cuDNN's heuristic, our FFT convolution) on tuned and
 // untuned shapes, both layouts, the three types, TF32, alpha and beta, and tensors off their 16-byte
-// alignment (which a TMA-only choice cannot take), against the reference.
+// alignment (staged through aligned buffers), against the reference.
 #include <gtest/gtest.h>
 
 
@@ -133,9 +133,10 @@ TEST(sm80_conv_dispatch, alpha_beta_and_tf32) {
   check(tf32);
 }
 
-// The 7x7 depthwise layers' tuned kernel (stage 5 on the H200) moves x and y through TMA, which
-// needs them 16-byte aligned: one element off, conv2d passes over it to the next choice.
-TEST(sm80_conv_dispatch, misaligned_tensors_take_another_choice) {
+// The 7x7 depthwise layers' tuned kernel (stage 5 on the H200) moves x and y through TMA and
+// cuDNN's plans declare 16-byte alignment: one element off, conv2d stages the tensors through
+// aligned buffers (a dense layer too, whichever cuDNN choice it takes).
+TEST(sm80_conv_dispatch, misaligned_tensors_are_staged) {
   CUOP_REQUIRE_GPU();
   conv_case dw{"7x7 depthwise, tensors one element off", dtype::f16,
                shape(kc::layout::nhwc, 2, 28, 28, 512, 512, 7, 1, 3, 512)};
@@ -144,6 +145,10 @@ TEST(sm80_conv_dispatch, misaligned_tensors_take_another_choice) {
   dw.what = "the same, aligned";
   dw.offset = 0;
   check(dw);
+  conv_case dense{"dense 3x3, tensors one element off, beta 0.5", dtype::f16,
+                  shape(kc::layout::nhwc, 2, 20, 20, 32, 32, 3, 1, 1, 1), 1.f, 0.5f};
+  dense.offset = 1;
+  check(dense);
 }
 
 TEST(sm80_conv_dispatch, bad_arguments_are_refused) {

@@ -22,13 +22,14 @@ struct conv2d_problem {
 };
 
 // Asynchronous on `stream`; errors of the launch itself are returned. Workspace (cuDNN, cuFFT)
-// is allocated by the library once per device and stream. Without cuDNN in the build, only
+// is allocated by the library once per device and stream. x, w and y should be 16-byte aligned
+// (as cudaMalloc gives): the choices (cuDNN's plans, our TMA kernels) take nothing else, so other
+// tensors are copied into aligned buffers of the library's first, and y back after (one copy of
+// each tensor each way: slower, not wrong). Without cuDNN in the build, only
 // shapes a tuned depthwise kernel or FFT configuration covers are supported.
 status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream = nullptr);
 
-// What dispatch chooses for `p` on the current device, for logs, tests and benchmarks: for
-// 16-byte aligned x and y (as cudaMalloc gives). conv2d() on tensors that are not passes over
-// choices that move them through TMA (depthwise stage 5) to the next one.
+// What dispatch chooses for `p` on the current device, for logs, tests and benchmarks.
 struct conv2d_choice {
   const char* instance = nullptr;  // "conv_depthwise_...", "conv2d_f16_cudnn_dnn_e...", ...
   const char* kind = nullptr;      // "kernel", "cudnn", "cudnn-heuristic" or "fft"

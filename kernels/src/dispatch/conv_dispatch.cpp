@@ -43,10 +43,9 @@ struct call_key {
   dtype type;
   kc::conv_shape sh;
   float alpha, beta;  // cuDNN bakes them into its graph
-  bool tma_ok;        // x and y 16-byte aligned (stage 5 moves them through TMA only)
   auto tie() const {
     return std::tie(device, type, sh.lay, sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride_h, sh.stride_w,
-                    sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, sh.allow_tf32, alpha, beta, tma_ok);
+                    sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, sh.allow_tf32, alpha, beta);
   }
   bool operator<(const call_key& o) const { return tie() < o.tie(); }
 };
@@ -156,7 +155,6 @@ bool try_entry(const detail::conv_entry& e, const call_key& p, const kc::device_
   switch (e.kind) {
     case detail::conv_kind::kernel: {
       if (!generated::conv_kernels[e.kernel] || e.config.t != p.type || e.config.lay != p.sh.lay) return false;
-      if (e.config.stage == 5 && !p.tma_ok) return false;  // misaligned tensors: the next choice
       const auto c = kc::for_shape(e.config, p.type, p.sh);
       return kc::plan_launch(c, p.sh, limits, s.plan).empty();
     }
@@ -219,9 +217,34 @@ bool resolve(const conv2d_problem& p, call_key& key) {
   key.sh = p.shape;
   key.alpha = p.alpha;
   key.beta = p.beta;
-  key.tma_ok = true;  // conv2d() sets it from its tensors; conv2d_which() answers for aligned ones
   return true;
 }
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+// cuDNN's plans (16-byte aligned tensors) and stage 5's tensor maps take aligned tensors only:
+// others are copied into aligned buffers of the library's, and y back, on the call's stream.
+static status conv2d_staged(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream) {
+  const auto& sh = p.shape;
+  const std::size_t e = size_of(p.type);
+  const std::size_t xb = static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w * e,
+                    wb = static_cast<std::size_t>(sh.k) * (sh.c / sh.groups) * sh.r * sh.s * e,
+                    yb = static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q() * e;
+  void *sx = nullptr, *sw = nullptr, *sy = nullptr;
+  if (auto s = dispatch::buffer_for(xb, stream, dispatch::buffer_purpose::staged_x, sx); s != status::success) return s;
+  if (auto s = dispatch::buffer_for(wb, stream, dispatch::buffer_purpose::staged_w, sw); s != status::success) return s;
+  if (auto s = dispatch::buffer_for(yb, stream, dispatch::buffer_purpose::staged_y, sy); s != status::success) return s;
+  if (auto e1 = cudaMemcpyAsync(sx, x, xb, cudaMemcpyDeviceToDevice, stream); e1 != cudaSuccess) return to_status(e1);
+  if (auto e1 = cudaMemcpyAsync(sw, w, wb, cudaMemcpyDeviceToDevice, stream); e1 != cudaSuccess) return to_status(e1);
+  if (p.beta != 0.f)
+    if (auto e1 = cudaMemcpyAsync(sy, y, yb, cudaMemcpyDeviceToDevice, stream); e1 != cudaSuccess) return to_status(e1);
+  if (auto s = conv2d(p, sx, sw, sy, stream); s != status::success) return s;
+  return to_status(cudaMemcpyAsync(y, sy, yb, cudaMemcpyDeviceToDevice, stream));
+}
+
+namespace {
 
 const char* kind_name(detail::conv_kind k) {
   switch (k) {
@@ -238,7 +261,7 @@ const char* kind_name(detail::conv_kind k) {
 status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream) {
   call_key key{};
   if (!resolve(p, key) || !x || !w || !y) return status::invalid_argument;
-  key.tma_ok = reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+  if (!aligned16(x) || !aligned16(w) || !aligned16(y)) return conv2d_staged(p, x, w, y, stream);
   selection sel;
   if (auto s = select(key, sel); s != status::success) return s;
   void* workspace = nullptr;

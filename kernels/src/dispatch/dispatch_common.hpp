@@ -24,7 +24,8 @@ status current_device(int& device, device_state& state);
 
 // A buffer of at least `bytes` for (current device, stream, purpose), zeroed when (re)allocated.
 // Streams get their own so concurrent calls never share one.
-enum class buffer_purpose : int { self_resetting = 0, scratch = 1 };
+// staged_*: conv2d's aligned copies of tensors that are not 16-byte aligned.
+enum class buffer_purpose : int { self_resetting = 0, scratch = 1, staged_x = 2, staged_w = 3, staged_y = 4 };
 status buffer_for(std::size_t bytes, cudaStream_t stream, buffer_purpose purpose, void*& out);
 
 // The library's targets at and above sm_90 are arch-specific (sm_90a, sm_100a): their code runs

@@ -1,6 +1,7 @@
 // Conv family depthwise, stage 5: tensor cores with each input row's A fragments kept in registers
 // across tap rows (f16 / bf16 in, f32 accumulation). NHWC, stride 1, R and S up to 7, sm_90 (TMA in
-// and out: C a multiple of 8, x and y 16-byte aligned; family.cpp and the dispatcher refuse others).
+// and out: C a multiple of 8, x and y 16-byte aligned; plan_launch refuses other C, launch() other
+// pointers, and conv2d() stages misaligned tensors through aligned buffers).
 //
 // One filter row against a strip of input is a Toeplitz product (depthwise_mma.cuh). There the MMA's
 // 16 rows are 16 adjacent output rows, so an input row is read and paired into A registers once
@@ -41,7 +42,10 @@
 // output (alpha and beta applied in f32, rounded to T once) goes into this tile's box once every
 // warp is done reading it, and out by one TMA store (outside the tensor: clipped, as the copy
 // zero-fills). There is no path without TMA in this kernel: with one, ptxas gave the TMA loop's
-// MMAs a fragment copy each, 2-13% slower (ci/gpu/probes/dw_seg.cu).
+// MMAs a fragment copy each, 2-13% slower (ci/gpu/probes/dw_seg.cu). The A fragment's middle pair
+// is made twice (two permutes) rather than copied, for the same reason: with one value in two of
+// its registers, NVRTC's build (the tuner's) copied the fragment before every MMA where nvcc's did
+// not.
 //
 // Accepted by nvcc and NVRTC alike: no host standard headers.
 #pragma once
@@ -128,9 +132,11 @@ struct depthwise_seg {
 
   // A tile's MMAs: rows row0 .. row0 + L - 1 of the lane's segment, the 4 channels of its quad.
   // Input row i's words and taps are loaded one row ahead; the loads and MMAs are volatile asm, so
-  // that this order (the next row's loads, then this row's math) holds. swap: the lane reads pixel
-  // p + 1 of each pair first (odd segments of an even L).
-  static __device__ __forceinline__ void compute(unsigned box, int row0, int a_col, int quad, const unsigned* pc,
+  // that this order (the next row's loads, then this row's math) holds. box and pc (the lane's tap
+  // pairs) are shared-memory addresses: 32-bit arithmetic (NVRTC kept generic 64-bit addresses
+  // otherwise, and its build spilled 164 bytes where nvcc's spilled none). swap: the lane reads
+  // pixel p + 1 of each pair first (odd segments of an even L).
+  static __device__ __forceinline__ void compute(unsigned box, int row0, int a_col, int quad, unsigned pc,
                                                  bool low, bool swap, float (&acc)[4][L][4]) {
 #pragma unroll
     for (int ch = 0; ch < 4; ++ch)
@@ -158,7 +164,7 @@ struct depthwise_seg {
       if (i < R)
 #pragma unroll
         for (int ch = 0; ch < 4; ++ch)
-          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(bdst[ch]) : "r"(common::smem_addr(pc + (ch * R + i) * pair_words)));
+          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(bdst[ch]) : "r"(pc + 4u * ((ch * R + i) * pair_words)));
     };
     load_row(0, w[0], bn[0]);
 #pragma unroll
@@ -176,7 +182,8 @@ struct depthwise_seg {
         const unsigned p0 = __byte_perm(wc[0][0][ch / 2], wc[0][1][ch / 2], sel);
         const unsigned p1 = __byte_perm(wc[1][0][ch / 2], wc[1][1][ch / 2], sel);
         const unsigned p2 = __byte_perm(wc[2][0][ch / 2], wc[2][1][ch / 2], sel);
-        const unsigned af[4] = {p0, p1, p1, p2};
+        const unsigned p1b = __byte_perm(wc[1][1][ch / 2], wc[1][0][ch / 2], sel ^ 0x4444u);
+        const unsigned af[4] = {p0, p1, p1b, p2};
 #pragma unroll
         for (int j = 0; j < L; ++j) {
           const int r = i - j;
@@ -193,10 +200,15 @@ struct depthwise_seg {
   // output row j, pixels col + 8h + e (h the slot, e = 0, 1) of its quad's 4 channels, 8 bytes. The
   // order of e alternates with g's parity so that a quarter warp's two rows meet different banks.
   // alpha and beta in f32 when they are not 1 and 0 (y read where it lies, inside the output).
-  static __device__ __forceinline__ void epilogue(const conv_args& a, const tile_t& t, unsigned char* out, int row0,
+  // Rows and slots are whole swizzle periods (8 pixels) apart, so two swizzled addresses a lane
+  // serve every store (computed per store, ptxas kept 28 and spilled them).
+  static __device__ __forceinline__ void epilogue(const conv_args& a, const tile_t& t, unsigned out, int row0,
                                                   int col, int quad, int g, const float (&acc)[4][L][4]) {
     const bool odd = g & 1, plain = a.alpha == 1.f && a.beta == 0.f;
     const unsigned short* y = static_cast<const unsigned short*>(a.y);
+    const unsigned lane_px = static_cast<unsigned>(row0 * TILE_W + col);
+    const unsigned at[2] = {out + swz((lane_px + (odd ? 1u : 0u)) * pix + 8u * quad),
+                            out + swz((lane_px + (odd ? 0u : 1u)) * pix + 8u * quad)};
 #pragma unroll
     for (int j = 0; j < L; ++j)
 #pragma unroll
@@ -222,9 +234,9 @@ struct depthwise_seg {
 #pragma unroll
         for (int es = 0; es < 2; ++es) {
           const bool second = odd != (es == 1);  // this store's pixel is e = 1
-          const unsigned off =
-              static_cast<unsigned>(((row0 + j) * TILE_W + col + 8 * h + (second ? 1 : 0)) * pix + 8 * quad);
-          *reinterpret_cast<uint2*>(out + swz(off)) = make_uint2(second ? lo[1] : lo[0], second ? hi[1] : hi[0]);
+          asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(at[es] + static_cast<unsigned>((j * TILE_W + 8 * h) * pix)),
+                       "r"(second ? lo[1] : lo[0]), "r"(second ? hi[1] : hi[0])
+                       : "memory");
         }
       }
   }
@@ -252,7 +264,7 @@ struct depthwise_seg {
     const int g = lane / 4, t = lane % 4;
     const int seg = sg * span + g % span, ct0 = 2 * (cg * cpairs + g / span);
     const int d = 2 * t - g, o = d >= -1 ? d : d + 8;
-    const unsigned* pc = reinterpret_cast<const unsigned*>(smem + pairs_offset) + (4 * quad) * R * pair_words + o + 1;
+    const unsigned pc = base + pairs_offset + 4u * ((4 * quad) * R * pair_words + o + 1);
     const int row0 = seg * L, col = ct0 * 8 + 2 * t;
     const bool swap = L % 2 == 0 && (seg & 1);
 
@@ -293,7 +305,7 @@ struct depthwise_seg {
       float acc[4][L][4];
       compute(base + s * buf_bytes, row0, col, quad, pc, d >= -1, swap, acc);
       __syncthreads();  // every warp is done reading the box: the output tile goes there
-      epilogue(a, tl, smem + s * buf_bytes, row0, col, quad, g, acc);
+      epilogue(a, tl, base + s * buf_bytes, row0, col, quad, g, acc);
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       __syncthreads();
       if (tid == 0) {

@@ -16,7 +16,7 @@ cudaError_t query_limits(int device, device_limits& out);
 // driver's cuTensorMapEncodeTiled (found at run time: no link to libcuda). out.valid is 0 where TMA
 // cannot be used: another stage, C not a multiple of 8, x or y not 16-byte aligned, or the driver
 // refuses a map. Stage 4 then loads with plain accesses; stage 5 cannot run (launch() refuses it
-// with cudaErrorInvalidValue; conv2d() takes another choice for such tensors).
+// with cudaErrorInvalidValue; conv2d() copies such tensors into aligned buffers first).
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out);
 
 // Whether stage 5 can move these tensors through TMA: C a multiple of 8, x and y 16-byte aligned.
