@@ -33,7 +33,7 @@ struct seg_variant : kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC> {
 
   // The library's compute, with `hook` run by every lane after the loads of input row 3 are issued.
   template <typename H>
-  static __device__ __forceinline__ void compute(unsigned box, int row0, int a_col, int quad, const unsigned* pc,
+  static __device__ __forceinline__ void compute(unsigned box, int row0, int a_col, int quad, unsigned pc,
                                                  bool low, bool swap, H&& hook, float (&acc)[4][L][4]) {
     if constexpr (F & nomma) {
 #pragma unroll
@@ -63,7 +63,7 @@ struct seg_variant : kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC> {
     const int g = lane / 4, t = lane % 4;
     const int seg = sg * span + g % span, ct0 = 2 * (cg * cpairs + g / span);
     const int d = 2 * t - g, o = d >= -1 ? d : d + 8;
-    const unsigned* pc = reinterpret_cast<const unsigned*>(smem + pairs_offset) + (4 * quad) * R * pair_words + o + 1;
+    const unsigned pc = base + pairs_offset + 4u * ((4 * quad) * R * pair_words + o + 1);
     const int row0 = seg * L, col = ct0 * 8 + 2 * t;
     const bool swap = L % 2 == 0 && (seg & 1);
 
@@ -110,7 +110,7 @@ struct seg_variant : kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC> {
               [] {},
               acc);
       __syncthreads();
-      B::epilogue(a, tl, smem + s * buf_bytes, row0, col, quad, g, acc);
+      B::epilogue(a, tl, base + s * buf_bytes, row0, col, quad, g, acc);
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       __syncthreads();
       if (tid == 0) {
