@@ -170,6 +170,22 @@ inline void randomize(const buffers& b) {
   fill_random<<<64, 256>>>(static_cast<unsigned short*>(b.w), (1 << 20) / 2, 0x7f4a7c15u);
 }
 
+// A device buffer's bytes on the host.
+inline std::vector<unsigned char> download(const void* p, std::size_t bytes) {
+  std::vector<unsigned char> v(bytes);
+  cudaMemcpy(v.data(), p, bytes, cudaMemcpyDeviceToHost);
+  return v;
+}
+
+// The f32 reference of a 7x7 layer (reference_7x7, computed into `scratch`, probe_bytes at least)
+// on the host, f16 bit patterns.
+inline std::vector<unsigned char> reference_of(const layer& l, const buffers& b, void* scratch) {
+  reference_7x7<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
+                               static_cast<__half*>(scratch), l.n, l.hw, l.hw, l.c);
+  cudaDeviceSynchronize();
+  return download(scratch, static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2);
+}
+
 template <typename K>
 float time_us(const void* kernel, const layer& l, const buffers& b, int repeats, int smem = K::smem_bytes) {
   kc::conv_args a{b.x, b.w, b.y, l.n, l.c, l.hw, l.hw, l.c, l.hw, l.hw, 7, 7, 1, 1, 3, 3, 1, 1, l.c, 1.f, 0.f};

@@ -69,19 +69,15 @@ struct seg_variant : kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC> {
 
     auto issue = [&](int u, int s) {
       const auto nt = B::tile_of(a, u, groups);
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar0 + 8 * s), "r"(box_bytes) : "memory");
-      asm volatile(
-          "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
-          ::"r"(base + s * buf_bytes), "l"(reinterpret_cast<unsigned long long>(in.map)), "r"(nt.c0),
-          "r"(nt.ow0 - a.pad_w), "r"(nt.oh0 - a.pad_h), "r"(nt.n), "r"(bar0 + 8 * s)
-          : "memory");
+      cm::tma_load_4d(base + s * buf_bytes, in.map, nt.c0, nt.ow0 - a.pad_w, nt.oh0 - a.pad_h, nt.n, bar0 + 8 * s,
+                      box_bytes);
     };
     if (tid < 2 * pix / 16)
       reinterpret_cast<uint4*>(smem + (tid / (pix / 16)) * buf_bytes + box_bytes)[tid % (pix / 16)] = make_uint4(0, 0, 0, 0);
     if (tid == 0) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8));
-      asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+      cm::mbarrier_init(bar0);
+      cm::mbarrier_init(bar0 + 8);
+      cm::mbarrier_init_fence();
       if (!(F & noload) && static_cast<int>(blockIdx.x) < total) issue(static_cast<int>(blockIdx.x), 0);
     }
     __syncthreads();
@@ -97,13 +93,13 @@ struct seg_variant : kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC> {
       const bool next = tid == 0 && u + stride < total && !(F & noload);
       auto issue_next = [&] {
         if (next) {
-          asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+          cm::tma_store_wait_read();
           issue(u + stride, s ^ 1);
         }
       };
       const bool first_late = (F & late) && k == 0;
       if (!first_late) issue_next();
-      if (!(F & noload)) B::barrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
+      if (!(F & noload)) cm::mbarrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
       if (first_late) issue_next();
       float acc[4][L][4];
       compute(base + s * buf_bytes, row0, col, quad, pc, d >= -1, swap,
@@ -111,17 +107,11 @@ struct seg_variant : kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC> {
               acc);
       __syncthreads();
       B::epilogue(a, tl, base + s * buf_bytes, row0, col, quad, g, acc);
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      cm::fence_proxy_async();
       __syncthreads();
-      if (tid == 0) {
-        asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
-                         reinterpret_cast<unsigned long long>(in.map_y)),
-                     "r"(tl.c0), "r"(tl.ow0), "r"(tl.oh0), "r"(tl.n), "r"(base + s * buf_bytes)
-                     : "memory");
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-      }
+      if (tid == 0) cm::tma_store_4d(in.map_y, tl.c0, tl.ow0, tl.oh0, tl.n, base + s * buf_bytes);
     }
-    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    if (tid == 0) cm::tma_store_wait_read();
   }
 };
 
@@ -148,19 +138,6 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks) var_entry(kc:
 void* g_ref = nullptr;
 const char* g_filter = nullptr;
 bool g_once = false;
-
-std::vector<unsigned char> download(const void* p, std::size_t bytes) {
-  std::vector<unsigned char> v(bytes);
-  cudaMemcpy(v.data(), p, bytes, cudaMemcpyDeviceToHost);
-  return v;
-}
-
-std::vector<unsigned char> reference(const layer& l, const buffers& b) {
-  reference_7x7<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
-                               static_cast<__half*>(g_ref), l.n, l.hw, l.hw, l.c);
-  cudaDeviceSynchronize();
-  return download(g_ref, static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2);
-}
 
 const char* need_4x(const layer& l) {
   return &l == &l512 ? "26.95" : &l == &l256 ? "14.95" : &l == &l128 ? "24.0" : "42.5";
@@ -266,17 +243,12 @@ __global__ void __launch_bounds__(256) copy_entry(int c, int p, int q, int n, co
   auto issue = [&](int u, int s) {
     int c0, ow0, oh0, img;
     coords(u, c0, ow0, oh0, img);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar0 + 8 * s), "r"(G::box_bytes) : "memory");
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
-        ::"r"(base + s * G::buf_bytes), "l"(reinterpret_cast<unsigned long long>(in.map)), "r"(c0), "r"(ow0 - 3), "r"(oh0 - 3),
-        "r"(img), "r"(bar0 + 8 * s)
-        : "memory");
+    cm::tma_load_4d(base + s * G::buf_bytes, in.map, c0, ow0 - 3, oh0 - 3, img, bar0 + 8 * s, G::box_bytes);
   };
   if (tid == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0));
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8));
-    asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+    cm::mbarrier_init(bar0);
+    cm::mbarrier_init(bar0 + 8);
+    cm::mbarrier_init_fence();
     if (static_cast<int>(blockIdx.x) < total) issue(static_cast<int>(blockIdx.x), 0);
   }
   __syncthreads();
@@ -284,19 +256,15 @@ __global__ void __launch_bounds__(256) copy_entry(int c, int p, int q, int n, co
   for (int u = static_cast<int>(blockIdx.x); u < total; u += stride, ++k) {
     const int s = k & 1;
     if (tid == 0 && u + stride < total) {
-      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      cm::tma_store_wait_read();
       issue(u + stride, s ^ 1);
     }
-    kc::depthwise_seg<__half, 7, 7, 28, 32, 7>::barrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
+    cm::mbarrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
     __syncthreads();
     if (tid == 0) {
       int c0, ow0, oh0, img;
       coords(u, c0, ow0, oh0, img);
-      asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
-                       reinterpret_cast<unsigned long long>(in.map_y)),
-                   "r"(c0), "r"(ow0), "r"(oh0), "r"(img), "r"(base + s * G::buf_bytes)
-                   : "memory");
-      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      cm::tma_store_4d(in.map_y, c0, ow0, oh0, img, base + s * G::buf_bytes);
     }
   }
   if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
@@ -358,24 +326,24 @@ int main(int argc, char** argv) {
   constexpr int lib = 128;  // the library's kernel, in the list of 32-channel runs
   for (int rep = 0; rep < (g_once ? 1 : 2); ++rep) {
     {
-      const auto ref = reference(l128, b);
+      const auto ref = reference_of(l128, b, g_ref);
       runs<28, 32, 7, head>::with32<lib, nomma, noload, late>(l128, b, ref);
       runs<56, 16, 7, head>::with32<lib>(l128, b, ref);
     }
     {
-      const auto ref = reference(l384, b);
+      const auto ref = reference_of(l384, b, g_ref);
       runs<16, 32, 4, head>::with32<lib, nomma, noload>(l384, b, ref);
       runs<32, 16, 4, head>::with32<lib>(l384, b, ref);
       runs<16, 64, 4>::with32<>(l384, b, ref);
       runs<32, 32, 4>::with32<>(l384, b, ref);
     }
     {
-      const auto ref = reference(l512, b);
+      const auto ref = reference_of(l512, b, g_ref);
       runs<28, 32, 7, head>::with32<lib>(l512, b, ref);
       runs<56, 16, 7>::with32<lib>(l512, b, ref);
     }
     {
-      const auto ref = reference(l256, b);
+      const auto ref = reference_of(l256, b, g_ref);
       runs<28, 32, 7, head>::with32<lib>(l256, b, ref);
     }
     if (!g_filter || std::strstr("copy", g_filter)) copy_schedules(b);

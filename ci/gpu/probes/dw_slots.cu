@@ -710,19 +710,6 @@ __global__ void __launch_bounds__(K::threads, K::min_blocks) slots_entry(const _
 void* g_ref = nullptr;
 const char* g_only = nullptr;
 
-std::vector<unsigned char> download(const void* p, std::size_t bytes) {
-  std::vector<unsigned char> v(bytes);
-  cudaMemcpy(v.data(), p, bytes, cudaMemcpyDeviceToHost);
-  return v;
-}
-
-std::vector<unsigned char> reference(const layer& l, const buffers& b) {
-  reference_7x7<<<4096, 256>>>(static_cast<const __half*>(b.x), static_cast<const __half*>(b.w),
-                               static_cast<__half*>(g_ref), l.n, l.hw, l.hw, l.c);
-  cudaDeviceSynchronize();
-  return download(g_ref, static_cast<std::size_t>(l.n) * l.hw * l.hw * l.c * 2);
-}
-
 const char* need_4x(const layer& l) {
   return &l == &l512 ? "27.2" : &l == &l256 ? "15.05" : &l == &l128 ? "24.0" : "42.7";
 }
@@ -884,25 +871,25 @@ int main(int argc, char** argv) {
   for (int rep = 0; rep < (g_only ? 1 : 2); ++rep) {
     {
       const layer& l = l512;
-      const auto ref = reference(l, b);
+      const auto ref = reference_of(l, b, g_ref);
       run_stage3<stage3<7, 32, 28, 32, 4>>(l, b, "stage 3 c32_t28x32 (dispatched)", ref);
       SLOTS_28
     }
     {
       const layer& l = l256;
-      const auto ref = reference(l, b);
+      const auto ref = reference_of(l, b, g_ref);
       run_stage3<stage3<7, 32, 28, 32, 4>>(l, b, "stage 3 c32_t28x32 (dispatched)", ref);
       SLOTS_28
     }
     {
       const layer& l = l128;
-      const auto ref = reference(l, b);
+      const auto ref = reference_of(l, b, g_ref);
       run_stage3<stage3<7, 64, 16, 56, 4>>(l, b, "stage 3 c64_t16x56 (dispatched)", ref);
       SLOTS_56
     }
     {
       const layer& l = l384;
-      const auto ref = reference(l, b);
+      const auto ref = reference_of(l, b, g_ref);
       run_stage3<stage3<7, 32, 16, 32, 4>>(l, b, "stage 3 c32_t16x32 (stage 4 is dispatched here, 44.5)", ref);
       SLOTS_384
     }

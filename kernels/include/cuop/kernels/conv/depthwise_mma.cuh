@@ -53,6 +53,7 @@
 
 #include "cuop/kernels/common/elements.cuh"
 #include "cuop/kernels/common/mma_sync.cuh"
+#include "cuop/kernels/common/tma.cuh"
 #include "cuop/kernels/conv/args.cuh"
 
 namespace cuop::kernels::conv {
@@ -464,16 +465,13 @@ struct depthwise_mma {
     constexpr bool tma = false;
 #endif
     const unsigned bar = common::smem_addr(bytes + tma_barrier_offset);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (tma && tid == 0) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar));
-      asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(raw_bytes) : "memory");
-      asm volatile(
-          "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
-          ::"r"(common::smem_addr(bytes)), "l"(reinterpret_cast<unsigned long long>(&in)), "r"(t.c0), "r"(t.iw0),
-          "r"(t.ih0), "r"(t.n), "r"(bar)
-          : "memory");
+      common::mbarrier_init(bar);
+      common::mbarrier_init_fence();
+      common::tma_load_4d(common::smem_addr(bytes), &in, t.c0, t.iw0, t.ih0, t.n, bar, raw_bytes);
     }
+#endif
     unsigned* pairs = reinterpret_cast<unsigned*>(bytes + filter_offset);
     for (int i = tid; i < tap_rows; i += block_threads) {
       unsigned short tv[8];
@@ -487,10 +485,9 @@ struct depthwise_mma {
             load_chunk(a, t, t.ih0 + pix / patch_w, t.iw0 + pix % patch_w, t.c0 + 8 * q, true);
       }
     __syncthreads();  // the barrier is initialized before anyone waits on it (or the patch is in)
-    if (tma)
-      for (unsigned done = 0; !done;)
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n selp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done) : "r"(bar) : "memory");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (tma) common::mbarrier_wait(bar, 0);
+#endif
     // A valid map implies 16-byte accesses everywhere (make_tma_input): that path is compiled
     // with them known, as the probe that measured it was.
     if (tma) {

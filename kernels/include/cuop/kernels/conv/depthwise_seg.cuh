@@ -53,6 +53,7 @@
 
 #include "cuop/kernels/common/elements.cuh"
 #include "cuop/kernels/common/mma_sync.cuh"
+#include "cuop/kernels/common/tma.cuh"
 #include "cuop/kernels/conv/args.cuh"
 
 namespace cuop::kernels::conv {
@@ -245,12 +246,6 @@ struct depthwise_seg {
       }
   }
 
-  static __device__ __forceinline__ void barrier_wait(unsigned bar, unsigned parity) {
-    for (unsigned done = 0; !done;)
-      asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-                   : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-  }
-
   static __device__ void run_seg(const conv_args& a, const tma_input& in, void* smem_v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     unsigned char* smem = static_cast<unsigned char*>(smem_v);
@@ -274,19 +269,15 @@ struct depthwise_seg {
 
     auto issue = [&](int u, int s) {  // tile u's box into buffer s (thread 0)
       const tile_t nt = tile_of(a, u, groups);
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar0 + 8 * s), "r"(box_bytes) : "memory");
-      asm volatile(
-          "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
-          ::"r"(base + s * buf_bytes), "l"(reinterpret_cast<unsigned long long>(in.map)), "r"(nt.c0),
-          "r"(nt.ow0 - a.pad_w), "r"(nt.oh0 - a.pad_h), "r"(nt.n), "r"(bar0 + 8 * s)
-          : "memory");
+      common::tma_load_4d(base + s * buf_bytes, in.map, nt.c0, nt.ow0 - a.pad_w, nt.oh0 - a.pad_h, nt.n, bar0 + 8 * s,
+                          box_bytes);
     };
     if (tid < 2 * pix / 16)  // the slack pixel past each box
       reinterpret_cast<uint4*>(smem + (tid / (pix / 16)) * buf_bytes + box_bytes)[tid % (pix / 16)] = make_uint4(0, 0, 0, 0);
     if (tid == 0) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8));
-      asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+      common::mbarrier_init(bar0);
+      common::mbarrier_init(bar0 + 8);
+      common::mbarrier_init_fence();
       if (static_cast<int>(blockIdx.x) < total) issue(static_cast<int>(blockIdx.x), 0);
     }
     __syncthreads();
@@ -302,25 +293,19 @@ struct depthwise_seg {
       // The next tile's box, once the last store has read the other buffer. (Issued after this
       // tile's box had landed, the second box of each block cost 2-5%: ci/gpu/probes/dw_seg.cu.)
       if (tid == 0 && u + stride < total) {
-        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+        common::tma_store_wait_read();
         issue(u + stride, s ^ 1);
       }
-      barrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
+      common::mbarrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
       float acc[4][L][4];
       compute(base + s * buf_bytes, row0, col, quad, pc, d >= -1, swap, acc);
       __syncthreads();  // every warp is done reading the box: the output tile goes there
       epilogue(a, tl, base + s * buf_bytes, row0, col, quad, g, acc);
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      common::fence_proxy_async();
       __syncthreads();
-      if (tid == 0) {
-        asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(
-                         reinterpret_cast<unsigned long long>(in.map_y)),
-                     "r"(tl.c0), "r"(tl.ow0), "r"(tl.oh0), "r"(tl.n), "r"(base + s * buf_bytes)
-                     : "memory");
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-      }
+      if (tid == 0) common::tma_store_4d(in.map_y, tl.c0, tl.ow0, tl.oh0, tl.n, base + s * buf_bytes);
     }
-    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    if (tid == 0) common::tma_store_wait_read();
 #else
     (void)a, (void)in, (void)smem_v;
     __trap();  // sm_90 and newer (check_target refuses older targets)
