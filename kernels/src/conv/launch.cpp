@@ -64,12 +64,14 @@ bool encode_nhwc(CUtensorMap& map, const void* base, int c, int w, int h, int n,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-}  // namespace
-
+// Whether TMA can move these tensors: C a multiple of 8 (16-byte pixel strides), x and y 16-byte
+// aligned.
 bool tma_tensors_ok(const conv_args& args) {
   return args.c % 8 == 0 && reinterpret_cast<std::uintptr_t>(args.x) % 16 == 0 &&
          reinterpret_cast<std::uintptr_t>(args.y) % 16 == 0;
 }
+
+}  // namespace
 
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out) {
   std::memset(&out, 0, sizeof out);

@@ -19,9 +19,6 @@ cudaError_t query_limits(int device, device_limits& out);
 // with cudaErrorInvalidValue; conv2d() copies such tensors into aligned buffers first).
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out);
 
-// Whether stage 5 can move these tensors through TMA: C a multiple of 8, x and y 16-byte aligned.
-bool tma_tensors_ok(const conv_args& args);
-
 // Launches `kernel` (a __global__ function taking conv_args, or a cudaKernel_t cast to a pointer)
 // as planned; raises its dynamic shared memory limit first when the plan needs more than 48 KiB.
 cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args& args,
