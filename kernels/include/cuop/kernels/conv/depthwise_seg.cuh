@@ -25,8 +25,9 @@
 //
 // BLOCK_C 32 moves each pixel's 64 bytes in one request where 16 channels take two of 32: stage 5
 // with 16 channels was bound by the L2's tag lookups (75-84% busy, its sectors 30%, Nsight Compute
-// on the H200), and the same copies alone took 22.7 us in boxes of 16 channels and 16.6-16.9 in
-// boxes of 32 on 32x56x56x128 (41.1 against 29.0 on 16x64x64x384; the probe's copy schedule).
+// on the H200), and the same copies alone took 22.4-22.9 us in boxes of 16 channels and 15.9-16.9
+// in boxes of 32 on 32x56x56x128 (41.1-41.4 against 28.4-29.0 on 16x64x64x384; the probe's copy
+// schedule).
 //
 //   grid   persistent: block b takes tiles b, b + gridDim.x, ... (kernels/src/conv/family.cpp sizes
 //          it), a tile u being (channel group u % groups, output tile, image), so that blocks that
@@ -42,7 +43,7 @@
 // output (alpha and beta applied in f32, rounded to T once) goes into this tile's box once every
 // warp is done reading it, and out by one TMA store (outside the tensor: clipped, as the copy
 // zero-fills). There is no path without TMA in this kernel: with one, ptxas gave the TMA loop's
-// MMAs a fragment copy each, 2-13% slower (ci/gpu/probes/dw_seg.cu). How the A fragment's middle
+// MMAs a fragment copy each, 3-17% slower (ci/gpu/probes/dw_seg.cu). How the A fragment's middle
 // pair reaches its two registers (compute) and 32-bit shared addresses throughout keep NVRTC's
 // build (the tuner's) as clean as nvcc's (the library's): 0 spills and 86 moves a tile at ph 7,
 // no moves at ph 4 (SASS of sm_90a, both compilers), where NVRTC's spilled 164 bytes and copied
