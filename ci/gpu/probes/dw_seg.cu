@@ -27,9 +27,7 @@ enum : int { late = 1, nomma = 2, noload = 4, head = 8 };
 template <int TH, int TW, int L, int F, int BC = 16>
 struct seg_variant : kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC> {
   using B = kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC>;
-  static constexpr int R = 7;
-  using B::box_bytes, B::box_w, B::buf_bytes, B::bar_offset, B::block_threads, B::pair_words, B::pairs_offset,
-      B::pix, B::quads, B::segs, B::span, B::cpairs;
+  using B::box_bytes, B::buf_bytes, B::bar_offset, B::block_threads, B::pix;
 
   // The library's compute, with `hook` run by every lane after the loads of input row 3 are issued.
   template <typename H>
@@ -53,19 +51,12 @@ struct seg_variant : kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC> {
     unsigned char* smem = static_cast<unsigned char*>(smem_v);
     const unsigned base = cm::smem_addr(smem);
     if (base & 1023u) __trap();
-    const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+    const int tid = static_cast<int>(threadIdx.x);
     const int groups = (a.c + B::block_c - 1) / B::block_c;
     const int total = groups * ((a.p + TH - 1) / TH) * ((a.q + TW - 1) / TW) * a.n;
     const int stride = static_cast<int>(gridDim.x);
     const unsigned bar0 = base + bar_offset;
-    const int quad = warp % quads, set = warp / quads;
-    const int sg = set % (segs / span), cg = set / (segs / span);
-    const int g = lane / 4, t = lane % 4;
-    const int seg = sg * span + g % span, ct0 = 2 * (cg * cpairs + g / span);
-    const int d = 2 * t - g, o = d >= -1 ? d : d + 8;
-    const unsigned pc = base + pairs_offset + 4u * ((4 * quad) * R * pair_words + o + 1);
-    const int row0 = seg * L, col = ct0 * 8 + 2 * t;
-    const bool swap = L % 2 == 0 && (seg & 1);
+    const auto ln = B::lane_of(base, tid);
 
     auto issue = [&](int u, int s) {
       const auto nt = B::tile_of(a, u, groups);
@@ -102,11 +93,9 @@ struct seg_variant : kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC> {
       if (!(F & noload)) cm::mbarrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
       if (first_late) issue_next();
       float acc[4][L][4];
-      compute(base + s * buf_bytes, row0, col, quad, pc, d >= -1, swap,
-              [] {},
-              acc);
+      compute(base + s * buf_bytes, ln.row0, ln.col, ln.quad, ln.pc, ln.low, ln.swap, [] {}, acc);
       __syncthreads();
-      B::epilogue(a, tl, base + s * buf_bytes, row0, col, quad, g, acc);
+      B::epilogue(a, tl, base + s * buf_bytes, ln.row0, ln.col, ln.quad, ln.g, acc);
       cm::fence_proxy_async();
       __syncthreads();
       if (tid == 0) cm::tma_store_4d(in.map_y, tl.c0, tl.ow0, tl.oh0, tl.n, base + s * buf_bytes);

@@ -247,26 +247,37 @@ struct depthwise_seg {
       }
   }
 
+  // A lane's place: its quad, the first output row and column of its segment, its tap pairs (a
+  // shared-memory address in the block's shared memory at `base`), whether its nonzero B register
+  // is b0, whether it reads its pixel pairs swapped, and its group g (lane / 4).
+  struct lane_t {
+    int quad, row0, col, g;
+    unsigned pc;
+    bool low, swap;
+  };
+  static __device__ __forceinline__ lane_t lane_of(unsigned base, int tid) {
+    const int lane = tid % 32, warp = tid / 32;
+    const int quad = warp % quads, set = warp / quads;
+    const int sg = set % (segs / span), cg = set / (segs / span);
+    const int g = lane / 4, t = lane % 4;
+    const int seg = sg * span + g % span, ct0 = 2 * (cg * cpairs + g / span);
+    const int d = 2 * t - g, o = d >= -1 ? d : d + 8;
+    return {quad, seg * L, ct0 * 8 + 2 * t, g, base + pairs_offset + 4u * ((4 * quad) * R * pair_words + o + 1), d >= -1,
+            L % 2 == 0 && (seg & 1)};
+  }
+
   static __device__ void run_seg(const conv_args& a, const tma_input& in, void* smem_v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     unsigned char* smem = static_cast<unsigned char*>(smem_v);
     const unsigned base = common::smem_addr(smem);
     // The swizzle phases assume a 1024-byte aligned box; the launcher never starts it without maps.
     if ((base & 1023u) || !in.valid) __trap();
-    const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+    const int tid = static_cast<int>(threadIdx.x);
     const int groups = (a.c + block_c - 1) / block_c;
     const int total = groups * ((a.p + TILE_H - 1) / TILE_H) * ((a.q + TILE_W - 1) / TILE_W) * a.n;
     const int stride = static_cast<int>(gridDim.x);
     const unsigned bar0 = base + bar_offset;
-    // The lane's place: its quad, slot set, segment, column tiles and tap offset.
-    const int quad = warp % quads, set = warp / quads;
-    const int sg = set % (segs / span), cg = set / (segs / span);
-    const int g = lane / 4, t = lane % 4;
-    const int seg = sg * span + g % span, ct0 = 2 * (cg * cpairs + g / span);
-    const int d = 2 * t - g, o = d >= -1 ? d : d + 8;
-    const unsigned pc = base + pairs_offset + 4u * ((4 * quad) * R * pair_words + o + 1);
-    const int row0 = seg * L, col = ct0 * 8 + 2 * t;
-    const bool swap = L % 2 == 0 && (seg & 1);
+    const lane_t ln = lane_of(base, tid);
 
     auto issue = [&](int u, int s) {  // tile u's box into buffer s (thread 0)
       const tile_t nt = tile_of(a, u, groups);
@@ -299,9 +310,9 @@ struct depthwise_seg {
       }
       common::mbarrier_wait(bar0 + 8 * s, static_cast<unsigned>((k >> 1) & 1));
       float acc[4][L][4];
-      compute(base + s * buf_bytes, row0, col, quad, pc, d >= -1, swap, acc);
+      compute(base + s * buf_bytes, ln.row0, ln.col, ln.quad, ln.pc, ln.low, ln.swap, acc);
       __syncthreads();  // every warp is done reading the box: the output tile goes there
-      epilogue(a, tl, base + s * buf_bytes, row0, col, quad, g, acc);
+      epilogue(a, tl, base + s * buf_bytes, ln.row0, ln.col, ln.quad, ln.g, acc);
       common::fence_proxy_async();
       __syncthreads();
       if (tid == 0) common::tma_store_4d(in.map_y, tl.c0, tl.ow0, tl.oh0, tl.n, base + s * buf_bytes);
