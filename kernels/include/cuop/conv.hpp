@@ -25,7 +25,7 @@ struct conv2d_problem {
 // is allocated by the library once per device and stream. x, w and y should be 16-byte aligned
 // (as cudaMalloc gives): the choices (cuDNN's plans, our TMA kernels) take nothing else, so other
 // tensors are copied into aligned buffers of the library's first, and y back after (one copy of
-// each tensor each way: slower, not wrong). Without cuDNN in the build, only
+// each misaligned tensor each way: slower, not wrong). Without cuDNN in the build, only
 // shapes a tuned depthwise kernel or FFT configuration covers are supported.
 status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream = nullptr);
 

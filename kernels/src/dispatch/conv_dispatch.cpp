@@ -225,23 +225,30 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 }  // namespace
 
 // cuDNN's plans (16-byte aligned tensors) and stage 5's tensor maps take aligned tensors only:
-// others are copied into aligned buffers of the library's, and y back, on the call's stream.
+// those that are not are copied into aligned buffers of the library's (y back after), on the
+// call's stream; aligned ones are used where they are.
 static status conv2d_staged(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream) {
   const auto& sh = p.shape;
   const std::size_t e = size_of(p.type);
   const std::size_t xb = static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w * e,
                     wb = static_cast<std::size_t>(sh.k) * (sh.c / sh.groups) * sh.r * sh.s * e,
                     yb = static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q() * e;
+  // The aligned stand-in of `src` (bytes long): src itself, or a copy in the purpose's buffer.
+  auto stand_in = [&](const void* src, std::size_t bytes, dispatch::buffer_purpose purpose, bool copy,
+                      void*& out) -> status {
+    if (aligned16(src)) {
+      out = const_cast<void*>(src);
+      return status::success;
+    }
+    if (auto s = dispatch::buffer_for(bytes, stream, purpose, out); s != status::success) return s;
+    return copy ? to_status(cudaMemcpyAsync(out, src, bytes, cudaMemcpyDeviceToDevice, stream)) : status::success;
+  };
   void *sx = nullptr, *sw = nullptr, *sy = nullptr;
-  if (auto s = dispatch::buffer_for(xb, stream, dispatch::buffer_purpose::staged_x, sx); s != status::success) return s;
-  if (auto s = dispatch::buffer_for(wb, stream, dispatch::buffer_purpose::staged_w, sw); s != status::success) return s;
-  if (auto s = dispatch::buffer_for(yb, stream, dispatch::buffer_purpose::staged_y, sy); s != status::success) return s;
-  if (auto e1 = cudaMemcpyAsync(sx, x, xb, cudaMemcpyDeviceToDevice, stream); e1 != cudaSuccess) return to_status(e1);
-  if (auto e1 = cudaMemcpyAsync(sw, w, wb, cudaMemcpyDeviceToDevice, stream); e1 != cudaSuccess) return to_status(e1);
-  if (p.beta != 0.f)
-    if (auto e1 = cudaMemcpyAsync(sy, y, yb, cudaMemcpyDeviceToDevice, stream); e1 != cudaSuccess) return to_status(e1);
+  if (auto s = stand_in(x, xb, dispatch::buffer_purpose::staged_x, true, sx); s != status::success) return s;
+  if (auto s = stand_in(w, wb, dispatch::buffer_purpose::staged_w, true, sw); s != status::success) return s;
+  if (auto s = stand_in(y, yb, dispatch::buffer_purpose::staged_y, p.beta != 0.f, sy); s != status::success) return s;
   if (auto s = conv2d(p, sx, sw, sy, stream); s != status::success) return s;
-  return to_status(cudaMemcpyAsync(y, sy, yb, cudaMemcpyDeviceToDevice, stream));
+  return sy == y ? status::success : to_status(cudaMemcpyAsync(y, sy, yb, cudaMemcpyDeviceToDevice, stream));
 }
 
 namespace {

@@ -303,7 +303,8 @@ struct depthwise_seg {
         build_pairs(a, tl.c0, smem, tid);
       }
       // The next tile's box, once the last store has read the other buffer. (Issued after this
-      // tile's box had landed, the second box of each block cost 2-5%: ci/gpu/probes/dw_seg.cu.)
+      // tile's box had landed, the second box of each block gained nothing with 16 channels and
+      // cost 1-2% with 32: ci/gpu/probes/dw_seg.cu, `late`.)
       if (tid == 0 && u + stride < total) {
         common::tma_store_wait_read();
         issue(u + stride, s ^ 1);
