@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
@@ -106,11 +107,17 @@ std::string render(const result_file& f) {
 }  // namespace
 
 result_file read_results_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw error(fmt::format("{}: cannot open results file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_results(text.str(), path);
+}
+
+result_file parse_results(const std::string& text, const std::string& path) {
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const std::exception& e) {
     throw error(fmt::format("{}: not a results file: {}", path, e.what()));
   }

@@ -68,6 +68,9 @@ std::vector<result_file> read_results(const std::string& dir);
 // Reads one results file; `path` stays as given. Throws cuop::error naming a bad file.
 result_file read_results_file(const std::string& path);
 
+// Parses the text of a results file; `path` names it in messages and in the result.
+result_file parse_results(const std::string& text, const std::string& path);
+
 // "NVIDIA H200" -> "nvidia-h200"
 std::string slug(const std::string& gpu_name);
 
