@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "tuner/cli/commands.hpp"
@@ -51,10 +52,16 @@ int run_emit(const emit_options& o) {
   const auto unit_of = [&](const std::string& op) { return (fs::path(o.out_dir) / (op + "_instances.cu")).string(); };
   // Every path checked before any file is replaced: a folder in the way of the last file must not
   // leave the first ones from this emit and the rest from the last.
+  // Where the entries were measured, with the runs' free text (spec files, times): data beside
+  // the code, never in it (docs/cli.md, "Results files are untrusted").
+  const auto provenance = (fs::path(o.out_dir) / "dispatch_provenance.json").string();
+  std::set<emit::cited_run> cited;
   for (const auto& [op, out] : outputs) {
     emit::require_writable_file(header_of(op));
     emit::require_writable_file(unit_of(op));
+    cited.insert(out.cited.begin(), out.cited.end());
   }
+  emit::require_writable_file(provenance);
   for (const auto& [op, out] : outputs) {
     const auto header = header_of(op);
     const auto unit = unit_of(op);
@@ -65,6 +72,9 @@ int run_emit(const emit_options& o) {
       fmt::print("{} {}\n{} {}\n", header, h ? "written" : "unchanged", unit, u ? "written" : "unchanged");
     }
   }
+  const bool p = emit::write_if_changed(
+      provenance, emit::provenance_json(cited).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (!o.quiet) fmt::print("{} {}\n", provenance, p ? "written" : "unchanged");
   return 0;
 }
 
