@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <set>
 
@@ -48,7 +50,17 @@ const std::vector<std::string> build_keys = {"instance", "target", "status", "re
 const std::vector<std::string> dtype_names = {"f32", "f16", "bf16"};
 const std::vector<std::string> build_statuses = {"ok", "compile_error", "over_limit"};
 
-bool matches(const std::string& s, const char* pattern) { return std::regex_match(s, std::regex(pattern)); }
+// Patterns are compiled once each (a results file has thousands of values to match).
+bool matches(const std::string& s, const std::string& pattern) {
+  static std::mutex m;
+  static std::map<std::string, std::regex> compiled;
+  const std::regex* re = nullptr;
+  {
+    std::lock_guard lock(m);
+    re = &compiled.try_emplace(pattern, pattern).first->second;
+  }
+  return std::regex_match(s, *re);
+}
 
 // Text with no control characters (a newline, an escape) and not too long.
 std::string check_text(const std::string& s, std::size_t longest) {
@@ -309,7 +321,7 @@ class checker {
     if (!string_field(t, "instance", line, p, instance) || !params_ok || !type || !dims_ok) return;
     if (fam->user_source) {  // never shipped: a name the sweep could have written is enough
       const std::string pattern = fmt::format("{}_{}_custom_[A-Za-z0-9_]{{1,200}}", m_op->name, dtype_name);
-      if (!matches(instance, pattern.c_str()))
+      if (!matches(instance, pattern))
         fail(line, p + "instance", fmt::format("{} is not a custom kernel's instance name", json_quoted(instance)));
       return;
     }
