@@ -161,7 +161,7 @@ TEST(sm80_library_graph, conv2d_first_call_and_replays) {
       [=](int v) { return conv_case(dtype::f16, conv_shape_of(nhwc, 8, 32 - v, 32, 1024, 1024, 31, 1, 15, 1024)); },
       [=](int v) { return conv_case(dtype::f16, conv_shape_of(nhwc, 32 - v, 56, 56, 64, 64, 3, 1, 1, 1)); },     // cuDNN configuration
       [=](int v) { return conv_case(dtype::bf16, conv_shape_of(nhwc, 2 + v, 12, 12, 16, 32, 3, 1, 1, 1)); },     // cuDNN heuristic
-      [=](int v) { return conv_case(dtype::f32, conv_shape_of(nchw, 4, 256 - v, 256, 32, 32, 11, 1, 5, 1)); },   // FFT
+      [=](int v) { return conv_case(dtype::f32, conv_shape_of(nchw, 1, 256 - v, 256, 32, 32, 11, 1, 5, 1)); },   // FFT
       [=](int v) { return conv_case(dtype::f16, conv_shape_of(nhwc, 2 + v, 28, 28, 512, 512, 7, 1, 3, 512), 1.f, 0.f, 1); },
       [=](int v) { return conv_case(dtype::f16, conv_shape_of(nhwc, 2 + v, 20, 20, 32, 32, 3, 1, 1, 1), 1.f, 0.f, 1); },
   });
@@ -250,7 +250,7 @@ TEST(sm80_library_graph_fresh, every_op_first_under_capture) {
   cases.push_back(cuop::test::gemm_case(dtype::bf16, dtype::bf16, kg::b_layout::col, 999, 1000, 1000));
   cases.push_back(cuop::test::gemm_case(dtype::f16, dtype::f16, kg::b_layout::col, 126, 1031, 4093));
   cases.push_back(cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 31, 56, 56, 64, 64, 3, 1, 1, 1)));
-  cases.push_back(cuop::test::conv_case(dtype::f32, cuop::test::conv_shape_of(kc::layout::nchw, 4, 255, 256, 32, 32, 11, 1, 5, 1)));
+  cases.push_back(cuop::test::conv_case(dtype::f32, cuop::test::conv_shape_of(kc::layout::nchw, 1, 255, 256, 32, 32, 11, 1, 5, 1)));
   cases.push_back(cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 3, 28, 28, 512, 512, 7, 1, 3, 512),
                                         1.f, 0.f, 1));
   // Operands and references first (the reference kernels are not the library's).
