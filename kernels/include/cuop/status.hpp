@@ -1,4 +1,5 @@
-// Status codes on the kernel path: the library never throws.
+// Status codes on the kernel path: the library never throws. Every op checks its arguments and
+// its stream before it queues anything; a status from those checks means nothing was queued.
 #pragma once
 
 namespace cuop {
