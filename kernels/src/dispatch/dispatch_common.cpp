@@ -174,10 +174,14 @@ status inspect_stream(cudaStream_t stream, stream_info& out) {
     const cudaError_t e = cudaStreamIsCapturing(cudaStreamLegacy, &st);
     return e == cudaErrorStreamCaptureImplicit ? status::capture_conflict : to_status(e);
   }
-  int device = -1;
-  if (const cudaError_t e = cudaStreamGetDevice(stream, &device); e != cudaSuccess)
-    return e == cudaErrorInvalidResourceHandle ? status::invalid_argument : to_status(e);
-  if (device != out.device) return status::invalid_argument;
+  // The calling thread's per-thread stream is the current device's by definition; another stream
+  // may belong to another device, which a launch on the current one would not run on.
+  if (stream != cudaStreamPerThread) {
+    int device = -1;
+    if (const cudaError_t e = cudaStreamGetDevice(stream, &device); e != cudaSuccess)
+      return e == cudaErrorInvalidResourceHandle ? status::invalid_argument : to_status(e);
+    if (device != out.device) return status::invalid_argument;
+  }
   if (const cudaError_t e = cudaStreamGetCaptureInfo(stream, &st); e != cudaSuccess) return to_status(e);
   if (st == cudaStreamCaptureStatusInvalidated) return status::capture_conflict;
   out.capturing = st == cudaStreamCaptureStatusActive;
