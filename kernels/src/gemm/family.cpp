@@ -111,7 +111,7 @@ std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_lim
              s(mma_split_max_tiles) + " split-K counters";
     p.workspace_bytes = static_cast<std::size_t>(
         mma_split_counter_bytes + static_cast<long long>(c.split_k) * tiles * c.block_m * c.block_n * 4);
-    p.zeroed_bytes = static_cast<std::size_t>(mma_split_counter_bytes);
+    p.zeroed_bytes = static_cast<std::size_t>(4 * tiles);  // the counters of this launch's tiles
   }
   if (c.pack == 1) {
     // Never over the split-K counters, even without split-K: a workspace is shared by every

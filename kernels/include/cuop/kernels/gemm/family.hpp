@@ -101,8 +101,9 @@ struct launch_plan {
   std::size_t smem_bytes = 0;       // dynamic shared memory
   std::size_t workspace_bytes = 0;  // zeroed once when allocated; self-resetting afterwards
   std::size_t zeroed_bytes = 0;     // of those, the leading bytes the launch reads as zeros (the
-                                    // split-K counters): a buffer whose contents are not kept
-                                    // between launches (a graph's) clears them before each
+                                    // split-K counters of its tiles, 4 bytes each): a buffer whose
+                                    // contents are not kept between launches (a graph's) clears
+                                    // them before each
   pack_plan pack;                   // regions after the split-K ones (never over the counters),
                                     // rewritten by every launch
 };
