@@ -35,7 +35,9 @@ struct gemm_problem {
 status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, void* d,
             cudaStream_t stream = nullptr);
 
-// What dispatch chooses for `p` on the current device, for logs, tests and benchmarks.
+// What dispatch chooses for `p` on the current device, for logs, tests and benchmarks, for
+// pointers aligned as cudaMalloc aligns them (a call with less aligned pointers may choose
+// otherwise). Makes the choice's handles and plans, so it also warms a shape up before capture.
 struct gemm_choice {
   const char* instance = nullptr;  // "gemm_bf16_bf16_col_mma_...", "gemm_bf16_cublaslt_..."
   const char* kind = nullptr;      // "kernel", "cublaslt" or "cublaslt-heuristic"
