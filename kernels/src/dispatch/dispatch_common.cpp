@@ -172,7 +172,9 @@ status inspect_stream(cudaStream_t stream, stream_info& out) {
     // use of it would depend on that capture and invalidate it; this query is the one use CUDA
     // answers (cudaErrorStreamCaptureImplicit) without invalidating anything.
     const cudaError_t e = cudaStreamIsCapturing(cudaStreamLegacy, &st);
-    return e == cudaErrorStreamCaptureImplicit ? status::capture_conflict : to_status(e);
+    if (e != cudaErrorStreamCaptureImplicit) return to_status(e);
+    cudaGetLastError();  // answered by the status: not left behind for the application's next check
+    return status::capture_conflict;
   }
   // The calling thread's per-thread stream is the current device's by definition; another stream
   // may belong to another device, which a launch on the current one would not run on.
