@@ -2,14 +2,18 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "tuner/cli/commands.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/emit/conv_emit.hpp"
+#include "tuner/emit/freshness.hpp"
 #include "tuner/emit/gemm_emit.hpp"
 #include "tuner/emit/softmax_emit.hpp"
+#include "tuner/ops/family_sources.hpp"
+#include "tuner/ops/registry.hpp"
 
 namespace cuop::cli {
 
@@ -28,6 +32,32 @@ std::vector<std::string> split_list(const std::string& s) {
   for (std::string item; std::getline(ss, item, s.find(';') != std::string::npos ? ';' : ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// Entries measured on kernel sources other than today's (docs/cli.md, "Freshness"): listed in the
+// report; one warning line under --quiet (the build's emit), which CI's validate turns into a
+// failure unless results/stale.txt acknowledges them.
+template <typename Outputs>
+void report_stale(const Outputs& outputs, bool quiet) {
+  std::size_t stale = 0;
+  for (const auto& [op, out] : outputs) {
+    // Each trial once, however many targets' tables it entered.
+    std::map<const emit::result_file*, std::set<const emit::result_trial*>> chosen;
+    for (const auto& [f, t] : out.chosen) chosen[f].insert(t);
+    std::map<const emit::result_file*, std::vector<const emit::result_trial*>> by_file;
+    for (const auto& [f, trials] : chosen) by_file[f].assign(trials.begin(), trials.end());
+    for (const auto& [f, trials] : by_file) {
+      const auto* desc = ops::find_op(f->op);
+      if (!desc) continue;
+      for (const auto& g : emit::stale_groups(*f, ops::family_source_hashes(*desc), &trials)) {
+        stale += g.trials;
+        if (!quiet) fmt::print("stale: {}\n", emit::describe(f->path, g));
+      }
+    }
+  }
+  if (stale && quiet)
+    fmt::print(stderr, "cuop-tune: warning: {} dispatch entries were measured on other kernel sources (emit without "
+                       "--quiet lists them)\n", stale);
 }
 
 int run_emit(const emit_options& o) {
@@ -72,6 +102,7 @@ int run_emit(const emit_options& o) {
       fmt::print("{} {}\n{} {}\n", header, h ? "written" : "unchanged", unit, u ? "written" : "unchanged");
     }
   }
+  report_stale(outputs, o.quiet);
   const bool p = emit::write_if_changed(
       provenance, emit::provenance_json(cited).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!o.quiet) fmt::print("{} {}\n", provenance, p ? "written" : "unchanged");

@@ -2,18 +2,25 @@
 #include <fmt/format.h>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validate_results.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace cuop::cli {
 
 void add_validate(CLI::App& app, action& run) {
-  auto* cmd = app.add_subcommand("validate", "Check sweep files (YAML, constraints) without running");
+  auto* cmd = app.add_subcommand("validate", "Check sweep files, or results files and folders, without running");
   auto files = std::make_shared<std::vector<std::string>>();
-  cmd->add_option("files", *files, "Sweep files")->required()->check(CLI::ExistingFile);
+  cmd->add_option("files", *files, "Sweep files; results files (.json) or folders (results/)")
+      ->required()
+      ->check(CLI::ExistingPath);
   cmd->callback([&run, files] {
     run = [files] {
       for (const auto& f : *files) {
+        if (is_results_path(f)) {
+          validate_results(f);
+          continue;
+        }
         const auto s = spec::load(f);
         space::require_nonempty(s);  // as sweep refuses it
         std::size_t accepted = 0;

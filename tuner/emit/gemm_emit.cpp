@@ -102,6 +102,7 @@ emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std
       }
       provenance_lines.insert(fmt::format("{} (measured on sm_{})", e.provenance, f->cc));
       out.cited.insert({f, t->run});
+      out.chosen.emplace_back(f, t);
       entries.push_back(std::move(e));
       ++count;
     }

@@ -77,8 +77,10 @@ ordered build_json(const result_build& b) {
   return j;
 }
 
+}  // namespace
+
 // Reviewable layout: the header fields, then one array element per line.
-std::string render(const result_file& f) {
+std::string render_results(const result_file& f) {
   ordered head;
   head["format"] = format_tag;
   head["op"] = f.op;
@@ -110,6 +112,18 @@ std::string render(const result_file& f) {
   array("trials", trials, false);
   array("builds", builds, true);
   return out + "}\n";
+}
+
+namespace {
+
+// A run's family hashes as the database keeps them (JSON text; "" before schema 4).
+std::map<std::string, std::string> family_hashes_of(const store::run_info& r) {
+  if (r.family_hashes.empty()) return {};
+  try {
+    return json::parse(r.family_hashes).get<std::map<std::string, std::string>>();
+  } catch (const json::exception& e) {
+    throw error(fmt::format("run {}: its family hashes are not a JSON object of strings: {}", r.id, e.what()));
+  }
 }
 
 }  // namespace
@@ -245,7 +259,7 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
     }
     for (const auto& r : current.runs)
       if (used_runs.contains(r.id) || f.gpu.empty())
-        f.runs.push_back({r.id, r.started_at, r.spec_file, r.env.key(), r.env.git_rev});
+        f.runs.push_back({r.id, r.started_at, r.spec_file, r.env.key(), r.env.git_rev, family_hashes_of(r)});
     // Builds are GPU-independent; the newest per (instance, target) goes with every file.
     std::map<std::pair<std::string, std::string>, store::build_record> builds;
     for (auto& b : db.builds(op)) builds[{b.instance, b.target}] = std::move(b);
@@ -263,7 +277,7 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
                                   path, r.id, r.state.empty() ? "unfinished" : r.state));
       f = update_results(read_results_file(path), std::move(f));
     }
-    write_if_changed(path, render(f));
+    write_if_changed(path, render_results(f));
     written.push_back(path);
   }
   return written;

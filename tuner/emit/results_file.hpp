@@ -75,6 +75,11 @@ result_file read_results_file(const std::string& path);
 // Parses the text of a results file; `path` names it in messages and in the result.
 result_file parse_results(const std::string& text, const std::string& path);
 
+// The text export writes for `f`: the header fields, then one run, trial or build per line,
+// numbers to 5 significant digits. A committed file equal to render_results of what it reads as
+// is in the form export wrote (validate checks it).
+std::string render_results(const result_file& f);
+
 // "NVIDIA H200" -> "nvidia-h200"
 std::string slug(const std::string& gpu_name);
 

@@ -83,6 +83,7 @@ emitted emit_softmax(const std::vector<result_file>& results, const std::vector<
         e.provenance = run_provenance(*f, t->run);
         provenance_lines.insert(fmt::format("{} (measured on sm_{})", e.provenance, f->cc));
       out.cited.insert({f, t->run});
+      out.chosen.emplace_back(f, t);
         entries.push_back(std::move(e));
         ++count;
       }

@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tuner/emit/emit_common.hpp"
@@ -16,6 +17,7 @@ struct emitted {
   std::string instantiation; // softmax_instances.cu
   std::vector<std::string> report;  // one line per target: how many entries from which link
   std::set<cited_run> cited;        // the runs its entries were measured in (provenance_json)
+  std::vector<std::pair<const result_file*, const result_trial*>> chosen;  // the measured entries' trials
 };
 
 // targets: "80", "90a", "sm_100a", "90a-real"... (CMake's CUDA_ARCHITECTURES spellings accepted).

@@ -22,7 +22,9 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
 #include "tuner/measure/environment_check.hpp"
+#include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/op_adapter.hpp"
+#include "tuner/ops/registry.hpp"
 #include "tuner/runner/batch_plan.hpp"
 #include "tuner/runner/device_pool.hpp"
 #include "tuner/runner/shard.hpp"
@@ -618,6 +620,7 @@ int sweep_run::execute() {
   info.state = "running";
   info.env = m_env;
   info.shard = m_shard.str();
+  if (const auto* op = ops::find_op(m_spec.op)) info.family_hashes = nlohmann::json(ops::family_source_hashes(*op)).dump();
   m_run_id = m_db.begin_run(info);
 
   try {

@@ -7,7 +7,7 @@ namespace {
 constexpr const char* run_columns =
     "id, started_at, finished_at, spec_file, spec_hash, op, mode, state, gpu_name, gpu_uuid, "
     "sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, git_rev, build_flags, source_hash, "
-    "hostname, state_reason, env_checks, shard, provenance";
+    "hostname, state_reason, env_checks, shard, provenance, family_hashes";
 
 run_info read_run(const statement& s) {
   run_info r;
@@ -36,6 +36,7 @@ run_info read_run(const statement& s) {
   r.env_checks = s.text(21);
   r.shard = s.text(22);
   r.provenance = s.text(23);
+  r.family_hashes = s.text(24);
   return r;
 }
 
@@ -59,12 +60,13 @@ std::int64_t sqlite_database::copy_run(const run_info& r) {
   statement s(m_conn,
               "INSERT INTO runs (started_at, finished_at, spec_file, spec_hash, op, mode, state, env_key, "
               "gpu_name, gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, "
-              "git_rev, build_flags, source_hash, hostname, state_reason, env_checks, shard, provenance) "
-              "VALUES (?,NULLIF(?,''),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              "git_rev, build_flags, source_hash, hostname, state_reason, env_checks, shard, provenance, "
+              "family_hashes) VALUES (?,NULLIF(?,''),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
               what);
   s.bind_all(r.started_at, r.finished_at, r.spec_file, r.spec_hash, r.op, r.mode, r.state, e.key(), e.gpu_name,
              e.gpu_uuid, e.sm_count, e.l2_bytes, e.cc, e.driver, e.cuda_runtime, e.libraries, e.git_rev,
-             e.build_flags, e.source_hash, e.hostname, r.state_reason, r.env_checks, r.shard, r.provenance);
+             e.build_flags, e.source_hash, e.hostname, r.state_reason, r.env_checks, r.shard, r.provenance,
+             r.family_hashes);
   s.run();
   return m_conn.last_insert_rowid();
 }
