@@ -159,6 +159,56 @@ std::string check_config(const softmax_config& c) {
   return {};
 }
 
+softmax_config default_config(dtype t, long long cols) noexcept {
+  const int vec = static_cast<int>(16 / size_of(t));
+  softmax_config c;
+  c.type = t;
+  c.vec = vec;
+  c.persistent = 0;  // one block per row group: no occupancy query needed to size the grid
+  const long long vectors = (std::max(cols, 1LL) + vec - 1) / vec;
+  if (vectors <= 32 * 4) {  // warp_row: the fewest lanes (4 to 32) holding the row in 1 or 4 chunks
+    c.fam = family::warp_row;
+    c.chunks = vectors <= 32 ? 1 : 4;
+    int lanes = 4;
+    while (lanes < 32 && static_cast<long long>(lanes) * c.chunks < vectors) lanes *= 2;
+    c.threads_per_row = lanes;
+    c.rows_per_block = 256 / lanes;  // 256-thread blocks
+    return c;
+  }
+  // block_row: 256 threads with up to 8 vectors each, then 1024 threads with 4 or 8.
+  constexpr struct {
+    int threads, chunks;
+  } blocks[] = {{256, 1}, {256, 2}, {256, 4}, {256, 8}, {1024, 4}, {1024, 8}};
+  for (const auto& b : blocks)
+    if (static_cast<long long>(b.threads) * b.chunks >= vectors) {
+      c.fam = family::block_row;
+      c.block_threads = b.threads;
+      c.chunks = b.chunks;
+      return c;
+    }
+  // split_row, persistent (a cooperative launch): at most 128 co-resident blocks a row with 2048
+  // vectors each, then blocks of 8192 vectors.
+  c.fam = family::split_row;
+  const bool large = vectors > 2048LL * 128;
+  c.block_threads = large ? 1024 : 512;
+  c.chunks = large ? 8 : 4;
+  c.persistent = 1;
+  return c;
+}
+
+std::vector<softmax_config> default_configs(dtype t) {
+  std::vector<softmax_config> out;
+  const auto add = [&](long long cols) {
+    const auto c = default_config(t, cols);
+    if (std::none_of(out.begin(), out.end(), [&](const softmax_config& o) { return instance_name(o) == instance_name(c); }))
+      out.push_back(c);
+  };
+  // Every boundary of the rule, and one row length beyond the last.
+  const long long vec = 16 / static_cast<long long>(size_of(t));
+  for (long long vectors = 1; vectors <= 2048LL * 128 * 2; vectors *= 2) add(vectors * vec);
+  return out;
+}
+
 std::string instance_name(const softmax_config& c) {
   std::string n = "softmax_";
   n += name_of(c.type);

@@ -63,6 +63,19 @@ struct softmax_config {
 bool set_param(softmax_config& c, std::string_view name, long long value) noexcept;
 long long get_param(const softmax_config& c, std::string_view name) noexcept;
 
+// The default rule: the configuration the library runs for a dtype and row length when the
+// dispatch model has no confident choice, and the baseline the model is measured against
+// (docs/dispatch.md, "Baselines"). Rows live in registers, read with 16-byte vectors: rows of up
+// to 128 vectors (512 f32 or 1024 f16 columns) in warp_row, with the fewest lanes (4 to 32)
+// that hold them in 1 or 4 vectors a lane and 256-thread blocks; up to 8192 vectors in block_row
+// (256 threads with 1 to 8 vectors each, then 1024 threads with 4 or 8); longer rows in
+// split_row (co-resident blocks per row, of 512 threads with 4 vectors each, or 1024 with 8
+// past 262144 vectors). It depends on cols only, so a tuned shape's baseline is the same whatever
+// its rows; default_configs(t) lists every configuration it returns (the library instantiates
+// them all).
+softmax_config default_config(dtype t, long long cols) noexcept;
+std::vector<softmax_config> default_configs(dtype t);
+
 // Threads per block of the configuration (warp_row: threads_per_row * rows_per_block).
 int threads_per_block(const softmax_config& c) noexcept;
 

@@ -1,0 +1,91 @@
+// The dispatch's choice for any shape (docs/dispatch.md): among the candidates measured at the
+// tuned shapes nearest the call's, the one whose worst measured speedup over the baseline there is
+// highest, if that worst case is a clear win; else the baseline. One implementation, used by the
+// library at run time and by the tuner to validate the model on shapes it was not fitted on, so
+// what is validated is what ships. Plain C++, no allocation.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+namespace cuop::detail {
+
+// How a model chooses. Distances are L1 over the features (log2 of the shape's dimensions).
+struct choice_params {
+  int neighbours;        // the k nearest anchors within `radius` vote
+  double radius;         // farther anchors say nothing about the call's shape
+  double log_margin;     // a candidate must beat the baseline by more than this (log) at every voter
+};
+
+// One fitted model's data, as the emitted tables hold it.
+//   features:     anchors x feature_count, row-major
+//   log_speedup:  anchors x candidates, row-major: log(baseline time / candidate time) measured at
+//                 the anchor, conservatively (the baseline's interval low over the candidate's
+//                 interval high); NaN where the candidate was not measured or failed there
+//   trusted:      per candidate, 1 when validation never saw it lose where it was chosen
+struct choice_model_view {
+  const double* features;
+  const float* log_speedup;
+  const unsigned char* trusted;
+  int anchors;
+  int feature_count;
+  int candidates;
+  choice_params params;
+};
+
+// Most anchors one model holds (the neighbour search keeps its k best in a fixed array).
+inline constexpr int max_neighbours = 16;
+
+// The index of the chosen candidate for `query` (feature_count values), or -1 for the baseline.
+// `usable(c)` says whether candidate c can run the call at all (a plan for its shape, a
+// configuration the installed library accepts); `skip_anchor` (>= 0) leaves that anchor out, which
+// is how leave-one-out validation asks. A call at an anchor's own shape (distance 0) is decided by
+// that anchor alone: it was measured there.
+template <typename Usable>
+int nearest_choice(const choice_model_view& m, const double* query, Usable&& usable, int skip_anchor = -1) {
+  const int k = m.params.neighbours < 1 ? 1 : (m.params.neighbours > max_neighbours ? max_neighbours
+                                                                                      : m.params.neighbours);
+  int nearest[max_neighbours];
+  double dist[max_neighbours];
+  int found = 0;
+  for (int a = 0; a < m.anchors; ++a) {
+    if (a == skip_anchor) continue;
+    double d = 0;
+    for (int f = 0; f < m.feature_count; ++f) d += std::fabs(m.features[a * m.feature_count + f] - query[f]);
+    if (!(d <= m.params.radius)) continue;
+    // Insertion into the k best, ties kept in anchor order (deterministic).
+    int at = found < k ? found++ : k;
+    while (at > 0 && dist[at - 1] > d) {
+      if (at < k) {
+        dist[at] = dist[at - 1];
+        nearest[at] = nearest[at - 1];
+      }
+      --at;
+    }
+    if (at < k) {
+      dist[at] = d;
+      nearest[at] = a;
+    }
+  }
+  if (found == 0) return -1;
+  // At a tuned shape its own measurement decides; elsewhere at least two anchors must agree.
+  const int voters = dist[0] == 0 ? 1 : found;
+  if (voters < 2 && dist[0] != 0) return -1;
+  int best = -1;
+  double best_low = m.params.log_margin;
+  for (int c = 0; c < m.candidates; ++c) {
+    if (!m.trusted[c]) continue;
+    double low = INFINITY;
+    for (int v = 0; v < voters && low > best_low; ++v) {
+      const float s = m.log_speedup[nearest[v] * m.candidates + c];
+      low = std::isnan(s) ? -INFINITY : (s < low ? s : low);
+    }
+    if (low > best_low && usable(c)) {
+      best = c;
+      best_low = low;
+    }
+  }
+  return best;
+}
+
+}  // namespace cuop::detail

@@ -1,0 +1,119 @@
+// The dispatch model: the choice (cuop/detail/nearest_choice.hpp, the library's own code), the fit
+// and its leave-one-out validation (tuner/model/fit.hpp), and the softmax default rule.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "cuop/detail/nearest_choice.hpp"
+#include "cuop/kernels/softmax/family.hpp"
+#include "tuner/model/fit.hpp"
+
+namespace {
+
+using namespace cuop;
+const float nan = std::numeric_limits<float>::quiet_NaN();
+
+// Four anchors on a line (one feature), two candidates.
+struct line_model {
+  double features[4] = {0, 1, 2, 3};
+  float speedup[8] = {0.2f, nan,   // anchor 0: candidate 0 20% faster (log), 1 not measured
+                      0.2f, 0.1f,  // anchor 1
+                      0.05f, 0.3f, // anchor 2
+                      -0.1f, 0.3f};
+  unsigned char trusted[2] = {1, 1};
+  detail::choice_model_view view(int k, double radius, double margin) const {
+    return {features, speedup, trusted, 4, 1, 2, {k, radius, margin}};
+  }
+};
+
+TEST(nearest_choice, the_worst_case_of_the_neighbours_decides) {
+  line_model m;
+  const auto all = [](int) { return true; };
+  double q = 0.5;  // anchors 0 and 1: candidate 1 not measured at 0, candidate 0 wins at both
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, all), 0);
+  q = 1.6;  // anchors 2 and 1: candidate 0's worst is 0.05, candidate 1's 0.1
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, all), 1);
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.2), &q, all), -1);  // no clear win: the baseline
+  q = 2.6;  // anchors 3 and 2: candidate 0 lost at 3
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, all), 1);
+  q = 10;  // nothing within the radius
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, all), -1);
+  q = 3;  // at an anchor: its own measurement
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, all), 1);
+}
+
+TEST(nearest_choice, unusable_untrusted_and_left_out_candidates_are_skipped) {
+  line_model m;
+  double q = 1.6;
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, [](int c) { return c != 1; }), 0);
+  m.trusted[0] = 0;
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, [](int c) { return c != 1; }), -1);
+  m.trusted[0] = 1;
+  q = 3;  // anchor 3 left out: anchors 2 and 1 vote
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, [](int) { return true; }, 3), 1);
+  q = 0.4;  // one anchor within the radius (not at it): no choice
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 0.5, 0.02), &q, [](int) { return true; }), -1);
+}
+
+emit::result_trial timed(const std::string& instance, double us) {
+  emit::result_trial t;
+  t.instance = instance;
+  t.status = "ok";
+  t.median_us = us;
+  t.ci_lo_us = us * 0.99;
+  t.ci_hi_us = us * 1.01;
+  return t;
+}
+
+TEST(model_fit, a_candidate_that_loses_where_validation_chose_it_is_not_trusted) {
+  // Five anchors on a line; "a" wins by 30% everywhere but at anchor 4, where it loses by 20%.
+  std::vector<emit::result_trial> trials;
+  trials.reserve(15);
+  std::vector<model::anchor> anchors;
+  for (int i = 0; i < 5; ++i) {
+    trials.push_back(timed("base", 100));
+    trials.push_back(timed("a", i == 4 ? 120 : 70));
+    trials.push_back(timed("b", 95));
+    model::anchor a;
+    a.problem = "p" + std::to_string(i);
+    a.features = {static_cast<double>(i)};
+    a.baseline = &trials[trials.size() - 3];
+    a.trials = {{"base", &trials[trials.size() - 3]}, {"a", &trials[trials.size() - 2]}, {"b", &trials.back()}};
+    anchors.push_back(a);
+  }
+  const auto f = model::fit(anchors, {2, 3.0, 0.0198});
+  ASSERT_EQ(f.candidates, (std::vector<std::string>{"a", "b"}));
+  // Leave-one-out chose "a" for anchor 4 (its neighbours 3 and 2 say 30%): it lost, so it is
+  // not trusted, and "b" (5% everywhere) is chosen instead.
+  EXPECT_EQ(f.trusted, (std::vector<unsigned char>{0, 1}));
+  EXPECT_EQ(f.loo.anchors, 5);
+  EXPECT_EQ(f.loo.slower, 0);
+  EXPECT_NEAR(f.loo.geomean, 100.0 / 95, 1e-9);
+  // Deterministic.
+  const auto g = model::fit(anchors, {2, 3.0, 0.0198});
+  EXPECT_EQ(g.log_speedup.size(), f.log_speedup.size());
+  for (std::size_t i = 0; i < f.log_speedup.size(); ++i) EXPECT_EQ(std::isnan(g.log_speedup[i]) || g.log_speedup[i] == f.log_speedup[i], true);
+}
+
+TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
+  namespace ks = kernels::softmax;
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 128)), "softmax_f16_warp_row_v8_t16_r16_c1_p0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 1)), "softmax_f32_warp_row_v4_t4_r64_c1_p0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 4096)), "softmax_f32_block_row_v4_b256_c4_p0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 32000)), "softmax_bf16_block_row_v8_b1024_c4_p0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 262144)), "softmax_f32_split_row_v4_b512_c4");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 1LL << 22)), "softmax_f32_split_row_v4_b1024_c8");
+  for (const dtype t : {dtype::f32, dtype::f16, dtype::bf16}) {
+    const auto all = ks::default_configs(t);
+    for (long long cols = 1; cols <= (1LL << 23); cols = cols * 3 / 2 + 1) {
+      const auto c = ks::default_config(t, cols);
+      EXPECT_TRUE(ks::check_config(c).empty()) << cols;
+      EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const auto& o) { return ks::instance_name(o) == ks::instance_name(c); }))
+          << ks::instance_name(c) << " is not among default_configs";
+      if (c.fam != ks::family::split_row) EXPECT_GE(ks::cols_per_owner(c), cols) << ks::instance_name(c);
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,106 @@
+#include "tuner/model/fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace cuop::model {
+
+namespace {
+
+constexpr float unknown = std::numeric_limits<float>::quiet_NaN();
+
+double realized(const emit::result_trial& baseline, const emit::result_trial& candidate) {
+  return baseline.median_us / candidate.median_us;
+}
+
+// Each anchor's two fastest trials that beat its baseline, conservatively, by the margin.
+std::vector<std::string> portfolio(const std::vector<anchor>& anchors, double log_margin) {
+  std::set<std::string> chosen;
+  for (const auto& a : anchors) {
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto& [instance, t] : a.trials)
+      if (t != a.baseline && conservative_log_speedup(*a.baseline, *t) > log_margin)
+        ranked.emplace_back(t->median_us, instance);
+    std::sort(ranked.begin(), ranked.end());
+    for (std::size_t i = 0; i < ranked.size() && i < 2; ++i) chosen.insert(ranked[i].second);
+  }
+  return {chosen.begin(), chosen.end()};
+}
+
+validation leave_one_out(const fitted& f, std::vector<int>* losers) {
+  validation v;
+  double log_sum = 0;
+  const auto view = f.view();
+  for (int a = 0; a < static_cast<int>(f.anchors.size()); ++a) {
+    const auto& held = f.anchors[static_cast<std::size_t>(a)];
+    ++v.anchors;
+    const int c = detail::nearest_choice(view, &f.features[static_cast<std::size_t>(a * f.feature_count)],
+                                         [](int) { return true; }, a);
+    double speedup = 1;
+    if (c >= 0) {
+      ++v.chosen;
+      const auto it = held.trials.find(f.candidates[static_cast<std::size_t>(c)]);
+      if (it == held.trials.end()) {
+        ++v.unknown;
+      } else {
+        speedup = realized(*held.baseline, *it->second);
+        if (speedup < slower_than) {
+          ++v.slower;
+          if (losers) losers->push_back(c);
+        }
+      }
+    }
+    log_sum += std::log(speedup);
+    v.worst = std::min(v.worst, speedup);
+  }
+  if (v.anchors) v.geomean = std::exp(log_sum / v.anchors);
+  return v;
+}
+
+}  // namespace
+
+double conservative_log_speedup(const emit::result_trial& baseline, const emit::result_trial& candidate) {
+  const bool intervals = baseline.ci_lo_us > 0 && candidate.ci_hi_us > 0;
+  return intervals ? std::log(baseline.ci_lo_us / candidate.ci_hi_us) : std::log(realized(baseline, candidate));
+}
+
+detail::choice_model_view fitted::view() const {
+  return {features.data(), log_speedup.data(),  trusted.data(), static_cast<int>(anchors.size()),
+          feature_count,   static_cast<int>(candidates.size()), params};
+}
+
+fitted fit(std::vector<anchor> anchors, detail::choice_params params) {
+  fitted f;
+  f.params = params;
+  std::sort(anchors.begin(), anchors.end(), [](const anchor& a, const anchor& b) { return a.problem < b.problem; });
+  f.anchors = std::move(anchors);
+  f.feature_count = f.anchors.empty() ? 0 : static_cast<int>(f.anchors.front().features.size());
+  f.candidates = portfolio(f.anchors, params.log_margin);
+  for (const auto& c : f.candidates)
+    for (const auto& a : f.anchors)
+      if (const auto it = a.trials.find(c); it != a.trials.end()) {
+        f.examples.push_back(it->second);
+        break;
+      }
+  for (const auto& a : f.anchors) {
+    f.features.insert(f.features.end(), a.features.begin(), a.features.end());
+    for (const auto& c : f.candidates) {
+      const auto it = a.trials.find(c);
+      f.log_speedup.push_back(it == a.trials.end() ? unknown
+                                                   : static_cast<float>(conservative_log_speedup(*a.baseline, *it->second)));
+    }
+  }
+  f.trusted.assign(f.candidates.size(), 1);
+  // Trust only falls, so this ends: at most one pass per candidate.
+  for (;;) {
+    std::vector<int> losers;
+    f.loo = leave_one_out(f, &losers);
+    if (losers.empty()) break;
+    for (const int c : losers) f.trusted[static_cast<std::size_t>(c)] = 0;
+  }
+  return f;
+}
+
+}  // namespace cuop::model

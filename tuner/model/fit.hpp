@@ -1,0 +1,65 @@
+// The dispatch model of one (op, GPU, dtype, group): the tuned shapes ("anchors"), the candidates
+// worth shipping, their measured speedups over the baseline at each anchor, and which of them
+// leave-one-out validation trusts (docs/dispatch.md). The choice itself is
+// cuop/detail/nearest_choice.hpp, the same code the library runs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cuop/detail/nearest_choice.hpp"
+#include "tuner/emit/results_file.hpp"
+
+namespace cuop::model {
+
+// One tuned shape.
+struct anchor {
+  std::string problem;
+  std::vector<double> features;
+  const emit::result_trial* baseline = nullptr;  // the library's choice (or the default rule's) there
+  std::map<std::string, const emit::result_trial*> trials;  // verified trials that may ship, by instance
+};
+
+// Leave-one-out over the anchors: each anchor's choice made from the others, and what it measured.
+struct validation {
+  int anchors = 0;
+  int chosen = 0;      // a candidate, not the baseline
+  int unknown = 0;     // a candidate never measured at the held-out anchor: no outcome to score
+  int slower = 0;      // realized speedup below slower_than
+  double geomean = 1;  // of the realized speedups over the baseline (1 where the baseline ran)
+  double worst = 1;
+};
+
+// A realized speedup below this is a loss (docs/dispatch.md, "Validation").
+inline constexpr double slower_than = 0.97;
+
+struct fitted {
+  std::vector<std::string> candidates;              // instances: the model's columns
+  std::vector<const emit::result_trial*> examples;  // per candidate, a trial naming its configuration
+  std::vector<anchor> anchors;
+  std::vector<double> features;                     // anchors x feature count
+  std::vector<float> log_speedup;                   // anchors x candidates (NaN: not measured)
+  std::vector<unsigned char> trusted;               // per candidate
+  detail::choice_params params;
+  validation loo;  // with the final trust
+  int feature_count = 0;
+
+  detail::choice_model_view view() const;
+};
+
+// k = 4 nearest within an L1 radius of 3 (a factor 8 on one size, or 2 on three), and a clear win
+// of 2% at every one of them.
+inline const detail::choice_params default_params{4, 3.0, 0.0198};
+
+// Fits a model from anchors that each have a baseline: the candidates are each anchor's two
+// fastest trials that beat its baseline (by its conservative, interval-based speedup); a candidate
+// loses its trust when leave-one-out chooses it for an anchor where it then measured slower than
+// the baseline (repeated until no trusted candidate loses). Deterministic.
+fitted fit(std::vector<anchor> anchors, detail::choice_params params = default_params);
+
+// log(baseline / candidate) from the 95% intervals of their medians: the baseline's low end over
+// the candidate's high end (medians when an interval is missing).
+double conservative_log_speedup(const emit::result_trial& baseline, const emit::result_trial& candidate);
+
+}  // namespace cuop::model
