@@ -6,6 +6,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/emit/results_file.hpp"
 #include "tuner/emit/softmax_emit.hpp"
+#include "cuop/kernels/softmax/family.hpp"
 
 using namespace cuop::emit;
 
@@ -32,9 +33,12 @@ result_file h200_results() {
   f.op = "softmax";
   f.gpu = "NVIDIA H200";
   f.cc = 90;
-  f.runs.push_back({1, "2026-11-30T13:00:00Z", "configs/softmax.yaml", "abc", "rev"});
+  f.runs.push_back({1, "2026-11-30T13:00:00Z", "configs/softmax.yaml", "abc", "rev", {}});
   const std::map<std::string, long long> fast = {{"vec", 4}, {"block_threads", 256}, {"chunks", 4}};
   const std::map<std::string, long long> slow = {{"vec", 4}, {"block_threads", 1024}, {"chunks", 1}};
+  // The default rule's configuration for 4096 f32 columns: the baseline.
+  const std::map<std::string, long long> rule = {{"vec", 4}, {"block_threads", 256}, {"chunks", 4}, {"persistent", 0}};
+  f.trials.push_back(trial("f32", 4096, 4096, "block_row", rule, "softmax_f32_block_row_v4_b256_c4_p0", 45));
   f.trials.push_back(trial("f32", 4096, 4096, "block_row", slow, "softmax_f32_block_row_v4_b1024_c1", 50));
   f.trials.push_back(trial("f32", 4096, 4096, "block_row", fast, "softmax_f32_block_row_v4_b256_c4", 40));
   auto wrong = trial("f32", 4096, 4096, "block_row", {{"vec", 2}, {"block_threads", 512}, {"chunks", 4}},
@@ -43,12 +47,19 @@ result_file h200_results() {
   f.trials.push_back(wrong);
   for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) {
     f.builds.push_back({"softmax_f32_block_row_v4_b1024_c1", target, "ok", "", 32, 0, 0, 0});
-    // The winner does not fit sm_80 in this fixture: sm_80 must fall to the next legal choice.
+    // The winner does not fit sm_80 in this fixture: sm_80's model must not ship it.
     f.builds.push_back({"softmax_f32_block_row_v4_b256_c4", target,
                         std::string(target) == "sm_80" ? "over_limit" : "ok", "", 40, 0, 0, 0});
     f.builds.push_back({"softmax_f32_block_row_v2_b512_c4", target, "ok", "", 40, 0, 0, 0});
   }
   return f;
+}
+
+std::size_t default_rule_configs() {
+  std::size_t n = 0;
+  for (const auto t : {cuop::dtype::f32, cuop::dtype::f16, cuop::dtype::bf16})
+    n += cuop::kernels::softmax::default_configs(t).size();
+  return n;
 }
 
 }  // namespace
@@ -60,31 +71,33 @@ TEST(emit, same_results_give_byte_identical_files) {
   EXPECT_EQ(a.instantiation, b.instantiation);
 }
 
-TEST(emit, tuned_target_takes_the_fastest_verified_choice) {
+TEST(emit, tuned_target_models_the_verified_winners) {
   const auto out = emit_softmax({h200_results()}, {"90a"});
-  EXPECT_NE(out.header.find("{90, \"NVIDIA H200\", dtype::f32, 4096, 4096"), std::string::npos) << out.header;
-  EXPECT_NE(out.header.find("detail::entry_source::tuned, 40, \"softmax_f32_block_row_v4_b256_c4\""),
-            std::string::npos)
+  // One model (f32), one candidate: the winner, which beats the default rule's 45 us clearly.
+  EXPECT_NE(out.header.find("softmax_model_count = 1;"), std::string::npos) << out.header;
+  EXPECT_NE(out.header.find("{{90, \"NVIDIA H200\", detail::entry_source::tuned, 0, 1, 0, 1, 0, "), std::string::npos)
       << out.header;
-  EXPECT_EQ(out.header.find("softmax_f32_block_row_v2_b512_c4"), std::string::npos);
+  EXPECT_NE(out.header.find("detail::entry_source::tuned, 40, \"softmax_f32_block_row_v4_b256_c4\""), std::string::npos)
+      << out.header;
+  EXPECT_NE(out.header.find("// softmax_f32_block_row_v4_b256_c4"), std::string::npos);  // its column
+  EXPECT_EQ(out.header.find("softmax_f32_block_row_v2_b512_c4"), std::string::npos);      // wrong answer
+  EXPECT_EQ(out.header.find("\"softmax_f32_block_row_v4_b1024_c1\""), std::string::npos);  // slower than the rule
 }
 
 // A one-block-per-row winner ships as such: its table entry carries persistent 0 (dispatch plans
 // the grid from that field) and the unit instantiates the `_p0` template.
 TEST(emit, a_persistent_0_winner_keeps_its_grid_choice_in_the_table) {
   auto f = h200_results();
-  auto p0 = trial("bf16", 8192, 8192, "block_row", {{"vec", 8}, {"block_threads", 256}, {"chunks", 4}, {"persistent", 0}},
-                  "softmax_bf16_block_row_v8_b256_c4_p0", 68);
-  f.trials.push_back(p0);
-  f.builds.push_back({"softmax_bf16_block_row_v8_b256_c4_p0", "sm_90a", "ok", "", 40, 0, 0, 0});
+  f.trials.push_back(trial("bf16", 8192, 8192, "block_row", {{"vec", 8}, {"block_threads", 256}, {"chunks", 4}, {"persistent", 0}},
+                           "softmax_bf16_block_row_v8_b256_c4_p0", 70));  // the default rule's
+  f.trials.push_back(trial("bf16", 8192, 8192, "block_row", {{"vec", 8}, {"block_threads", 512}, {"chunks", 2}, {"persistent", 0}},
+                           "softmax_bf16_block_row_v8_b512_c2_p0", 60));
+  f.builds.push_back({"softmax_bf16_block_row_v8_b512_c2_p0", "sm_90a", "ok", "", 40, 0, 0, 0});
   const auto out = emit_softmax({f}, {"90a"});
-  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::bf16, 8, 0, 0, 256, 4, 0, 0, 0}"),
+  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::bf16, 8, 0, 0, 512, 2, 0, 0, 0}"),
             std::string::npos)
       << out.header;
-  EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::f32, 4, 0, 0, 256, 4, 0, 1, 0}"),
-            std::string::npos)
-      << out.header;
-  EXPECT_NE(out.instantiation.find("cuop::kernels::softmax::block_row<__nv_bfloat16, 8, 256, 4, 0>::run(a);"),
+  EXPECT_NE(out.instantiation.find("cuop::kernels::softmax::block_row<__nv_bfloat16, 8, 512, 2, 0>::run(a);"),
             std::string::npos)
       << out.instantiation;
 }
@@ -93,6 +106,8 @@ TEST(emit, a_persistent_0_winner_keeps_its_grid_choice_in_the_table) {
 // plans the dynamic shared memory from it) and instantiates the 6-argument template.
 TEST(emit, a_shared_memory_winner_keeps_its_smem_chunks_in_the_table) {
   auto f = h200_results();
+  f.trials.push_back(trial("f32", 1024, 65536, "split_row", {{"vec", 4}, {"block_threads", 512}, {"chunks", 4}},
+                           "softmax_f32_split_row_v4_b512_c4", 210));  // the default rule's
   f.trials.push_back(trial("f32", 1024, 65536, "block_row",
                            {{"vec", 4}, {"block_threads", 1024}, {"chunks", 6}, {"persistent", 0}, {"smem_chunks", 10}},
                            "softmax_f32_block_row_v4_b1024_c6_p0_s10", 137));
@@ -106,21 +121,26 @@ TEST(emit, a_shared_memory_winner_keeps_its_smem_chunks_in_the_table) {
       << out.instantiation;
 }
 
-TEST(emit, untimed_target_falls_back_to_the_nearest_legal_choice) {
+TEST(emit, untimed_targets_take_the_model_restricted_to_what_is_legal_there) {
   const auto out = emit_softmax({h200_results()}, {"80", "100a"});
-  // sm_100a: the H200 winner is legal there.
-  EXPECT_NE(out.header.find("{100, \"NVIDIA H200\", dtype::f32, 4096, 4096"), std::string::npos);
-  EXPECT_NE(out.header.find("nearest_arch, 40, \"softmax_f32_block_row_v4_b256_c4\""), std::string::npos);
-  // sm_80: the winner is over the limit there, so the next legal one is taken.
-  EXPECT_NE(out.header.find("nearest_arch, 50, \"softmax_f32_block_row_v4_b1024_c1\""), std::string::npos)
+  // sm_100a: the H200 winner is legal there; its model and entry say they were not measured there.
+  EXPECT_NE(out.header.find("{{100, \"NVIDIA H200\", detail::entry_source::nearest_arch, "), std::string::npos)
       << out.header;
+  EXPECT_NE(out.header.find("nearest_arch, 40, \"softmax_f32_block_row_v4_b256_c4\""), std::string::npos);
+  // sm_80: the winner is over the limit there, and nothing else beats the rule: a model without
+  // candidates (the default rule everywhere).
+  EXPECT_NE(out.header.find("{{80, \"NVIDIA H200\", detail::entry_source::nearest_arch, 1, 1, 1, 0, 1, "),
+            std::string::npos)
+      << out.header;
+  EXPECT_EQ(out.header.find("{80, \"NVIDIA H200\", dtype::f32"), std::string::npos) << out.header;
 }
 
-TEST(emit, no_results_gives_defaults_only) {
+TEST(emit, no_results_gives_the_default_rule_only) {
   const auto out = emit_softmax({}, {"90a"});
   EXPECT_EQ(out.header.find("entry_source::tuned"), std::string::npos);
+  EXPECT_NE(out.header.find("softmax_model_count = 0;"), std::string::npos);
   EXPECT_NE(out.header.find("entry_source::fallback"), std::string::npos);
-  EXPECT_NE(out.instantiation.find("softmax_kernels[15]"), std::string::npos);  // 5 defaults x 3 dtypes
+  EXPECT_NE(out.instantiation.find("softmax_kernels[" + std::to_string(default_rule_configs()) + "]"), std::string::npos);
 }
 
 TEST(emit, instantiation_defines_each_kernel_once) {

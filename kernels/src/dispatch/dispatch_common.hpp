@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -116,6 +117,20 @@ int table_arch_for(const Table& table, int cc) {
   for (const auto& e : table)
     if (e.arch <= cc && e.arch > best && !arch_specific_target(e.arch)) best = e.arch;
   return best;
+}
+
+// The model of architecture `arch` whose shapes match the call (`matches`, on the op's model
+// type): the one measured on the running GPU (`gpu`) first, else the first; null when none.
+template <typename Model, typename Matches>
+const Model* model_for(const Model* models, int count, int arch, const char* gpu, Matches&& matches) {
+  const Model* found = nullptr;
+  for (int i = 0; i < count; ++i) {
+    const Model& m = models[i];
+    if (m.m.arch != arch || !matches(m)) continue;
+    if (std::strcmp(m.m.gpu, gpu) == 0) return &m;
+    if (!found) found = &m;
+  }
+  return found;
 }
 
 // A dispatch choice depends only on the call's key: made once by `choose` (a status and a

@@ -2,6 +2,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
+#include <string>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -28,15 +29,11 @@ using dispatch::current_device;
 using dispatch::device_state;
 using dispatch::to_status;
 
-double log_distance(const detail::softmax_entry& e, long long rows, long long cols) {
-  return std::fabs(std::log(static_cast<double>(e.rows) / static_cast<double>(rows))) +
-         std::fabs(std::log(static_cast<double>(e.cols) / static_cast<double>(cols)));
-}
-
 struct selection {
   const detail::softmax_entry* entry = nullptr;
   ks::launch_plan plan;
   bool same_gpu = false;
+  bool at_anchor = false;  // the call's shape is one the model was measured at
 };
 
 status limits_for(int device, const detail::softmax_entry& e, ks::device_limits& limits) {
@@ -56,50 +53,47 @@ status limits_for(int device, const detail::softmax_entry& e, ks::device_limits&
   return status::success;
 }
 
+// The model's confident choice (docs/dispatch.md), else the default rule's configuration, else
+// the first default-rule configuration of the dtype that can run the call.
 status select_uncached(const softmax_problem& p, selection& out) {
   int device = 0;
   device_state dev;
   if (auto s = current_device(device, dev); s != status::success) return s;
   const int arch = dispatch::table_arch_for(generated::softmax_table, dev.cc);  // else the newest older one
   if (arch == 0) return status::no_kernel_image;
-  const auto rank = [&](const detail::softmax_entry& e) {
-    // Lower is better: exact shape on the same GPU, exact shape on the arch, then nearest shape.
-    const bool same_gpu = std::strcmp(e.gpu, dev.name) == 0;
-    const double d = log_distance(e, p.rows, p.cols);
-    return (d == 0 ? 0.0 : 10.0 + d) + (same_gpu ? 0.0 : 0.5);
-  };
-  const detail::softmax_entry* best = nullptr;
-  double best_rank = 0;
-  ks::launch_plan best_plan;
-  for (const auto& e : generated::softmax_table) {
-    if (e.arch != arch || e.type != p.type || e.source == detail::entry_source::fallback) continue;
-    const double r = rank(e);
-    if (best && r >= best_rank) continue;
+  const auto runs = [&](const detail::softmax_entry& e) {
     ks::device_limits limits;
-    if (limits_for(device, e, limits) != status::success) continue;
     ks::launch_plan plan;
-    if (!ks::plan_launch(e.config, p.rows, p.cols, limits, plan).empty()) continue;
-    best = &e;
-    best_rank = r;
-    best_plan = plan;
-  }
-  if (!best) {
-    for (const auto& e : generated::softmax_table) {
-      if (e.arch != arch || e.type != p.type || e.source != detail::entry_source::fallback) continue;
-      ks::device_limits limits;
-      if (auto s = limits_for(device, e, limits); s != status::success) return s;
-      ks::launch_plan plan;
-      if (!ks::plan_launch(e.config, p.rows, p.cols, limits, plan).empty()) continue;
-      best = &e;
-      best_plan = plan;
-      break;
+    if (limits_for(device, e, limits) != status::success || !ks::plan_launch(e.config, p.rows, p.cols, limits, plan).empty())
+      return false;
+    out = {&e, plan, std::strcmp(e.gpu, dev.name) == 0, false};
+    return true;
+  };
+  const auto* model = dispatch::model_for(generated::softmax_models, generated::softmax_model_count, arch, dev.name,
+                                          [&](const detail::softmax_model& m) { return m.type == p.type; });
+  if (model) {
+    double query[detail::softmax_feature_count];
+    detail::softmax_features(p.rows, p.cols, query);
+    const int* columns = generated::softmax_model_columns + model->m.first_column;
+    const auto view = detail::view_of(model->m, detail::softmax_feature_count, generated::softmax_model_features,
+                                      generated::softmax_model_speedups, generated::softmax_model_trusted);
+    bool at_anchor = false;
+    const int c = detail::nearest_choice(view, query, [&](int c) { return runs(generated::softmax_table[columns[c]]); },
+                                         -1, &at_anchor);
+    if (c >= 0 && runs(generated::softmax_table[columns[c]])) {
+      out.at_anchor = at_anchor;
+      return status::success;
     }
   }
-  if (!best) return status::unsupported;
-  out.entry = best;
-  out.plan = best_plan;
-  out.same_gpu = std::strcmp(best->gpu, dev.name) == 0;
-  return status::success;
+  const auto rule = ks::instance_name(ks::default_config(p.type, p.cols));
+  const auto is_default = [&](const detail::softmax_entry& e) {
+    return e.arch == arch && e.type == p.type && e.source == detail::entry_source::fallback;
+  };
+  for (const auto& e : generated::softmax_table)
+    if (is_default(e) && rule == e.instance && runs(e)) return status::success;
+  for (const auto& e : generated::softmax_table)
+    if (is_default(e) && runs(e)) return status::success;
+  return status::unsupported;
 }
 
 // The choice depends only on the device and the call's dtype and shape: made once, then looked
@@ -165,7 +159,7 @@ status softmax_which(const softmax_problem& p, softmax_choice& out) {
   out.source = detail::name_of(e.source);
   out.gpu = e.gpu;
   out.same_gpu = sel.same_gpu;
-  out.exact_shape = e.rows == p.rows && e.cols == p.cols;
+  out.exact_shape = sel.at_anchor;
   out.tuned_rows = e.rows;
   out.tuned_cols = e.cols;
   out.table_arch = e.arch;

@@ -2,7 +2,8 @@
 // Written by `cuop-tune emit`, read by the library's dispatch.
 #pragma once
 
-#include "cuop/detail/softmax_table.hpp"  // entry_source
+#include "cuop/detail/dispatch_model.hpp"
+#include "cuop/detail/shape_features.hpp"
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/gemm/family.hpp"
 

@@ -41,8 +41,10 @@ inline constexpr int max_neighbours = 16;
 // configuration the installed library accepts); `skip_anchor` (>= 0) leaves that anchor out, which
 // is how leave-one-out validation asks. A call at an anchor's own shape (distance 0) is decided by
 // that anchor alone: it was measured there.
+// `at_anchor` (when not null) says whether the call's shape is an anchor's own.
 template <typename Usable>
-int nearest_choice(const choice_model_view& m, const double* query, Usable&& usable, int skip_anchor = -1) {
+int nearest_choice(const choice_model_view& m, const double* query, Usable&& usable, int skip_anchor = -1,
+                   bool* at_anchor = nullptr) {
   const int k = m.params.neighbours < 1 ? 1 : (m.params.neighbours > max_neighbours ? max_neighbours
                                                                                       : m.params.neighbours);
   int nearest[max_neighbours];
@@ -67,6 +69,7 @@ int nearest_choice(const choice_model_view& m, const double* query, Usable&& usa
       nearest[at] = a;
     }
   }
+  if (at_anchor) *at_anchor = found > 0 && dist[0] == 0;
   if (found == 0) return -1;
   // At a tuned shape its own measurement decides; elsewhere at least two anchors must agree.
   const int voters = dist[0] == 0 ? 1 : found;

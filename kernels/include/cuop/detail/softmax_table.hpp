@@ -2,26 +2,12 @@
 // softmax_dispatch.hpp). Written by `cuop-tune emit`, read by the library's dispatch.
 #pragma once
 
+#include "cuop/detail/dispatch_model.hpp"
+#include "cuop/detail/shape_features.hpp"
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/softmax/family.hpp"
 
 namespace cuop::detail {
-
-// Which link of the fallback chain an entry comes from (DESIGN.md, Targets).
-enum class entry_source : int {
-  tuned = 0,         // measured on a GPU of this architecture (the entry names the GPU)
-  nearest_arch = 1,  // measured on the nearest architecture, legal on this one
-  fallback = 2,      // conservative default, not tuned
-};
-
-constexpr const char* name_of(entry_source s) noexcept {
-  switch (s) {
-    case entry_source::tuned: return "tuned";
-    case entry_source::nearest_arch: return "nearest-arch";
-    case entry_source::fallback: return "default";
-  }
-  return "?";
-}
 
 struct softmax_entry {
   int arch;                 // compute capability of the table: 80, 90, 100
@@ -33,6 +19,12 @@ struct softmax_entry {
   entry_source source;
   double median_us;         // measured time of this choice on `gpu` (0 for defaults)
   const char* instance;
+};
+
+// A softmax dispatch model: its shapes share the dtype.
+struct softmax_model {
+  dispatch_model m;
+  dtype type;
 };
 
 }  // namespace cuop::detail
