@@ -23,6 +23,8 @@ result_trial trial(const std::string& dtype, long long rows, long long cols, con
   t.instance = instance;
   t.status = "ok";
   t.median_us = us;
+  t.ci_lo_us = 0.99 * us;
+  t.ci_hi_us = 1.01 * us;
   t.run = 1;
   return t;
 }

@@ -56,49 +56,6 @@ bool legal_on(const result_file& f, const std::string& instance, const std::stri
   return false;
 }
 
-std::map<std::string, const result_trial*> best_per_problem(
-    const result_file& f, const std::function<bool(const result_trial&)>& keep) {
-  std::map<std::string, const result_trial*> best;
-  for (const auto& t : f.trials) {
-    if (t.status != "ok" || !keep(t)) continue;
-    auto& b = best[t.problem];
-    if (!b || t.median_us < b->median_us ||
-        (t.median_us == b->median_us && t.instance < b->instance))
-      b = &t;
-  }
-  return best;
-}
-
-bool clearly_faster(const result_trial& challenger, const result_trial& reference) {
-  return challenger.ci_hi_us > 0 && challenger.ci_hi_us < reference.ci_lo_us &&
-         challenger.median_us * (1.0 + tie_margin) < reference.median_us;
-}
-
-std::vector<emit_choice> choose_for_target(const chosen_results& chosen, const std::string& target,
-                                           const trial_test& is_library, const trial_test& is_reference,
-                                           const trial_test& runs_on) {
-  std::vector<emit_choice> out;
-  for (const auto* f : chosen.files) {
-    std::map<std::string, const result_trial*> references;
-    for (const auto& t : f->trials)
-      if (t.status == "ok" && is_reference(t)) references[t.problem] = &t;
-    const auto keep = [&](const result_trial& t) {
-      return is_library(t) || (legal_on(*f, t.instance, target) && (!runs_on || runs_on(t)));
-    };
-    for (auto [problem, t] : best_per_problem(*f, keep)) {
-      if (const auto ref = references.find(problem); ref != references.end() && !clearly_faster(*t, *ref->second))
-        t = ref->second;  // a tie: the reference
-      out.push_back({f, t});
-    }
-  }
-  return out;
-}
-
-std::string target_report(const std::string& label, std::size_t count, bool tuned, std::size_t defaults) {
-  return fmt::format("{}: {} {} entries, {} defaults", label, count,
-                     tuned ? "tuned" : (count ? "nearest-arch" : "no measured"), defaults);
-}
-
 std::string cxx_string_literal(std::string_view text) {
   std::string out = "\"";
   for (const char ch : text) {

@@ -1,5 +1,5 @@
 // What every op's emitter shares: targets, the fallback chain's choice of results files for a
-// target, the fastest legal trial per problem, and provenance lines.
+// target, legality on a target, the escaping of text, provenance, and the unit's kernels.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -34,35 +34,6 @@ chosen_results results_for_target(const std::vector<result_file>& results, const
 // Legal on `target`: it compiled and fit there (a build record says ok).
 bool legal_on(const result_file& f, const std::string& instance, const std::string& target);
 
-// The fastest ok trial per problem, keeping only trials `keep` accepts. Ties on the median break
-// on the instance name, for determinism.
-std::map<std::string, const result_trial*> best_per_problem(
-    const result_file& f, const std::function<bool(const result_trial&)>& keep);
-
-// A challenger replaces a library's heuristic first choice (the reference every dispatch must not
-// lose to) only when it is clearly faster: its 95% interval entirely below the reference's and
-// its median more than tie_margin faster. Closer wins are ties and go to the heuristic: on the
-// H200 a 1.7% GEMM win in the sweep (2048x1024x4096) came out 7% slower when re-measured side by
-// side (docs/gemm-h200.md).
-inline constexpr double tie_margin = 0.02;
-bool clearly_faster(const result_trial& challenger, const result_trial& reference);
-
-// What an op's emitter takes for one target: per problem of each chosen file, the fastest
-// verified trial (library configurations wherever measured, our kernels only where they compiled
-// and fit the target and, with `runs_on`, where it accepts them for the target), replaced by the
-// problem's reference (`is_reference`: the library's heuristic first choice) when it is not
-// clearly_faster than it.
-struct emit_choice {
-  const result_file* file;
-  const result_trial* trial;
-};
-using trial_test = std::function<bool(const result_trial&)>;
-std::vector<emit_choice> choose_for_target(const chosen_results& chosen, const std::string& target,
-                                           const trial_test& is_library, const trial_test& is_reference,
-                                           const trial_test& runs_on = {});
-
-// "<label>: 11 tuned entries, 6 defaults" (or nearest-arch / no measured), a line of emit's report.
-std::string target_report(const std::string& label, std::size_t count, bool tuned, std::size_t defaults);
 
 // Each chosen kernel's index in the unit's array: the names in the map's (sorted) order.
 template <typename Config>

@@ -1,14 +1,15 @@
 #include "tuner/emit/gemm_emit.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <map>
 #include <set>
 
+#include "cuop/detail/shape_features.hpp"
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/emit/emit_common.hpp"
+#include "tuner/emit/model_build.hpp"
 #include "tuner/ops/gemm_op.hpp"
 
 namespace cuop::emit {
@@ -22,29 +23,29 @@ struct entry {
   std::string gpu;
   dtype in = dtype::bf16, out = dtype::bf16;
   kg::b_layout b = kg::b_layout::col;
-  long long m = 0, n = 0, k = 0;
-  std::string kind;  // kernel, cublaslt, cublaslt_heuristic
+  long long m = 0, n = 0, k = 0;  // the shape its timing is from (0 for defaults)
+  std::string kind;               // kernel, cublaslt, cublaslt_heuristic
   kg::gemm_config config;
   std::string lt_id;
   std::string instance;
-  std::string source;  // tuned, nearest_arch, fallback
+  std::string source;             // tuned, nearest_arch, fallback
   double median_us = 0;
   std::string provenance;
 };
 
 bool is_library(const result_trial& t) { return t.family == ops::cublaslt_family; }
 
-// "gemm_bf16_cublaslt_<id>" -> "<id>" ("heuristic" for the heuristic's choice).
+// "gemm_bf16_cublaslt_<id>" -> "<id>" ("heuristic", or "heuristic_pk1" on packed operands).
+// Results files are validated: a library instance has this prefix.
 std::string library_id(const result_trial& t) {
-  const auto prefix = fmt::format("gemm_{}_cublaslt_", t.dtype);
-  if (t.instance.rfind(prefix, 0) != 0)
-    throw error(fmt::format("cuBLASLt instance \"{}\" does not start with \"{}\"", t.instance, prefix));
-  return t.instance.substr(prefix.size());
+  return t.instance.substr(fmt::format("gemm_{}_cublaslt_", t.dtype).size());
 }
+
+bool is_baseline(const result_trial& t) { return is_library(t) && library_id(t) == "heuristic"; }
 
 kg::gemm_config config_of(const result_trial& t) {
   kg::gemm_config c;
-  if (!kg::parse_family(t.family, c.fam)) throw error(fmt::format("unknown gemm family \"{}\"", t.family));
+  kg::parse_family(t.family, c.fam);
   c.in = *parse_dtype(t.dtype);
   c.out = c.in;
   c.b = kg::b_layout::col;
@@ -65,48 +66,83 @@ std::string heuristic_instance(dtype in, dtype out, kg::b_layout b) {
   return fmt::format("gemm_{}_{}_{}_cublaslt_heuristic", name_of(in), name_of(out), kg::name_of(b));
 }
 
+model_traits traits_for(const std::string& target, bool tuned) {
+  model_traits t;
+  t.feature_count = detail::gemm_feature_count;
+  t.features = [](const result_trial& r) {
+    std::vector<double> f(detail::gemm_feature_count);
+    detail::gemm_features(r.dims.at("m"), r.dims.at("n"), r.dims.at("k"), f.data());
+    return f;
+  };
+  t.group = [](const result_trial& r) { return r.dtype; };  // D of the input type, B stored n x k
+  t.is_baseline = is_baseline;
+  // Our kernels where they compiled and fit; a cuBLASLt configuration on the architecture it was
+  // measured on (its identifier is the installed library's on that GPU), the heuristic's choice
+  // on packed operands anywhere.
+  t.ships = [target, tuned](const result_file& f, const result_trial& r) {
+    if (!is_library(r)) return legal_on(f, r.instance, target);
+    return tuned || library_id(r).rfind("heuristic", 0) == 0;
+  };
+  return t;
+}
+
+entry entry_of(const built_model& m, const result_trial& t, int cc) {
+  entry e;
+  e.arch = cc;
+  e.gpu = m.file->gpu;
+  e.in = e.out = *parse_dtype(t.dtype);
+  e.m = t.dims.at("m");
+  e.n = t.dims.at("n");
+  e.k = t.dims.at("k");
+  e.source = m.tuned ? "tuned" : "nearest_arch";
+  e.median_us = t.median_us;
+  e.provenance = run_provenance(*m.file, t.run);
+  if (!is_library(t)) {
+    e.kind = "kernel";
+    e.config = config_of(t);
+    e.instance = kg::instance_name(e.config);
+  } else {
+    e.kind = "cublaslt";
+    e.lt_id = library_id(t);
+    e.instance = t.instance;
+  }
+  return e;
+}
+
 }  // namespace
 
 emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std::string>& raw_targets) {
   const auto targets = normalize_targets(raw_targets);
   emitted out;
   std::vector<entry> entries;
+  std::map<std::pair<int, std::string>, int> entry_index;  // (arch, instance)
+  std::vector<std::vector<built_model>> built(targets.size());
+  std::vector<emitted_model> models;
   std::set<std::string> provenance_lines;
-  for (const auto& target : targets) {
+  for (std::size_t ti = 0; ti < targets.size(); ++ti) {
+    const auto& target = targets[ti];
     const int cc = compile::find_target(target)->cc;
     const auto chosen = results_for_target(results, "gemm", target);
-    std::size_t count = 0;
-    const auto is_reference = [](const result_trial& t) { return is_library(t) && library_id(t) == "heuristic"; };
-    for (const auto [f, t] : choose_for_target(chosen, target, is_library, is_reference)) {
-      entry e;
-      e.arch = cc;
-      e.gpu = f->gpu;
-      e.in = e.out = *parse_dtype(t->dtype);
-      e.m = t->dims.at("m");
-      e.n = t->dims.at("n");
-      e.k = t->dims.at("k");
-      e.source = chosen.tuned ? "tuned" : "nearest_arch";
-      e.median_us = t->median_us;
-      e.provenance = run_provenance(*f, t->run);
-      if (!is_library(*t)) {
-        e.kind = "kernel";
-        e.config = config_of(*t);
-        e.instance = kg::instance_name(e.config);
-      } else if (const auto id = library_id(*t); id != "heuristic" && chosen.tuned) {
-        e.kind = "cublaslt";
-        e.lt_id = id;
-        e.instance = t->instance;
-      } else {  // the heuristic's choice, or a configuration measured on another architecture
-        e.kind = "cublaslt_heuristic";
-        e.instance = heuristic_instance(e.in, e.out, e.b);
+    built[ti] = build_models(chosen, traits_for(target, chosen.tuned));
+    for (const auto& m : built[ti]) {
+      const dtype d = *parse_dtype(m.group);
+      emitted_model em{cc, &m,
+                       fmt::format("dtype::{0}, dtype::{0}, kernels::gemm::b_layout::{1}", name_of(d),
+                                   kg::name_of(kg::b_layout::col)),
+                       {}};
+      for (const auto* t : m.fit.examples) {
+        const auto [it, added] = entry_index.emplace(std::pair{cc, t->instance}, static_cast<int>(entries.size()));
+        if (added) {
+          entries.push_back(entry_of(m, *t, cc));
+          provenance_lines.insert(fmt::format("{} (measured on sm_{})", entries.back().provenance, m.file->cc));
+          out.cited.insert({m.file, t->run});
+          out.chosen.emplace_back(m.file, t);
+        }
+        em.columns.push_back(it->second);
       }
-      provenance_lines.insert(fmt::format("{} (measured on sm_{})", e.provenance, f->cc));
-      out.cited.insert({f, t->run});
-      out.chosen.emplace_back(f, t);
-      entries.push_back(std::move(e));
-      ++count;
+      models.push_back(std::move(em));
     }
-    // Defaults: cuBLASLt's heuristic for every type and layout the API accepts.
+    // The baseline: cuBLASLt's heuristic for every type and layout the API accepts.
     std::size_t defaults = 0;
     for (const dtype in : {dtype::f16, dtype::bf16})
       for (const dtype o : {in, dtype::f32})
@@ -122,7 +158,8 @@ emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std
           entries.push_back(std::move(e));
           ++defaults;
         }
-    out.report.push_back(target_report("gemm " + target, count, chosen.tuned, defaults));
+    out.report.push_back(model_report("gemm " + target, built[ti]) +
+                         fmt::format("; {} cuBLASLt heuristic defaults", defaults));
   }
 
   std::map<std::string, kg::gemm_config> kernels_by_name;
@@ -131,26 +168,26 @@ emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std
   const auto kernel_index = kernel_indices(kernels_by_name);
 
   const std::string banner = emit_banner(targets, provenance_lines);
-
   std::string& h = out.header;
   h += banner;
-  h += "//\n// Dispatch rule: an exact (arch, types, layout, m, n, k) entry measured on the running GPU\n"
-       "// wins, then one measured on another GPU of the same architecture; an untuned shape takes\n"
-       "// the nearest tuned shape in log space (sum of |log ratio| of m, n and k) whose choice can\n"
-       "// run it; otherwise, and for types or layouts never tuned, cuBLASLt's heuristic. A cuBLASLt\n"
-       "// configuration the installed library rejects falls back to the heuristic, said once.\n"
+  h += "//\n// Dispatch (docs/dispatch.md): the model of the running GPU's architecture and the call's\n"
+       "// types and layout (one measured on the running GPU first) chooses among its candidates by the\n"
+       "// tuned shapes nearest the call's (cuop/detail/nearest_choice.hpp); without a confident choice,\n"
+       "// and for types or layouts never tuned, cuBLASLt's heuristic runs. A cuBLASLt configuration the\n"
+       "// installed library rejects is not chosen (at a tuned shape: the heuristic, said once).\n"
        "#pragma once\n\n#include \"cuop/detail/gemm_table.hpp\"\n\n"
-       "namespace cuop::generated {\n\n"
-       "inline constexpr detail::gemm_entry gemm_table[] = {\n";
+       "namespace cuop::generated {\n\n";
+  h += model_arrays("gemm", "gemm_model", detail::gemm_feature_count, models);
+  h += "\ninline constexpr detail::gemm_entry gemm_table[] = {\n";
   for (const auto& e : entries) {
     h += fmt::format(
         "    // {}{}\n    {{{}, {}, dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
         "detail::gemm_kind::{},\n     {},\n     {}, {}, detail::entry_source::{}, {:.4g}, {}}},\n",
         e.source == "fallback" ? "default" : fmt::format("{} {}x{}x{}", e.source, e.m, e.n, e.k),
         e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, cxx_string_literal(e.gpu), name_of(e.in),
-        name_of(e.out), kg::name_of(e.b), e.m, e.n, e.k, e.kind,
-        e.kind == "kernel" ? cxx_config(e.config) : "{}", cxx_string_literal(e.lt_id),
-        e.kind == "kernel" ? kernel_index.at(e.instance) : -1, e.source, e.median_us, cxx_string_literal(e.instance));
+        name_of(e.out), kg::name_of(e.b), e.m, e.n, e.k, e.kind, e.kind == "kernel" ? cxx_config(e.config) : "{}",
+        cxx_string_literal(e.lt_id), e.kind == "kernel" ? kernel_index.at(e.instance) : -1, e.source, e.median_us,
+        cxx_string_literal(e.instance));
   }
   std::vector<unit_kernel> kernels;
   for (const auto& [name, c] : kernels_by_name)

@@ -7,6 +7,17 @@
 
 namespace cuop::emit {
 
+namespace {
+
+// A float as a C++ literal that reads back exactly: "0.25f", "3.0f" (a point before the suffix).
+std::string float_literal(float v) {
+  std::string text = fmt::format("{:.9g}", v);
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return text + "f";
+}
+
+}  // namespace
+
 std::vector<built_model> build_models(const chosen_results& chosen, const model_traits& traits) {
   std::vector<built_model> out;
   for (const auto* f : chosen.files) {
@@ -85,7 +96,7 @@ std::string model_arrays(const std::string& op, const std::string& model_type, i
       speedups += "   ";
       for (int c = 0; c < cols; ++c) {
         const float s = f.log_speedup[static_cast<std::size_t>(a * cols + c)];
-        speedups += std::isnan(s) ? " detail::unmeasured," : fmt::format(" {:.9g}f,", s);
+        speedups += std::isnan(s) ? " detail::unmeasured," : " " + float_literal(s) + ",";
       }
       speedups += "\n";
     }

@@ -62,8 +62,9 @@ validation leave_one_out(const fitted& f, std::vector<int>* losers) {
 }  // namespace
 
 double conservative_log_speedup(const emit::result_trial& baseline, const emit::result_trial& candidate) {
-  const bool intervals = baseline.ci_lo_us > 0 && candidate.ci_hi_us > 0;
-  return intervals ? std::log(baseline.ci_lo_us / candidate.ci_hi_us) : std::log(realized(baseline, candidate));
+  const double ratio = std::log(realized(baseline, candidate));
+  const bool separated = candidate.ci_hi_us > 0 && candidate.ci_hi_us < baseline.ci_lo_us;
+  return separated ? ratio : std::min(ratio, 0.0);
 }
 
 detail::choice_model_view fitted::view() const {

@@ -103,30 +103,8 @@ struct selection {
   std::shared_ptr<fft_state> fft;       // fft
   std::size_t workspace = 0;
   bool fell_back = false;
+  bool exact = false;  // chosen at one of the model's tuned shapes: this one
 };
-
-bool depthwise(int c, int k, int groups) { return groups == c && k == c && groups > 1; }
-
-// Entries whose choice could run the call at all: the same filter, stride, dilation and kind of
-// grouping (depthwise kernels are instantiated per filter and stride).
-bool comparable(const detail::conv_entry& e, const call_key& p) {
-  return e.r == p.sh.r && e.s == p.sh.s && e.stride == p.sh.stride_h && e.stride == p.sh.stride_w &&
-         e.dilation == p.sh.dil_h && e.dilation == p.sh.dil_w &&
-         depthwise(e.c, e.k, e.groups) == depthwise(p.sh.c, p.sh.k, p.sh.groups) &&
-         (depthwise(e.c, e.k, e.groups) || e.groups == p.sh.groups) &&
-         (e.tf32 != 0) == (p.type == dtype::f32 && p.sh.allow_tf32);
-}
-
-bool exact(const detail::conv_entry& e, const call_key& p) {
-  return comparable(e, p) && e.n == p.sh.n && e.h == p.sh.h && e.w == p.sh.w && e.c == p.sh.c && e.k == p.sh.k &&
-         e.pad == p.sh.pad_h && e.pad == p.sh.pad_w && e.groups == p.sh.groups;
-}
-
-double log_distance(const detail::conv_entry& e, const call_key& p) {
-  const auto d = [](double a, double b) { return std::fabs(std::log(a / b)); };
-  return d(e.n, p.sh.n) + d(1.0 * e.h * e.w, 1.0 * p.sh.h * p.sh.w) + d(e.c, p.sh.c) + d(e.k, p.sh.k) +
-         (e.pad == p.sh.pad_h ? 0.0 : 0.1);
-}
 
 // Says once per table entry that the installed cuDNN rejects its configuration.
 void report_fallback(const detail::conv_entry& e, const std::string& why) {
@@ -140,6 +118,7 @@ void report_fallback(const detail::conv_entry& e, const std::string& why) {
 
 #if CUOP_HAVE_CUDNN
 bool dnn_prepare(const call_key& p, const detail::conv_entry& e, selection& s) {
+  const bool exact = s.exact;
   dnn_device* const dev = dnn_for(p.device);
   if (!dev) return false;
   std::lock_guard lock(dev->lock);
@@ -154,7 +133,7 @@ bool dnn_prepare(const call_key& p, const detail::conv_entry& e, selection& s) {
       s.dnn = std::move(st);
       return true;
     }
-    if (!exact(e, p)) return false;  // a neighbour's choice: try the next one
+    if (!exact) return false;  // a neighbour's choice: try the next one
     report_fallback(e, why);
     s.fell_back = true;
   }
@@ -167,10 +146,13 @@ bool dnn_prepare(const call_key& p, const detail::conv_entry& e, selection& s) {
 }
 #endif
 
-// Prepares `e` for the call; false when it cannot run it (the next candidate is tried).
-bool try_entry(const detail::conv_entry& e, const call_key& p, const kc::device_limits& limits, selection& s) {
+// Prepares `e` for the call; false when it cannot run it (the next candidate is tried). `exact`:
+// the model chose `e` at a shape where it was measured, this very one.
+bool try_entry(const detail::conv_entry& e, const call_key& p, const kc::device_limits& limits, bool exact,
+               selection& s) {
   s = {};
   s.entry = &e;
+  s.exact = exact;
   switch (e.kind) {
     case detail::conv_kind::kernel: {
       if (!generated::conv_kernels[e.kernel] || e.config.t != p.type || e.config.lay != p.sh.lay) return false;
@@ -207,21 +189,24 @@ status select_uncached(const call_key& p, selection& out) {
   kc::device_limits limits;
   if (auto e = kc::query_limits(device, limits); e != cudaSuccess) return to_status(e);
 
-  std::vector<std::pair<double, const detail::conv_entry*>> ranked;
-  for (const auto& e : generated::conv_table) {
-    if (e.arch != arch || e.type != p.type || e.lay != p.sh.lay || e.source == detail::entry_source::fallback ||
-        !comparable(e, p))
-      continue;
-    // Lower is better: exact shape on the same GPU, exact shape on the arch, then nearest shape.
-    const bool same_gpu = std::strcmp(e.gpu, dev.name) == 0;
-    ranked.emplace_back((exact(e, p) ? 0.0 : 10.0 + log_distance(e, p)) + (same_gpu ? 0.0 : 0.5), &e);
+  const auto group = detail::group_of(p.sh);
+  const auto* model = dispatch::model_for(generated::conv_models, generated::conv_model_count, arch, dev.name,
+                                          [&](const detail::conv_model& m) { return m.type == p.type && m.group == group; });
+  if (model) {
+    double query[detail::conv_feature_count];
+    detail::conv_features(p.sh, query);
+    const int* columns = generated::conv_model_columns + model->m.first_column;
+    const auto view = detail::view_of(model->m, detail::conv_feature_count, generated::conv_model_features,
+                                      generated::conv_model_speedups, generated::conv_model_trusted);
+    bool at_anchor = false;
+    const auto usable = [&](int c) { return try_entry(generated::conv_table[columns[c]], p, limits, at_anchor, out); };
+    // try_entry fills `out`: the winner is prepared again, since later candidates were tried.
+    if (const int c = detail::nearest_choice(view, query, usable, -1, &at_anchor); c >= 0 && usable(c))
+      return status::success;
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [rank, e] : ranked)
-    if (try_entry(*e, p, limits, out)) return status::success;
   for (const auto& e : generated::conv_table)
     if (e.arch == arch && e.type == p.type && e.lay == p.sh.lay && e.source == detail::entry_source::fallback &&
-        try_entry(e, p, limits, out))
+        try_entry(e, p, limits, false, out))
       return status::success;
   return status::unsupported;
 }
@@ -368,7 +353,7 @@ status conv2d_which(const conv2d_problem& p, conv2d_choice& out) {
   out.kind = sel.fell_back ? "cudnn-heuristic" : kind_name(e.kind);
   out.source = detail::name_of(e.source);
   out.gpu = e.gpu;
-  out.exact_shape = exact(e, key);
+  out.exact_shape = sel.exact;
   out.fell_back = sel.fell_back;
   out.table_arch = e.arch;
   return status::success;

@@ -79,6 +79,7 @@ struct selection {
   kg::pack_plan pack;                    // cublaslt on packed operands: regions after lt_workspace
   std::size_t pack_end = 0;
   bool fell_back = false;
+  bool exact = false;  // chosen at one of the model's tuned shapes: this one
 };
 
 // Configurations measured on packed operands end their identifier (and instance) with this.
@@ -88,11 +89,6 @@ constexpr std::string_view pack_suffix = "_pk1";
 // would only add a copy.
 bool leading_dims_aligned(const call_key& p) {
   return p.k % 8 == 0 && p.lda % 8 == 0 && p.ldb % 8 == 0;
-}
-
-double log_distance(const detail::gemm_entry& e, const call_key& p) {
-  const auto d = [](int a, int b) { return std::fabs(std::log(static_cast<double>(a) / b)); };
-  return d(e.m, p.m) + d(e.n, p.n) + d(e.k, p.k);
 }
 
 // Says once per table entry that the installed cuBLASLt rejects its configuration.
@@ -121,12 +117,13 @@ status heuristic_choice(cublasLtHandle_t h, selection& s, bool verified) {
   return status::success;
 }
 
-// Prepares `e` for the call; false when it cannot run it (the next candidate is tried).
+// Prepares `e` for the call; false when it cannot run it (the next candidate is tried). `exact`:
+// the model chose `e` at a shape where it was measured, this very one.
 bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_limits& limits,
-               cublasLtHandle_t h, selection& s) {
+               cublasLtHandle_t h, bool exact, selection& s) {
   s = {};
   s.entry = &e;
-  const bool exact = e.m == p.m && e.n == p.n && e.k == p.k;
+  s.exact = exact;
   if (e.kind == detail::gemm_kind::kernel) {
     kg::gemm_config c = e.config;
     if (c.pack == 1 && !exact && leading_dims_aligned(p)) c.pack = 0;
@@ -182,23 +179,23 @@ status select_uncached(const call_key& p, selection& out) {
   if (auto e = kg::query_limits(device, limits); e != cudaSuccess) return to_status(e);
   cublasLtHandle_t h = lt_handle(device);
 
-  std::vector<std::pair<double, const detail::gemm_entry*>> ranked;
-  for (const auto& e : generated::gemm_table) {
-    if (e.arch != arch || e.in != p.in || e.out != p.out || e.b != p.b ||
-        e.source == detail::entry_source::fallback)
-      continue;
-    // Lower is better: exact shape on the same GPU, exact shape on the arch, then nearest shape.
-    const double d = log_distance(e, p);
-    const bool same_gpu = std::strcmp(e.gpu, dev.name) == 0;
-    ranked.emplace_back((d == 0 ? 0.0 : 10.0 + d) + (same_gpu ? 0.0 : 0.5), &e);
+  const auto* model = dispatch::model_for(generated::gemm_models, generated::gemm_model_count, arch, dev.name,
+                                          [&](const detail::gemm_model& m) { return m.in == p.in && m.out == p.out && m.b == p.b; });
+  if (model) {
+    double query[detail::gemm_feature_count];
+    detail::gemm_features(p.m, p.n, p.k, query);
+    const int* columns = generated::gemm_model_columns + model->m.first_column;
+    const auto view = detail::view_of(model->m, detail::gemm_feature_count, generated::gemm_model_features,
+                                      generated::gemm_model_speedups, generated::gemm_model_trusted);
+    bool at_anchor = false;
+    const auto usable = [&](int c) { return try_entry(generated::gemm_table[columns[c]], p, limits, h, at_anchor, out); };
+    // try_entry fills `out`: the winner is prepared again, since later candidates were tried.
+    if (const int c = detail::nearest_choice(view, query, usable, -1, &at_anchor); c >= 0 && usable(c))
+      return status::success;
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [rank, e] : ranked)
-    if (try_entry(*e, p, limits, h, out)) return status::success;
   for (const auto& e : generated::gemm_table)
     if (e.arch == arch && e.in == p.in && e.out == p.out && e.b == p.b &&
-        e.source == detail::entry_source::fallback && try_entry(e, p, limits, h, out))
+        e.source == detail::entry_source::fallback && try_entry(e, p, limits, h, false, out))
       return status::success;
   return status::unsupported;
 }
@@ -328,7 +325,7 @@ status gemm_which(const gemm_problem& p, gemm_choice& out) {
   out.kind = sel.fell_back ? "cublaslt-heuristic" : kind_name(e.kind);
   out.source = detail::name_of(e.source);
   out.gpu = e.gpu;
-  out.exact_shape = e.m == p.m && e.n == p.n && e.k == p.k;
+  out.exact_shape = sel.exact;
   out.fell_back = sel.fell_back;
   out.tuned_m = e.m;
   out.tuned_n = e.n;

@@ -33,4 +33,12 @@ struct conv_entry {
   const char* instance;
 };
 
+// A conv2d dispatch model: its shapes share the type and the group (layout, filter, stride,
+// padding, dilation, kind of grouping, TF32).
+struct conv_model {
+  dispatch_model m;
+  dtype type;
+  conv_group group;
+};
+
 }  // namespace cuop::detail

@@ -30,4 +30,11 @@ struct gemm_entry {
   const char* instance;
 };
 
+// A GEMM dispatch model: its shapes share the types and B's layout.
+struct gemm_model {
+  dispatch_model m;
+  dtype in, out;
+  kernels::gemm::b_layout b;
+};
+
 }  // namespace cuop::detail

@@ -20,8 +20,8 @@ struct choice_params {
 // One fitted model's data, as the emitted tables hold it.
 //   features:     anchors x feature_count, row-major
 //   log_speedup:  anchors x candidates, row-major: log(baseline time / candidate time) measured at
-//                 the anchor, conservatively (the baseline's interval low over the candidate's
-//                 interval high); NaN where the candidate was not measured or failed there
+//                 the anchor where the data tell them apart (intervals of the medians apart), else
+//                 no gain; NaN where the candidate was not measured or failed there
 //   trusted:      per candidate, 1 when validation never saw it lose where it was chosen
 struct choice_model_view {
   const double* features;
