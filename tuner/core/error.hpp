@@ -2,8 +2,11 @@
 // "cuop-tune: error: <message>" and maps them to exit codes (docs/cli.md).
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cuop {
 
@@ -18,6 +21,25 @@ class error : public std::runtime_error {
 class usage_error : public error {
  public:
   using error::error;
+};
+
+// Several errors found in one input, reported together like a compiler's (`validate` lists every
+// error of a sweep file): what() is the first one, so a caller that prints one message prints
+// what it printed before there were several. `total` counts them all; `messages` holds the first
+// few (a cap), each a whole message naming its place.
+class error_list : public error {
+ public:
+  error_list(std::vector<std::string> messages, std::size_t total, std::string source)
+      : error(messages.empty() ? source : messages.front()), m_messages(std::move(messages)),
+        m_total(total), m_source(std::move(source)) {}
+  const std::vector<std::string>& messages() const { return m_messages; }
+  std::size_t total() const { return m_total; }
+  const std::string& source() const { return m_source; }  // the input, for the summary line
+
+ private:
+  std::vector<std::string> m_messages;
+  std::size_t m_total;
+  std::string m_source;
 };
 
 // Unrecoverable: the store is corrupt, an invariant broke.
