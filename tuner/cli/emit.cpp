@@ -5,7 +5,10 @@
 #include <sstream>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/suggest.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/emit/conv_emit.hpp"
 #include "tuner/emit/gemm_emit.hpp"
 #include "tuner/emit/softmax_emit.hpp"
@@ -29,13 +32,26 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+// --targets, checked on the command line (a usage error, exit 2) before anything is read: each
+// item names a target as emit accepts it, "90a", "sm_90a" or "90a-real".
+std::string check_targets(const std::string& text) {
+  const auto items = split_list(text);
+  if (items.empty()) return "expected target architectures such as 80,90a,100a, got " + core::quoted(text);
+  for (const auto& item : items) {
+    std::string t = item.substr(0, item.find('-'));
+    if (!t.starts_with("sm_")) t = "sm_" + t;
+    if (!compile::find_target(t))
+      return "unknown target " + core::quoted(item) + suggest_suffix(item, compile::target_names());
+  }
+  return {};
+}
+
 int run_emit(const emit_options& o) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(o.results_dir))
     throw error(fmt::format("{}: results directory not found", o.results_dir));
   const auto results = emit::read_results(o.results_dir);
   const auto targets = split_list(o.targets);
-  if (targets.empty()) throw usage_error("--targets is empty");
   struct op_output {
     std::string op;
     emit::emitted files;
@@ -75,7 +91,8 @@ void add_emit(CLI::App& app, action& run) {
   auto o = std::make_shared<emit_options>();
   cmd->add_option("--results", o->results_dir, "Folder of exported results (default: results)");
   cmd->add_option("--out", o->out_dir, "Output folder (default: generated)");
-  cmd->add_option("--targets", o->targets, "Target architectures, e.g. 80,90a,100a");
+  cmd->add_option("--targets", o->targets, "Target architectures, e.g. 80,90a,100a")
+      ->check(CLI::Validator([](std::string& text) { return check_targets(text); }, ""));
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
   cmd->callback([&run, o] { run = [o] { return run_emit(*o); }; });
 }
