@@ -21,6 +21,7 @@
 #include "tuner/core/environment.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/measure/environment_check.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/runner/batch_plan.hpp"
@@ -29,6 +30,7 @@
 #include "tuner/report/progress.hpp"
 #include "tuner/runner/protocol.hpp"
 #include "tuner/runner/race.hpp"
+#include "tuner/runner/sweep_plan.hpp"
 #include "tuner/runner/trial_results.hpp"
 #include "tuner/runner/worker_process.hpp"
 #include "tuner/space/space.hpp"
@@ -114,10 +116,10 @@ std::string write_cubin(const std::string& cache_dir, const std::string& instanc
 class sweep_run {
  public:
   // `lanes`: one per device of the pool whose first device is `dev` (none: compile-validation).
-  sweep_run(const spec::sweep& s, const sweep_options& o, store::database& db,
+  sweep_run(const spec::sweep& s, const sweep_plan& plan, const sweep_options& o, store::database& db,
             const store::environment& env, const device_info& dev, std::vector<lane> lanes,
             const batch_plan_map& batch_plan)
-      : m_spec(s), m_options(o), m_db(db), m_env(env), m_dev(dev), m_lanes(std::move(lanes)),
+      : m_spec(s), m_plan(plan), m_options(o), m_db(db), m_env(env), m_dev(dev), m_lanes(std::move(lanes)),
         m_op(ops::adapter_for(s.op)), m_shard(o.shard.empty() ? shard{} : parse_shard(o.shard)),
         m_batch_plan(batch_plan) {}
 
@@ -164,6 +166,7 @@ class sweep_run {
   trial_request base_request(std::size_t problem) const;
 
   const spec::sweep& m_spec;
+  const sweep_plan& m_plan;  // worked out before the run began (plan_sweep)
   const sweep_options& m_options;
   store::database& m_db;
   const store::environment& m_env;
@@ -173,7 +176,6 @@ class sweep_run {
   shard m_shard;  // the configurations this run measures
   const batch_plan_map& m_batch_plan;
   std::int64_t m_run_id = 0;
-  std::vector<std::vector<space::verdict>> m_verdicts;  // per problem
   std::vector<std::vector<std::string>> m_instances;    // per problem: accepted kernel instances
   std::vector<std::vector<space::point>> m_library;     // per problem: library candidates
   std::map<std::string, candidate_build> m_builds;     // by instance name
@@ -205,26 +207,20 @@ store::trial_record sweep_run::blank_trial(std::size_t problem, const store::con
   return t;
 }
 
+// The plan's points, less the kernel configurations of other shards.
 void sweep_run::enumerate() {
-  for (const auto& p : m_spec.problems) {
-    auto verdicts = space::enumerate(m_spec, p);
+  for (std::size_t p = 0; p < m_spec.problems.size(); ++p) {
     std::vector<std::string> instances;
-    std::vector<space::point> library;
-    for (const auto& v : verdicts) {
-      if (!v.accepted) continue;
-      if (m_op.is_library(v.config.family)) {
-        library.push_back(v.config);
-        continue;
-      }
-      auto kernel = m_op.kernel(v.config, p);
-      const std::string name = kernel.instance;  // the key must not be moved from
+    for (const auto& name : m_plan.instances[p]) {
       if (!m_shard.owns(name)) continue;
       instances.push_back(name);
-      if (!m_builds.contains(name)) m_builds.emplace(name, candidate_build{std::move(kernel), v.config, {}});
+      if (!m_builds.contains(name)) {
+        const auto& planned = m_plan.kernels.at(name);
+        m_builds.emplace(name, candidate_build{planned.kernel, planned.point, {}});
+      }
     }
-    m_verdicts.push_back(std::move(verdicts));
     m_instances.push_back(std::move(instances));
-    m_library.push_back(std::move(library));
+    m_library.push_back(m_plan.library[p]);
   }
 }
 
@@ -317,7 +313,7 @@ void sweep_run::record_rejections() {
     // Two candidate blocks can reach the same instance: one that accepts it wins over one that
     // rejects it (else the stored rejection would keep the accepted point from being measured).
     const std::set<std::string> accepted(m_instances[p].begin(), m_instances[p].end());
-    for (const auto& v : m_verdicts[p]) {
+    for (const auto& v : m_plan.verdicts[p]) {
       if (v.accepted || m_op.is_library(v.config.family)) continue;
       const candidate_build b{m_op.kernel(v.config, m_spec.problems[p]), v.config, {}};
       if (!m_shard.owns(b.kernel.instance) || accepted.contains(b.kernel.instance)) continue;
@@ -689,6 +685,7 @@ int run_sweep(const sweep_options& o) {
   if (!o.shard.empty()) parse_shard(o.shard);  // a bad --shard is refused before anything runs
   const auto batch_plan = o.batch_plan.empty() ? batch_plan_map{} : read_batch_plan(o.batch_plan);
   std::vector<spec::sweep> specs;
+  std::vector<sweep_plan> plans;  // one per spec
   for (const auto& f : o.files) {
     specs.push_back(spec::load(f));
     auto& s = specs.back();
@@ -706,14 +703,16 @@ int run_sweep(const sweep_options& o) {
                             [&](const std::string& t) { return key.find(t) != std::string::npos; });
       });
       if (s.problems.empty()) {
-        fmt::print(stderr, "cuop-tune: {}: no problem matches --only \"{}\": skipped\n", f, o.only);
+        fmt::print(stderr, "cuop-tune: {}: no problem matches --only {}: skipped\n", core::printable(f), core::quoted(o.only));
         specs.pop_back();
         continue;
       }
     }
-    space::require_nonempty(s);  // before anything is stored or compiled
+    // The file's space, before anything is stored or compiled: a file `validate` refuses is
+    // refused here the same way (sweep_plan.hpp).
+    plans.push_back(plan_sweep(s));
   }
-  if (specs.empty()) throw error(fmt::format("no problem of any file matches --only \"{}\"", o.only));
+  if (specs.empty()) throw error(fmt::format("no problem of any file matches --only {}", core::quoted(o.only)));
   auto db = store::database::open(o.db_path, store::open_mode::read_write);
 
   // The workers: one per device asked for (--device N, or --devices), each asked what it sees.
@@ -762,7 +761,7 @@ int run_sweep(const sweep_options& o) {
     device_info none;
     none.error = no_gpu;
     const auto env = core::describe_environment(none);
-    for (const auto& s : specs) sweep_run(s, o, *db, env, none, {}, batch_plan).execute();
+    for (std::size_t i = 0; i < specs.size(); ++i) sweep_run(specs[i], plans[i], o, *db, env, none, {}, batch_plan).execute();
     return exit_code::ok;
   }
   if (pools.size() > 1)
@@ -773,7 +772,8 @@ int run_sweep(const sweep_options& o) {
     fmt::print(stderr, "cuop-tune: measuring on {}: {} SMs, {} MB L2, driver {}\n", pool.describe(),
                d.sm_count, d.l2_bytes >> 20, d.driver);
   }
-  for (const auto& s : specs) {
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const auto& s = specs[i];
     for (const auto& pool : pools) {
       // One environment for the pool: identical GPUs pool their trials (each trial records its
       // device); a one-GPU pool keys them by its own UUID, as a sweep always has.
@@ -783,7 +783,7 @@ int run_sweep(const sweep_options& o) {
       for (const auto& member : pool.devices)
         for (std::size_t i = 0; i < devices.size(); ++i)
           if (devices[i].index == member.index) lanes.push_back({workers[i].get(), member.index});
-      sweep_run(s, o, *db, env, pool.devices.front(), std::move(lanes), batch_plan).execute();
+      sweep_run(s, plans[i], o, *db, env, pool.devices.front(), std::move(lanes), batch_plan).execute();
     }
   }
   return exit_code::ok;
