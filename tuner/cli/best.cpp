@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
 #include "tuner/store/store.hpp"
@@ -86,6 +87,10 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     fmt::print(stderr, "cuop-tune: run {} is invalid ({}): its {} {} not trusted\n", id,
                invalid.at(id)->state_reason.empty() ? "no reason stored" : invalid.at(id)->state_reason, count,
                count == 1 ? "trial is" : "trials are");
+  // An empty answer says why, so that it is not taken for a failure to read the database.
+  if (rows.empty())
+    fmt::print(stderr, "cuop-tune: {}: no timed trial of op \"{}\" (compile-validation runs time nothing)\n",
+               core::printable(db_path), op);
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [key, r] : rows) {
@@ -97,7 +102,8 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
                      {"ok", r.ok}, {"trials", r.total}, {"env_key", r.best->env_key},
                      {"ci_us", {r.best->ci_lo_us, r.best->ci_hi_us}}, {"ties", ties_of(r)}});
     }
-    fmt::print("{}\n", out.dump(2));
+    // A database is anyone's file: a GPU name that is not UTF-8 is shown, not an exception.
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return 0;
   }
   const bool md = format == "markdown";

@@ -53,7 +53,7 @@ std::optional<std::string> read_file(const std::string& path) {
 std::string read_regular_file(const std::string& path, std::uintmax_t max_bytes, std::string_view what) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   descriptor f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
-  if (f.fd < 0) throw error(fmt::format("cannot open {} {}", what, core::quoted(path)));
+  if (f.fd < 0) throw error(fmt::format("{}: cannot open {} ({})", printable(path), what, std::strerror(errno)));
   struct stat st {};
   if (::fstat(f.fd, &st) != 0)
     throw error(fmt::format("{}: cannot read {} ({})", printable(path), what, std::strerror(errno)));

@@ -20,7 +20,7 @@ inline constexpr std::uintmax_t max_results_file_bytes = 256u << 20;  // results
 // a device (/dev/zero), a socket or a folder is refused before anything is read (and without
 // blocking on a FIFO), a larger file before it is read. `what` names the file's role in messages
 // ("sweep file"). Throws cuop::error:
-//   cannot open sweep file "PATH"                     (missing, no permission)
+//   PATH: cannot open sweep file (No such file or directory)
 //   PATH: sweep file is a FIFO, not a regular file
 //   PATH: sweep file is 20000000 bytes, more than the limit of 16777216 (16 MiB)
 std::string read_regular_file(const std::string& path, std::uintmax_t max_bytes, std::string_view what);

@@ -21,6 +21,7 @@
 #include "tuner/core/environment.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
+#include "tuner/core/process.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/measure/environment_check.hpp"
 #include "tuner/ops/op_adapter.hpp"
@@ -612,6 +613,9 @@ int sweep_run::execute() {
                             m_dev.name, m_dev.cc));
   info.mode = target ? "measure" : "validate";
   info.state = "running";
+  const auto self = core::this_process();
+  info.pid = self.pid;
+  info.pid_start = self.start;
   info.env = m_env;
   info.shard = m_shard.str();
   m_run_id = m_db.begin_run(info);
@@ -619,7 +623,7 @@ int sweep_run::execute() {
   try {
     enumerate();
     fmt::print(stderr, "[{}] {}: {} problems, {} configurations, targets {}\n", m_spec.op,
-               m_spec.file, m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
+               core::printable(m_spec.file), m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
     record_rejections();
     if (!target) {
       const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -638,7 +642,7 @@ int sweep_run::execute() {
           fmt::print(stderr, "[{}] device {}: environment not checked: {}\n", m_spec.op, l.device, b.error);
         else if (const auto why = measure::assess(b, limits); checks && !why.empty())
           fmt::print(stderr, "cuop-tune: warning: {}: device {} is not fit to measure on ({}): the run will "
-                             "be marked invalid\n", m_spec.file, l.device, why);
+                             "be marked invalid\n", core::printable(m_spec.file), l.device, why);
       }
       measure_with_compilation(*target);
       print_summary();
@@ -661,7 +665,7 @@ int sweep_run::execute() {
         if (!invalid.empty()) {
           const auto why = fmt::format("{}", fmt::join(invalid, "; "));
           fmt::print(stderr, "cuop-tune: {}: run {} is invalid: {}; its trials will not be trusted\n",
-                     m_spec.file, m_run_id, why);
+                     core::printable(m_spec.file), m_run_id, why);
           m_db.finish_run(m_run_id, "invalid", why);
           return exit_code::ok;
         }
@@ -677,6 +681,19 @@ int sweep_run::execute() {
   }
   m_db.finish_run(m_run_id, "finished");
   return exit_code::ok;
+}
+
+// Runs this host's earlier sweeps left "running" when their process died without a word (SIGKILL,
+// a crash): marked interrupted, with the reason, so that nothing reads them as still measuring.
+// Runs of other hosts, and runs from before schema 4 (no pid), cannot be told apart and are left.
+void interrupt_abandoned_runs(store::database& db, const std::string& hostname) {
+  for (const auto& r : db.runs()) {
+    if (r.state != "running" || r.pid <= 0 || r.env.hostname != hostname) continue;
+    if (core::process_alive({r.pid, r.pid_start})) continue;
+    const auto why = fmt::format("its sweep (process {} on {}) ended without finishing it", r.pid, hostname);
+    if (db.abandon_run(r.id, why))
+      fmt::print(stderr, "cuop-tune: run {} ({}) was left running: {}; marked interrupted\n", r.id, r.spec_file, why);
+  }
 }
 
 }  // namespace
@@ -713,7 +730,11 @@ int run_sweep(const sweep_options& o) {
     plans.push_back(plan_sweep(s));
   }
   if (specs.empty()) throw error(fmt::format("no problem of any file matches --only {}", core::quoted(o.only)));
+  // The cubin cache is written by every compilation: a file in its place, a folder without write
+  // permission or a full disk would otherwise make every build a compile_error of a finished run.
+  core::require_writable_folder(o.cache_dir, "--cache");
   auto db = store::database::open(o.db_path, store::open_mode::read_write);
+  interrupt_abandoned_runs(*db, core::host_name());
 
   // The workers: one per device asked for (--device N, or --devices), each asked what it sees.
   std::vector<std::unique_ptr<worker_process>> workers;

@@ -11,6 +11,7 @@ namespace cuop::store::detail {
 extern const char schema_v1_sql[];
 extern const char schema_v2_sql[];
 extern const char schema_v3_sql[];
+extern const char schema_v4_sql[];
 
 struct migration {
   int to_version;   // user_version after this step
