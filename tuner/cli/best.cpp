@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validators.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
@@ -155,7 +156,7 @@ void add_best(CLI::App& app, action& run) {
   auto db = std::make_shared<std::string>(default_db_path());
   auto op = std::make_shared<std::string>("softmax");
   auto format = std::make_shared<std::string>("table");
-  cmd->add_option("--db", *db, "SQLite database");
+  cmd->add_option("--db", *db, "SQLite database")->check(non_empty_path());
   cmd->add_option("--op", *op, "Operator")->check(CLI::IsMember(ops::op_names()));
   cmd->add_option("--format", *format, "table, markdown or json")
       ->check(CLI::IsMember({"table", "markdown", "json"}));

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validators.hpp"
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
@@ -41,7 +42,7 @@ std::string check_targets(const std::string& text) {
     std::string t = item.substr(0, item.find('-'));
     if (!t.starts_with("sm_")) t = "sm_" + t;
     if (!compile::find_target(t))
-      return "unknown target " + core::quoted(item) + suggest_suffix(item, compile::target_names());
+      return "unknown target " + core::quoted(item) + suggest_suffix(t, compile::target_names());
   }
   return {};
 }
@@ -89,8 +90,9 @@ int run_emit(const emit_options& o) {
 void add_emit(CLI::App& app, action& run) {
   auto* cmd = app.add_subcommand("emit", "Write the dispatch header and instantiation unit");
   auto o = std::make_shared<emit_options>();
-  cmd->add_option("--results", o->results_dir, "Folder of exported results (default: results)");
-  cmd->add_option("--out", o->out_dir, "Output folder (default: generated)");
+  cmd->add_option("--results", o->results_dir, "Folder of exported results (default: results)")
+      ->check(non_empty_path());
+  cmd->add_option("--out", o->out_dir, "Output folder (default: generated)")->check(non_empty_path());
   cmd->add_option("--targets", o->targets, "Target architectures, e.g. 80,90a,100a")
       ->check(CLI::Validator([](std::string& text) { return check_targets(text); }, ""));
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success");

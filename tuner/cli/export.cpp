@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validators.hpp"
 #include "tuner/emit/results_file.hpp"
 #include "tuner/ops/registry.hpp"
 
@@ -17,8 +18,8 @@ void add_export(CLI::App& app, action& run) {
     bool update = false;
   };
   auto o = std::make_shared<options>();
-  cmd->add_option("--db", o->db, "SQLite database");
-  cmd->add_option("--out", o->out, "Results folder (default: results)");
+  cmd->add_option("--db", o->db, "SQLite database")->check(non_empty_path());
+  cmd->add_option("--out", o->out, "Results folder (default: results)")->check(non_empty_path());
   cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember(ops::op_names()));
   cmd->add_option("--samples", o->samples,
                   "Raw samples kept per problem: winners (default), all or none")

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validators.hpp"
 #include "tuner/store/merge.hpp"
 
 namespace cuop::cli {
@@ -33,7 +34,8 @@ void add_merge(CLI::App& app, action& run) {
   auto o = std::make_shared<merge_cli>();
   o->db = default_db_path();
   cmd->add_option("sources", o->sources, "Databases to merge in")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--db", o->db, "The database merged into (created if missing; default $CUOP_DB or ./cuop-tune.db)");
+  cmd->add_option("--db", o->db, "The database merged into (created if missing; default $CUOP_DB or ./cuop-tune.db)")
+      ->check(non_empty_path());
   cmd->callback([&run, o] { run = [o] { return run_merge(*o); }; });
 }
 

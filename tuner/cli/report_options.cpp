@@ -23,27 +23,27 @@ void add_report_options(CLI::App& cmd, report_options& o) {
   auto& limits = o.compare.limits;
   cmd.add_option("--format", o.format, "table (default), markdown, json or junit")
       ->check(CLI::IsMember({"table", "markdown", "json", "junit"}));
-  cmd.add_option("--output", o.output, "Write the report to FILE instead of stdout");
+  cmd.add_option("--output", o.output, "Write the report to FILE instead of stdout")->check(non_empty_path());
   cmd.add_flag("--per-config", o.compare.per_config,
                "Also compare each configuration verified on both sides");
   cmd.add_option("--threshold-compute", o.compute_pct,
                  "Percent change that matters for compute-bound kernels (default 2)")
-      ->check(number_in(0, 100, false, "a percentage"));
+      ->transform(number_in(0, 100, false, "a percentage"));
   cmd.add_option("--threshold-memory", o.memory_pct,
                  "Percent change that matters for memory-bound kernels (default 3)")
-      ->check(number_in(0, 100, false, "a percentage"));
+      ->transform(number_in(0, 100, false, "a percentage"));
   cmd.add_option("--threshold-short", o.short_pct,
                  "Percent change that matters for short kernels (default 5)")
-      ->check(number_in(0, 100, false, "a percentage"));
+      ->transform(number_in(0, 100, false, "a percentage"));
   cmd.add_option("--short-below-us", limits.short_below_us,
                  "A kernel is short when its baseline median is under this (default 20)")
-      ->check(number_in(0, max_microseconds));
+      ->transform(number_in(0, max_microseconds));
   cmd.add_option("--floor-us", limits.floor_us,
                  "A difference of medians under this many microseconds never counts (default 1)")
-      ->check(number_in(0, max_microseconds));
+      ->transform(number_in(0, max_microseconds));
   cmd.add_option("--resamples", o.compare.bootstrap.resamples, "Bootstrap resamples (default 5000)")
-      ->check(whole_number(100, 1000000));
-  cmd.add_option("--seed", o.compare.bootstrap.seed, "Bootstrap seed (default 1)")->check(unsigned_64());
+      ->transform(whole_number(100, 1000000));
+  cmd.add_option("--seed", o.compare.bootstrap.seed, "Bootstrap seed (default 1)")->transform(unsigned_64());
   cmd.add_flag("--allow-different-env", o.compare.allow_different_env,
                "Compare results from different GPU models or environments, with a warning");
 }

@@ -39,9 +39,10 @@ void add_sweep(CLI::App& app, action& run) {
   o->db_path = default_db_path();
   o->cache_dir = default_cache_dir();
   cmd->add_option("files", o->files, "Sweep files")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--db", o->db_path, "SQLite database (default $CUOP_DB or ./cuop-tune.db)");
-  cmd->add_option("--cache", o->cache_dir, "Cubin cache folder");
-  auto* device = cmd->add_option("--device", o->device, "CUDA device index")->check(whole_number(0, max_device_index));
+  cmd->add_option("--db", o->db_path, "SQLite database (default $CUOP_DB or ./cuop-tune.db)")
+      ->check(non_empty_path());
+  cmd->add_option("--cache", o->cache_dir, "Cubin cache folder")->check(non_empty_path());
+  auto* device = cmd->add_option("--device", o->device, "CUDA device index")->transform(whole_number(0, max_device_index));
   cmd->add_option("--devices", o->devices,
                   "all, or device indices (0,1,...): one worker per GPU, problems spread over them; "
                   "identical GPUs pool their results, other models are kept apart")
@@ -49,7 +50,7 @@ void add_sweep(CLI::App& app, action& run) {
       ->check(parsed_by("--devices", [](const std::string& text) {
         if (text != "all") runner::parse_devices(text, 1 << 20);  // the form only: the count is known later
       }));
-  cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: all cores)")->check(whole_number(1, max_jobs));
+  cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: all cores)")->transform(whole_number(1, max_jobs));
   cmd->add_option("--only", o->only,
                   "Only the problems whose key contains one of these comma-separated texts")
       ->check(CLI::Validator(

@@ -67,4 +67,10 @@ CLI::Validator unsigned_64() {
       "[0, 2^64-1]");
 }
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? "expected a path, got \"\"" : std::string(); },
+      "");
+}
+
 }  // namespace cuop::cli

@@ -23,6 +23,10 @@ CLI::Validator whole_number(long long lo, long long hi);
 // A whole decimal number from 0 to 2^64 - 1 (--seed).
 CLI::Validator unsigned_64();
 
+// A path that is not empty: `--db ""` would open SQLite's temporary database, `--out ""` write
+// into the current folder.
+CLI::Validator non_empty_path();
+
 // Limits shared by the commands' options.
 inline constexpr long long max_jobs = 1024;         // -j: compile threads
 inline constexpr long long max_device_index = 1023;  // --device

@@ -111,6 +111,10 @@ void write_atomically(const std::string& path, std::string_view data) {
   static std::atomic<unsigned long long> counter{0};
   const fs::path target(path);
   std::error_code ec;
+  // The rename would replace whatever is there: a device (as root, `--output /dev/full` turned
+  // the device into a file), a FIFO, or fail on a folder with no useful reason.
+  if (const auto kind = non_regular_kind(path); !kind.empty())
+    throw error(fmt::format("{}: cannot write (it is {}, not a regular file)", printable(path), kind));
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   const std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
   {
@@ -118,7 +122,7 @@ void write_atomically(const std::string& path, std::string_view data) {
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
     out.close();
     if (!out) {
-      const std::string why = std::strerror(errno);
+      const std::string why = errno ? std::strerror(errno) : "the write failed";
       fs::remove(tmp, ec);
       throw error(fmt::format("{}: cannot write ({})", path, why));
     }
