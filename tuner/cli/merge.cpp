@@ -16,8 +16,7 @@ struct merge_cli {
 };
 
 int run_merge(const merge_cli& o) {
-  auto target = store::database::open(o.db, store::open_mode::read_write);
-  const auto r = store::merge_databases(*target, o.db, o.sources);
+  const auto r = store::merge_databases(o.db, o.sources);
   fmt::print("merged {} database{} into {}: runs {} added, {} already there; trials {} added, {} replaced by "
              "newer ones, {} kept (the target's were newer or valid), {} already there; {} configurations, "
              "{} builds\n",

@@ -137,7 +137,7 @@ int huge_number(const char* text, int* pos, double* value) {
 
 // muparser's messages are sentences ("Unexpected token ... at position 4."): restyle them.
 std::string restyle(std::string msg) {
-  while (!msg.empty() && (msg.back() == '.' || std::isspace(static_cast<unsigned char>(msg.back()))))
+  while (!msg.empty() && (msg.back() == '.' || msg.back() == '!' || std::isspace(static_cast<unsigned char>(msg.back()))))
     msg.pop_back();
   if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
   return msg;

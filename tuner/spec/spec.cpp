@@ -259,6 +259,8 @@ void parse_user_source(const yaml_reader& r, const YAML::Node& item, const std::
     fs::path path(value);
     if (path.is_relative()) path = fs::path(r.where(item).file).parent_path() / path;
     std::error_code ec;
+    if (const auto kind = core::non_regular_kind(path.string()); !kind.empty())
+      r.fail(e->value, "source file " + in_quotes(value) + " is " + kind + ", not a regular file");
     if (!fs::is_regular_file(path, ec))
       r.fail(e->value, "no such source file " + in_quotes(value) + " (looked for " + in_quotes(path.string()) + ")");
     c.source = fs::absolute(path, ec).lexically_normal().string();
@@ -433,9 +435,18 @@ namespace {
 // The file's one YAML document. Several (a "---" between them) are refused at the second: only the
 // first would be read, and the rest silently ignored.
 YAML::Node load_document(const yaml_reader& r, const std::string& text, const std::string& file_name) {
+  // A NUL byte: binary data, which yaml-cpp reports as some escape or token error further on.
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    const auto line_start = text.rfind('\n', nul);
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(nul), '\n'));
+    const int column = 1 + static_cast<int>(nul - (line_start == std::string::npos ? 0 : line_start + 1));
+    r.fail(location{file_name, line, column}, "a NUL byte: a sweep file is text");
+  }
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {  // its own message is "bad file"
+    r.fail(r.where(e.mark), fmt::format("lists and maps nested more than {} deep", e.depth() - 1));
   } catch (const YAML::Exception& e) {
     std::string msg = e.msg;
     if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));

@@ -2,6 +2,7 @@
 // throws cuop::error at the node's file:line:column, in the project's message style.
 #pragma once
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
