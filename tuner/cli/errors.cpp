@@ -12,8 +12,13 @@ namespace {
 
 // One line, whatever the message holds: a value a throw site quoted raw is escaped here (printable()
 // leaves what is already escaped as it is).
+// A stderr that cannot be written (a full disk) makes fmt throw; from here, inside main's catch,
+// that would end in std::terminate and SIGABRT instead of the exit code.
 void print_line(const std::string& message) {
-  fmt::print(stderr, "cuop-tune: error: {}\n", core::printable(message));
+  try {
+    fmt::print(stderr, "cuop-tune: error: {}\n", core::printable(message));
+  } catch (const std::exception&) {
+  }
 }
 
 }  // namespace

@@ -16,7 +16,10 @@ namespace {
 // Every usage error, CLI11's included, says what it is the way the others do, and shows the
 // values it quotes escaped.
 int usage(const std::string& message) {
-  fmt::print(stderr, "cuop-tune: error: {}\nRun with --help for more information.\n", cuop::core::printable(message));
+  try {
+    fmt::print(stderr, "cuop-tune: error: {}\nRun with --help for more information.\n", cuop::core::printable(message));
+  } catch (const std::exception&) {  // stderr cannot be written: the exit code still says it
+  }
   return cuop::exit_code::usage;
 }
 
