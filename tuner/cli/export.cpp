@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/cli/validators.hpp"
 #include "tuner/emit/results_file.hpp"
 #include "tuner/ops/registry.hpp"
@@ -33,8 +34,12 @@ void add_export(CLI::App& app, action& run) {
                            : o->samples == "none" ? emit::export_samples::none
                                                   : emit::export_samples::winners;
       auto db = store::database::open(o->db, store::open_mode::read_only);
-      for (const auto& path : emit::export_results(*db, o->op, o->out, samples, o->update))
-        fmt::print("{}\n", path);
+      const auto written = emit::export_results(*db, o->op, o->out, samples, o->update);
+      for (const auto& path : written) fmt::print("{}\n", path);
+      // Nothing written is said, so that it is not taken for a silent failure.
+      if (written.empty())
+        fmt::print(stderr, "cuop-tune: {}: no trial of op \"{}\" to export: nothing written\n",
+                   core::printable(o->db), o->op);
       return 0;
     };
   });

@@ -7,6 +7,7 @@
 #include "tuner/cli/validators.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/report/compare_report.hpp"
 
 namespace cuop::cli {
@@ -49,16 +50,20 @@ void add_report_options(CLI::App& cmd, report_options& o) {
 }
 
 int deliver_report(const gate::comparison& c, const report_options& o) {
-  const auto text = report::render_comparison(c, report::parse_compare_format(o.format));
+  const auto format = report::parse_compare_format(o.format);
+  auto text = report::render_comparison(c, format);
+  // Names come from files anyone can write (results files, databases): the text formats show
+  // them escaped; JSON and JUnit escape their own.
+  if (o.format == "table" || o.format == "markdown") text = core::printable_lines(text);
   if (o.output.empty()) {
     fmt::print("{}", text);
   } else {
     core::write_atomically(o.output, text);
     // The file has everything; the log still shows what a CI job decided and any warning.
-    for (const auto& w : c.warnings) fmt::print(stderr, "cuop-tune: warning: {}\n", w);
+    for (const auto& w : c.warnings) fmt::print(stderr, "cuop-tune: warning: {}\n", core::printable(w));
     fmt::print("{} compared: {} SLOWER, {} FASTER, {} SAME, {} AMBIGUOUS; written to {}\n",
                c.rows.size(), c.count(measure::verdict::slower), c.count(measure::verdict::faster),
-               c.count(measure::verdict::same), c.count(measure::verdict::ambiguous), o.output);
+               c.count(measure::verdict::same), c.count(measure::verdict::ambiguous), core::printable(o.output));
   }
   return c.regression() ? exit_code::regression : exit_code::ok;
 }

@@ -33,15 +33,13 @@ bool acts_on_a_terminal(std::uint32_t cp) {
          (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
 }
 
-}  // namespace
-
-std::string printable(std::string_view text) {
+std::string escape(std::string_view text, bool keep_newlines) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
-      if (c == '\n') out += "\\n";
+      if (c == '\n') out += keep_newlines ? "\n" : "\\n";
       else if (c == '\r') out += "\\r";
       else if (c == '\t') out += "\\t";
       else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
@@ -64,6 +62,17 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-std::string quoted(std::string_view text) { return "\"" + printable(text) + "\""; }
+}  // namespace
+
+std::string printable(std::string_view text) { return escape(text, false); }
+
+std::string printable_lines(std::string_view text) { return escape(text, true); }
+
+std::string quoted(std::string_view text) {
+  if (text.size() <= max_quoted_bytes) return "\"" + printable(text) + "\"";
+  std::size_t cut = max_quoted_bytes - 40;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;  // not inside a character
+  return "\"" + printable(text.substr(0, cut)) + "...\" (" + std::to_string(text.size()) + " bytes)";
+}
 
 }  // namespace cuop::core

@@ -4,6 +4,7 @@
 // through printable().
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -20,7 +21,15 @@ namespace cuop::core {
 // valid UTF-8, and printable(printable(x)) == printable(x).
 std::string printable(std::string_view text);
 
-// "\"" + printable(text) + "\"": a value quoted in a message.
+// printable(), but newlines kept: a multi-line report (compare's table) whose fields come from
+// files anyone can write.
+std::string printable_lines(std::string_view text);
+
+// "\"" + printable(text) + "\"": a value quoted in a message. A value longer than
+// max_quoted_bytes is cut (at a character's boundary) and its size said, `"aaaa..." (100000
+// bytes)`: a 16 MiB key must not become a 16 MiB message.
 std::string quoted(std::string_view text);
+
+inline constexpr std::size_t max_quoted_bytes = 200;
 
 }  // namespace cuop::core
