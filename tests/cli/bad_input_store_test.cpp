@@ -215,6 +215,24 @@ TEST(bad_input_store, sweep_file_name_that_is_not_utf8) {
   EXPECT_EQ(sqlite_rows(tmp / "merged.db", "SELECT spec_file FROM runs"), std::vector<std::string>{shown});
 }
 
+// A cache path that is not UTF-8: compile-validation uses it; a measuring sweep refuses it before
+// it measures (the workers are told cubin paths in JSON, which threw at the first trial).
+TEST(bad_input_store, cache_path_that_is_not_utf8) {
+  temp_dir tmp;
+  const std::string cache = tmp / "cache\xff";
+  const auto r = run("sweep --db " + (tmp / "x.db") + " --cache '" + cache + "' " + tiny_sweep);
+  if (r.err.find("no GPU to measure on") != std::string::npos) {
+    EXPECT_EQ(r.code, 0) << r.err;  // compile-validation only
+    EXPECT_TRUE(fs::is_directory(cache));
+    GTEST_SKIP() << "no GPU: the measuring sweep's refusal is not reached here";
+  }
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("cuop-tune: error: --cache " + tmp.path.string() + "/cache\\xff: not a UTF-8 path; the "
+                       "workers cannot be told the paths of the cubins in it"),
+            std::string::npos)
+      << r.err;
+}
+
 // compare's reports quote the sides' paths: JSON replaces bytes that are not UTF-8 (it threw), the
 // table and JUnit show control characters escaped.
 TEST(bad_input_store, compare_side_named_with_bytes_that_are_not_utf8) {

@@ -66,6 +66,19 @@ std::string escape(std::string_view text, bool keep_newlines) {
 
 std::string printable(std::string_view text) { return escape(text, false); }
 
+bool is_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const auto n = decode(text, i).second;
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 std::string printable_lines(std::string_view text) { return escape(text, true); }
 
 std::string quoted(std::string_view text) {

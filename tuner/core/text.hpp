@@ -21,6 +21,9 @@ namespace cuop::core {
 // valid UTF-8, and printable(printable(x)) == printable(x).
 std::string printable(std::string_view text);
 
+// Whether `text` is valid UTF-8 (what JSON, and so the worker protocol, can carry).
+bool is_utf8(std::string_view text);
+
 // printable(), but newlines kept: a multi-line report (compare's table) whose fields come from
 // files anyone can write.
 std::string printable_lines(std::string_view text);

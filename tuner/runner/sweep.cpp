@@ -785,6 +785,12 @@ int run_sweep(const sweep_options& o) {
     for (std::size_t i = 0; i < specs.size(); ++i) sweep_run(specs[i], plans[i], o, *db, env, none, {}, batch_plan).execute();
     return exit_code::ok;
   }
+  // The workers are told each cubin's path in JSON, which holds only UTF-8: found here, before
+  // anything is measured, rather than as a JSON exception at the first trial.
+  if (!core::is_utf8(o.cache_dir))
+    throw error(fmt::format("--cache {}: not a UTF-8 path; the workers cannot be told the paths of the "
+                            "cubins in it (compile-validation, --validate-only, can use it)",
+                            core::printable(o.cache_dir)));
   if (pools.size() > 1)
     fmt::print(stderr, "cuop-tune: {} GPU models: their results are kept apart, each model measures every "
                        "sweep in turn\n", pools.size());
