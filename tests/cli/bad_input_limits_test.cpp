@@ -112,7 +112,9 @@ void expect_refused(const std::string& args, const std::string& message, const s
   EXPECT_EQ(r.code, 1) << args;
   EXPECT_EQ(r.err, "cuop-tune: error: " + message + "\n") << args;
   EXPECT_EQ(r.out, "") << args;
-  if (!db.empty()) EXPECT_FALSE(fs::exists(db)) << args;
+  if (!db.empty()) {
+    EXPECT_FALSE(fs::exists(db)) << args;
+  }
 }
 
 TEST(bad_input_limits, sweep_file_that_is_not_a_regular_file) {
