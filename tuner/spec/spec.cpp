@@ -274,11 +274,10 @@ std::vector<candidate> parse_candidates(const yaml_reader& r, const YAML::Node& 
                                         error_collector& errors) {
   std::vector<candidate> out;
   for (const auto& item : r.list(n, "\"candidates\"")) {
-    error_collector& own = errors;
     const std::size_t errors_before = errors.added();
     candidate c;
-    own.attempt([&] {
-      const auto es = r.map(item, {"family", "params", "constraints", "source", "kernel"}, "key", " in candidate", own);
+    errors.attempt([&] {
+      const auto es = r.map(item, {"family", "params", "constraints", "source", "kernel"}, "key", " in candidate", errors);
       c.where = r.where(item);
       const entry& fam_entry = require(r, item, es, "family", " in candidate");
       c.family = r.string(fam_entry.value, "\"family\"");
@@ -287,7 +286,7 @@ std::vector<candidate> parse_candidates(const yaml_reader& r, const YAML::Node& 
         r.fail(fam_entry.value, "unknown family " + in_quotes(c.family) + " for op " + in_quotes(op.name) +
                                     suggest_suffix(c.family, op.family_names()));
       const std::string context = " for family " + in_quotes(c.family);
-      own.attempt([&] { parse_user_source(r, item, es, *fam, c); });
+      errors.attempt([&] { parse_user_source(r, item, es, *fam, c); });
       if (const entry* params = find(es, "params")) {
         if (params->value.IsMap() && params->value.size() > max_candidate_params)
           r.fail(params->value, fmt::format("{} parameters{}: more than the limit of {}", params->value.size(),
@@ -296,8 +295,8 @@ std::vector<candidate> parse_candidates(const yaml_reader& r, const YAML::Node& 
         // not also said to be missing.
         std::set<std::string> failed;
         const auto names = parameter_names(params->value, *fam);
-        for (const auto& pe : r.map(params->value, names, "parameter", context, own))
-          if (!own.attempt([&] { c.params.push_back(parse_param(r, pe, *fam)); })) failed.insert(pe.key);
+        for (const auto& pe : r.map(params->value, names, "parameter", context, errors))
+          if (!errors.attempt([&] { c.params.push_back(parse_param(r, pe, *fam)); })) failed.insert(pe.key);
         if (params->value.IsMap())
           for (const auto& kv : params->value)
             if (kv.first.IsScalar())
@@ -305,11 +304,11 @@ std::vector<candidate> parse_candidates(const yaml_reader& r, const YAML::Node& 
         for (const auto& name : fam->params)
           if (!failed.contains(name) && std::none_of(c.params.begin(), c.params.end(),
                                                      [&](const param_space& p) { return p.name == name; }))
-            own.add(r.where(params->value).str() + ": missing parameter " + in_quotes(name) + context);
+            errors.add(r.where(params->value).str() + ": missing parameter " + in_quotes(name) + context);
       } else if (!fam->params.empty()) {
         r.fail(item, "missing required key \"params\" in candidate" + context);
       }
-      if (const entry* cs = find(es, "constraints")) c.constraints = parse_constraints(r, cs->value, own);
+      if (const entry* cs = find(es, "constraints")) c.constraints = parse_constraints(r, cs->value, errors);
     });
     if (errors.added() == errors_before) out.push_back(std::move(c));
   }
