@@ -7,7 +7,9 @@
 #      when the build emits from this results/;
 #   3. results/softmax/nvidia-h200.json is the export of its committed database
 #      (tests/data/store/h200-softmax-results.db);
-#   4. .github/workflows/ci.yml is what ci/matrix.py writes from ci/matrix.yaml.
+#   4. .github/workflows/ci.yml is what ci/matrix.py writes from ci/matrix.yaml;
+#   5. every committed results file is valid, in the form export writes, and measured on today's
+#      kernel sources, or the change is acknowledged in results/stale.txt (`cuop-tune validate`).
 # Usage: ci/jobs/check-fresh.sh [BUILD_DIR]  (a build folder without cuop-tune gets the cuop_emit
 # target built first: cuop-tune and the emitted tables, not the library). ctest runs it on the test
 # build (ci.fresh).
@@ -64,6 +66,9 @@ diff -u results/softmax/nvidia-h200.json "$tmp/export/softmax/nvidia-h200.json" 
 step "4. .github/workflows/ci.yml agrees with ci/matrix.yaml"
 matrix workflow --check .github/workflows/ci.yml >"$tmp/diff" ||
   stale ".github/workflows/ci.yml (python3 ci/matrix.py workflow > .github/workflows/ci.yml)" <"$tmp/diff"
+
+step "5. results/ is valid, exported as is, and fresh (cuop-tune validate results/)"
+"$tune" validate results/ >"$tmp/validate" 2>&1 || stale "results/ fails validation" <"$tmp/validate"
 
 if [[ $status -ne 0 ]]; then echo "check-fresh: FAILED" >&2; exit 1; fi
 echo "check-fresh: generated data is fresh"

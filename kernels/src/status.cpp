@@ -11,6 +11,7 @@ const char* to_string(status s) noexcept {
     case status::launch_failed: return "launch failed";
     case status::cuda_error: return "cuda error";
     case status::out_of_memory: return "out of memory";
+    case status::capture_conflict: return "conflicts with a CUDA stream capture";
   }
   return "unknown status";
 }

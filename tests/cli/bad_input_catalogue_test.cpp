@@ -942,7 +942,7 @@ TEST(bad_input, emit_with_a_results_file_of_a_newer_format) {
   const auto r = run("emit --results " + (tmp / "results") + " --out " + (tmp / "gen"));
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "cuop-tune: error: " + file +
-                       ": unknown results format \"cuop-tune results 9\" (expected \"cuop-tune results 1\")\n");
+                       ":2: unknown results format \"cuop-tune results 9\" (expected \"cuop-tune results 1\")\n");
   expect_unchanged(generated);
 }
 

@@ -117,7 +117,7 @@ TEST(bad_input_store, merge_refusals_leave_the_target_alone) {
   EXPECT_FALSE(fs::exists(tmp / "new.db"));
 }
 
-// A schema 3 database (before runs recorded their process) still opens: read as it is by best,
+// A schema 3 database (before runs recorded their kernel sources and their process) still opens: read as it is by best,
 // migrated by a sweep, and its runs left "running" are left alone (without a pid nothing says
 // whether their process is gone).
 TEST(bad_input_store, schema_3_database_still_opens) {
@@ -134,7 +134,7 @@ TEST(bad_input_store, schema_3_database_still_opens) {
   expect_intact(before);  // read through an upgraded copy in memory
   const auto sweep = run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep);
   EXPECT_EQ(sweep.code, 0) << sweep.err;
-  EXPECT_EQ(sqlite_rows(db, "PRAGMA user_version"), std::vector<std::string>{"4"});
+  EXPECT_EQ(sqlite_rows(db, "PRAGMA user_version"), std::vector<std::string>{std::to_string(cuop::store::schema_version)});
   EXPECT_EQ(sqlite_rows(db, "SELECT id, state, pid > 0 FROM runs ORDER BY id"),
             (std::vector<std::string>{"1|running|0", "2|finished|1"}));
 }

@@ -164,7 +164,8 @@ TEST(bad_input_sweep_file, invalid_utf8_in_a_value) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Every error of a file, not only the first: each line as the first would be alone, then a count.
+// Every error of a file, not only the first: one error whose lines are the errors, each as it
+// would be alone, then a count line.
 
 TEST(bad_input_sweep_file, every_error_is_reported) {
   expect_sweep_file_error(R"yaml(op: softmax
@@ -189,25 +190,25 @@ strategy: fastest
 )yaml",
                           "2:1: unknown key \"colour\" (expected one of: op, dtypes, problems, candidates, constraints, "
                           "targets, measure, strategy)\n"
-                          "cuop-tune: error: $FILE:4:12: expected a positive integer for \"rows\", got \"eight\"\n"
-                          "cuop-tune: error: $FILE:5:32: unknown dtype \"fp16\" (did you mean \"f16\"?)\n"
-                          "cuop-tune: error: $FILE:7:5: duplicate problem \"softmax_f16_8x32\" (first at $FILE:6:5)\n"
-                          "cuop-tune: error: $FILE:10:19: expected an integer for parameter \"vec\", got \"four\"\n"
-                          "cuop-tune: error: $FILE:11:13: unknown family \"blockrow\" for op \"softmax\" (did you mean "
+                          "$FILE:4:12: expected a positive integer for \"rows\", got \"eight\"\n"
+                          "$FILE:5:32: unknown dtype \"fp16\" (did you mean \"f16\"?)\n"
+                          "$FILE:7:5: duplicate problem \"softmax_f16_8x32\" (first at $FILE:6:5)\n"
+                          "$FILE:10:19: expected an integer for parameter \"vec\", got \"four\"\n"
+                          "$FILE:11:13: unknown family \"blockrow\" for op \"softmax\" (did you mean "
                           "\"block_row\"?)\n"
-                          "cuop-tune: error: $FILE:17:18: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n"
-                          "cuop-tune: error: $FILE:18:24: expected an integer in [1, 1000000] for \"min_samples\", got "
+                          "$FILE:17:18: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n"
+                          "$FILE:18:24: expected an integer in [1, 1000000] for \"min_samples\", got "
                           "\"0\"\n"
-                          "cuop-tune: error: $FILE:18:38: expected a number in (0, 86400) for \"timeout_s\", got \"-1\"\n"
-                          "cuop-tune: error: $FILE:19:11: unknown strategy \"fastest\" (expected one of: exhaustive, race)\n"
-                          "cuop-tune: error: $FILE:16:15: unknown symbol \"warps\" in constraint \"warps > 1\" for family "
+                          "$FILE:18:38: expected a number in (0, 86400) for \"timeout_s\", got \"-1\"\n"
+                          "$FILE:19:11: unknown strategy \"fastest\" (expected one of: exhaustive, race)\n"
+                          "$FILE:16:15: unknown symbol \"warps\" in constraint \"warps > 1\" for family "
                           "\"warp_row\" (expected one of: vec, threads_per_row, rows_per_block, chunks, rows, cols, "
                           "elem_bytes)\n"
-                          "cuop-tune: error: $FILE:15:19: constraint \"vec * <= 16\": unexpected token \"<= 16 \" found at "
+                          "$FILE:15:19: constraint \"vec * <= 16\": unexpected token \"<= 16 \" found at "
                           "position 6\n"
-                          "cuop-tune: error: $FILE:15:34: unknown symbol \"vecc\" in constraint \"vecc > 1\" (did you "
+                          "$FILE:15:34: unknown symbol \"vecc\" in constraint \"vecc > 1\" (did you "
                           "mean \"vec\"?)\n"
-                          "cuop-tune: error: $FILE: 13 errors");
+                          "$FILE: 13 errors");
 }
 
 // A misspelt parameter is one error, not also a missing one; a top-level constraint that no
@@ -227,9 +228,9 @@ constraints: ["vec * <= 16"]
 )yaml",
                           "6:22: unknown parameter \"block_thread\" for family \"block_row\" (did you mean "
                           "\"block_threads\"?)\n"
-                          "cuop-tune: error: $FILE:11:15: constraint \"vec * <= 16\": unexpected token \"<= 16 \" found at "
+                          "$FILE:11:15: constraint \"vec * <= 16\": unexpected token \"<= 16 \" found at "
                           "position 6\n"
-                          "cuop-tune: error: $FILE: 2 errors");
+                          "$FILE: 2 errors");
 }
 
 // Past 20 errors the rest are counted.
@@ -239,11 +240,11 @@ TEST(bad_input_sweep_file, errors_past_twenty_are_counted) {
   for (int i = 0; i < 25; ++i) {
     yaml += "  - {rows: x" + std::to_string(i) + ", cols: 32, dtype: f16}\n";
     if (i < 20)
-      message += (i ? "cuop-tune: error: $FILE:" : "") + std::to_string(i + 3) + ":12: expected a positive integer for "
+      message += (i ? "$FILE:" : "") + std::to_string(i + 3) + ":12: expected a positive integer for "
                  "\"rows\", got \"x" + std::to_string(i) + "\"\n";
   }
   yaml += "candidates:\n  - family: block_row\n    params: {vec: 1, block_threads: 32, chunks: 1}\n";
-  expect_sweep_file_error(yaml, message + "cuop-tune: error: $FILE: 25 errors (the first 20 shown)");
+  expect_sweep_file_error(yaml, message + "$FILE: 25 errors (the first 20 shown)");
 }
 
 // validate checks every file it is given, like a compiler: the good ones say ok, each bad one its

@@ -75,10 +75,10 @@ void fill(store::database& db) {
     t.run_id = id;
     t.env_key = run.env.key();
     t.problem = {"softmax_f32_4096x4096", "softmax", "f32", R"({"cols":4096,"rows":4096})", 1 << 27};
-    t.config = {instance, "softmax", "block_row", "f32", R"({"block_threads":128,"chunks":8,"vec":4})"};
+    t.config = {instance, "softmax", "block_row", "f32", cuop::test::block_row_params(instance)};
     t.status = "ok";
     t.sample_us = around(us, 0.013);
-    t.median_us = us;
+    t.median_us = t.min_us = t.q1_us = t.q3_us = us;
     t.ci_lo_us = us - 0.05;
     t.ci_hi_us = us + 0.05;
     t.samples = static_cast<int>(t.sample_us.size());

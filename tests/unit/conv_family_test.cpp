@@ -68,6 +68,21 @@ TEST(conv_shape, output_size_validity_and_work) {
   sh.groups = 1;
   sh.pad_h = -1;
   EXPECT_TRUE(contains(kc::check_shape(sh), "padding must be >= 0"));
+  // Sizes whose output or tensors leave the kernels' integers are refused, not wrapped.
+  sh = depthwise_shape(1, 8, 8, 1, 1, 0);
+  sh.h = 2147483647;
+  sh.pad_h = 1 << 30;  // p = h + 2^31 - 1 + 1 > INT_MAX (p() would wrap)
+  EXPECT_EQ(kc::check_shape(sh), "output 4294967295x8 > 2147483647 in a dimension");
+  sh = depthwise_shape(1 << 20, 1 << 14, 1 << 12, 1, 1, 0);  // 2^60 elements of x
+  EXPECT_EQ(kc::check_shape(sh), "x, w or y has more than 70368744177664 elements");
+  sh = depthwise_shape(1, 1 << 15, 1 << 15, 1, 1, 0);  // 2^45 elements: allowed
+  EXPECT_EQ(kc::check_shape(sh), "");
+  sh.c = sh.k = sh.groups = 1 << 16;  // x: 2^46 elements, the limit itself
+  EXPECT_EQ(kc::check_shape(sh), "");
+  sh.n = 2;
+  EXPECT_TRUE(contains(kc::check_shape(sh), "more than 70368744177664 elements"));
+  sh = depthwise_shape(2147483647, 2147483647, 2147483647, 1, 1, 0);  // products past 2^64 too
+  EXPECT_TRUE(contains(kc::check_shape(sh), "more than 70368744177664 elements"));
   kc::layout l = kc::layout::nhwc;
   EXPECT_TRUE(kc::parse_layout("nchw", l));
   EXPECT_EQ(l, kc::layout::nchw);

@@ -7,8 +7,9 @@
 #include <filesystem>
 #include <tuple>
 
+#include "test_support.hpp"
 #include "tuner/core/error.hpp"
-
+#include "tuner/core/hash.hpp"
 #include "tuner/emit/results_file.hpp"
 #include "tuner/store/store.hpp"
 
@@ -24,7 +25,7 @@ store::trial_record trial(std::int64_t run, const std::string& env, const std::s
   t.env_key = env;
   t.problem = {"softmax_f32_" + std::to_string(rows) + "x1024", "softmax", "f32",
                R"({"cols":1024,"rows":)" + std::to_string(rows) + "}", rows * 8192LL};
-  t.config = {instance, "softmax", "block_row", "f32", R"({"block_threads":256,"chunks":1,"vec":4})"};
+  t.config = {instance, "softmax", "block_row", "f32", cuop::test::block_row_params(instance)};
   t.status = "ok";
   t.median_us = t.min_us = t.q1_us = t.q3_us = t.mean_us = us;
   t.samples = 10;
@@ -48,12 +49,12 @@ TEST(export_results, keeps_the_newest_environment_of_each_problem) {
     run.started_at = "2026-11-30T00:00:00Z";
     run.env.gpu_name = "NVIDIA H200";
     run.env.cc = 90;
-    run.env.source_hash = "old-kernels";
+    run.env.source_hash = "0123456789abcdef";
     const auto old_run = db->begin_run(run);
     db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_v4_b256_c1", 5.0));
     db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 6.0));
     db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 9.0, 16));
-    run.env.source_hash = "new-kernels";  // the kernels changed: a new environment
+    run.env.source_hash = "fedcba9876543210";  // the kernels changed: a new environment
     const auto new_run = db->begin_run(run);
     db->put_trial(trial(new_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 7.0));
     emit::export_results(*db, "softmax", (dir / "results").string());
@@ -88,7 +89,7 @@ void export_run(const fs::path& dir, const std::string& db_name, const std::stri
   run.env.sm_count = 132;
   run.env.driver = driver;
   run.env.cuda_runtime = "13.0";
-  run.env.source_hash = db_name;
+  run.env.source_hash = cuop::fnv1a_hex(db_name);
   const auto id = db->begin_run(run);
   for (const auto& [instance, us, rows] : trials) db->put_trial(trial(id, run.env.key(), instance, us, rows));
   emit::export_results(*db, "softmax", (dir / "results").string(), emit::export_samples::winners, update);

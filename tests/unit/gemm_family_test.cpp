@@ -186,13 +186,26 @@ TEST(gemm_family, mma_plan_launch) {
   EXPECT_EQ(p.block_x, 128u);
   EXPECT_EQ(p.smem_bytes, 4u * (128 + 128) * 32 * 2);  // 65536
   EXPECT_EQ(p.workspace_bytes, 0u);
+  EXPECT_EQ(p.zeroed_bytes, 0u);
 
-  // Edges round up; split-K: z = split_k and workspace = 64 KiB of counters + f32 partials.
+  // Edges round up; split-K: z = split_k and workspace = 64 KiB of counters + f32 partials, of
+  // which the counters must read as zero (a graph's workspace clears them at every replay).
   c.split_k = 3;
   ASSERT_EQ(kg::plan_launch(c, 129, 7, 4097, dev, p), "");
   EXPECT_EQ(p.grid_x, 2u);
   EXPECT_EQ(p.grid_z, 3u);
   EXPECT_EQ(p.workspace_bytes, 65536u + 3u * 2 * 128 * 128 * 4);
+  EXPECT_EQ(p.zeroed_bytes, 4u * 2);  // the counters of its 2 tiles
+
+  // The tile arithmetic is 32-bit: extents near 2^31 are refused, the largest allowed planned.
+  c.split_k = 1;
+  EXPECT_EQ(kg::plan_launch(c, kg::max_mma_extent + 1, 8, 64, dev, p),
+            "m, n or k > 2147418112 (the kernel's tile arithmetic is 32-bit)");
+  EXPECT_TRUE(contains(kg::plan_launch(c, 8, 2147483647, 64, dev, p), "32-bit"));
+  EXPECT_TRUE(contains(kg::plan_launch(c, 8, 8, 2147483640, dev, p), "32-bit"));
+  EXPECT_EQ(kg::plan_launch(c, kg::max_mma_extent, 8, 64, dev, p), "");
+  EXPECT_EQ(p.grid_x, static_cast<unsigned>((kg::max_mma_extent + 127LL) / 128));
+  c.split_k = 3;
 
   // Too many tiles for the split-K counters.
   EXPECT_TRUE(contains(kg::plan_launch(c, 128 * 129, 128 * 128, 64, dev, p), "16384 split-K counters"));

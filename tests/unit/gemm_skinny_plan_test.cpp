@@ -143,6 +143,7 @@ TEST(gemm_skinny_plan, split_k_workspace) {
   EXPECT_EQ(p.grid_y, 4u);
   EXPECT_EQ(p.grid_z, 4u);
   EXPECT_EQ(p.workspace_bytes, 65536u + 4u * 257 * 4 * 4 * 16 * 16);
+  EXPECT_EQ(p.zeroed_bytes, 4u * 257 * 4);  // its tiles' counters; partials are written before read
   ASSERT_EQ(plan_skinny(cfg(col, 2, 256, 8, 8, 3), 7, 7, 4097, h200(), p), "");
   EXPECT_EQ(p.workspace_bytes, 65536u + 4u * 4 * 1 * 3 * 8 * 2);
   // More output tiles than counters.
@@ -152,6 +153,7 @@ TEST(gemm_skinny_plan, split_k_workspace) {
   // Without split-K there is no such limit.
   EXPECT_EQ(plan_skinny(cfg(col, 1, 32, 1, 8, 1), 1, 1 << 20, 64, h200(), p), "");
   EXPECT_EQ(p.workspace_bytes, 0u);
+  EXPECT_EQ(p.zeroed_bytes, 0u);
 }
 
 TEST(gemm_skinny_plan, problems_it_cannot_run) {

@@ -124,7 +124,7 @@ trial_record make_trial(std::int64_t run, const std::string& env, const std::str
   t.env_key = env;
   t.problem = {"softmax_f32_" + problem_rows + "x1024", "softmax", "f32",
                R"({"cols":1024,"rows":)" + problem_rows + "}", 65536};
-  t.config = {instance, "softmax", "block_row", "f32", R"({"block_threads":256,"chunks":1,"vec":4})"};
+  t.config = {instance, "softmax", "block_row", "f32", cuop::test::block_row_params(instance)};
   t.status = "ok";
   t.median_us = t.min_us = t.q1_us = t.q3_us = t.mean_us = us;
   t.ci_lo_us = us * 0.99;
@@ -217,7 +217,7 @@ TEST_F(store_v2, measurement_fields_round_trip) {
   run.mode = "measure";
   run.state = "running";
   const auto id = db->begin_run(run);
-  auto t = make_trial(id, "env1", "8", "k_a", 3.0);
+  auto t = make_trial(id, "env1", "8", "softmax_f32_block_row_v4_b256_c1", 3.0);
   t.sample_clock_mhz = {1980, 1965, 1980};
   t.warmup_ms = 41.25;
   t.warmup_capped = true;
@@ -256,10 +256,10 @@ TEST_F(store_v2, the_batch_survives_export_and_loading_for_compare) {
   run.env.gpu_name = "NVIDIA H200";
   run.env.cc = 90;
   const auto id = db->begin_run(run);
-  auto batched = make_trial(id, run.env.key(), "8", "k_a", 3.0);
+  auto batched = make_trial(id, run.env.key(), "8", "softmax_f32_block_row_v4_b256_c1", 3.0);
   batched.batch = 241;
   db->put_trial(batched);
-  db->put_trial(make_trial(id, run.env.key(), "16", "k_a", 5.0));  // single launches
+  db->put_trial(make_trial(id, run.env.key(), "16", "softmax_f32_block_row_v4_b256_c1", 5.0));  // single launches
   db->finish_run(id, "finished");
   const auto dir = std::filesystem::path(m_path).parent_path() / "exported";
   const auto files = cuop::emit::export_results(*db, "softmax", dir.string());
@@ -280,6 +280,7 @@ TEST_F(store_v2, the_batch_survives_export_and_loading_for_compare) {
 }
 
 TEST_F(store_v2, trials_of_invalid_runs_are_not_trusted) {
+  const std::string k_slow = "softmax_f32_block_row_v4_b128_c1", k_fast = "softmax_f32_block_row_v4_b512_c1";
   auto db = database::open(m_path, open_mode::read_write);
   run_info run;
   run.op = "softmax";
@@ -290,27 +291,27 @@ TEST_F(store_v2, trials_of_invalid_runs_are_not_trusted) {
   run.env.cc = 90;
   const auto env = run.env.key();
   const auto good = db->begin_run(run);
-  db->put_trial(make_trial(good, env, "8", "k_slow", 10.0));
+  db->put_trial(make_trial(good, env, "8", k_slow, 10.0));
   db->finish_run(good, "finished");
   const auto bad = db->begin_run(run);
-  db->put_trial(make_trial(bad, env, "8", "k_fast", 5.0));   // faster, measured beside another process
-  db->put_trial(make_trial(bad, env, "16", "k_slow", 7.0));  // a problem only the bad run measured
+  db->put_trial(make_trial(bad, env, "8", k_fast, 5.0));   // faster, measured beside another process
+  db->put_trial(make_trial(bad, env, "16", k_slow, 7.0));  // a problem only the bad run measured
   db->finish_run(bad, "invalid", "before the run: 1 other compute process on the GPU (pid 7)");
 
   // Resume measures them again.
-  EXPECT_TRUE(db->has_trial(env, "softmax_f32_8x1024", "k_slow"));
-  EXPECT_FALSE(db->has_trial(env, "softmax_f32_8x1024", "k_fast"));
-  EXPECT_FALSE(db->has_trial(env, "softmax_f32_16x1024", "k_slow"));
+  EXPECT_TRUE(db->has_trial(env, "softmax_f32_8x1024", k_slow));
+  EXPECT_FALSE(db->has_trial(env, "softmax_f32_8x1024", k_fast));
+  EXPECT_FALSE(db->has_trial(env, "softmax_f32_16x1024", k_slow));
 
   // export (and so emit, which reads its files, and compare, which selects alike) skips them.
   const auto current = cuop::emit::current_trials(*db, "softmax", false);
   ASSERT_EQ(current.size(), 1u);
   const auto& h200 = current.at("nvidia-h200");
   ASSERT_EQ(h200.trials.size(), 1u);
-  EXPECT_EQ(h200.trials[0].config.instance, "k_slow");
+  EXPECT_EQ(h200.trials[0].config.instance, k_slow);
   EXPECT_EQ(h200.runs.size(), 1u);
   const auto winners = cuop::emit::winners(h200.trials);
-  EXPECT_EQ(winners.at("softmax_f32_8x1024")->config.instance, "k_slow");
+  EXPECT_EQ(winners.at("softmax_f32_8x1024")->config.instance, k_slow);
 
   // A run that is entirely invalid leaves no results file at all.
   const auto dir = (m_dir / "results").string();
@@ -318,15 +319,15 @@ TEST_F(store_v2, trials_of_invalid_runs_are_not_trusted) {
   ASSERT_EQ(paths.size(), 1u);
   const auto file = cuop::emit::read_results_file(paths[0]);
   ASSERT_EQ(file.trials.size(), 1u);
-  EXPECT_EQ(file.trials[0].instance, "k_slow");
+  EXPECT_EQ(file.trials[0].instance, k_slow);
   ASSERT_EQ(file.runs.size(), 1u);
   EXPECT_EQ(file.runs[0].id, good);
 
   // Re-measured in a valid run, the trial replaces the invalid one and counts again.
   const auto again = db->begin_run(run);
-  db->put_trial(make_trial(again, env, "8", "k_fast", 5.5));
+  db->put_trial(make_trial(again, env, "8", k_fast, 5.5));
   db->finish_run(again, "finished");
-  EXPECT_TRUE(db->has_trial(env, "softmax_f32_8x1024", "k_fast"));
+  EXPECT_TRUE(db->has_trial(env, "softmax_f32_8x1024", k_fast));
   const auto now = cuop::emit::current_trials(*db, "softmax", false).at("nvidia-h200");
-  EXPECT_EQ(cuop::emit::winners(now.trials).at("softmax_f32_8x1024")->config.instance, "k_fast");
+  EXPECT_EQ(cuop::emit::winners(now.trials).at("softmax_f32_8x1024")->config.instance, k_fast);
 }

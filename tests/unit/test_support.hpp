@@ -5,12 +5,25 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
 
 namespace cuop::test {
+
+// The stored parameters of a softmax block_row instance named as the library names it
+// ("softmax_f32_block_row_v4_b256_c1": vec, block_threads, chunks): exported results must agree
+// with their names (tuner/emit/results_schema.hpp), so a test's trial takes them from its name.
+inline std::string block_row_params(const std::string& instance) {
+  std::smatch m;
+  if (!std::regex_match(instance, m, std::regex("softmax_[a-z0-9]+_block_row_v([0-9]+)_b([0-9]+)_c([0-9]+)"))) {
+    ADD_FAILURE() << instance << " is not a block_row instance name";
+    return "{}";
+  }
+  return "{\"block_threads\":" + m[2].str() + ",\"chunks\":" + m[3].str() + ",\"vec\":" + m[1].str() + "}";
+}
 
 // The message of the cuop::error `f` throws; a test failure (and "") if it throws none.
 template <class F>

@@ -20,15 +20,16 @@ void add_compare(CLI::App& app, action& run);
 void add_gate(CLI::App& app, action& run);
 void add_merge(CLI::App& app, action& run);
 void add_worker(CLI::App& app, action& run);
+void add_sources(CLI::App& app, action& run);
 
 // --db default: $CUOP_DB, else ./cuop-tune.db (git-ignored).
 std::string default_db_path();
 // Cubin cache: $CUOP_CACHE_DIR, else $XDG_CACHE_HOME/cuop-tune, else ~/.cache/cuop-tune.
 std::string default_cache_dir();
 
-// Prints `e` to stderr as a top-level error, "cuop-tune: error: <message>" (an error_list: each of
-// its messages, then a count line); returns the exit code it stands for (2 for a usage_error, else
-// 1).
+// Prints `e` to stderr as a top-level error, "cuop-tune: error: <message>", each line of the
+// message escaped (core::printable); returns the exit code it stands for (2 for a usage_error,
+// else 1).
 int report_error(const std::exception& e);
 
 }  // namespace cuop::cli

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "tuner/cli/commands.hpp"
@@ -11,8 +13,11 @@
 #include "tuner/core/suggest.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/emit/conv_emit.hpp"
+#include "tuner/emit/freshness.hpp"
 #include "tuner/emit/gemm_emit.hpp"
 #include "tuner/emit/softmax_emit.hpp"
+#include "tuner/ops/family_sources.hpp"
+#include "tuner/ops/registry.hpp"
 
 namespace cuop::cli {
 
@@ -47,6 +52,32 @@ std::string check_targets(const std::string& text) {
   return {};
 }
 
+// Entries measured on kernel sources other than today's (docs/cli.md, "Freshness"): listed in the
+// report; one warning line under --quiet (the build's emit), which CI's validate turns into a
+// failure unless results/stale.txt acknowledges them.
+template <typename Outputs>
+void report_stale(const Outputs& outputs, bool quiet) {
+  std::size_t stale = 0;
+  for (const auto& [op, out] : outputs) {
+    // Each trial once, however many targets' tables it entered.
+    std::map<const emit::result_file*, std::set<const emit::result_trial*>> chosen;
+    for (const auto& [f, t] : out.chosen) chosen[f].insert(t);
+    std::map<const emit::result_file*, std::vector<const emit::result_trial*>> by_file;
+    for (const auto& [f, trials] : chosen) by_file[f].assign(trials.begin(), trials.end());
+    for (const auto& [f, trials] : by_file) {
+      const auto* desc = ops::find_op(f->op);
+      if (!desc) continue;
+      for (const auto& g : emit::stale_groups(*f, ops::family_source_hashes(*desc), &trials)) {
+        stale += g.trials;
+        if (!quiet) fmt::print("stale: {}\n", emit::describe(f->path, g));
+      }
+    }
+  }
+  if (stale && quiet)
+    fmt::print(stderr, "cuop-tune: warning: {} dispatch entries were measured on other kernel sources (emit without "
+                       "--quiet lists them)\n", stale);
+}
+
 int run_emit(const emit_options& o) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(o.results_dir))
@@ -68,10 +99,16 @@ int run_emit(const emit_options& o) {
   const auto unit_of = [&](const std::string& op) { return (fs::path(o.out_dir) / (op + "_instances.cu")).string(); };
   // Every path checked before any file is replaced: a folder in the way of the last file must not
   // leave the first ones from this emit and the rest from the last.
+  // Where the entries were measured, with the runs' free text (spec files, times): data beside
+  // the code, never in it (docs/cli.md, "Results files are untrusted").
+  const auto provenance = (fs::path(o.out_dir) / "dispatch_provenance.json").string();
+  std::set<emit::cited_run> cited;
   for (const auto& [op, out] : outputs) {
     emit::require_writable_file(header_of(op));
     emit::require_writable_file(unit_of(op));
+    cited.insert(out.cited.begin(), out.cited.end());
   }
+  emit::require_writable_file(provenance);
   for (const auto& [op, out] : outputs) {
     const auto header = header_of(op);
     const auto unit = unit_of(op);
@@ -82,6 +119,10 @@ int run_emit(const emit_options& o) {
       fmt::print("{} {}\n{} {}\n", header, h ? "written" : "unchanged", unit, u ? "written" : "unchanged");
     }
   }
+  report_stale(outputs, o.quiet);
+  const bool p = emit::write_if_changed(
+      provenance, emit::provenance_json(cited).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (!o.quiet) fmt::print("{} {}\n", provenance, p ? "written" : "unchanged");
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <string_view>
 
 #include "tuner/cli/commands.hpp"
 #include "tuner/core/error.hpp"
@@ -8,29 +9,23 @@
 
 namespace cuop::cli {
 
-namespace {
-
-// One line, whatever the message holds: a value a throw site quoted raw is escaped here (printable()
-// leaves what is already escaped as it is).
-// A stderr that cannot be written (a full disk) makes fmt throw; from here, inside main's catch,
-// that would end in std::terminate and SIGABRT instead of the exit code.
-void print_line(const std::string& message) {
-  try {
-    fmt::print(stderr, "cuop-tune: error: {}\n", core::printable(message));
-  } catch (const std::exception&) {
-  }
-}
-
-}  // namespace
-
 int report_error(const std::exception& e) {
-  if (const auto* list = dynamic_cast<const error_list*>(&e); list && list->total() > 1) {
-    for (const auto& m : list->messages()) print_line(m);
-    const auto shown = list->messages().size();
-    print_line(fmt::format("{}: {} errors{}", list->source(), list->total(),
-                           shown < list->total() ? fmt::format(" (the first {} shown)", shown) : ""));
-  } else {
-    print_line(e.what());
+  // Line by line, each escaped: a value a throw site quoted raw cannot reach the terminal as an
+  // escape sequence (printable() leaves what is already escaped as it is). The first line carries
+  // the prefix; the others continue the same error (several errors of one file, error_list). A
+  // stderr that cannot be written (a full disk) makes fmt throw; from here, inside main's catch,
+  // that would end in std::terminate and SIGABRT instead of the exit code.
+  try {
+    std::string_view text = e.what();
+    std::string out = "cuop-tune: error: ";
+    for (bool first = true;; first = false) {
+      const auto end = text.find('\n');
+      out += (first ? "" : "\n") + core::printable(text.substr(0, end));
+      if (end == std::string_view::npos) break;
+      text.remove_prefix(end + 1);
+    }
+    fmt::print(stderr, "{}\n", out);
+  } catch (const std::exception&) {
   }
   if (dynamic_cast<const usage_error*>(&e)) return exit_code::usage;
   return exit_code::error;

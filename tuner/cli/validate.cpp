@@ -1,8 +1,10 @@
-// cuop-tune validate FILE...: parse and check sweep files without compiling or running anything.
-// Every file is checked, and every error of a file reported (docs/cli.md, validate).
+// cuop-tune validate FILE...: parse and check sweep files without compiling or running anything,
+// or results files and folders (validate_results.hpp). Every file is checked, and every error of a
+// file reported (docs/cli.md, validate).
 #include <fmt/format.h>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validate_results.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/runner/sweep_plan.hpp"
@@ -12,14 +14,20 @@
 namespace cuop::cli {
 
 void add_validate(CLI::App& app, action& run) {
-  auto* cmd = app.add_subcommand("validate", "Check sweep files (YAML, constraints) without running");
+  auto* cmd = app.add_subcommand("validate", "Check sweep files, or results files and folders, without running");
   auto files = std::make_shared<std::vector<std::string>>();
-  cmd->add_option("files", *files, "Sweep files")->required()->check(CLI::ExistingFile);
+  cmd->add_option("files", *files, "Sweep files; results files (.json) or folders (results/)")
+      ->required()
+      ->check(CLI::ExistingPath);
   cmd->callback([&run, files] {
     run = [files] {
       int code = exit_code::ok;
       for (const auto& f : *files) {
         try {
+          if (is_results_path(f)) {
+            validate_results(f);
+            continue;
+          }
           const auto s = spec::load(f);
           // The path `sweep` takes before it stores anything (sweep_plan.hpp).
           const auto plan = runner::plan_sweep(s);

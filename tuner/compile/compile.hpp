@@ -44,8 +44,12 @@ std::string check_limits(const resource_usage& usage, const target& t, int block
 // tuned is what ships.
 std::vector<std::string> device_flags();
 
-// The include folders candidates need: the kernels' include folder and CUDA's (with CCCL), from
-// the build's CUOP_KERNELS_INCLUDE_DIR and CUOP_CUDA_INCLUDE_DIR (a ';' list).
+// The kernel library's include folder (cuop/kernels/... lives under it): $CUOP_KERNELS_INCLUDE_DIR
+// when set, else the build's.
+std::string kernels_include_dir();
+
+// The include folders candidates need: the kernels' include folder (kernels_include_dir) and
+// CUDA's (with CCCL), from the build's CUOP_CUDA_INCLUDE_DIR (a ';' list).
 std::vector<std::string> default_include_dirs();
 
 struct request {

@@ -53,11 +53,18 @@ std::vector<std::string> device_flags() {
   return flags;
 }
 
+std::string kernels_include_dir() {
+  if (const char* env = std::getenv("CUOP_KERNELS_INCLUDE_DIR"); env != nullptr && *env != '\0') return env;
+#ifdef CUOP_KERNELS_INCLUDE_DIR
+  return CUOP_KERNELS_INCLUDE_DIR;
+#else
+  return {};
+#endif
+}
+
 std::vector<std::string> default_include_dirs() {
   std::vector<std::string> dirs;
-#ifdef CUOP_KERNELS_INCLUDE_DIR
-  dirs.emplace_back(CUOP_KERNELS_INCLUDE_DIR);
-#endif
+  if (auto dir = kernels_include_dir(); !dir.empty()) dirs.push_back(std::move(dir));
 #ifdef CUOP_CUDA_INCLUDE_DIR
   std::vector<std::string> cuda = split_list(CUOP_CUDA_INCLUDE_DIR);
 #else

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 std::string kernel_source_hash() {
   std::vector<fs::path> files;
-  const fs::path root = fs::path(CUOP_KERNELS_INCLUDE_DIR) / "cuop" / "kernels";
+  const fs::path root = fs::path(compile::kernels_include_dir()) / "cuop" / "kernels";
   std::error_code ec;
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
     if (it->is_regular_file()) files.push_back(it->path());

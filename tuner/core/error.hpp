@@ -24,22 +24,29 @@ class usage_error : public error {
 };
 
 // Several errors found in one input, reported together like a compiler's (`validate` lists every
-// error of a sweep file): what() is the first one, so a caller that prints one message prints
-// what it printed before there were several. `total` counts them all; `messages` holds the first
-// few (a cap), each a whole message naming its place.
+// error of a sweep file): one message whose lines are the errors (`messages`, the first few of
+// them: a cap), then, when there are several, a count line "<source>: 13 errors" (with "(the
+// first 20 shown)" when some were left out). A single error's message is that error alone.
 class error_list : public error {
  public:
-  error_list(std::vector<std::string> messages, std::size_t total, std::string source)
-      : error(messages.empty() ? source : messages.front()), m_messages(std::move(messages)),
-        m_total(total), m_source(std::move(source)) {}
+  error_list(std::vector<std::string> messages, std::size_t total, const std::string& source)
+      : error(joined(messages, total, source)), m_messages(std::move(messages)), m_total(total) {}
   const std::vector<std::string>& messages() const { return m_messages; }
   std::size_t total() const { return m_total; }
-  const std::string& source() const { return m_source; }  // the input, for the summary line
 
  private:
+  static std::string joined(const std::vector<std::string>& messages, std::size_t total, const std::string& source) {
+    std::string out;
+    for (const auto& m : messages) out += (out.empty() ? "" : "\n") + m;
+    if (total > 1) {
+      out += "\n" + source + ": " + std::to_string(total) + " errors";
+      if (messages.size() < total) out += " (the first " + std::to_string(messages.size()) + " shown)";
+    }
+    return out;
+  }
+
   std::vector<std::string> m_messages;
   std::size_t m_total;
-  std::string m_source;
 };
 
 // Unrecoverable: the store is corrupt, an invariant broke.

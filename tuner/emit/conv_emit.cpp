@@ -114,7 +114,9 @@ emitted emit_conv(const std::vector<result_file>& results, const std::vector<std
         e.kind = "cudnn_heuristic";
         e.instance = heuristic_instance(e.type);
       }
-      provenance_lines.insert(fmt::format("{} on {} (sm_{}): {}", f->path, f->gpu, f->cc, e.provenance));
+      provenance_lines.insert(fmt::format("{} (measured on sm_{})", e.provenance, f->cc));
+      out.cited.insert({f, t->run});
+      out.chosen.emplace_back(f, t);
       entries.push_back(std::move(e));
       ++count;
     }
@@ -156,14 +158,14 @@ emitted emit_conv(const std::vector<result_file>& results, const std::vector<std
     const auto& sh = e.shape;
     const bool d = e.is_default;
     h += fmt::format(
-        "    // {}{}\n    {{{}, \"{}\", dtype::{}, kernels::conv::layout::{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
-        "{}, {}, {}, detail::conv_kind::{},\n     {},\n     \"{}\", {}, detail::entry_source::{}, {:.4g}, \"{}\"}},\n",
-        shape_comment(e), e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, e.gpu, name_of(e.type),
+        "    // {}{}\n    {{{}, {}, dtype::{}, kernels::conv::layout::{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+        "{}, {}, {}, detail::conv_kind::{},\n     {},\n     {}, {}, detail::entry_source::{}, {:.4g}, {}}},\n",
+        shape_comment(e), e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, cxx_string_literal(e.gpu), name_of(e.type),
         kc::name_of(sh.lay), d ? 0 : sh.n, d ? 0 : sh.h, d ? 0 : sh.w, d ? 0 : sh.c, d ? 0 : sh.k, d ? 0 : sh.r,
         d ? 0 : sh.s, d ? 0 : sh.stride_h, d ? 0 : sh.pad_h, d ? 0 : sh.dil_h, d ? 0 : sh.groups,
         sh.allow_tf32 ? 1 : 0, e.kind,
-        e.kind == "kernel" ? cxx_config(e.config) : "{}", e.lib_id,
-        e.kind == "kernel" ? kernel_index.at(e.instance) : -1, e.source, e.median_us, e.instance);
+        e.kind == "kernel" ? cxx_config(e.config) : "{}", cxx_string_literal(e.lib_id),
+        e.kind == "kernel" ? kernel_index.at(e.instance) : -1, e.source, e.median_us, cxx_string_literal(e.instance));
   }
   std::vector<unit_kernel> kernels;
   for (const auto& [name, c] : kernels_by_name)

@@ -99,10 +99,36 @@ std::string target_report(const std::string& label, std::size_t count, bool tune
                      tuned ? "tuned" : (count ? "nearest-arch" : "no measured"), defaults);
 }
 
-std::string run_provenance(const result_file& f, std::int64_t run) {
-  for (const auto& r : f.runs)
-    if (r.id == run) return fmt::format("run {} of {} ({})", r.id, r.spec_file, r.started_at);
-  return fmt::format("run {}", run);
+std::string cxx_string_literal(std::string_view text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto byte = static_cast<unsigned char>(ch);
+    const bool plain = (byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') || (byte >= '0' && byte <= '9') ||
+                       std::string_view(" _-.,:;/()[]+=@#%&*<>!^~|{}$`'").find(ch) != std::string_view::npos;
+    if (plain) out += ch;
+    else out += fmt::format("\\{:03o}", byte);
+  }
+  return out + "\"";
+}
+
+std::string run_provenance(const result_file& f, std::int64_t run) { return fmt::format("{} run {}", f.path, run); }
+
+nlohmann::json provenance_json(const std::set<cited_run>& cited) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& c : cited) {
+    auto& file = out[c.file->path];
+    file["op"] = c.file->op;
+    file["gpu"] = c.file->gpu;
+    file["cc"] = c.file->cc;
+    if (!file.contains("runs")) file["runs"] = nlohmann::json::array();
+    nlohmann::json run = {{"id", c.run}};
+    for (const auto& r : c.file->runs)
+      if (r.id == c.run)
+        run = {{"id", r.id}, {"started_at", r.started_at}, {"spec_file", r.spec_file}, {"git_rev", r.git_rev},
+               {"env_key", r.env_key}, {"family_hashes", r.family_hashes}};
+    file["runs"].push_back(std::move(run));
+  }
+  return out;
 }
 
 std::string emit_banner(const std::vector<std::string>& targets,

@@ -2,7 +2,11 @@
 // target, the fastest legal trial per problem, and provenance lines.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
+#include <string_view>
+#include <tuple>
 #include <map>
 #include <set>
 #include <string>
@@ -68,8 +72,25 @@ std::map<std::string, int> kernel_indices(const std::map<std::string, Config>& k
   return out;
 }
 
-// "run 3 of configs/x.yaml (2026-11-30T13:49:00Z)"
+// The one way text from an input reaches generated code: as a C++ string literal whose bytes
+// outside letters, digits, space and plain punctuation (quotes, backslashes, '?', which could
+// start a trigraph, control characters, non-ASCII bytes) are written as three-digit octal
+// escapes, which cannot run into a following character. Any byte string round-trips.
+std::string cxx_string_literal(std::string_view text);
+
+// "softmax/nvidia-h200.json run 3": a results file (its validated <op>/<gpu slug>.json path) and
+// a run, as generated comments cite them. The run's free text (spec file, start time) is in the
+// provenance data file, never in code (provenance_json).
 std::string run_provenance(const result_file& f, std::int64_t run);
+
+// The runs that generated entries came from, with everything the results file says of them:
+// {"<path>": {"gpu", "cc", "runs": [{"id", "started_at", "spec_file", "git_rev", ...}]}}.
+struct cited_run {
+  const result_file* file;
+  std::int64_t run;
+  bool operator<(const cited_run& o) const { return std::tie(file->path, run) < std::tie(o.file->path, o.run); }
+};
+nlohmann::json provenance_json(const std::set<cited_run>& cited);
 
 // The first lines of both generated files: targets and where the measured results come from.
 std::string emit_banner(const std::vector<std::string>& targets,

@@ -100,7 +100,9 @@ emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std
         e.kind = "cublaslt_heuristic";
         e.instance = heuristic_instance(e.in, e.out, e.b);
       }
-      provenance_lines.insert(fmt::format("{} on {} (sm_{}): {}", f->path, f->gpu, f->cc, e.provenance));
+      provenance_lines.insert(fmt::format("{} (measured on sm_{})", e.provenance, f->cc));
+      out.cited.insert({f, t->run});
+      out.chosen.emplace_back(f, t);
       entries.push_back(std::move(e));
       ++count;
     }
@@ -142,13 +144,13 @@ emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std
        "inline constexpr detail::gemm_entry gemm_table[] = {\n";
   for (const auto& e : entries) {
     h += fmt::format(
-        "    // {}{}\n    {{{}, \"{}\", dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
-        "detail::gemm_kind::{},\n     {},\n     \"{}\", {}, detail::entry_source::{}, {:.4g}, \"{}\"}},\n",
+        "    // {}{}\n    {{{}, {}, dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
+        "detail::gemm_kind::{},\n     {},\n     {}, {}, detail::entry_source::{}, {:.4g}, {}}},\n",
         e.source == "fallback" ? "default" : fmt::format("{} {}x{}x{}", e.source, e.m, e.n, e.k),
-        e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, e.gpu, name_of(e.in),
+        e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, cxx_string_literal(e.gpu), name_of(e.in),
         name_of(e.out), kg::name_of(e.b), e.m, e.n, e.k, e.kind,
-        e.kind == "kernel" ? cxx_config(e.config) : "{}", e.lt_id,
-        e.kind == "kernel" ? kernel_index.at(e.instance) : -1, e.source, e.median_us, e.instance);
+        e.kind == "kernel" ? cxx_config(e.config) : "{}", cxx_string_literal(e.lt_id),
+        e.kind == "kernel" ? kernel_index.at(e.instance) : -1, e.source, e.median_us, cxx_string_literal(e.instance));
   }
   std::vector<unit_kernel> kernels;
   for (const auto& [name, c] : kernels_by_name)

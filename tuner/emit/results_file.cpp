@@ -1,6 +1,7 @@
 #include "tuner/emit/results_file.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
 #include "tuner/emit/current_trials.hpp"
+#include "tuner/emit/results_schema.hpp"
 #include "tuner/emit/results_update.hpp"
 
 namespace cuop::emit {
@@ -22,7 +24,10 @@ using ordered = nlohmann::ordered_json;
 
 namespace {
 
-constexpr const char* format_tag = "cuop-tune results 1";
+constexpr const char* format_tag = results_format_tag;
+
+// Bytes that are not UTF-8 (a sweep file's name, say) are replaced, not a reason to fail.
+std::string dump(const ordered& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 double round_sig(double x) {  // 5 significant digits: stable text, ample precision for timings
   if (x == 0 || !std::isfinite(x)) return 0;
@@ -72,8 +77,10 @@ ordered build_json(const result_build& b) {
   return j;
 }
 
+}  // namespace
+
 // Reviewable layout: the header fields, then one array element per line.
-std::string render(const result_file& f) {
+std::string render_results(const result_file& f) {
   ordered head;
   head["format"] = format_tag;
   head["op"] = f.op;
@@ -85,23 +92,38 @@ std::string render(const result_file& f) {
   head["source_hash"] = f.source_hash;
   std::string out = "{\n";
   for (auto it = head.begin(); it != head.end(); ++it)
-    out += fmt::format("  {}: {},\n", json(it.key()).dump(), it.value().dump());
+    out += fmt::format("  {}: {},\n", dump(ordered(it.key())), dump(it.value()));
   const auto array = [&out](const char* name, const std::vector<ordered>& rows, bool last) {
     out += fmt::format("  \"{}\": [\n", name);
     for (std::size_t i = 0; i < rows.size(); ++i)
-      out += fmt::format("    {}{}\n", rows[i].dump(), i + 1 < rows.size() ? "," : "");
+      out += fmt::format("    {}{}\n", dump(rows[i]), i + 1 < rows.size() ? "," : "");
     out += last ? "  ]\n" : "  ],\n";
   };
   std::vector<ordered> runs, trials, builds;
-  for (const auto& r : f.runs)
-    runs.push_back(ordered{{"id", r.id}, {"started_at", r.started_at}, {"spec_file", r.spec_file},
-                           {"env_key", r.env_key}, {"git_rev", r.git_rev}});
+  for (const auto& r : f.runs) {
+    ordered run{{"id", r.id}, {"started_at", r.started_at}, {"spec_file", r.spec_file},
+                {"env_key", r.env_key}, {"git_rev", r.git_rev}};
+    if (!r.family_hashes.empty()) run["family_hashes"] = r.family_hashes;
+    runs.push_back(std::move(run));
+  }
   for (const auto& t : f.trials) trials.push_back(trial_json(t));
   for (const auto& b : f.builds) builds.push_back(build_json(b));
   array("runs", runs, false);
   array("trials", trials, false);
   array("builds", builds, true);
   return out + "}\n";
+}
+
+namespace {
+
+// A run's family hashes as the database keeps them (JSON text; "" before schema 4).
+std::map<std::string, std::string> family_hashes_of(const store::run_info& r) {
+  if (r.family_hashes.empty()) return {};
+  try {
+    return json::parse(r.family_hashes).get<std::map<std::string, std::string>>();
+  } catch (const json::exception& e) {
+    throw error(fmt::format("run {}: its family hashes are not a JSON object of strings: {}", r.id, e.what()));
+  }
 }
 
 }  // namespace
@@ -121,54 +143,50 @@ result_file parse_results(const std::string& text, const std::string& path) {
   } catch (const std::exception& e) {
     throw error(fmt::format("{}: not a results file: {}", path, e.what()));
   }
-  if (j.value("format", "") != format_tag)
-    throw error(fmt::format("{}: unknown results format \"{}\" (expected \"{}\")", path,
-                            j.value("format", ""), format_tag));
+  if (const auto errors = schema_errors(j, text, path); !errors.empty())
+    throw error(fmt::format("{}", fmt::join(errors, "\n")));
+  // Valid: every field below has its type and range.
   result_file f;
-  try {
-    f.path = path;
-    f.op = j.at("op").get<std::string>();
-    f.gpu = j.at("gpu").get<std::string>();
-    f.cc = j.at("cc").get<int>();
-    f.sm_count = j.value("sm_count", 0);
-    f.driver = j.value("driver", "");
-    f.cuda_runtime = j.value("cuda_runtime", "");
-    f.source_hash = j.value("source_hash", "");
-    for (const auto& r : j.at("runs"))
-      f.runs.push_back({r.at("id").get<std::int64_t>(), r.at("started_at").get<std::string>(),
-                        r.value("spec_file", ""), r.value("env_key", ""), r.value("git_rev", "")});
-    for (const auto& t : j.at("trials")) {
-      result_trial x;
-      x.problem = t.at("problem").get<std::string>();
-      x.dtype = t.at("dtype").get<std::string>();
-      x.dims = t.at("dims").get<std::map<std::string, long long>>();
-      x.instance = t.at("instance").get<std::string>();
-      x.family = t.at("family").get<std::string>();
-      x.params = t.at("params").get<std::map<std::string, long long>>();
-      x.status = t.at("status").get<std::string>();
-      x.median_us = t.value("median_us", 0.0);
-      x.min_us = t.value("min_us", 0.0);
-      x.q1_us = t.value("q1_us", 0.0);
-      x.q3_us = t.value("q3_us", 0.0);
-      if (t.contains("ci_us")) {
-        x.ci_lo_us = t["ci_us"][0].get<double>();
-        x.ci_hi_us = t["ci_us"][1].get<double>();
-      }
-      x.samples = t.value("samples", 0);
-      x.batch = t.value("batch", 1);
-      x.gbps = t.value("gbps", 0.0);
-      x.run = t.value("run", std::int64_t{0});
-      x.samples_us = t.value("samples_us", std::vector<double>{});  // absent in older files
-      f.trials.push_back(std::move(x));
+  f.path = path;
+  f.op = j.at("op").get<std::string>();
+  f.gpu = j.at("gpu").get<std::string>();
+  f.cc = j.at("cc").get<int>();
+  f.sm_count = j.value("sm_count", 0);
+  f.driver = j.value("driver", "");
+  f.cuda_runtime = j.value("cuda_runtime", "");
+  f.source_hash = j.value("source_hash", "");
+  for (const auto& r : j.at("runs"))
+    f.runs.push_back({r.at("id").get<std::int64_t>(), r.at("started_at").get<std::string>(), r.value("spec_file", ""),
+                      r.value("env_key", ""), r.value("git_rev", ""),
+                      r.value("family_hashes", std::map<std::string, std::string>{})});
+  for (const auto& t : j.at("trials")) {
+    result_trial x;
+    x.problem = t.at("problem").get<std::string>();
+    x.dtype = t.at("dtype").get<std::string>();
+    x.dims = t.at("dims").get<std::map<std::string, long long>>();
+    x.instance = t.at("instance").get<std::string>();
+    x.family = t.at("family").get<std::string>();
+    x.params = t.at("params").get<std::map<std::string, long long>>();
+    x.status = t.at("status").get<std::string>();
+    x.median_us = t.value("median_us", 0.0);
+    x.min_us = t.value("min_us", 0.0);
+    x.q1_us = t.value("q1_us", 0.0);
+    x.q3_us = t.value("q3_us", 0.0);
+    if (t.contains("ci_us")) {
+      x.ci_lo_us = t["ci_us"][0].get<double>();
+      x.ci_hi_us = t["ci_us"][1].get<double>();
     }
-    for (const auto& b : j.at("builds"))
-      f.builds.push_back({b.at("instance").get<std::string>(), b.at("target").get<std::string>(),
-                          b.at("status").get<std::string>(), b.value("message", ""),
-                          b.value("registers", 0), b.value("smem", 0LL),
-                          b.value("spill_stores", 0LL), b.value("spill_loads", 0LL)});
-  } catch (const json::exception& e) {
-    throw error(fmt::format("{}: malformed results file: {}", path, e.what()));
+    x.samples = t.value("samples", 0);
+    x.batch = t.value("batch", 1);
+    x.gbps = t.value("gbps", 0.0);
+    x.run = t.value("run", std::int64_t{0});
+    x.samples_us = t.value("samples_us", std::vector<double>{});  // absent in older files
+    f.trials.push_back(std::move(x));
   }
+  for (const auto& b : j.at("builds"))
+    f.builds.push_back({b.at("instance").get<std::string>(), b.at("target").get<std::string>(),
+                        b.at("status").get<std::string>(), b.value("message", ""), b.value("registers", 0),
+                        b.value("smem", 0LL), b.value("spill_stores", 0LL), b.value("spill_loads", 0LL)});
   return f;
 }
 
@@ -241,7 +259,7 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
     }
     for (const auto& r : current.runs)
       if (used_runs.contains(r.id) || f.gpu.empty())
-        f.runs.push_back({r.id, r.started_at, r.spec_file, r.env.key(), r.env.git_rev});
+        f.runs.push_back({r.id, r.started_at, r.spec_file, r.env.key(), r.env.git_rev, family_hashes_of(r)});
     // Builds are GPU-independent; the newest per (instance, target) goes with every file.
     std::map<std::pair<std::string, std::string>, store::build_record> builds;
     for (auto& b : db.builds(op)) builds[{b.instance, b.target}] = std::move(b);
@@ -259,7 +277,7 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
                                   path, r.id, r.state.empty() ? "unfinished" : r.state));
       f = update_results(read_results_file(path), std::move(f));
     }
-    write_if_changed(path, render(f));
+    write_if_changed(path, render_results(f));
     written.push_back(path);
   }
   return written;
@@ -275,7 +293,14 @@ std::vector<result_file> read_results(const std::string& dir) {
   for (const auto& p : paths) {
     out.push_back(read_results_file(p));
     // Relative to the results folder: generated files must not depend on where the checkout is.
-    out.back().path = fs::relative(p, dir).generic_string();
+    // Export writes <op>/<gpu slug>.json and nothing else, so any other name (one that holds a
+    // newline, say: it is quoted in generated files) is not a results file of this folder.
+    const auto rel = fs::relative(p, dir).generic_string();
+    const auto expected = fmt::format("{}/{}.json", out.back().op, slug(out.back().gpu));
+    if (rel != expected)
+      throw error(fmt::format("{}: a results file of op \"{}\" on {} belongs at {}", p, out.back().op,
+                              json_quoted(out.back().gpu.empty() ? "no GPU" : out.back().gpu), expected));
+    out.back().path = rel;
   }
   return out;
 }

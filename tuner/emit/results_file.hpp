@@ -34,6 +34,9 @@ struct result_build {
 struct result_run {
   std::int64_t id = 0;
   std::string started_at, spec_file, env_key, git_rev;
+  // Per kernel family of the op, the hash of the kernel sources the run measured
+  // (ops/family_sources.hpp); empty in files written before runs recorded it.
+  std::map<std::string, std::string> family_hashes;
 };
 
 // One file: the results of one op on one GPU model (gpu empty: compile validation only).
@@ -65,11 +68,17 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
 // Reads every results file under `dir` (sorted by path); throws cuop::error naming a bad file.
 std::vector<result_file> read_results(const std::string& dir);
 
-// Reads one results file; `path` stays as given. Throws cuop::error naming a bad file.
+// Reads one results file; `path` stays as given. Throws cuop::error naming a bad file: every
+// schema error (results_schema.hpp) one per line.
 result_file read_results_file(const std::string& path);
 
 // Parses the text of a results file; `path` names it in messages and in the result.
 result_file parse_results(const std::string& text, const std::string& path);
+
+// The text export writes for `f`: the header fields, then one run, trial or build per line,
+// numbers to 5 significant digits. A committed file equal to render_results of what it reads as
+// is in the form export wrote (validate checks it).
+std::string render_results(const result_file& f);
 
 // "NVIDIA H200" -> "nvidia-h200"
 std::string slug(const std::string& gpu_name);

@@ -81,7 +81,9 @@ emitted emit_softmax(const std::vector<result_file>& results, const std::vector<
         e.source = tuned ? "tuned" : "nearest_arch";
         e.median_us = t->median_us;
         e.provenance = run_provenance(*f, t->run);
-        provenance_lines.insert(fmt::format("{} on {} (sm_{}): {}", f->path, f->gpu, f->cc, e.provenance));
+        provenance_lines.insert(fmt::format("{} (measured on sm_{})", e.provenance, f->cc));
+      out.cited.insert({f, t->run});
+      out.chosen.emplace_back(f, t);
         entries.push_back(std::move(e));
         ++count;
       }
@@ -116,10 +118,10 @@ emitted emit_softmax(const std::vector<result_file>& results, const std::vector<
   for (const auto& e : entries) {
     const auto name = ks::instance_name(e.config);
     h += fmt::format(
-        "    // {}{}\n    {{{}, \"{}\", dtype::{}, {}, {}, {},\n     {}, detail::entry_source::{}, {:.4g}, \"{}\"}},\n",
+        "    // {}{}\n    {{{}, {}, dtype::{}, {}, {}, {},\n     {}, detail::entry_source::{}, {:.4g}, {}}},\n",
         e.source == "fallback" ? "default" : fmt::format("{} {}x{}", e.source, e.rows, e.cols),
-        e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, e.gpu, name_of(e.type), e.rows,
-        e.cols, cxx_config(e.config), kernel_index.at(name), e.source, e.median_us, name);
+        e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, cxx_string_literal(e.gpu), name_of(e.type), e.rows,
+        e.cols, cxx_config(e.config), kernel_index.at(name), e.source, e.median_us, cxx_string_literal(name));
   }
   std::vector<unit_kernel> kernels;
   for (const auto& [name, c] : kernels_by_name)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 
@@ -48,6 +49,65 @@ std::string fft_config_of(const nlohmann::json& params, bk::fft_conv_config& c) 
 }
 
 }  // namespace
+
+std::string cudnn_instance_of(dtype t, const stored_values& params, std::string& why) {
+  if (params.contains("rank")) {  // the heuristic's first plan
+    for (const auto& [name, v] : params)
+      if (name != "rank" && name != "workspace_mb") {
+        why = fmt::format("unknown parameter \"{}\" of the cuDNN heuristic's plan", name);
+        return {};
+      }
+    const long long mb = value_or(params, "workspace_mb", -1);
+    if (params.at("rank") != 0 || mb < 0 || mb > (1 << 20)) {
+      why = "the heuristic's plan must have \"rank\" 0 and \"workspace_mb\" in [0, 1048576]";
+      return {};
+    }
+    return conv_library_instance(t, "heuristic");
+  }
+  bk::cudnn_config c;
+  if (!params.contains("engine")) {
+    why = "missing parameter \"engine\" of family \"cudnn\"";
+    return {};
+  }
+  c.engine = params.at("engine");
+  for (const auto& [name, value] : params) {  // "k<type>", in increasing type order (map order
+    if (name == "engine") continue;           // is text order: sorted below)
+    int type = -1;
+    const bool digits = name.size() >= 2 && name.size() <= 4 && name[0] == 'k' &&
+                        std::all_of(name.begin() + 1, name.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (digits) type = std::stoi(name.substr(1));
+    if (type < 0) {
+      why = fmt::format("unknown parameter \"{}\" of family \"cudnn\" (expected \"engine\" or \"k<knob type>\")", name);
+      return {};
+    }
+    c.knobs.push_back({type, value});
+  }
+  std::sort(c.knobs.begin(), c.knobs.end(), [](const auto& a, const auto& b) { return a.type < b.type; });
+  const std::string id = bk::cudnn_config_id(c);
+  bk::cudnn_config round_trip;
+  if (!bk::parse_cudnn_config_id(id, round_trip, &why)) return {};
+  return conv_library_instance(t, id);
+}
+
+std::string fft_instance_of(dtype t, const stored_values& params, std::string& why) {
+  nlohmann::json p;
+  for (const auto& [name, value] : params) {
+    if (value < INT_MIN || value > INT_MAX) {
+      why = fmt::format("parameter \"{}\" = {} is not an int", name, value);
+      return {};
+    }
+    p[name] = value;
+  }
+  bk::fft_conv_config c;
+  if (why = fft_config_of(p, c); !why.empty()) return {};
+  for (const auto& name : fft_param_names())
+    if (!params.contains(name)) {
+      why = fmt::format("missing parameter \"{}\" of family \"fft\"", name);
+      return {};
+    }
+  if (why = bk::check_fft_conv_config(c); !why.empty()) return {};
+  return fft_instance(t, c);
+}
 
 // An FFT point is one configuration; whether it suits the problem is the trial's to say.
 nlohmann::json conv_library::list(dtype t, const kc::conv_shape& sh, const nlohmann::json& point,

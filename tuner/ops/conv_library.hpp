@@ -14,6 +14,7 @@
 
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/conv/family.hpp"
+#include "tuner/ops/stored_config.hpp"
 
 namespace cuop::ops {
 
@@ -30,6 +31,12 @@ std::string conv_library_instance(dtype t, const std::string& identifier);
 // The fft candidate's parameters (cuop/backends/fft_conv.hpp): output tile, padded-size policy,
 // output channels per thread of the spectral product. Its instance: "conv2d_f32_fft_t64_p0_kb4".
 std::vector<std::string> fft_param_names();
+
+// The instance of a stored cuDNN configuration (the heuristic's first plan, {"rank": 0,
+// "workspace_mb"}, or {"engine", "k<type>": value...}) or FFT configuration ({"tile", "pad",
+// "kb"}); "" and `why` when the parameters are not one.
+std::string cudnn_instance_of(dtype t, const stored_values& params, std::string& why);
+std::string fft_instance_of(dtype t, const stored_values& params, std::string& why);
 
 // A prepared call: the execution plan of one configuration for one problem.
 struct conv_library_call {

@@ -56,6 +56,30 @@ kc::depthwise_config depthwise_config_of(const space::point& p, const spec::prob
   return c;
 }
 
+std::string conv_instance_of(const stored_config& stored, std::string& why) {
+  if (stored.family == cudnn_family) return cudnn_instance_of(stored.type, stored.params, why);
+  if (stored.family == fft_family) return fft_instance_of(stored.type, stored.params, why);
+  if (stored.family != conv_depthwise_family) {
+    why = fmt::format("unknown conv2d family \"{}\"", stored.family);
+    return {};
+  }
+  dim_values dims;
+  for (const auto& [name, v] : stored.dims) dims[name] = v;
+  kc::depthwise_config c = kc::for_shape({}, stored.type, conv_shape_of(dims));
+  for (const auto name : kc::depthwise_param_names())
+    if (!stored.params.contains(std::string(name))) {
+      why = fmt::format("missing parameter \"{}\" of family \"{}\"", name, stored.family);
+      return {};
+    }
+  for (const auto& [name, value] : stored.params)
+    if (!kc::set_param(c, name, value)) {
+      why = fmt::format("parameter \"{}\" = {} is not one of family \"{}\"", name, value, stored.family);
+      return {};
+    }
+  if (stored.ran && !(why = kc::check_config(c)).empty()) return {};
+  return kc::instance_name(c);
+}
+
 std::string conv_entry_definition(const kc::depthwise_config& c) {
   if (c.stage == 5)  // its tensor maps after conv_args; the swizzled boxes want 1024-byte alignment
     return fmt::format(

@@ -30,6 +30,9 @@ kernels::conv::depthwise_config depthwise_config_of(const space::point& p, const
 std::string conv_entry_definition(const kernels::conv::depthwise_config& c);
 std::string conv_entry_source(const kernels::conv::depthwise_config& c);
 
+// The instance name of a stored conv2d configuration (op_desc::instance_of).
+std::string conv_instance_of(const stored_config& c, std::string& why);
+
 const op_adapter& conv_adapter();
 
 }  // namespace cuop::ops

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <set>
 
 #include "cuop/backends/cublaslt_backend.hpp"
@@ -38,6 +41,16 @@ bk::lt_config config_of(const nlohmann::json& p) {
   return c;
 }
 
+// Each stored identity field with the range of its attribute's C type.
+struct lt_field {
+  const char* name;
+  long long lo, hi;
+};
+constexpr lt_field lt_fields[] = {
+    {"algo", INT32_MIN, INT32_MAX}, {"tile", 0, UINT32_MAX},     {"stages", 0, UINT32_MAX},
+    {"split_k", INT32_MIN, INT32_MAX}, {"reduction", 0, UINT32_MAX}, {"swizzle", 0, UINT32_MAX},
+    {"custom", 0, UINT32_MAX},      {"inner", 0, UINT16_MAX},    {"cluster", 0, UINT16_MAX}};
+
 std::size_t workspace_limit(const nlohmann::json& params) {
   return static_cast<std::size_t>(params.value("workspace_mb", 32LL)) << 20;
 }
@@ -55,6 +68,47 @@ struct prepared {
 };
 
 }  // namespace
+
+std::string cublaslt_instance_of(dtype t, const stored_values& params, std::string& why) {
+  const long long pack = value_or(params, "pack", 0);
+  if (pack != 0 && pack != 1) {
+    why = fmt::format("parameter \"pack\" = {} is not 0 or 1", pack);
+    return {};
+  }
+  const std::string suffix = pack ? pack_suffix : "";
+  const auto only = [&](std::initializer_list<const char*> names) {
+    for (const auto& [name, v] : params)
+      if (name != "pack" && std::none_of(names.begin(), names.end(), [&](const char* n) { return name == n; })) {
+        why = fmt::format("unknown parameter \"{}\" of family \"cublaslt\"", name);
+        return false;
+      }
+    for (const char* n : names)
+      if (!params.contains(n)) {
+        why = fmt::format("missing parameter \"{}\" of family \"cublaslt\"", n);
+        return false;
+      }
+    return true;
+  };
+  if (params.contains("rank")) {  // the heuristic's first choice
+    if (!only({"rank", "workspace_mb"})) return {};
+    if (params.at("rank") != 0 || params.at("workspace_mb") < 0 || params.at("workspace_mb") > (1 << 20)) {
+      why = "the heuristic's choice must have \"rank\" 0 and \"workspace_mb\" in [0, 1048576]";
+      return {};
+    }
+    return library_instance(t, "heuristic" + suffix);
+  }
+  if (!only({"algo", "tile", "stages", "split_k", "reduction", "swizzle", "custom", "inner", "cluster"})) return {};
+  nlohmann::json fields;
+  for (const auto& f : lt_fields) {
+    const long long v = params.at(f.name);
+    if (v < f.lo || v > f.hi) {
+      why = fmt::format("parameter \"{}\" = {} is outside [{}, {}]", f.name, v, f.lo, f.hi);
+      return {};
+    }
+    fields[f.name] = v;
+  }
+  return library_instance(t, bk::lt_config_id(config_of(fields)) + suffix);
+}
 
 struct gemm_library::impl {
   cublasLtHandle_t handle = nullptr;

@@ -14,6 +14,7 @@
 
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/gemm/args.cuh"
+#include "tuner/ops/stored_config.hpp"
 
 namespace cuop::ops {
 
@@ -25,6 +26,11 @@ struct library_call {
 
 // "gemm_bf16_cublaslt_<identifier>", the heuristic's choice "gemm_bf16_cublaslt_heuristic".
 std::string library_instance(dtype t, const std::string& identifier);
+
+// The instance of a stored cuBLASLt configuration: the heuristic's first choice ({"rank": 0,
+// "workspace_mb"}) or an algorithm's identity fields, either with "pack" 0 or 1. "" and `why`
+// when the parameters are neither.
+std::string cublaslt_instance_of(dtype t, const stored_values& params, std::string& why);
 
 class gemm_library {
  public:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tuner/core/error.hpp"
+#include "tuner/ops/gemm_library.hpp"
 
 namespace cuop::ops {
 
@@ -22,6 +23,33 @@ kg::gemm_config gemm_config_of(const space::point& p, const std::string& dtype_n
     if (!kg::set_param(c, name, value))
       throw error(fmt::format("unknown parameter \"{}\" of family \"{}\"", name, p.family));
   return c;
+}
+
+std::string gemm_instance_of(const stored_config& stored, std::string& why) {
+  if (stored.type == dtype::f32) {
+    why = "gemm takes f16 or bf16, not \"f32\"";
+    return {};
+  }
+  if (stored.family == cublaslt_family) return cublaslt_instance_of(stored.type, stored.params, why);
+  kg::gemm_config c;
+  if (!kg::parse_family(stored.family, c.fam)) {
+    why = fmt::format("unknown gemm family \"{}\"", stored.family);
+    return {};
+  }
+  c.in = c.out = stored.type;
+  c.b = kg::b_layout::col;
+  for (const auto name : kg::param_names(c.fam))
+    if (!stored.params.contains(std::string(name))) {
+      why = fmt::format("missing parameter \"{}\" of family \"{}\"", name, stored.family);
+      return {};
+    }
+  for (const auto& [name, value] : stored.params)
+    if (!kg::set_param(c, name, value)) {
+      why = fmt::format("parameter \"{}\" = {} is not one of family \"{}\"", name, value, stored.family);
+      return {};
+    }
+  if (stored.ran && !(why = kg::check_config(c)).empty()) return {};
+  return kg::instance_name(c);
 }
 
 std::string gemm_entry_definition(const kg::gemm_config& c) {

@@ -10,6 +10,7 @@
 
 #include "cuop/kernels/gemm/family.hpp"
 #include "tuner/ops/op_adapter.hpp"
+#include "tuner/ops/stored_config.hpp"
 
 namespace cuop::ops {
 
@@ -26,6 +27,9 @@ kernels::gemm::gemm_config gemm_config_of(const space::point& p, const std::stri
 std::string gemm_entry_definition(const kernels::gemm::gemm_config& c);
 std::vector<std::string> gemm_entry_includes(const kernels::gemm::gemm_config& c);
 std::string gemm_entry_source(const kernels::gemm::gemm_config& c);
+
+// The instance name of a stored GEMM configuration (op_desc::instance_of).
+std::string gemm_instance_of(const stored_config& c, std::string& why);
 
 const op_adapter& gemm_adapter();
 

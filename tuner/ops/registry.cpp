@@ -1,11 +1,16 @@
 #include "tuner/ops/registry.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "cuop/kernels/conv/family.hpp"
 #include "cuop/kernels/gemm/family.hpp"
 #include "cuop/kernels/softmax/family.hpp"
 #include "tuner/ops/conv_library.hpp"
 #include "tuner/ops/conv_op.hpp"
 #include "tuner/ops/gemm_op.hpp"
+#include "tuner/ops/softmax_op.hpp"
 
 namespace cuop::ops {
 
@@ -14,8 +19,10 @@ namespace {
 op_desc softmax_op() {
   namespace ks = kernels::softmax;
   op_desc op{"softmax", {"rows", "cols"}, {}};
+  op.instance_of = softmax_instance_of;
   for (ks::family f : ks::all_families()) {
     family_desc d{std::string(ks::name_of(f)), {}, "kernel"};
+    d.headers = {std::string(ks::header_of(f))};
     for (std::string_view p : ks::param_names(f)) d.params.emplace_back(p);
     for (std::string_view p : ks::optional_param_names(f)) d.optional_params.emplace_back(p);
     op.families.push_back(std::move(d));
@@ -27,8 +34,10 @@ op_desc softmax_op() {
 op_desc gemm_op() {
   namespace kg = kernels::gemm;
   op_desc op{"gemm", {"m", "n", "k"}, {}};
+  op.instance_of = gemm_instance_of;
   for (kg::family f : kg::all_families()) {
     family_desc d{std::string(kg::name_of(f)), {}, "kernel"};
+    d.headers = {std::string(kg::header_of(f))};
     for (std::string_view p : kg::param_names(f)) d.params.emplace_back(p);
     for (std::string_view p : kg::optional_param_names(f)) d.optional_params.emplace_back(p);
     op.families.push_back(std::move(d));
@@ -49,7 +58,9 @@ op_desc conv2d_op() {
              {"layout", 0, 0, {std::string(kc::name_of(kc::layout::nhwc)), std::string(kc::name_of(kc::layout::nchw))}}};
   for (const auto& d : op.dims) op.problem_dims.push_back(d.name);
   op.key_of = conv_problem_key;
+  op.instance_of = conv_instance_of;
   family_desc d{std::string(conv_depthwise_family), {}, "kernel"};
+  d.headers = {std::string(kc::depthwise_header())};
   for (std::string_view p : kc::depthwise_param_names()) d.params.emplace_back(p);
   op.families.push_back(std::move(d));
   op.families.push_back({std::string(cudnn_family), cudnn_param_names(), "library"});
@@ -86,6 +97,19 @@ const op_desc* find_op(std::string_view name) noexcept {
   for (const auto& op : table())
     if (op.name == name) return &op;
   return nullptr;
+}
+
+std::string check_param_names(const family_desc& fam, const stored_values& params) {
+  for (const auto& name : fam.params)
+    if (!params.contains(name)) return fmt::format("missing parameter \"{}\" of family \"{}\"", name, fam.name);
+  for (const auto& [name, value] : params) {
+    const auto known = [&](const std::vector<std::string>& names) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (!known(fam.params) && !known(fam.optional_params))
+      return fmt::format("unknown parameter \"{}\" of family \"{}\"", name, fam.name);
+  }
+  return {};
 }
 
 std::vector<std::string> op_names() {

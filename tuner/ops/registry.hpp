@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tuner/ops/stored_config.hpp"
+
 namespace cuop::ops {
 
 struct family_desc {
@@ -21,6 +23,9 @@ struct family_desc {
   bool user_source = false;
   // Parameters a candidate may leave out; the family's default then applies.
   std::vector<std::string> optional_params = {};
+  // Our kernels: the headers that define the family's kernels (their sources, with what they
+  // include, are what a measurement of the family was made on). Empty for library back ends.
+  std::vector<std::string> headers = {};
 };
 
 // One dimension of an op's problems. Values are integers; a dimension with named choices (a
@@ -41,6 +46,9 @@ struct op_desc {
   std::vector<dim_desc> dims = {};        // problem_dims with their rules; empty: required, >= 1
   // Problem key after "<op>_<dtype>_"; null: the dimensions joined by "x" in problem_dims order.
   std::string (*key_of)(const dim_values&) = nullptr;
+  // The instance name of a stored configuration (stored_config.hpp); "" and `why` when its
+  // family, dtype, problem and parameters are not a configuration of this op.
+  std::string (*instance_of)(const stored_config&, std::string& why) = nullptr;
 
   const family_desc* find_family(std::string_view family) const noexcept;
   std::vector<std::string> family_names() const;
@@ -48,6 +56,10 @@ struct op_desc {
 };
 
 const op_desc* find_op(std::string_view name) noexcept;
+
+// "" when `params` holds every required parameter of `fam` and only parameters it knows (its
+// optional ones included), else why not, e.g. missing parameter "vec" of family "block_row".
+std::string check_param_names(const family_desc& fam, const stored_values& params);
 std::vector<std::string> op_names();
 
 }  // namespace cuop::ops

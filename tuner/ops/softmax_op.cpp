@@ -22,6 +22,32 @@ ks::softmax_config softmax_config_of(const space::point& p, const std::string& d
   return c;
 }
 
+std::string softmax_instance_of(const stored_config& stored, std::string& why) {
+  if (stored.family == custom_family) {
+    // What custom_softmax_candidate names: "softmax_<dtype>_custom_<kernel id>_<params>". The
+    // kernel id hashes the user's header, which a results file does not hold: checked for shape.
+    return {};
+  }
+  ks::softmax_config c;
+  if (!ks::parse_family(stored.family, c.fam)) {
+    why = fmt::format("unknown softmax family \"{}\"", stored.family);
+    return {};
+  }
+  c.type = stored.type;
+  for (const auto name : ks::param_names(c.fam))
+    if (!stored.params.contains(std::string(name))) {
+      why = fmt::format("missing parameter \"{}\" of family \"{}\"", name, stored.family);
+      return {};
+    }
+  for (const auto& [name, value] : stored.params)
+    if (!ks::set_param(c, name, value)) {
+      why = fmt::format("parameter \"{}\" = {} is not one of family \"{}\"", name, value, stored.family);
+      return {};
+    }
+  if (stored.ran && !(why = ks::check_config(c)).empty()) return {};
+  return ks::instance_name(c);
+}
+
 double softmax_bytes(const spec::problem& p) {
   const auto t = parse_dtype(p.dtype);
   const double elems = static_cast<double>(p.dims.at("rows")) * static_cast<double>(p.dims.at("cols"));

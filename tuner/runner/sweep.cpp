@@ -24,7 +24,9 @@
 #include "tuner/core/process.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/measure/environment_check.hpp"
+#include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/op_adapter.hpp"
+#include "tuner/ops/registry.hpp"
 #include "tuner/runner/batch_plan.hpp"
 #include "tuner/runner/device_pool.hpp"
 #include "tuner/runner/shard.hpp"
@@ -618,6 +620,7 @@ int sweep_run::execute() {
   info.pid_start = self.start;
   info.env = m_env;
   info.shard = m_shard.str();
+  if (const auto* op = ops::find_op(m_spec.op)) info.family_hashes = nlohmann::json(ops::family_source_hashes(*op)).dump();
   m_run_id = m_db.begin_run(info);
 
   try {
@@ -685,7 +688,7 @@ int sweep_run::execute() {
 
 // Runs this host's earlier sweeps left "running" when their process died without a word (SIGKILL,
 // a crash): marked interrupted, with the reason, so that nothing reads them as still measuring.
-// Runs of other hosts, and runs from before schema 4 (no pid), cannot be told apart and are left.
+// Runs of other hosts, and runs from before schema 5 (no pid), cannot be told apart and are left.
 void interrupt_abandoned_runs(store::database& db, const std::string& hostname) {
   for (const auto& r : db.runs()) {
     if (r.state != "running" || r.pid <= 0 || r.env.hostname != hostname) continue;

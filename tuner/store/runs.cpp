@@ -8,7 +8,7 @@ namespace {
 constexpr const char* run_columns =
     "id, started_at, finished_at, spec_file, spec_hash, op, mode, state, gpu_name, gpu_uuid, "
     "sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, git_rev, build_flags, source_hash, "
-    "hostname, state_reason, env_checks, shard, provenance, pid, pid_start";
+    "hostname, state_reason, env_checks, shard, provenance, family_hashes, pid, pid_start";
 
 run_info read_run(const statement& s) {
   run_info r;
@@ -37,8 +37,9 @@ run_info read_run(const statement& s) {
   r.env_checks = s.text(21);
   r.shard = s.text(22);
   r.provenance = core::printable(s.text(23));
-  r.pid = s.int64(24);
-  r.pid_start = s.int64(25);
+  r.family_hashes = s.text(24);
+  r.pid = s.int64(25);
+  r.pid_start = s.int64(26);
   return r;
 }
 
@@ -62,15 +63,15 @@ std::int64_t sqlite_database::copy_run(const run_info& r) {
   statement s(m_conn,
               "INSERT INTO runs (started_at, finished_at, spec_file, spec_hash, op, mode, state, env_key, "
               "gpu_name, gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, "
-              "git_rev, build_flags, source_hash, hostname, state_reason, env_checks, shard, provenance, pid, "
-              "pid_start) VALUES (?,NULLIF(?,''),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              "git_rev, build_flags, source_hash, hostname, state_reason, env_checks, shard, provenance, "
+              "family_hashes, pid, pid_start) VALUES (?,NULLIF(?,''),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
               what);
   // Paths are stored as printable, valid UTF-8: a file name may hold any bytes, and every reader
   // (export writes JSON, which must be UTF-8; messages) gets text it can show.
   s.bind_all(r.started_at, r.finished_at, core::printable(r.spec_file), r.spec_hash, r.op, r.mode, r.state, e.key(),
              e.gpu_name, e.gpu_uuid, e.sm_count, e.l2_bytes, e.cc, e.driver, e.cuda_runtime, e.libraries, e.git_rev,
              e.build_flags, e.source_hash, e.hostname, r.state_reason, r.env_checks, r.shard,
-             core::printable(r.provenance), r.pid, r.pid_start);
+             core::printable(r.provenance), r.family_hashes, r.pid, r.pid_start);
   s.run();
   return m_conn.last_insert_rowid();
 }

@@ -1,19 +1,16 @@
-// Schema version 4 of the store (PRAGMA user_version = 4): the process behind a run, so that a run
-// whose sweep was killed (SIGKILL, a crash, a lost node) is not "running" forever. Only columns
-// are added, each with a default, so every row of an older database stays and reads as it did
-// (0: not recorded, such runs are left as they are).
+// Schema version 4 of the store (PRAGMA user_version = 4): results tied to the code that produced
+// them (docs/cli.md, "Freshness"). One column is added, with a default, so every row of an older
+// database stays and reads as it did.
 //
-//   runs.pid         the sweep's process id on runs.hostname
-//   runs.pid_start   when that process started (Linux: /proc/PID/stat field 22, clock ticks
-//                    after boot), so a pid the system gave to another process since is not
-//                    taken for the sweep
+//   runs.family_hashes  {"<family>": "<hash>", ...}: per kernel family of the run's op, the hash
+//                       of the kernel sources the run measured (tuner/ops/family_sources.hpp);
+//                       '' for runs recorded before version 4
 #include "tuner/store/migrations.hpp"
 
 namespace cuop::store::detail {
 
 const char schema_v4_sql[] = R"sql(
-ALTER TABLE runs ADD COLUMN pid INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE runs ADD COLUMN pid_start INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN family_hashes TEXT NOT NULL DEFAULT '';
 )sql";
 
 }  // namespace cuop::store::detail

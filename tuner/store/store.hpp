@@ -11,7 +11,7 @@
 
 namespace cuop::store {
 
-inline constexpr int schema_version = 4;  // PRAGMA user_version; migrations in migrations.cpp
+inline constexpr int schema_version = 5;  // PRAGMA user_version; migrations in migrations.cpp
 inline constexpr int default_busy_timeout_ms = 5000;  // wait this long for another writer
 
 // Now, as ISO 8601 UTC: "2026-11-30T13:05:00Z".
@@ -48,7 +48,10 @@ struct run_info {
   std::string env_checks;    // {"before": {...}, "after": {...}}: the GPU's state (NVML), JSON
   std::string shard;         // "K/N": the run measured shard K of N (sweep --shard); "" all
   std::string provenance;    // merged from "<database> run <id>" (merge); "" measured here
-  std::int64_t pid = 0;      // the sweep's process on env.hostname; 0 not recorded (before schema 4)
+  // {"<family>": "<hash>"}: the kernel sources of each family of the op the run measured
+  // (ops/family_sources.hpp), JSON; "" for runs recorded before schema 4.
+  std::string family_hashes;
+  std::int64_t pid = 0;      // the sweep's process on env.hostname; 0 not recorded (before schema 5)
   std::int64_t pid_start = 0;  // when that process started (core::process_id); tells a reused pid apart
 };
 

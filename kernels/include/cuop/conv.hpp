@@ -22,11 +22,16 @@ struct conv2d_problem {
 };
 
 // Asynchronous on `stream`; errors of the launch itself are returned. Workspace (cuDNN, cuFFT)
-// is allocated by the library once per device and stream. x, w and y should be 16-byte aligned
-// (as cudaMalloc gives): the choices (cuDNN's plans, our TMA kernels) take nothing else, so other
-// tensors are copied into aligned buffers of the library's first, and y back after (one copy of
-// each misaligned tensor each way: slower, not wrong). Without cuDNN in the build, only
-// shapes a tuned depthwise kernel or FFT configuration covers are supported.
+// is the library's, kept per device and stream (under CUDA graph capture: the graph's own).
+// x, w and y must be aligned to the element type and should be 16-byte aligned (as cudaMalloc
+// gives): the choices (cuDNN's plans, our TMA kernels) take nothing else, so other tensors are
+// copied into aligned buffers of the library's first, and y back after (one copy of each
+// misaligned tensor each way: slower, not wrong). y must not share a byte with x or w. Refused
+// with invalid_argument before anything is queued: those, a shape check_shape refuses (output
+// sizes past INT_MAX, tensors past 2^46 elements included), an unknown dtype or layout, a stream
+// of another device. Without cuDNN in the build, only shapes a tuned depthwise kernel or FFT
+// configuration covers are supported. Streams, graphs and threads: docs/ARCHITECTURE.md,
+// "Using the library".
 status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream = nullptr);
 
 // What dispatch chooses for `p` on the current device, for logs, tests and benchmarks.

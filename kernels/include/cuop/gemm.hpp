@@ -24,12 +24,20 @@ struct gemm_problem {
 };
 
 // k must be at least 1 (m or n of 0 is a no-op). Asynchronous on `stream`; errors of the launch
-// itself are returned. Workspace (split-K
-// partials, cuBLASLt) is allocated by the library once per device and stream.
+// itself are returned. Workspace (split-K partials, packed operands, cuBLASLt's) is the
+// library's, kept per device and stream (under CUDA graph capture: the graph's own).
+// Pointers must be aligned to their element type; less than 16 bytes is fine (the choice, and
+// what cuBLASLt is asked for, follow the pointers' alignment). D must not share a byte with A or
+// B, nor with C unless C is D with ldc == ldd (in place); C is not read when beta == 0. Refused
+// with invalid_argument before anything is queued: those, bad types or layout, leading
+// dimensions below their rows, an operand past 2^48 bytes, a stream of another device. Streams,
+// graphs and threads: docs/ARCHITECTURE.md, "Using the library".
 status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, void* d,
             cudaStream_t stream = nullptr);
 
-// What dispatch chooses for `p` on the current device, for logs, tests and benchmarks.
+// What dispatch chooses for `p` on the current device, for logs, tests and benchmarks, for
+// pointers aligned as cudaMalloc aligns them (a call with less aligned pointers may choose
+// otherwise). Makes the choice's handles and plans, so it also warms a shape up before capture.
 struct gemm_choice {
   const char* instance = nullptr;  // "gemm_bf16_bf16_col_mma_...", "gemm_bf16_cublaslt_..."
   const char* kind = nullptr;      // "kernel", "cublaslt" or "cublaslt-heuristic"

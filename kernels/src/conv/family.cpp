@@ -4,7 +4,11 @@
 #include "cuop/kernels/conv/family.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <initializer_list>
 #include <limits>
+
+#include "cuop/detail/memory_ranges.hpp"
 
 namespace cuop::kernels::conv {
 
@@ -96,9 +100,30 @@ std::string check_shape(const conv_shape& sh) {
   if (sh.pad_h < 0 || sh.pad_w < 0) return "padding must be >= 0";
   if (sh.groups < 1 || sh.c % sh.groups != 0 || sh.k % sh.groups != 0)
     return "groups " + str(sh.groups) + " must divide c " + str(sh.c) + " and k " + str(sh.k);
-  if (sh.p() < 1 || sh.q() < 1)
+  // The output size in 64 bits first: p() and q() are ints, and a padded input near 2^31 (or a
+  // large padding) would give one past INT_MAX.
+  const auto out_size = [](long long in, long long pad, long long dil, long long taps, long long stride) {
+    const long long padded = in + 2 * pad, span = dil * (taps - 1) + 1;
+    return padded < span ? 0 : (padded - span) / stride + 1;
+  };
+  const long long p = out_size(sh.h, sh.pad_h, sh.dil_h, sh.r, sh.stride_h),
+                  q = out_size(sh.w, sh.pad_w, sh.dil_w, sh.s, sh.stride_w);
+  if (p < 1 || q < 1)
     return "the " + str(sh.r) + "x" + str(sh.s) + " filter (dilation " + str(sh.dil_h) + "x" +
            str(sh.dil_w) + ") does not fit the padded " + str(sh.h) + "x" + str(sh.w) + " input";
+  if (p > std::numeric_limits<int>::max() || q > std::numeric_limits<int>::max())
+    return "output " + str(p) + "x" + str(q) + " > " + str(std::numeric_limits<int>::max()) + " in a dimension";
+  // Whole-tensor offsets are 64-bit everywhere; a tensor past max_tensor_elements is past any memory.
+  const auto elements = [](std::initializer_list<long long> dims) {
+    constexpr auto limit = static_cast<std::uint64_t>(max_tensor_elements);
+    std::uint64_t n = 1;
+    for (const long long d : dims) n = ::cuop::detail::capped_product(n, static_cast<std::uint64_t>(d), limit);
+    return n;
+  };
+  const std::uint64_t xn = elements({sh.n, sh.c, sh.h, sh.w}), wn = elements({sh.k, sh.c / sh.groups, sh.r, sh.s}),
+                      yn = elements({sh.n, sh.k, p, q});
+  if (std::max({xn, wn, yn}) > static_cast<std::uint64_t>(max_tensor_elements))
+    return "x, w or y has more than " + str(max_tensor_elements) + " elements";
   return {};
 }
 

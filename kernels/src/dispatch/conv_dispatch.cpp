@@ -18,6 +18,7 @@
 #include "cuop/backends/fft_conv.hpp"
 #include "cuop/backends/fft_conv_backend.hpp"
 #include "cuop/conv.hpp"
+#include "cuop/detail/memory_ranges.hpp"
 #include "cuop/generated/conv_dispatch.hpp"
 #include "cuop/kernels/conv/launch.hpp"
 #include "dispatch_common.hpp"
@@ -51,24 +52,40 @@ struct call_key {
 };
 
 #if CUOP_HAVE_CUDNN
-// One cuDNN handle per device, shared by the cached plans; calls through it are serialized.
+// One cuDNN handle per device, which every cached plan of the device is bound to (graph and plan
+// finalization take the handle). cuDNN allows a handle to one thread at a time, and the stream is
+// the handle's: every use (building a plan, setting the stream and executing) holds `lock`, or
+// two threads would run each other's convolutions on the wrong stream. Between runs the handle's
+// stream is the library's own non-blocking `idle` stream, so that nothing cuDNN queues while a
+// plan is built lands on an application's stream (a capturing one, perhaps) or the legacy stream.
+// Never destroyed (process lifetime: graphs may hold work of its plans).
+struct dnn_device {
+  std::mutex lock;
+  cudnnHandle_t handle = nullptr;
+  cudaStream_t idle = nullptr;
+};
+
+dnn_device* dnn_for(int device) {
+  static std::mutex m;
+  static std::map<int, std::unique_ptr<dnn_device>> devices;
+  std::lock_guard lock(m);
+  auto& d = devices[device];
+  if (!d) {
+    auto made = std::make_unique<dnn_device>();
+    dispatch::relaxed_capture_scope relaxed;  // a device's first conv2d may be inside a capture
+    if (cudaStreamCreateWithFlags(&made->idle, cudaStreamNonBlocking) != cudaSuccess) made->idle = nullptr;
+    if (cudnnCreate(&made->handle) != CUDNN_STATUS_SUCCESS) made->handle = nullptr;
+    else if (made->idle) cudnnSetStream(made->handle, made->idle);
+    d = std::move(made);
+  }
+  return d->handle ? d.get() : nullptr;
+}
+
 struct dnn_state {
-  std::mutex run_lock;
+  dnn_device* device = nullptr;
   bk::dnn_conv conv;
   bk::dnn_plan plan;
 };
-
-cudnnHandle_t dnn_handle(int device) {
-  static std::mutex m;
-  static std::map<int, cudnnHandle_t> handles;
-  std::lock_guard lock(m);
-  auto it = handles.find(device);
-  if (it != handles.end()) return it->second;
-  cudnnHandle_t h = nullptr;
-  if (cudnnCreate(&h) != CUDNN_STATUS_SUCCESS) h = nullptr;
-  handles.emplace(device, h);  // never destroyed (process lifetime)
-  return h;
-}
 #endif
 
 // A planned FFT convolution; a run sets the plans' stream and work area, so runs are serialized.
@@ -123,11 +140,13 @@ void report_fallback(const detail::conv_entry& e, const std::string& why) {
 
 #if CUOP_HAVE_CUDNN
 bool dnn_prepare(const call_key& p, const detail::conv_entry& e, selection& s) {
-  const cudnnHandle_t h = dnn_handle(p.device);
-  if (!h) return false;
+  dnn_device* const dev = dnn_for(p.device);
+  if (!dev) return false;
+  std::lock_guard lock(dev->lock);
   auto st = std::make_shared<dnn_state>();
+  st->device = dev;
   std::string why;
-  if (st->conv.init(h, p.type, p.sh, p.sh.allow_tf32, &why, p.alpha, p.beta) != CUDNN_STATUS_SUCCESS) return false;
+  if (st->conv.init(dev->handle, p.type, p.sh, p.sh.allow_tf32, &why, p.alpha, p.beta) != CUDNN_STATUS_SUCCESS) return false;
   bk::cudnn_config c;
   if (e.kind == detail::conv_kind::cudnn) {
     if (bk::parse_cudnn_config_id(e.lib_id, c, &why) && st->conv.build(c, st->plan, &why) == CUDNN_STATUS_SUCCESS) {
@@ -211,6 +230,8 @@ status select_uncached(const call_key& p, selection& out) {
 status select(const call_key& p, selection& out) { return dispatch::cached_choice(p, out, select_uncached); }
 
 bool resolve(const conv2d_problem& p, call_key& key) {
+  if (p.type != dtype::f32 && p.type != dtype::f16 && p.type != dtype::bf16) return false;
+  if (p.shape.lay != kc::layout::nhwc && p.shape.lay != kc::layout::nchw) return false;
   if (!kc::check_shape(p.shape).empty()) return false;
   if (cudaGetDevice(&key.device) != cudaSuccess) return false;
   key.type = p.type;
@@ -219,39 +240,6 @@ bool resolve(const conv2d_problem& p, call_key& key) {
   key.beta = p.beta;
   return true;
 }
-
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
-}  // namespace
-
-// cuDNN's plans (16-byte aligned tensors) and stage 5's tensor maps take aligned tensors only:
-// those that are not are copied into aligned buffers of the library's (y back after), on the
-// call's stream; aligned ones are used where they are.
-static status conv2d_staged(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream) {
-  const auto& sh = p.shape;
-  const std::size_t e = size_of(p.type);
-  const std::size_t xb = static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w * e,
-                    wb = static_cast<std::size_t>(sh.k) * (sh.c / sh.groups) * sh.r * sh.s * e,
-                    yb = static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q() * e;
-  // The aligned stand-in of `src` (bytes long): src itself, or a copy in the purpose's buffer.
-  auto stand_in = [&](const void* src, std::size_t bytes, dispatch::buffer_purpose purpose, bool copy,
-                      void*& out) -> status {
-    if (aligned16(src)) {
-      out = const_cast<void*>(src);
-      return status::success;
-    }
-    if (auto s = dispatch::buffer_for(bytes, stream, purpose, out); s != status::success) return s;
-    return copy ? to_status(cudaMemcpyAsync(out, src, bytes, cudaMemcpyDeviceToDevice, stream)) : status::success;
-  };
-  void *sx = nullptr, *sw = nullptr, *sy = nullptr;
-  if (auto s = stand_in(x, xb, dispatch::buffer_purpose::staged_x, true, sx); s != status::success) return s;
-  if (auto s = stand_in(w, wb, dispatch::buffer_purpose::staged_w, true, sw); s != status::success) return s;
-  if (auto s = stand_in(y, yb, dispatch::buffer_purpose::staged_y, p.beta != 0.f, sy); s != status::success) return s;
-  if (auto s = conv2d(p, sx, sw, sy, stream); s != status::success) return s;
-  return sy == y ? status::success : to_status(cudaMemcpyAsync(y, sy, yb, cudaMemcpyDeviceToDevice, stream));
-}
-
-namespace {
 
 const char* kind_name(detail::conv_kind k) {
   switch (k) {
@@ -263,18 +251,42 @@ const char* kind_name(detail::conv_kind k) {
   return "?";
 }
 
-}  // namespace
+struct tensor_bytes {
+  std::size_t x, w, y;
+};
 
-status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream) {
-  call_key key{};
-  if (!resolve(p, key) || !x || !w || !y) return status::invalid_argument;
-  if (!aligned16(x) || !aligned16(w) || !aligned16(y)) return conv2d_staged(p, x, w, y, stream);
-  selection sel;
-  if (auto s = select(key, sel); s != status::success) return s;
+tensor_bytes bytes_of(const conv2d_problem& p) {
+  const auto& sh = p.shape;
+  const std::size_t e = size_of(p.type);
+  return {static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w * e,
+          static_cast<std::size_t>(sh.k) * (sh.c / sh.groups) * sh.r * sh.s * e,
+          static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q() * e};
+}
+
+// The tensors as memory, before anything is looked up or enqueued: each aligned to its element
+// type and y apart from x and w (x and w may share bytes: both are only read). check_shape has
+// bounded their sizes (max_tensor_elements).
+status check_tensors(const conv2d_problem& p, const void* x, const void* w, const void* y) {
+  const std::size_t e = size_of(p.type);
+  const tensor_bytes b = bytes_of(p);
+  if (detail::alignment_of(x) < e || detail::alignment_of(w) < e || detail::alignment_of(y) < e)
+    return status::invalid_argument;
+  detail::strided_range rx, rw, ry;
+  const auto dense = [](const void* ptr, std::size_t bytes, detail::strided_range& out) {
+    return detail::make_range(ptr, 1, static_cast<long long>(bytes), static_cast<long long>(bytes), 1, out);
+  };
+  if (!dense(x, b.x, rx) || !dense(w, b.w, rw) || !dense(y, b.y, ry) || detail::overlaps(ry, rx) ||
+      detail::overlaps(ry, rw))
+    return status::invalid_argument;
+  return status::success;
+}
+
+// Runs the selected choice on tensors that are 16-byte aligned; the workspace comes from `buffers`.
+status run(const selection& sel, const conv2d_problem& p, const void* x, const void* w, void* y,
+           cudaStream_t stream, dispatch::call_buffers& buffers) {
   void* workspace = nullptr;
   if (sel.workspace > 0)
-    if (auto s = dispatch::buffer_for(sel.workspace, stream, dispatch::buffer_purpose::scratch, workspace);
-        s != status::success)
+    if (auto s = buffers.get(dispatch::buffer_purpose::scratch, sel.workspace, 0, workspace); s != status::success)
       return s;
   const auto& sh = p.shape;
   switch (sel.entry->kind) {
@@ -293,8 +305,10 @@ status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cu
     case detail::conv_kind::cudnn:
     case detail::conv_kind::cudnn_heuristic: {
 #if CUOP_HAVE_CUDNN
-      std::lock_guard lock(sel.dnn->run_lock);
+      dnn_device& dev = *sel.dnn->device;
+      std::lock_guard lock(dev.lock);
       const auto r = sel.dnn->conv.run(sel.dnn->plan, x, w, y, workspace, stream);
+      if (dev.idle) cudnnSetStream(dev.handle, dev.idle);  // off the call's stream again
       if (r == CUDNN_STATUS_SUCCESS) return status::success;
       if (r == CUDNN_STATUS_NOT_SUPPORTED) return status::unsupported;
       return status::cuda_error;
@@ -304,6 +318,44 @@ status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cu
     }
   }
   return status::unsupported;
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+// cuDNN's plans (16-byte aligned tensors) and stage 5's tensor maps take aligned tensors only:
+// those that are not are copied into aligned buffers of the library's (y back after), on the
+// call's stream; aligned ones are used where they are. Under capture the copies are graph nodes
+// and the buffers the graph's own.
+status conv2d(const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream) {
+  call_key key{};
+  if (!resolve(p, key) || !x || !w || !y) return status::invalid_argument;
+  if (auto s = check_tensors(p, x, w, y); s != status::success) return s;
+  dispatch::stream_info si;
+  if (auto s = dispatch::inspect_stream(stream, si); s != status::success) return s;
+  selection sel;
+  if (auto s = select(key, sel); s != status::success) return s;
+  dispatch::call_buffers buffers(si);
+  if (aligned16(x) && aligned16(w) && aligned16(y)) return buffers.finish(run(sel, p, x, w, y, stream, buffers));
+  const tensor_bytes b = bytes_of(p);
+  // The aligned stand-in of `src`: src itself, or a copy in the purpose's buffer.
+  auto stand_in = [&](const void* src, std::size_t bytes, dispatch::buffer_purpose purpose, bool copy,
+                      void*& out) -> status {
+    if (aligned16(src)) {
+      out = const_cast<void*>(src);
+      return status::success;
+    }
+    if (auto s = buffers.get(purpose, bytes, 0, out); s != status::success) return s;
+    return copy ? to_status(cudaMemcpyAsync(out, src, bytes, cudaMemcpyDeviceToDevice, stream)) : status::success;
+  };
+  void *sx = nullptr, *sw = nullptr, *sy = nullptr;
+  status s = stand_in(x, b.x, dispatch::buffer_purpose::staged_x, true, sx);
+  if (s == status::success) s = stand_in(w, b.w, dispatch::buffer_purpose::staged_w, true, sw);
+  if (s == status::success) s = stand_in(y, b.y, dispatch::buffer_purpose::staged_y, p.beta != 0.f, sy);
+  if (s == status::success) s = run(sel, p, sx, sw, sy, stream, buffers);
+  if (s == status::success && sy != y) s = to_status(cudaMemcpyAsync(y, sy, b.y, cudaMemcpyDeviceToDevice, stream));
+  return buffers.finish(s);
 }
 
 status conv2d_which(const conv2d_problem& p, conv2d_choice& out) {

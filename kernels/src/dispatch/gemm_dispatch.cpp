@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -18,6 +19,7 @@
 
 #include "cuop/gemm.hpp"
 #include "cuop/backends/cublaslt_backend.hpp"
+#include "cuop/detail/memory_ranges.hpp"
 #include "cuop/generated/gemm_dispatch.hpp"
 #include "cuop/kernels/gemm/launch.hpp"
 #include "cuop/kernels/gemm/pack.hpp"
@@ -38,24 +40,33 @@ namespace {
 constexpr std::size_t library_workspace_limit = 32u << 20;
 
 // One cuBLASLt handle per (thread, device), as cuBLASLt asks; never destroyed (process lifetime).
+// Created with the capture mode relaxed: a thread's first GEMM may be inside a capture.
 cublasLtHandle_t lt_handle(int device) {
   thread_local std::map<int, cublasLtHandle_t> handles;
   auto it = handles.find(device);
   if (it != handles.end()) return it->second;
   cublasLtHandle_t h = nullptr;
-  if (cublasLtCreate(&h) != CUBLAS_STATUS_SUCCESS) h = nullptr;
+  {
+    dispatch::relaxed_capture_scope relaxed;
+    if (cublasLtCreate(&h) != CUBLAS_STATUS_SUCCESS) h = nullptr;
+  }
   handles.emplace(device, h);
   return h;
 }
 
-// The full problem a choice is made for (leading dimensions resolved).
+// The full problem a choice is made for (leading dimensions resolved), and how far the call's
+// pointers are aligned (powers of two up to 256, cudaMalloc's): a cuBLASLt algorithm chosen for
+// 256-byte aligned operands may fault on a view 2 bytes off, so the alignment is part of the key.
 struct call_key {
   int device;
   dtype in, out;
   kg::b_layout b;
   int m, n, k;
   long long lda, ldb, ldc, ldd;
-  auto tie() const { return std::tie(device, in, out, b, m, n, k, lda, ldb, ldc, ldd); }
+  std::uint32_t align_a = 256, align_b = 256, align_c = 256, align_d = 256;
+  auto tie() const {
+    return std::tie(device, in, out, b, m, n, k, lda, ldb, ldc, ldd, align_a, align_b, align_c, align_d);
+  }
   bool operator<(const call_key& o) const { return tie() < o.tie(); }
 };
 
@@ -135,6 +146,8 @@ bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_
   auto lt = std::make_shared<bk::lt_gemm>();
   const bk::lt_problem lp{p.in, p.out, p.b, p.m, p.n, kp, lda, ldb, p.ldc, p.ldd};
   if (lt->init(lp, nullptr) != CUBLAS_STATUS_SUCCESS) return false;
+  // Packed operands sit in the library's 256-byte aligned workspace.
+  lt->set_alignment({pack ? 256u : p.align_a, pack ? 256u : p.align_b, p.align_c, p.align_d});
   s.lt = std::move(lt);
   const auto finish = [&](bool ok) {
     if (ok && pack) s.pack_end = kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, s.lt_workspace, s.pack);
@@ -198,6 +211,7 @@ bool resolve(const gemm_problem& p, call_key& key) {
   if (p.m < 0 || p.n < 0 || p.k < 0) return false;  // k == 0 is refused by gemm()
   if (p.in != dtype::f16 && p.in != dtype::bf16) return false;
   if (p.out != dtype::f32 && p.out != p.in) return false;
+  if (p.b != kg::b_layout::col && p.b != kg::b_layout::row) return false;
   if (cudaGetDevice(&key.device) != cudaSuccess) return false;
   key.in = p.in;
   key.out = p.out;
@@ -222,6 +236,35 @@ const char* kind_name(detail::gemm_kind k) {
   return "?";
 }
 
+// The operands as memory, before anything is looked up or enqueued: A m x k (lda), B n x k (ldb,
+// column-major) or k x n (row-major), C and D m x n (ldc, ldd). Each pointer aligned to its
+// element type (the kernels read single elements at least), each span within the kernels' 64-bit
+// offsets, D apart from A and B, and from C unless C is D with D's leading dimension (in place:
+// each element of C is read by the thread that then writes it). Fills the key's alignments.
+status check_operands(const gemm_problem& p, const void* a, const void* b, const void* c, const void* d,
+                      call_key& key) {
+  const std::size_t in = size_of(p.in), out = size_of(p.out);
+  const bool col = p.b == kg::b_layout::col;
+  detail::strided_range ra, rb, rd;
+  if (!detail::make_range(a, p.m, p.k, key.lda, in, ra) ||
+      !detail::make_range(b, col ? p.n : p.k, col ? p.k : p.n, key.ldb, in, rb) ||
+      !detail::make_range(d, p.m, p.n, key.ldd, out, rd))
+    return status::invalid_argument;
+  key.align_a = detail::alignment_of(a);
+  key.align_b = detail::alignment_of(b);
+  key.align_d = key.align_c = detail::alignment_of(d);
+  if (key.align_a < in || key.align_b < in || key.align_d < out) return status::invalid_argument;
+  if (detail::overlaps(rd, ra) || detail::overlaps(rd, rb)) return status::invalid_argument;
+  if (p.beta != 0.f) {  // else C is not read
+    detail::strided_range rc;
+    if (!detail::make_range(c, p.m, p.n, key.ldc, out, rc)) return status::invalid_argument;
+    key.align_c = detail::alignment_of(c);
+    if (key.align_c < out) return status::invalid_argument;
+    if (!(c == d && key.ldc == key.ldd) && detail::overlaps(rc, rd)) return status::invalid_argument;
+  }
+  return status::success;
+}
+
 }  // namespace
 
 status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, void* d,
@@ -230,24 +273,30 @@ status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, 
   if (!resolve(p, key) || !d || (p.beta != 0.f && !c)) return status::invalid_argument;
   if (p.m == 0 || p.n == 0) return status::success;
   if (p.k == 0 || !a || !b) return status::invalid_argument;
+  if (auto s = check_operands(p, a, b, c, d, key); s != status::success) return s;
+  dispatch::stream_info si;
+  if (auto s = dispatch::inspect_stream(stream, si); s != status::success) return s;
   selection sel;
   if (auto s = select(key, sel); s != status::success) return s;
+  dispatch::call_buffers buffers(si);
   if (sel.entry->kind == detail::gemm_kind::kernel) {
+    // Split-K partials and counters (zeroed at every replay under capture), packed operands.
     void* workspace = nullptr;
     if (sel.plan.workspace_bytes > 0)
-      if (auto s = dispatch::buffer_for(sel.plan.workspace_bytes, stream,
-                                        dispatch::buffer_purpose::self_resetting, workspace);
+      if (auto s = buffers.get(dispatch::buffer_purpose::gemm_split, sel.plan.workspace_bytes,
+                               sel.plan.zeroed_bytes, workspace);
           s != status::success)
         return s;
     const kg::gemm_args args{a, b, c, d, p.m, p.n, p.k, key.lda, key.ldb, key.ldc, key.ldd,
                              p.alpha, p.beta, workspace};
-    return to_status(kg::launch(generated::gemm_kernels[sel.entry->kernel], sel.plan, args, stream));
+    return buffers.finish(to_status(kg::launch(generated::gemm_kernels[sel.entry->kernel], sel.plan, args, stream)));
   }
+  const cublasLtHandle_t handle = lt_handle(key.device);
+  if (!handle) return status::cuda_error;
   void* workspace = nullptr;
   const std::size_t scratch = sel.pack.on ? sel.pack_end : sel.lt_workspace;
   if (scratch > 0)
-    if (auto s = dispatch::buffer_for(scratch, stream, dispatch::buffer_purpose::scratch, workspace);
-        s != status::success)
+    if (auto s = buffers.get(dispatch::buffer_purpose::scratch, scratch, 0, workspace); s != status::success)
       return s;
   const void* lt_a = a;
   const void* lt_b = b;
@@ -256,20 +305,22 @@ status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, 
                             p.alpha, p.beta, workspace};
     kg::gemm_args packed;
     if (const cudaError_t e = kg::pack_operands(sel.pack, src, packed, stream); e != cudaSuccess)
-      return to_status(e);
+      return buffers.finish(to_status(e));
     lt_a = packed.a;
     lt_b = packed.b;
   }
-  const auto r = sel.lt->run(lt_handle(key.device), sel.algo, lt_a, lt_b, c, d, p.alpha, p.beta, workspace,
-                             sel.lt_workspace, stream);
-  if (r == CUBLAS_STATUS_SUCCESS) return status::success;
-  if (r == CUBLAS_STATUS_NOT_SUPPORTED || r == CUBLAS_STATUS_INVALID_VALUE) return status::unsupported;
-  return status::cuda_error;
+  // C only where it is read: with beta 0, D stands in for it (its layout, its alignment).
+  const auto r = sel.lt->run(handle, sel.algo, lt_a, lt_b, p.beta != 0.f ? c : nullptr, d, p.alpha, p.beta,
+                             workspace, sel.lt_workspace, stream);
+  status st = status::cuda_error;
+  if (r == CUBLAS_STATUS_SUCCESS) st = status::success;
+  else if (r == CUBLAS_STATUS_NOT_SUPPORTED || r == CUBLAS_STATUS_INVALID_VALUE) st = status::unsupported;
+  return buffers.finish(st);
 }
 
 status gemm_which(const gemm_problem& p, gemm_choice& out) {
   call_key key{};
-  if (!resolve(p, key)) return status::invalid_argument;
+  if (!resolve(p, key) || p.m < 1 || p.n < 1 || p.k < 1) return status::invalid_argument;
   selection sel;
   if (auto s = select(key, sel); s != status::success) return s;
   const auto& e = *sel.entry;

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "cuop/detail/memory_ranges.hpp"
 #include "cuop/generated/softmax_dispatch.hpp"
 #include "cuop/kernels/softmax/launch.hpp"
 #include "cuop/softmax.hpp"
@@ -111,31 +112,52 @@ status select(const softmax_problem& p, selection& out) {
                                  [&p](const key_t&, selection& s) { return select_uncached(p, s); });
 }
 
-// split_row's barrier workspace, per (device, stream): zeroed once when allocated, the kernel
-// leaves it reusable.
-status workspace_for(std::size_t bytes, cudaStream_t stream, void*& out) {
-  return dispatch::buffer_for(bytes, stream, dispatch::buffer_purpose::self_resetting, out);
+bool known_type(dtype t) { return t == dtype::f32 || t == dtype::f16 || t == dtype::bf16; }
+
+// The call's arguments, before anything is looked up or enqueued: pointers aligned to the element
+// type (the kernels read single elements at least), strides that hold a row, operands whose span
+// fits the kernels' 64-bit offsets, and in and out apart (a row is read more than once by some
+// families, so no element of out may alias one of in, in place included).
+status check_arguments(const softmax_problem& p, const void* in, const void* out) {
+  if (!in || !out || p.rows < 0 || p.cols < 0 || !known_type(p.type)) return status::invalid_argument;
+  const long long in_stride = p.in_stride ? p.in_stride : p.cols;
+  const long long out_stride = p.out_stride ? p.out_stride : p.cols;
+  if (in_stride < p.cols || out_stride < p.cols) return status::invalid_argument;
+  const std::size_t elem = size_of(p.type);
+  if (detail::alignment_of(in) < elem || detail::alignment_of(out) < elem) return status::invalid_argument;
+  detail::strided_range ri, ro;
+  if (!detail::make_range(in, p.rows, p.cols, in_stride, elem, ri) ||
+      !detail::make_range(out, p.rows, p.cols, out_stride, elem, ro) || detail::overlaps(ri, ro))
+    return status::invalid_argument;
+  return status::success;
 }
 
 }  // namespace
 
 status softmax(const softmax_problem& p, const void* in, void* out, cudaStream_t stream) {
-  if (!in || !out || p.rows < 0 || p.cols < 0) return status::invalid_argument;
+  if (auto s = check_arguments(p, in, out); s != status::success) return s;
   const long long in_stride = p.in_stride ? p.in_stride : p.cols;
   const long long out_stride = p.out_stride ? p.out_stride : p.cols;
-  if (in_stride < p.cols || out_stride < p.cols) return status::invalid_argument;
   if (p.rows == 0 || p.cols == 0) return status::success;
+  dispatch::stream_info si;
+  if (auto s = dispatch::inspect_stream(stream, si); s != status::success) return s;
   selection sel;
   if (auto s = select(p, sel); s != status::success) return s;
+  // split_row's barrier workspace: zeroed when allocated (at every replay under capture); the
+  // kernel leaves it reusable.
+  dispatch::call_buffers buffers(si);
   void* workspace = nullptr;
   if (sel.plan.workspace_bytes > 0)
-    if (auto s = workspace_for(sel.plan.workspace_bytes, stream, workspace); s != status::success)
+    if (auto s = buffers.get(dispatch::buffer_purpose::softmax_split, sel.plan.workspace_bytes,
+                             sel.plan.workspace_bytes, workspace);
+        s != status::success)
       return s;
   const ks::softmax_args args{in, out, p.rows, p.cols, in_stride, out_stride, workspace};
-  return to_status(ks::launch(generated::softmax_kernels[sel.entry->kernel], sel.plan, args, stream));
+  return buffers.finish(to_status(ks::launch(generated::softmax_kernels[sel.entry->kernel], sel.plan, args, stream)));
 }
 
 status softmax_which(const softmax_problem& p, softmax_choice& out) {
+  if (p.rows < 1 || p.cols < 1 || !known_type(p.type)) return status::invalid_argument;
   selection sel;
   if (auto s = select(p, sel); s != status::success) return s;
   const auto& e = *sel.entry;

@@ -88,6 +88,8 @@ std::string check_mma(const gemm_config& c) {
 std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_limits& dev,
                      launch_plan& out) {
   const auto s = [](long long v) { return std::to_string(v); };
+  if (m > max_mma_extent || n > max_mma_extent || k > max_mma_extent)
+    return "m, n or k > " + s(max_mma_extent) + " (the kernel's tile arithmetic is 32-bit)";
   const int threads = threads_per_block(c);
   if (threads > dev.max_threads_per_block)
     return "block of " + s(threads) + " threads > device limit " + s(dev.max_threads_per_block);
@@ -109,6 +111,7 @@ std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_lim
              s(mma_split_max_tiles) + " split-K counters";
     p.workspace_bytes = static_cast<std::size_t>(
         mma_split_counter_bytes + static_cast<long long>(c.split_k) * tiles * c.block_m * c.block_n * 4);
+    p.zeroed_bytes = static_cast<std::size_t>(4 * tiles);  // the counters of this launch's tiles
   }
   if (c.pack == 1) {
     // Never over the split-K counters, even without split-K: a workspace is shared by every

@@ -151,6 +151,7 @@ std::string plan_skinny(const gemm_config& c, int m, int n, int k, const device_
              " tiles of " + str(c.m_tile) + " x " + str(c.block_n) + " > " + str(split_max_tiles);
     p.workspace_bytes = static_cast<std::size_t>(
         split_counter_bytes + 4ll * tiles * c.split_k * c.m_tile * static_cast<long long>(c.block_n));
+    p.zeroed_bytes = static_cast<std::size_t>(4 * tiles);  // the counters of this launch's tiles
   }
   out = p;
   return {};

@@ -46,6 +46,15 @@ struct lt_problem {
   long long ldd = 0;        // >= n
 };
 
+// How far the pointers of the calls that will run an lt_gemm are aligned, in bytes (powers of
+// two), named after our operands. cuBLASLt assumes 256 (cudaMalloc's) unless told: an algorithm it
+// picks or accepts for such pointers may fault on less aligned ones (views into a tensor). With
+// less, heuristic() asks only for algorithms that take them (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*)
+// and build() refuses a configuration whose algorithm needs more (CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_*).
+struct lt_alignment {
+  std::uint32_t a = 256, b = 256, c = 256, d = 256;
+};
+
 // Empty when the problem is well formed, else why not (e.g. "lda 100 < k 128").
 std::string check_problem(const lt_problem& p);
 
@@ -117,6 +126,11 @@ class lt_gemm {
   bool ready() const noexcept { return m_desc != nullptr; }
   const lt_problem& problem() const noexcept { return m_problem; }
 
+  // The pointers' alignment the later heuristic(), enumerate() and build() calls assume (256 for
+  // each until set); run() does not check it.
+  void set_alignment(const lt_alignment& a) noexcept { m_align = a; }
+  const lt_alignment& alignment() const noexcept { return m_align; }
+
   // cublasLtMatmulAlgoGetHeuristic's answers, at most top_n, in its order (index 0 is the
   // heuristic's first choice, the reference a sweep measures), each needing at most
   // workspace_limit bytes of workspace; duplicates are dropped. `algos`, when given, receives
@@ -182,6 +196,7 @@ class lt_gemm {
                        cublasLtMatmulHeuristicResult_t& result) const;
 
   lt_problem m_problem;
+  lt_alignment m_align;
   cublasLtMatmulDesc_t m_desc = nullptr;
   cublasLtMatrixLayout_t m_layout_b = nullptr;  // our B: cuBLASLt's A
   cublasLtMatrixLayout_t m_layout_a = nullptr;  // our A: cuBLASLt's B

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <set>
+#include <string>
 #include <utility>
 
 namespace cuop::backends {
@@ -367,6 +368,18 @@ cublasStatus_t lt_gemm::heuristic(cublasLtHandle_t handle, int top_n, std::size_
   const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;  // and none (no split-K)
   if (s == CUBLAS_STATUS_SUCCESS && compute_type_reductions)
     s = cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof(mask));
+  // Only less than cuBLASLt's default is said, so that the usual call asks exactly what it did
+  // before alignments were known. cuBLASLt's A is our B, its B our A.
+  const lt_alignment def;
+  if (s == CUBLAS_STATUS_SUCCESS && (m_align.a < def.a || m_align.b < def.b || m_align.c < def.c || m_align.d < def.d)) {
+    const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> alignments[] = {
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, m_align.b},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, m_align.a},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, m_align.c},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, m_align.d}};
+    for (const auto& [attr, bytes] : alignments)
+      if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulPreferenceSetAttribute(raw, attr, &bytes, sizeof(bytes));
+  }
   if (s != CUBLAS_STATUS_SUCCESS)
     return fail(why, s, "creating the cuBLASLt preference failed: " + lt_status_text(s));
 
@@ -434,6 +447,13 @@ bool lt_gemm::build(cublasLtHandle_t handle, const lt_config& c, cublasLtMatmulA
   std::string message;
   if (read_caps(algo, caps, &message) != CUBLAS_STATUS_SUCCESS) return reject(message);
   if (message = outside_caps(c, caps); !message.empty()) return reject(message);
+  const std::pair<const char*, std::pair<std::uint32_t, std::uint32_t>> needs[] = {
+      {"A", {caps.align_a, m_align.a}}, {"B", {caps.align_b, m_align.b}},
+      {"C", {caps.align_c, m_align.c}}, {"D", {caps.align_d, m_align.d}}};
+  for (const auto& [operand, need] : needs)
+    if (need.first > need.second)
+      return reject(std::string("the algorithm needs ") + operand + " aligned to " + std::to_string(need.first) +
+                    " bytes; the call's is aligned to " + std::to_string(need.second));
   const char* refused = "";
   if (s = set_identity(algo, c, refused); s != CUBLAS_STATUS_SUCCESS)
     return reject("cuBLASLt refused the " + std::string(refused) + " value: " + lt_status_text(s));

@@ -35,7 +35,11 @@ struct conv_shape {
   int q() const noexcept;  // output width
 };
 
-// Empty when the shape is a valid convolution, else why not.
+// The most elements one tensor of a shape may have (2^48 bytes of f32, past any device's memory).
+inline constexpr long long max_tensor_elements = 1LL << 46;
+
+// Empty when the shape is a valid convolution, else why not (sizes >= 1, groups dividing c and k,
+// the filter fitting the padded input, p and q ints, no tensor past max_tensor_elements).
 std::string check_shape(const conv_shape& sh);
 double conv_flops(const conv_shape& sh) noexcept;               // 2 N K P Q (C / groups) R S
 double conv_bytes(dtype t, const conv_shape& sh) noexcept;      // x, w and y, each once

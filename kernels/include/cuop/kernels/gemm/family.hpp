@@ -75,6 +75,10 @@ std::string instance_name(const gemm_config& c);
 std::string template_name(const gemm_config& c);
 std::string_view header_of(family f) noexcept;
 
+// The largest m, n or k the mma family plans: its tile origins, edges and k steps are ints, and
+// stay below 2^31 with a margin of more than two tiles in every dimension.
+inline constexpr int max_mma_extent = (1 << 30) + ((1 << 30) - (1 << 16));
+
 struct device_limits {
   int sm_count = 0;
   int max_threads_per_block = 1024;
@@ -96,6 +100,10 @@ struct launch_plan {
   unsigned block_x = 1;
   std::size_t smem_bytes = 0;       // dynamic shared memory
   std::size_t workspace_bytes = 0;  // zeroed once when allocated; self-resetting afterwards
+  std::size_t zeroed_bytes = 0;     // of those, the leading bytes the launch reads as zeros (the
+                                    // split-K counters of its tiles, 4 bytes each): a buffer whose
+                                    // contents are not kept between launches (a graph's) clears
+                                    // them before each
   pack_plan pack;                   // regions after the split-K ones (never over the counters),
                                     // rewritten by every launch
 };
@@ -105,7 +113,8 @@ struct launch_plan {
 std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_plan& out);
 
 // Plans the launch of `c` for an m x n x k problem. Empty on success, else why this
-// configuration cannot run the problem.
+// configuration cannot run the problem (the mma family's tile arithmetic is 32-bit: m, n and k
+// within max_mma_extent).
 std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_limits& dev,
                         launch_plan& out);
 
