@@ -162,4 +162,13 @@ TEST(bad_input_limits, compare_input_that_is_not_a_regular_file_or_too_large) {
                  big + ": results file is 268435457 bytes, more than the limit of 268435456 (256 MiB)");
 }
 
+// validate of a results file: a FIFO named .json blocked the results reader.
+TEST(bad_input_limits, results_file_to_validate_that_is_not_a_regular_file_or_too_large) {
+  temp_dir tmp;
+  const auto f = fifo(tmp, "nvidia-h200.json");
+  expect_refused("validate " + f, f + ": results file is a FIFO, not a regular file");
+  const auto big = sparse(tmp, "big.json", (256u << 20) + 1);
+  expect_refused("validate " + big, big + ": results file is 268435457 bytes, more than the limit of 268435456 (256 MiB)");
+}
+
 }  // namespace

@@ -3,9 +3,12 @@
 // file reported (docs/cli.md, validate).
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validate_results.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/files.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/runner/sweep_plan.hpp"
 #include "tuner/space/space.hpp"
@@ -25,6 +28,9 @@ void add_validate(CLI::App& app, action& run) {
       for (const auto& f : *files) {
         try {
           if (is_results_path(f)) {
+            // A FIFO named x.json blocked the results reader, a huge file filled the memory.
+            if (!std::filesystem::is_directory(f))
+              core::require_regular_file(f, core::max_results_file_bytes, "results file");
             validate_results(f);
             continue;
           }

@@ -50,22 +50,40 @@ std::optional<std::string> read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-std::string read_regular_file(const std::string& path, std::uintmax_t max_bytes, std::string_view what) {
+namespace {
+
+error too_large(const std::string& path, std::string_view what, std::uintmax_t size, std::uintmax_t max_bytes) {
+  return error(fmt::format("{}: {} is {} bytes, more than the limit of {}{}", printable(path), what, size, max_bytes,
+                           mib(max_bytes)));
+}
+
+// Opens `path` for reading and checks it is a regular file of at most `max_bytes`; returns its size.
+std::uintmax_t open_regular(descriptor& f, const std::string& path, std::uintmax_t max_bytes, std::string_view what) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-  descriptor f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  f.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (f.fd < 0) throw error(fmt::format("{}: cannot open {} ({})", printable(path), what, std::strerror(errno)));
   struct stat st {};
   if (::fstat(f.fd, &st) != 0)
     throw error(fmt::format("{}: cannot read {} ({})", printable(path), what, std::strerror(errno)));
   if (!S_ISREG(st.st_mode))
     throw error(fmt::format("{}: {} is {}, not a regular file", printable(path), what, kind_of(st.st_mode)));
-  const auto too_large = [&](std::uintmax_t size) {
-    return error(fmt::format("{}: {} is {} bytes, more than the limit of {}{}", printable(path), what, size,
-                             max_bytes, mib(max_bytes)));
-  };
-  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_large(static_cast<std::uintmax_t>(st.st_size));
+  const auto size = static_cast<std::uintmax_t>(st.st_size);
+  if (size > max_bytes) throw too_large(path, what, size, max_bytes);
+  return size;
+}
+
+}  // namespace
+
+void require_regular_file(const std::string& path, std::uintmax_t max_bytes, std::string_view what) {
+  descriptor f;
+  open_regular(f, path, max_bytes, what);
+}
+
+std::string read_regular_file(const std::string& path, std::uintmax_t max_bytes, std::string_view what) {
+  descriptor f;
+  const auto size = open_regular(f, path, max_bytes, what);
   std::string text;
-  text.reserve(static_cast<std::size_t>(st.st_size));
+  text.reserve(static_cast<std::size_t>(size));
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(f.fd, buffer, sizeof buffer);
@@ -73,7 +91,7 @@ std::string read_regular_file(const std::string& path, std::uintmax_t max_bytes,
     if (n < 0) throw error(fmt::format("{}: cannot read {} ({})", printable(path), what, std::strerror(errno)));
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) throw too_large(text.size());  // it grew while being read
+    if (text.size() > max_bytes) throw too_large(path, what, text.size(), max_bytes);  // it grew while read
   }
   return text;
 }

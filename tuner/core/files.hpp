@@ -25,6 +25,10 @@ inline constexpr std::uintmax_t max_results_file_bytes = 256u << 20;  // results
 //   PATH: sweep file is 20000000 bytes, more than the limit of 16777216 (16 MiB)
 std::string read_regular_file(const std::string& path, std::uintmax_t max_bytes, std::string_view what);
 
+// The checks of read_regular_file without the read: for a file another reader reads (throws the
+// same messages).
+void require_regular_file(const std::string& path, std::uintmax_t max_bytes, std::string_view what);
+
 // What `path` is when it exists and is not a regular file ("a folder", "a FIFO", "a character
 // device", ...); empty when it is a regular file or does not exist. Follows symbolic links.
 std::string non_regular_kind(const std::string& path);
