@@ -18,158 +18,12 @@
 #include <sstream>
 #include <string>
 
+#include "bad_input_support.hpp"
 #include "cli_support.hpp"
 #include "results_database.hpp"
 #include "tuner/store/store.hpp"
 
-namespace {
-
-namespace fs = std::filesystem;
-using cuop::test::temp_dir;
-
-const std::string source = CUOP_SOURCE_DIR;
-const std::string data = CUOP_TEST_DATA_DIR;
-const std::string compare_fixtures = data + "/compare";
-// An earlier H200 softmax sweep (schema 1, rollback journal; cli_test.cpp says more).
-const std::string h200_db = data + "/store/h200-softmax.db";
-// A valid one-configuration sweep, one target: quick to compile-validate.
-const std::string tiny_sweep = data + "/bad_input/tiny.yaml";
-
-struct outcome {
-  int code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-// cuop-tune ARGS (after `prefix`, e.g. "env CUDA_VISIBLE_DEVICES= "), stdout and stderr apart.
-outcome run(const std::string& args, const std::string& prefix = "") {
-  char err_path[] = "/tmp/cuop-bad-input-err-XXXXXX";
-  const int fd = mkstemp(err_path);
-  if (fd >= 0) close(fd);
-  outcome r;
-  FILE* pipe = popen((prefix + CUOP_TUNE_BIN + " " + args + " 2>" + err_path).c_str(), "r");
-  if (pipe) {
-    char buffer[4096];
-    while (std::fgets(buffer, sizeof buffer, pipe)) r.out += buffer;
-    const int status = pclose(pipe);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  r.err = read_bytes(err_path);
-  unlink(err_path);
-  return r;
-}
-
-std::string replace_all(std::string text, const std::string& what, const std::string& with) {
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size()))
-    text.replace(at, what.size(), with);
-  return text;
-}
-
-// What a database holds before a bad command: its bytes and, when `best` can read it, its answer.
-struct stored {
-  std::string path;
-  std::string bytes;
-  std::string best;
-};
-
-stored snapshot(const std::string& db, bool with_best = true) {
-  stored s{db, read_bytes(db), ""};
-  if (with_best) {
-    const auto b = run("best --db " + db);
-    EXPECT_EQ(b.code, 0) << b.err;
-    EXPECT_FALSE(b.out.empty());
-    s.best = b.out;
-  }
-  return s;
-}
-
-void expect_intact(const stored& s) {
-  EXPECT_EQ(read_bytes(s.path), s.bytes) << s.path << ": the database file changed";
-  if (s.best.empty()) return;
-  const auto b = run("best --db " + s.path);
-  EXPECT_EQ(b.code, 0) << b.err;
-  EXPECT_EQ(b.out, s.best) << s.path << ": `best` says something else now";
-}
-
-// A copy of the stored H200 database in `tmp`.
-std::string stored_copy(const temp_dir& tmp, const std::string& name = "stored.db") {
-  const auto db = tmp / name;
-  fs::copy_file(h200_db, db);
-  return db;
-}
-
-// Writes `yaml` to DIR/sweep.yaml (and `beside` to DIR/<name>), then runs
-//   cuop-tune validate DIR/sweep.yaml
-//   cuop-tune sweep --validate-only --db DIR/stored.db --cache DIR/cache DIR/sweep.yaml
-// with stored.db a copy of the H200 database: both exit 1 with exactly
-// `cuop-tune: error: DIR/sweep.yaml:<message>` ($FILE and $DIR in it replaced), stdout empty,
-// and the database is byte for byte what it was.
-void expect_sweep_file_error(const std::string& yaml, const std::string& message,
-                             const std::map<std::string, std::string>& beside = {}) {
-  temp_dir tmp;
-  const auto file = tmp / "sweep.yaml";
-  write_file(file, yaml);
-  for (const auto& [name, text] : beside) write_file(tmp / name, text);
-  const auto before = snapshot(stored_copy(tmp));
-  const std::string expected =
-      "cuop-tune: error: " + file + ":" + replace_all(replace_all(message, "$FILE", file), "$DIR", tmp.path.string()) + "\n";
-
-  const auto v = run("validate " + file);
-  EXPECT_EQ(v.code, 1) << v.out << v.err;
-  EXPECT_EQ(v.err, expected);
-  EXPECT_EQ(v.out, "");
-
-  const auto s = run("sweep --validate-only --db " + before.path + " --cache " + (tmp / "cache") + " " + file);
-  EXPECT_EQ(s.code, 1) << s.out << s.err;
-  EXPECT_EQ(s.err, expected);
-  EXPECT_EQ(s.out, "");
-  expect_intact(before);
-}
-
-// Runs `sql` on a database through the SQLite C API.
-void exec_sql(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
-  sqlite3_close(h);
-}
-
-// A second connection holding a lock until it goes out of scope.
-struct held_lock {
-  sqlite3* h = nullptr;
-  held_lock(const std::string& db, const char* begin) {
-    EXPECT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(h, begin, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
-  }
-  ~held_lock() {
-    sqlite3_exec(h, "ROLLBACK", nullptr, nullptr, nullptr);
-    sqlite3_close(h);
-  }
-};
-
-// The prefix that runs cuop-tune as a user for whom a 0444 file is read-only: none when the tests
-// do not run as root; as root (CI), setpriv to uid 65534. Empty optional: not possible here.
-std::optional<std::string> unprivileged_prefix() {
-  if (geteuid() != 0) return std::string();
-  const std::string prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
-  if (run("--version", prefix).code != 0) return std::nullopt;
-  return prefix;
-}
-
-const std::string no_gpu = "env CUDA_VISIBLE_DEVICES= ";
-
-}  // namespace
+using namespace cuop::test::bad_input;
 
 // ---------------------------------------------------------------------------------------------
 // Sweep files: every case through `validate` and `sweep` (expect_sweep_file_error).
@@ -1092,13 +946,15 @@ TEST(bad_input, emit_with_a_results_file_of_a_newer_format) {
   expect_unchanged(generated);
 }
 
-// emit --targets sm_91: an unknown architecture, the closest suggested, the old output kept.
+// emit --targets sm_91: an unknown architecture is a usage error (exit 2), the closest suggested,
+// the old output kept.
 TEST(bad_input, emit_for_an_unknown_target) {
   temp_dir tmp;
   const auto generated = emit_committed(tmp);
   const auto r = run("emit --results " + (tmp / "results") + " --out " + (tmp / "gen") + " --targets sm_91");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "cuop-tune: error: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "cuop-tune: error: --targets: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n"
+                   "Run with --help for more information.\n");
   EXPECT_EQ(r.out, "");
   expect_unchanged(generated);
 }
@@ -1145,7 +1001,8 @@ TEST(bad_input, unknown_subcommand_is_named) {
 TEST(bad_input, unknown_option) {
   const auto r = run("best --no-such-option");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "The following argument was not expected: --no-such-option\nRun with --help for more information.\n");
+  EXPECT_EQ(r.err, "cuop-tune: error: The following argument was not expected: --no-such-option\n"
+                   "Run with --help for more information.\n");
   EXPECT_EQ(r.out, "");
 }
 
@@ -1153,7 +1010,7 @@ TEST(bad_input, unknown_option) {
 TEST(bad_input, option_value_not_among_the_choices) {
   const auto r = run("best --format yaml --db " + h200_db);
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "--format: yaml not in {table,markdown,json}\nRun with --help for more information.\n");
+  EXPECT_EQ(r.err, "cuop-tune: error: --format: yaml not in {table,markdown,json}\nRun with --help for more information.\n");
 }
 
 // A sweep file that does not exist is a usage error, and the database named is not created.
@@ -1161,6 +1018,7 @@ TEST(bad_input, missing_sweep_file) {
   temp_dir tmp;
   const auto r = run("sweep --validate-only --db " + (tmp / "x.db") + " " + (tmp / "absent.yaml"));
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "files: File does not exist: " + (tmp / "absent.yaml") + "\nRun with --help for more information.\n");
+  EXPECT_EQ(r.err, "cuop-tune: error: files: File does not exist: " + (tmp / "absent.yaml") +
+                       "\nRun with --help for more information.\n");
   EXPECT_FALSE(fs::exists(tmp / "x.db"));
 }

@@ -100,8 +100,13 @@ TEST(cli_crash_safety, killed_at_random_points_a_sweep_loses_and_duplicates_noth
                      "HAVING COUNT(*) > 1)"),
             std::vector<std::string>{"0"});
   EXPECT_EQ(rows(db, "PRAGMA integrity_check"), std::vector<std::string>{"ok"});
-  // The killed runs stay "running" with no end: a run that never finished says so.
   EXPECT_EQ(rows(db, "SELECT state FROM runs ORDER BY id DESC LIMIT 1"), std::vector<std::string>{"finished"});
+  // The killed runs were marked interrupted by the sweep after them, with no end (when they
+  // stopped is not known) and the reason; none is left "running".
+  EXPECT_EQ(rows(db, "SELECT COUNT(*) FROM runs WHERE state = 'running'"), std::vector<std::string>{"0"});
+  for (const auto& row : rows(db, "SELECT finished_at IS NULL, state_reason LIKE 'its sweep (process % on %) ended "
+                                  "without finishing it' FROM runs WHERE state = 'interrupted'"))
+    EXPECT_EQ(row, "1|1");
 }
 
 TEST(cli_crash_safety, readers_work_while_a_sweep_writes) {

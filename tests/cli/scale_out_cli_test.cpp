@@ -71,7 +71,8 @@ TEST(cli_scale_out, a_bad_shard_is_a_usage_error) {
   for (const char* bad : {"0/3", "4/3", "2", "x/y"}) {
     const auto r = run_cli(std::string("sweep --validate-only --shard ") + bad + " " + smoke + " 2>&1");
     EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
-    EXPECT_NE(r.out.find(std::string("--shard \"") + bad + "\": expected K/N with 1 <= K <= N"), std::string::npos)
+    EXPECT_NE(r.out.find(std::string("cuop-tune: error: --shard: \"") + bad + "\": expected K/N with 1 <= K <= N"),
+              std::string::npos)
         << r.out;
   }
 }

@@ -129,7 +129,7 @@ TEST(spec, optional_parameter_may_be_left_out_and_is_suggested) {
 
 TEST(spec, missing_file_is_an_error) {
   EXPECT_EQ(error_of([] { load("/nonexistent/sweep.yaml"); }),
-            "cannot open sweep file \"/nonexistent/sweep.yaml\"");
+            "/nonexistent/sweep.yaml: cannot open sweep file (No such file or directory)");
 }
 
 TEST(spec, range_expansion_is_capped) {

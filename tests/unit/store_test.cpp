@@ -235,7 +235,8 @@ TEST_F(store_test, read_only_open_of_missing_file_fails_and_creates_nothing) {
 TEST_F(store_test, read_only_reads_an_older_schema_through_an_upgraded_copy_and_never_writes_it) {
   {
     raw_db raw(m_path);
-    raw.exec("CREATE TABLE legacy (x INTEGER)");  // user_version stays 0
+    raw.exec(detail::schema_v1_sql);  // as the first release wrote it
+    raw.exec("PRAGMA user_version = 1");
   }
   const std::string before = read_bytes(m_path);
   {
@@ -246,11 +247,34 @@ TEST_F(store_test, read_only_reads_an_older_schema_through_an_upgraded_copy_and_
               m_path + ": put_trial: database is open read-only");
   }
   EXPECT_EQ(read_bytes(m_path), before);
-  EXPECT_EQ(raw_db(m_path).number("PRAGMA user_version"), 0);
+  EXPECT_EQ(raw_db(m_path).number("PRAGMA user_version"), 1);
 
   open_rw();  // upgrades the file itself
   EXPECT_EQ(raw_db(m_path).number("PRAGMA user_version"), schema_version);
   EXPECT_EQ(open_ro()->user_version(), schema_version);
+}
+
+// A SQLite file at user_version 0 with tables is someone else's database: neither mode adds ours
+// to it, and it stays as it was. An empty one (0 bytes, or no tables) is no database to read, but a
+// read-write open initialises it (SQLite's convention: an empty file is an empty database).
+TEST_F(store_test, a_database_of_something_else_is_refused_and_an_empty_one_initialised_read_write) {
+  {
+    raw_db raw(m_path);
+    raw.exec("CREATE TABLE legacy (x INTEGER)");
+  }
+  const std::string before = read_bytes(m_path);
+  const std::string expected =
+      m_path + ": not a cuop-tune database (a SQLite database of something else, with tables legacy)";
+  EXPECT_EQ(error_of([&] { open_ro(); }), expected);
+  EXPECT_EQ(error_of([&] { open_rw(); }), expected);
+  EXPECT_EQ(read_bytes(m_path), before);
+
+  fs::remove(m_path);
+  std::ofstream(m_path).close();  // 0 bytes
+  EXPECT_EQ(error_of([&] { open_ro(); }), m_path + ": not a cuop-tune database (an empty file)");
+  EXPECT_EQ(fs::file_size(m_path), 0u);
+  EXPECT_EQ(open_rw()->user_version(), schema_version);
+  EXPECT_TRUE(open_ro()->runs().empty());
 }
 
 TEST_F(store_test, read_only_cannot_write_but_can_read) {

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validators.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
 #include "tuner/store/store.hpp"
@@ -84,8 +86,13 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
   }
   for (const auto& [id, count] : ignored)
     fmt::print(stderr, "cuop-tune: run {} is invalid ({}): its {} {} not trusted\n", id,
-               invalid.at(id)->state_reason.empty() ? "no reason stored" : invalid.at(id)->state_reason, count,
+               invalid.at(id)->state_reason.empty() ? "no reason stored" : core::printable(invalid.at(id)->state_reason),
+               count,
                count == 1 ? "trial is" : "trials are");
+  // An empty answer says why, so that it is not taken for a failure to read the database.
+  if (rows.empty())
+    fmt::print(stderr, "cuop-tune: {}: no timed trial of op \"{}\" (compile-validation runs time nothing)\n",
+               core::printable(db_path), op);
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [key, r] : rows) {
@@ -97,21 +104,23 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
                      {"ok", r.ok}, {"trials", r.total}, {"env_key", r.best->env_key},
                      {"ci_us", {r.best->ci_lo_us, r.best->ci_hi_us}}, {"ties", ties_of(r)}});
     }
-    fmt::print("{}\n", out.dump(2));
+    // A database is anyone's file: a GPU name that is not UTF-8 is shown, not an exception.
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return 0;
   }
   const bool md = format == "markdown";
+  // Names come from the database, which anyone can hand over: shown escaped.
   std::string gpu;
   for (const auto& [gpu_and_key, r] : rows) {
-    const auto& key = gpu_and_key.second;
+    const auto key = core::printable(gpu_and_key.second);
     if (gpu_and_key.first != gpu) {
       gpu = gpu_and_key.first;
       if (md)
         fmt::print("\n{}\n\n| problem | best configuration | median us | {}{} | vs first | ok/trials | ties |\n"
-                   "| --- | --- | ---: | ---: |{} ---: | ---: | ---: |\n", gpu, unit, compute ? " | GB/s" : "",
+                   "| --- | --- | ---: | ---: |{} ---: | ---: | ---: |\n", core::printable(gpu), unit, compute ? " | GB/s" : "",
                    compute ? " ---: |" : "");
       else
-        fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8}{} {:>9} {:>10} {:>5}\n", gpu, "problem",
+        fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8}{} {:>9} {:>10} {:>5}\n", core::printable(gpu), "problem",
                    "best configuration", "median us", unit, compute ? fmt::format(" {:>8}", "GB/s") : "",
                    "vs first", "ok/trials", "ties");
     }
@@ -132,11 +141,11 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     const auto ties = ties_of(r);
     const std::string tied = ties.empty() ? "-" : std::to_string(ties.size());
     if (md)
-      fmt::print("| {} | `{}` | {:.2f} | {:.{}f}{} | {:.2f}x | {} | {} |\n", key, r.best->config.instance,
+      fmt::print("| {} | `{}` | {:.2f} | {:.{}f}{} | {:.2f}x | {} | {} |\n", key, core::printable(r.best->config.instance),
                  r.best->median_us, rate_of(adapter, *r.best), compute ? 1 : 0, gbps, speedup, counts, tied);
     else
       fmt::print("{:<28} {:<40} {:>10.2f} {:>8.{}f}{} {:>8.2f}x {:>10} {:>5}\n", key,
-                 r.best->config.instance, r.best->median_us, rate_of(adapter, *r.best),
+                 core::printable(r.best->config.instance), r.best->median_us, rate_of(adapter, *r.best),
                  compute ? 1 : 0, gbps, speedup, counts, tied);
   }
   return 0;
@@ -149,7 +158,7 @@ void add_best(CLI::App& app, action& run) {
   auto db = std::make_shared<std::string>(default_db_path());
   auto op = std::make_shared<std::string>("softmax");
   auto format = std::make_shared<std::string>("table");
-  cmd->add_option("--db", *db, "SQLite database");
+  cmd->add_option("--db", *db, "SQLite database")->check(non_empty_path());
   cmd->add_option("--op", *op, "Operator")->check(CLI::IsMember(ops::op_names()));
   cmd->add_option("--format", *format, "table, markdown or json")
       ->check(CLI::IsMember({"table", "markdown", "json"}));

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <exception>
 #include <functional>
 #include <string>
 
@@ -25,5 +26,10 @@ void add_sources(CLI::App& app, action& run);
 std::string default_db_path();
 // Cubin cache: $CUOP_CACHE_DIR, else $XDG_CACHE_HOME/cuop-tune, else ~/.cache/cuop-tune.
 std::string default_cache_dir();
+
+// Prints `e` to stderr as a top-level error, "cuop-tune: error: <message>", each line of the
+// message escaped (core::printable); returns the exit code it stands for (2 for a usage_error,
+// else 1).
+int report_error(const std::exception& e);
 
 }  // namespace cuop::cli

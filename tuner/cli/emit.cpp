@@ -7,7 +7,11 @@
 #include <sstream>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validators.hpp"
+#include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
+#include "tuner/core/suggest.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/emit/conv_emit.hpp"
 #include "tuner/emit/freshness.hpp"
 #include "tuner/emit/gemm_emit.hpp"
@@ -32,6 +36,20 @@ std::vector<std::string> split_list(const std::string& s) {
   for (std::string item; std::getline(ss, item, s.find(';') != std::string::npos ? ';' : ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// --targets, checked on the command line (a usage error, exit 2) before anything is read: each
+// item names a target as emit accepts it, "90a", "sm_90a" or "90a-real".
+std::string check_targets(const std::string& text) {
+  const auto items = split_list(text);
+  if (items.empty()) return "expected target architectures such as 80,90a,100a, got " + core::quoted(text);
+  for (const auto& item : items) {
+    std::string t = item.substr(0, item.find('-'));
+    if (!t.starts_with("sm_")) t = "sm_" + t;
+    if (!compile::find_target(t))
+      return "unknown target " + core::quoted(item) + suggest_suffix(t, compile::target_names());
+  }
+  return {};
 }
 
 // Entries measured on kernel sources other than today's (docs/cli.md, "Freshness"): listed in the
@@ -66,7 +84,6 @@ int run_emit(const emit_options& o) {
     throw error(fmt::format("{}: results directory not found", o.results_dir));
   const auto results = emit::read_results(o.results_dir);
   const auto targets = split_list(o.targets);
-  if (targets.empty()) throw usage_error("--targets is empty");
   struct op_output {
     std::string op;
     emit::emitted files;
@@ -114,9 +131,11 @@ int run_emit(const emit_options& o) {
 void add_emit(CLI::App& app, action& run) {
   auto* cmd = app.add_subcommand("emit", "Write the dispatch header and instantiation unit");
   auto o = std::make_shared<emit_options>();
-  cmd->add_option("--results", o->results_dir, "Folder of exported results (default: results)");
-  cmd->add_option("--out", o->out_dir, "Output folder (default: generated)");
-  cmd->add_option("--targets", o->targets, "Target architectures, e.g. 80,90a,100a");
+  cmd->add_option("--results", o->results_dir, "Folder of exported results (default: results)")
+      ->check(non_empty_path());
+  cmd->add_option("--out", o->out_dir, "Output folder (default: generated)")->check(non_empty_path());
+  cmd->add_option("--targets", o->targets, "Target architectures, e.g. 80,90a,100a")
+      ->check(CLI::Validator([](std::string& text) { return check_targets(text); }, ""));
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
   cmd->callback([&run, o] { run = [o] { return run_emit(*o); }; });
 }

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/core/text.hpp"
+#include "tuner/cli/validators.hpp"
 #include "tuner/emit/results_file.hpp"
 #include "tuner/ops/registry.hpp"
 
@@ -17,8 +19,8 @@ void add_export(CLI::App& app, action& run) {
     bool update = false;
   };
   auto o = std::make_shared<options>();
-  cmd->add_option("--db", o->db, "SQLite database");
-  cmd->add_option("--out", o->out, "Results folder (default: results)");
+  cmd->add_option("--db", o->db, "SQLite database")->check(non_empty_path());
+  cmd->add_option("--out", o->out, "Results folder (default: results)")->check(non_empty_path());
   cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember(ops::op_names()));
   cmd->add_option("--samples", o->samples,
                   "Raw samples kept per problem: winners (default), all or none")
@@ -32,8 +34,12 @@ void add_export(CLI::App& app, action& run) {
                            : o->samples == "none" ? emit::export_samples::none
                                                   : emit::export_samples::winners;
       auto db = store::database::open(o->db, store::open_mode::read_only);
-      for (const auto& path : emit::export_results(*db, o->op, o->out, samples, o->update))
-        fmt::print("{}\n", path);
+      const auto written = emit::export_results(*db, o->op, o->out, samples, o->update);
+      for (const auto& path : written) fmt::print("{}\n", path);
+      // Nothing written is said, so that it is not taken for a silent failure.
+      if (written.empty())
+        fmt::print(stderr, "cuop-tune: {}: no trial of op \"{}\" to export: nothing written\n",
+                   core::printable(o->db), o->op);
       return 0;
     };
   });

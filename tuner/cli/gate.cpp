@@ -3,6 +3,7 @@
 // measuring AMBIGUOUS rows again; exit code 3 when anything is SLOWER (docs/cli.md).
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/report_options.hpp"
+#include "tuner/cli/validators.hpp"
 #include "tuner/gate/gate_run.hpp"
 #include "tuner/report/compare_report.hpp"
 
@@ -41,18 +42,20 @@ void add_gate(CLI::App& app, action& run) {
                       ->check(CLI::ExistingPath);
   baseline->excludes(against);
   cmd->add_option("--cycles", g.cycles, "With --against: A B B A cycles (default 1)")
-      ->check(CLI::PositiveNumber)
+      ->transform(whole_number(1, 100))
       ->needs(against);
   cmd->add_option("--retries", g.retries,
                   "Measure AMBIGUOUS rows again, with more samples, up to N times (default 2)")
-      ->check(CLI::Range(0, 10));
+      ->transform(whole_number(0, 10));
   cmd->add_option("--db", g.db, "This build's database (default: a temporary one); kept, with the "
-                                "gate's other databases beside it");
+                                "gate's other databases beside it")
+      ->check(non_empty_path());
   cmd->add_flag("--keep-db", g.keep_db, "Keep the temporary databases (their folder is printed)");
-  cmd->add_option("--device", g.device, "CUDA device index")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--cache", g.cache_dir, "Cubin cache folder of the sweeps (default: each build's)");
+  cmd->add_option("--device", g.device, "CUDA device index")->transform(whole_number(0, max_device_index));
+  cmd->add_option("--cache", g.cache_dir, "Cubin cache folder of the sweeps (default: each build's)")
+      ->check(non_empty_path());
   cmd->add_option("-j,--jobs", g.jobs, "Compile threads of the sweeps (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->transform(whole_number(1, max_jobs));
   add_report_options(*cmd, o->report);
   cmd->callback([&run, o] { run = [o] { return run_gate(*o); }; });
 }

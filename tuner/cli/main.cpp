@@ -9,6 +9,21 @@
 #include "tuner/cli/commands.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
+#include "tuner/core/text.hpp"
+
+namespace {
+
+// Every usage error, CLI11's included, says what it is the way the others do, and shows the
+// values it quotes escaped.
+int usage(const std::string& message) {
+  try {
+    fmt::print(stderr, "cuop-tune: error: {}\nRun with --help for more information.\n", cuop::core::printable(message));
+  } catch (const std::exception&) {  // stderr cannot be written: the exit code still says it
+  }
+  return cuop::exit_code::usage;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"cuop-tune: auto-tuning and benchmarking of GPU operators", "cuop-tune"};
@@ -29,33 +44,21 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
     for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      fmt::print(stderr, "cuop-tune: error: unknown command \"{}\"{}\nRun with --help for more information.\n", argv[1],
-                 cuop::suggest_suffix(argv[1], names));
-      return cuop::exit_code::usage;
-    }
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end())
+      return usage(fmt::format("unknown command \"{}\"{}", argv[1], cuop::suggest_suffix(argv[1], names)));
   }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
+  } catch (const CLI::Success& e) {  // --help, --version
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return cuop::exit_code::usage;
+    return usage(e.what());
   }
   try {
     return run();
-  } catch (const cuop::usage_error& e) {
-    fmt::print(stderr, "cuop-tune: error: {}\n", e.what());
-    return cuop::exit_code::usage;
   } catch (const cuop::error& e) {
-    fmt::print(stderr, "cuop-tune: error: {}\n", e.what());
-    return cuop::exit_code::error;
-  } catch (const cuop::fatal& e) {
-    fmt::print(stderr, "cuop-tune: fatal: {}\n", e.what());
-    return cuop::exit_code::error;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "cuop-tune: error: {}\n", e.what());
-    return cuop::exit_code::error;
+    return cuop::cli::report_error(e);
+  } catch (const std::exception& e) {  // cuop::fatal and what escaped a library
+    return cuop::cli::report_error(e);
   }
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validators.hpp"
 #include "tuner/store/merge.hpp"
 
 namespace cuop::cli {
@@ -15,8 +16,7 @@ struct merge_cli {
 };
 
 int run_merge(const merge_cli& o) {
-  auto target = store::database::open(o.db, store::open_mode::read_write);
-  const auto r = store::merge_databases(*target, o.db, o.sources);
+  const auto r = store::merge_databases(o.db, o.sources);
   fmt::print("merged {} database{} into {}: runs {} added, {} already there; trials {} added, {} replaced by "
              "newer ones, {} kept (the target's were newer or valid), {} already there; {} configurations, "
              "{} builds\n",
@@ -33,7 +33,8 @@ void add_merge(CLI::App& app, action& run) {
   auto o = std::make_shared<merge_cli>();
   o->db = default_db_path();
   cmd->add_option("sources", o->sources, "Databases to merge in")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--db", o->db, "The database merged into (created if missing; default $CUOP_DB or ./cuop-tune.db)");
+  cmd->add_option("--db", o->db, "The database merged into (created if missing; default $CUOP_DB or ./cuop-tune.db)")
+      ->check(non_empty_path());
   cmd->callback([&run, o] { run = [o] { return run_merge(*o); }; });
 }
 

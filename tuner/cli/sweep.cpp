@@ -1,10 +1,36 @@
 // cuop-tune sweep FILE...: the main job (docs/cli.md).
+#include <string_view>
+
 #include "tuner/cli/commands.hpp"
+#include "tuner/cli/validators.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/runner/device_pool.hpp"
 #include "tuner/runner/shard.hpp"
 #include "tuner/runner/sweep.hpp"
 
 namespace cuop::cli {
+
+namespace {
+
+// A check from a parser that throws: its message without the option's name, which CLI11 puts in
+// front of every check's message.
+template <class Parse>
+CLI::Validator parsed_by(std::string_view option, Parse parse) {
+  return CLI::Validator(
+      [option = std::string(option), parse](std::string& text) -> std::string {
+        try {
+          parse(text);
+          return {};
+        } catch (const std::exception& e) {
+          std::string message = e.what();
+          if (message.starts_with(option + " ")) message.erase(0, option.size() + 1);
+          return message;
+        }
+      },
+      "");
+}
+
+}  // namespace
 
 void add_sweep(CLI::App& app, action& run) {
   auto* cmd = app.add_subcommand(
@@ -13,35 +39,29 @@ void add_sweep(CLI::App& app, action& run) {
   o->db_path = default_db_path();
   o->cache_dir = default_cache_dir();
   cmd->add_option("files", o->files, "Sweep files")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--db", o->db_path, "SQLite database (default $CUOP_DB or ./cuop-tune.db)");
-  cmd->add_option("--cache", o->cache_dir, "Cubin cache folder");
-  auto* device = cmd->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--db", o->db_path, "SQLite database (default $CUOP_DB or ./cuop-tune.db)")
+      ->check(non_empty_path());
+  cmd->add_option("--cache", o->cache_dir, "Cubin cache folder")->check(non_empty_path());
+  auto* device = cmd->add_option("--device", o->device, "CUDA device index")->transform(whole_number(0, max_device_index));
   cmd->add_option("--devices", o->devices,
                   "all, or device indices (0,1,...): one worker per GPU, problems spread over them; "
                   "identical GPUs pool their results, other models are kept apart")
       ->excludes(device)
-      ->check([](const std::string& text) {
-        if (text == "all") return std::string();
-        try {
-          runner::parse_devices(text, 1 << 20);  // the form only: the count is known later
-          return std::string();
-        } catch (const std::exception& e) {
-          return std::string(e.what());
-        }
-      });
-  cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: all cores)");
+      ->check(parsed_by("--devices", [](const std::string& text) {
+        if (text != "all") runner::parse_devices(text, 1 << 20);  // the form only: the count is known later
+      }));
+  cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: all cores)")->transform(whole_number(1, max_jobs));
   cmd->add_option("--only", o->only,
-                  "Only the problems whose key contains one of these comma-separated texts");
+                  "Only the problems whose key contains one of these comma-separated texts")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (text.find_first_not_of(',') != std::string::npos) return {};
+            return "expected comma-separated texts to look for in problem keys, got " + core::quoted(text);
+          },
+          ""));
   cmd->add_option("--shard", o->shard,
                   "K/N: only shard K of N of the configurations (a cluster's array job; combine with merge)")
-      ->check([](const std::string& text) {
-        try {
-          runner::parse_shard(text);
-          return std::string();
-        } catch (const std::exception& e) {
-          return std::string(e.what());
-        }
-      });
+      ->check(parsed_by("--shard", [](const std::string& text) { runner::parse_shard(text); }));
   cmd->add_option("--batch-plan", o->batch_plan,
                   "JSON {problem: launches per sample}: time those problems in CUDA-graph batches of "
                   "that many launches (1: single launches) instead of letting the timer decide; the "

@@ -10,6 +10,7 @@
 
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/files.hpp"
+#include "tuner/core/process.hpp"
 
 namespace cuop::core {
 
@@ -48,9 +49,7 @@ store::environment describe_environment(const runner::device_info& device) {
   for (const auto& f : compile::device_flags()) flags += (flags.empty() ? "" : " ") + f;
   env.build_flags = fmt::format("{} [{}]", flags, CUOP_BUILD_TYPE);
   env.source_hash = kernel_source_hash();
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  env.hostname = host;
+  env.hostname = host_name();
   return env;
 }
 

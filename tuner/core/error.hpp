@@ -2,8 +2,11 @@
 // "cuop-tune: error: <message>" and maps them to exit codes (docs/cli.md).
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cuop {
 
@@ -18,6 +21,32 @@ class error : public std::runtime_error {
 class usage_error : public error {
  public:
   using error::error;
+};
+
+// Several errors found in one input, reported together like a compiler's (`validate` lists every
+// error of a sweep file): one message whose lines are the errors (`messages`, the first few of
+// them: a cap), then, when there are several, a count line "<source>: 13 errors" (with "(the
+// first 20 shown)" when some were left out). A single error's message is that error alone.
+class error_list : public error {
+ public:
+  error_list(std::vector<std::string> messages, std::size_t total, const std::string& source)
+      : error(joined(messages, total, source)), m_messages(std::move(messages)), m_total(total) {}
+  const std::vector<std::string>& messages() const { return m_messages; }
+  std::size_t total() const { return m_total; }
+
+ private:
+  static std::string joined(const std::vector<std::string>& messages, std::size_t total, const std::string& source) {
+    std::string out;
+    for (const auto& m : messages) out += (out.empty() ? "" : "\n") + m;
+    if (total > 1) {
+      out += "\n" + source + ": " + std::to_string(total) + " errors";
+      if (messages.size() < total) out += " (the first " + std::to_string(messages.size()) + " shown)";
+    }
+    return out;
+  }
+
+  std::vector<std::string> m_messages;
+  std::size_t m_total;
 };
 
 // Unrecoverable: the store is corrupt, an invariant broke.

@@ -13,8 +13,8 @@
 #include "tuner/gate/retry.hpp"
 #include "tuner/gate/suite_run.hpp"
 #include "tuner/runner/batch_plan.hpp"
+#include "tuner/runner/sweep_plan.hpp"
 #include "tuner/runner/worker_process.hpp"
-#include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace cuop::gate {
@@ -280,7 +280,7 @@ comparison run_gate(const gate_options& o) {
   std::set<std::string> problems;
   for (const auto& file : o.specs) {
     const auto s = spec::load(file);
-    space::require_nonempty(s);
+    runner::plan_sweep(s);  // refused here as its sweep would refuse it
     for (const auto& p : s.problems) problems.insert(p.key(s.op));
   }
 

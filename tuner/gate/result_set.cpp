@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/core/error.hpp"
+#include "tuner/core/files.hpp"
 #include "tuner/emit/current_trials.hpp"
 #include "tuner/emit/results_file.hpp"
 #include "tuner/ops/registry.hpp"
@@ -115,8 +116,10 @@ result_set load_database(const std::string& path, const load_options& o) {
 result_set load_results_files(const std::string& path, const load_options& o) {
   const bool folder = fs::is_directory(path);
   builder b(path, folder ? "results files" : "results file");
-  const auto files = folder ? emit::read_results(path)
-                            : std::vector<emit::result_file>{emit::read_results_file(path)};
+  const auto files =
+      folder ? emit::read_results(path)
+             : std::vector<emit::result_file>{emit::parse_results(
+                   core::read_regular_file(path, core::max_results_file_bytes, "results file"), path)};
   for (const auto& f : files) {
     if (f.gpu.empty() || !gpu_matches(o.gpu, f.gpu) || (!o.op.empty() && f.op != o.op)) continue;
     // A file records its newest run's environment only; each run adds its own fingerprint.
@@ -183,7 +186,13 @@ std::map<std::string, int> winner_launches(const result_set& set) {
 result_set load_result_set(const std::string& path, const load_options& options) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw error(path + ": no such file or folder");
-  if (!fs::is_directory(path, ec) && is_sqlite_file(path)) return load_database(path, options);
+  if (fs::is_directory(path, ec)) return load_results_files(path, options);
+  // Looked at before a byte is read: a FIFO would block the header check, /dev/zero never end.
+  if (const auto kind = core::non_regular_kind(path); !kind.empty())
+    throw error(path + ": not a cuop-tune database nor a results file (" + kind + ")");
+  if (fs::file_size(path, ec) == 0 && !ec)
+    throw error(path + ": not a cuop-tune database nor a results file (an empty file)");
+  if (is_sqlite_file(path)) return load_database(path, options);
   return load_results_files(path, options);
 }
 

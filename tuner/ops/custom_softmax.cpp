@@ -8,6 +8,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
 #include "tuner/core/hash.hpp"
+#include "tuner/core/text.hpp"
 
 namespace cuop::ops {
 
@@ -16,9 +17,21 @@ namespace ks = kernels::softmax;
 namespace {
 
 std::string read_source(const std::string& path) {
-  auto text = core::read_file(path);
-  if (!text || text->empty()) throw error(fmt::format("custom kernel source \"{}\" is empty or unreadable", path));
-  return std::move(*text);
+  auto text = core::read_regular_file(path, core::max_sweep_file_bytes, "custom kernel source");
+  if (text.empty()) throw error(fmt::format("custom kernel source {} is empty", core::quoted(path)));
+  return text;
+}
+
+// The header's path inside the unit NVRTC compiles: in a comment and a #line string, where a
+// newline, a quote or a backslash of a file name would end them. Escaped as a string literal's
+// body; the comment gets the same text.
+std::string path_literal(const std::string& path) {
+  std::string out;
+  for (const char ch : core::printable(path)) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out;
 }
 
 long long param_of(const space::point& p, const std::string& name, long long fallback) {
@@ -59,14 +72,15 @@ kernel_candidate custom_softmax_candidate(const space::point& point, const std::
   k.dynamic_smem = param_of(point, "smem_bytes", 0);
   k.source = fmt::format(
       "#include <cuop/kernels/softmax/common.cuh>\n"
-      "// {}\n"
+      "// \"{}\"\n"
       "#line 1 \"{}\"\n"
       "{}\n"
       "#line 1 \"{} (the entry cuop-tune generates)\"\n"
       "extern \"C\" __global__ void {}{}(cuop::kernels::softmax::softmax_args a) {{\n"
       "  {}<{}>::run(a);\n"
       "}}\n",
-      point.source, point.source, text, instance, bounds_text, instance, point.kernel, args);
+      path_literal(point.source), path_literal(point.source), text, instance, bounds_text, instance, point.kernel,
+      args);
   return k;
 }
 

@@ -77,7 +77,9 @@ std::string render_json(const gate::comparison& c) {
   j["only_in_baseline"] = c.only_in_baseline;
   j["only_in_candidate"] = c.only_in_candidate;
   j["measured_differently"] = c.measured_differently;
-  return j.dump(2) + "\n";
+  // Sources are paths as given, which may hold any bytes: JSON is UTF-8, so invalid bytes become
+  // U+FFFD rather than an exception.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cuop::report

@@ -5,6 +5,7 @@
 // the settings are suite <properties>.
 #include <fmt/format.h>
 
+#include "tuner/core/text.hpp"
 #include "tuner/report/compare_phrases.hpp"
 #include "tuner/report/compare_report.hpp"
 
@@ -14,21 +15,19 @@ namespace {
 
 using measure::verdict;
 
-// Text and attribute values. Control characters other than tab and newline are not allowed in
-// XML 1.0 at all, so they are dropped.
+// Text and attribute values. XML 1.0 allows no control characters but tab and newline, and the
+// document must be UTF-8: a value (a path as given, a name from a results file) goes through
+// core::printable first, which writes those and any invalid byte as visible escapes.
 std::string xml(std::string_view s) {
   std::string out;
-  for (char ch : s) {
+  for (char ch : core::printable(s)) {
     switch (ch) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      case '\n': out += "&#10;"; break;
-      case '\t': out += "&#9;"; break;
-      default:
-        if (static_cast<unsigned char>(ch) >= 0x20) out += ch;
+      default: out += ch;
     }
   }
   return out;

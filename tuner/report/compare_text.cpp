@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "tuner/core/error.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/report/compare_phrases.hpp"
 #include "tuner/report/compare_report.hpp"
 
@@ -61,8 +62,8 @@ std::string render_comparison(const gate::comparison& c, compare_format format) 
 std::string render_table(const gate::comparison& c) {
   std::string out;
   for (const auto& w : c.warnings) out += "warning: " + w + "\n";
-  out += fmt::format("baseline:  {}  {}\ncandidate: {}  {}\n\n", c.baseline_source,
-                     detail::describe_envs(c.baseline_envs), c.candidate_source,
+  out += fmt::format("baseline:  {}  {}\ncandidate: {}  {}\n\n", core::printable(c.baseline_source),
+                     detail::describe_envs(c.baseline_envs), core::printable(c.candidate_source),
                      detail::describe_envs(c.candidate_envs));
   std::size_t width = 7;
   for (const auto& r : c.rows) width = std::max(width, r.problem.size());
@@ -90,8 +91,8 @@ std::string render_table(const gate::comparison& c) {
 std::string render_markdown(const gate::comparison& c) {
   std::string out = fmt::format("### {}: {}\n\n", detail::title(c), detail::verdict_counts(c));
   for (const auto& w : c.warnings) out += "> **warning:** " + w + "\n\n";
-  out += fmt::format("Baseline `{}`: {}. Candidate `{}`: {}.\n\n", c.baseline_source,
-                     detail::describe_envs(c.baseline_envs), c.candidate_source,
+  out += fmt::format("Baseline `{}`: {}. Candidate `{}`: {}.\n\n", core::printable(c.baseline_source),
+                     detail::describe_envs(c.baseline_envs), core::printable(c.candidate_source),
                      detail::describe_envs(c.candidate_envs));
   out += c.gate ? "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | retries | configuration |\n"
                   "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |\n"

@@ -6,6 +6,7 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
+#include "tuner/core/text.hpp"
 
 namespace cuop::runner {
 
@@ -16,19 +17,18 @@ constexpr const char* others = "*";
 
 int launches_of(const nlohmann::json& value, const std::string& path, const std::string& entry) {
   if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > max_launches)
-    throw error(fmt::format("{}: \"{}\": launches per sample must be a whole number from 1 to {}, got {}", path,
-                            entry, max_launches, value.dump()));
+    throw error(fmt::format("{}: {}: launches per sample must be a whole number from 1 to {}, got {}", path,
+                            core::quoted(entry), max_launches, value.dump()));
   return value.get<int>();
 }
 
 }  // namespace
 
 batch_plan_map read_batch_plan(const std::string& path) {
-  const auto text = core::read_file(path);
-  if (!text) throw error(path + ": cannot read the batch plan");
+  const auto text = core::read_regular_file(path, core::max_sweep_file_bytes, "batch plan");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(*text);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw error(fmt::format("{}: not JSON ({})", path, e.what()));
   }

@@ -21,6 +21,8 @@
 #include "tuner/core/environment.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
+#include "tuner/core/process.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/measure/environment_check.hpp"
 #include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/op_adapter.hpp"
@@ -31,6 +33,7 @@
 #include "tuner/report/progress.hpp"
 #include "tuner/runner/protocol.hpp"
 #include "tuner/runner/race.hpp"
+#include "tuner/runner/sweep_plan.hpp"
 #include "tuner/runner/trial_results.hpp"
 #include "tuner/runner/worker_process.hpp"
 #include "tuner/space/space.hpp"
@@ -116,10 +119,10 @@ std::string write_cubin(const std::string& cache_dir, const std::string& instanc
 class sweep_run {
  public:
   // `lanes`: one per device of the pool whose first device is `dev` (none: compile-validation).
-  sweep_run(const spec::sweep& s, const sweep_options& o, store::database& db,
+  sweep_run(const spec::sweep& s, const sweep_plan& plan, const sweep_options& o, store::database& db,
             const store::environment& env, const device_info& dev, std::vector<lane> lanes,
             const batch_plan_map& batch_plan)
-      : m_spec(s), m_options(o), m_db(db), m_env(env), m_dev(dev), m_lanes(std::move(lanes)),
+      : m_spec(s), m_plan(plan), m_options(o), m_db(db), m_env(env), m_dev(dev), m_lanes(std::move(lanes)),
         m_op(ops::adapter_for(s.op)), m_shard(o.shard.empty() ? shard{} : parse_shard(o.shard)),
         m_batch_plan(batch_plan) {}
 
@@ -166,6 +169,7 @@ class sweep_run {
   trial_request base_request(std::size_t problem) const;
 
   const spec::sweep& m_spec;
+  const sweep_plan& m_plan;  // worked out before the run began (plan_sweep)
   const sweep_options& m_options;
   store::database& m_db;
   const store::environment& m_env;
@@ -175,7 +179,6 @@ class sweep_run {
   shard m_shard;  // the configurations this run measures
   const batch_plan_map& m_batch_plan;
   std::int64_t m_run_id = 0;
-  std::vector<std::vector<space::verdict>> m_verdicts;  // per problem
   std::vector<std::vector<std::string>> m_instances;    // per problem: accepted kernel instances
   std::vector<std::vector<space::point>> m_library;     // per problem: library candidates
   std::map<std::string, candidate_build> m_builds;     // by instance name
@@ -207,26 +210,20 @@ store::trial_record sweep_run::blank_trial(std::size_t problem, const store::con
   return t;
 }
 
+// The plan's points, less the kernel configurations of other shards.
 void sweep_run::enumerate() {
-  for (const auto& p : m_spec.problems) {
-    auto verdicts = space::enumerate(m_spec, p);
+  for (std::size_t p = 0; p < m_spec.problems.size(); ++p) {
     std::vector<std::string> instances;
-    std::vector<space::point> library;
-    for (const auto& v : verdicts) {
-      if (!v.accepted) continue;
-      if (m_op.is_library(v.config.family)) {
-        library.push_back(v.config);
-        continue;
-      }
-      auto kernel = m_op.kernel(v.config, p);
-      const std::string name = kernel.instance;  // the key must not be moved from
+    for (const auto& name : m_plan.instances[p]) {
       if (!m_shard.owns(name)) continue;
       instances.push_back(name);
-      if (!m_builds.contains(name)) m_builds.emplace(name, candidate_build{std::move(kernel), v.config, {}});
+      if (!m_builds.contains(name)) {
+        const auto& planned = m_plan.kernels.at(name);
+        m_builds.emplace(name, candidate_build{planned.kernel, planned.point, {}});
+      }
     }
-    m_verdicts.push_back(std::move(verdicts));
     m_instances.push_back(std::move(instances));
-    m_library.push_back(std::move(library));
+    m_library.push_back(m_plan.library[p]);
   }
 }
 
@@ -319,7 +316,7 @@ void sweep_run::record_rejections() {
     // Two candidate blocks can reach the same instance: one that accepts it wins over one that
     // rejects it (else the stored rejection would keep the accepted point from being measured).
     const std::set<std::string> accepted(m_instances[p].begin(), m_instances[p].end());
-    for (const auto& v : m_verdicts[p]) {
+    for (const auto& v : m_plan.verdicts[p]) {
       if (v.accepted || m_op.is_library(v.config.family)) continue;
       const candidate_build b{m_op.kernel(v.config, m_spec.problems[p]), v.config, {}};
       if (!m_shard.owns(b.kernel.instance) || accepted.contains(b.kernel.instance)) continue;
@@ -618,6 +615,9 @@ int sweep_run::execute() {
                             m_dev.name, m_dev.cc));
   info.mode = target ? "measure" : "validate";
   info.state = "running";
+  const auto self = core::this_process();
+  info.pid = self.pid;
+  info.pid_start = self.start;
   info.env = m_env;
   info.shard = m_shard.str();
   if (const auto* op = ops::find_op(m_spec.op)) info.family_hashes = nlohmann::json(ops::family_source_hashes(*op)).dump();
@@ -626,7 +626,7 @@ int sweep_run::execute() {
   try {
     enumerate();
     fmt::print(stderr, "[{}] {}: {} problems, {} configurations, targets {}\n", m_spec.op,
-               m_spec.file, m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
+               core::printable(m_spec.file), m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
     record_rejections();
     if (!target) {
       const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -645,7 +645,7 @@ int sweep_run::execute() {
           fmt::print(stderr, "[{}] device {}: environment not checked: {}\n", m_spec.op, l.device, b.error);
         else if (const auto why = measure::assess(b, limits); checks && !why.empty())
           fmt::print(stderr, "cuop-tune: warning: {}: device {} is not fit to measure on ({}): the run will "
-                             "be marked invalid\n", m_spec.file, l.device, why);
+                             "be marked invalid\n", core::printable(m_spec.file), l.device, why);
       }
       measure_with_compilation(*target);
       print_summary();
@@ -668,7 +668,7 @@ int sweep_run::execute() {
         if (!invalid.empty()) {
           const auto why = fmt::format("{}", fmt::join(invalid, "; "));
           fmt::print(stderr, "cuop-tune: {}: run {} is invalid: {}; its trials will not be trusted\n",
-                     m_spec.file, m_run_id, why);
+                     core::printable(m_spec.file), m_run_id, why);
           m_db.finish_run(m_run_id, "invalid", why);
           return exit_code::ok;
         }
@@ -686,12 +686,26 @@ int sweep_run::execute() {
   return exit_code::ok;
 }
 
+// Runs this host's earlier sweeps left "running" when their process died without a word (SIGKILL,
+// a crash): marked interrupted, with the reason, so that nothing reads them as still measuring.
+// Runs of other hosts, and runs from before schema 5 (no pid), cannot be told apart and are left.
+void interrupt_abandoned_runs(store::database& db, const std::string& hostname) {
+  for (const auto& r : db.runs()) {
+    if (r.state != "running" || r.pid <= 0 || r.env.hostname != hostname) continue;
+    if (core::process_alive({r.pid, r.pid_start})) continue;
+    const auto why = fmt::format("its sweep (process {} on {}) ended without finishing it", r.pid, hostname);
+    if (db.abandon_run(r.id, why))
+      fmt::print(stderr, "cuop-tune: run {} ({}) was left running: {}; marked interrupted\n", r.id, r.spec_file, why);
+  }
+}
+
 }  // namespace
 
 int run_sweep(const sweep_options& o) {
   if (!o.shard.empty()) parse_shard(o.shard);  // a bad --shard is refused before anything runs
   const auto batch_plan = o.batch_plan.empty() ? batch_plan_map{} : read_batch_plan(o.batch_plan);
   std::vector<spec::sweep> specs;
+  std::vector<sweep_plan> plans;  // one per spec
   for (const auto& f : o.files) {
     specs.push_back(spec::load(f));
     auto& s = specs.back();
@@ -709,15 +723,21 @@ int run_sweep(const sweep_options& o) {
                             [&](const std::string& t) { return key.find(t) != std::string::npos; });
       });
       if (s.problems.empty()) {
-        fmt::print(stderr, "cuop-tune: {}: no problem matches --only \"{}\": skipped\n", f, o.only);
+        fmt::print(stderr, "cuop-tune: {}: no problem matches --only {}: skipped\n", core::printable(f), core::quoted(o.only));
         specs.pop_back();
         continue;
       }
     }
-    space::require_nonempty(s);  // before anything is stored or compiled
+    // The file's space, before anything is stored or compiled: a file `validate` refuses is
+    // refused here the same way (sweep_plan.hpp).
+    plans.push_back(plan_sweep(s));
   }
-  if (specs.empty()) throw error(fmt::format("no problem of any file matches --only \"{}\"", o.only));
+  if (specs.empty()) throw error(fmt::format("no problem of any file matches --only {}", core::quoted(o.only)));
+  // The cubin cache is written by every compilation: a file in its place, a folder without write
+  // permission or a full disk would otherwise make every build a compile_error of a finished run.
+  core::require_writable_folder(o.cache_dir, "--cache");
   auto db = store::database::open(o.db_path, store::open_mode::read_write);
+  interrupt_abandoned_runs(*db, core::host_name());
 
   // The workers: one per device asked for (--device N, or --devices), each asked what it sees.
   std::vector<std::unique_ptr<worker_process>> workers;
@@ -765,9 +785,15 @@ int run_sweep(const sweep_options& o) {
     device_info none;
     none.error = no_gpu;
     const auto env = core::describe_environment(none);
-    for (const auto& s : specs) sweep_run(s, o, *db, env, none, {}, batch_plan).execute();
+    for (std::size_t i = 0; i < specs.size(); ++i) sweep_run(specs[i], plans[i], o, *db, env, none, {}, batch_plan).execute();
     return exit_code::ok;
   }
+  // The workers are told each cubin's path in JSON, which holds only UTF-8: found here, before
+  // anything is measured, rather than as a JSON exception at the first trial.
+  if (!core::is_utf8(o.cache_dir))
+    throw error(fmt::format("--cache {}: not a UTF-8 path; the workers cannot be told the paths of the "
+                            "cubins in it (compile-validation, --validate-only, can use it)",
+                            core::printable(o.cache_dir)));
   if (pools.size() > 1)
     fmt::print(stderr, "cuop-tune: {} GPU models: their results are kept apart, each model measures every "
                        "sweep in turn\n", pools.size());
@@ -776,7 +802,8 @@ int run_sweep(const sweep_options& o) {
     fmt::print(stderr, "cuop-tune: measuring on {}: {} SMs, {} MB L2, driver {}\n", pool.describe(),
                d.sm_count, d.l2_bytes >> 20, d.driver);
   }
-  for (const auto& s : specs) {
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const auto& s = specs[i];
     for (const auto& pool : pools) {
       // One environment for the pool: identical GPUs pool their trials (each trial records its
       // device); a one-GPU pool keys them by its own UUID, as a sweep always has.
@@ -786,7 +813,7 @@ int run_sweep(const sweep_options& o) {
       for (const auto& member : pool.devices)
         for (std::size_t i = 0; i < devices.size(); ++i)
           if (devices[i].index == member.index) lanes.push_back({workers[i].get(), member.index});
-      sweep_run(s, o, *db, env, pool.devices.front(), std::move(lanes), batch_plan).execute();
+      sweep_run(s, plans[i], o, *db, env, pool.devices.front(), std::move(lanes), batch_plan).execute();
     }
   }
   return exit_code::ok;

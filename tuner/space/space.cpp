@@ -31,6 +31,27 @@ void check_constraints(const spec::sweep& s, const std::vector<std::string>& pro
   for (const auto& cand : s.candidates) detail::constraint_set(cand, s.constraints, problem_fields);
 }
 
+std::vector<std::string> constraint_errors(const spec::sweep& s, const std::vector<std::string>& problem_fields) {
+  std::vector<std::string> out;
+  const auto check = [&](const spec::candidate& cand, const std::vector<spec::constraint>& sweep_wide) {
+    try {
+      detail::constraint_set(cand, sweep_wide, problem_fields);
+    } catch (const error& e) {
+      if (std::find(out.begin(), out.end(), e.what()) == out.end()) out.push_back(e.what());
+    }
+  };
+  for (const auto& cand : s.candidates) {
+    spec::candidate one = cand;  // its parameters with one constraint at a time
+    one.constraints.clear();
+    for (const auto& c : s.constraints) check(one, {c});
+    for (const auto& c : cand.constraints) {
+      one.constraints = {c};
+      check(one, {});
+    }
+  }
+  return out;
+}
+
 std::string str(const point& p) {
   std::string out = p.family + "(";
   for (std::size_t i = 0; i < p.params.size(); ++i) {

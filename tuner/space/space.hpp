@@ -32,11 +32,16 @@ std::map<std::string, double> problem_symbols(const spec::problem& p);
 // known name). Called by spec validation, before anything runs.
 void check_constraints(const spec::sweep& s, const std::vector<std::string>& problem_fields);
 
+// Every such error, each constraint parsed on its own (a top-level one once per candidate), in
+// file order, none repeated: what `validate` lists.
+std::vector<std::string> constraint_errors(const spec::sweep& s, const std::vector<std::string>& problem_fields);
+
 // All points of all candidates for one problem, in a deterministic order, each with its verdict.
 // A constraint that evaluates to NaN/inf (e.g. division by zero) throws cuop::error naming it.
 std::vector<verdict> enumerate(const spec::sweep& s, const spec::problem& p);
 
 // Total number of points before constraints (for progress displays and the "empty space" check).
+// spec::parse has refused a space past spec::max_space_points, so this does not overflow.
 std::size_t space_size(const spec::sweep& s);
 
 // "warp_row(vec=4, threads_per_row=32)": a point as messages and logs show it.

@@ -78,16 +78,26 @@ struct sweep {
   std::string strategy = "exhaustive";
 };
 
-// Parses and checks a sweep file; throws cuop::error naming file:line:column on any problem.
-// Messages name the file as `path` / `file_name` was given. Constraints are checked too
-// (space::check_constraints), so a file that loads can be enumerated.
+// Parses and checks a sweep file; throws cuop::error naming file:line:column on any problem, and
+// when a file has several, a cuop::error_list of all of them (what() is the first, max_reported_errors
+// are kept): a bad problem, candidate, parameter, constraint, target or measure key is reported and
+// the parser goes on with the next. Messages name the file as `path` / `file_name` was given, and
+// show the values they quote escaped (core::printable). Constraints are checked too
+// (space::check_constraints), so a file that loads can be enumerated. load() reads only a regular
+// file of at most core::max_sweep_file_bytes.
 sweep load(const std::string& path);
 sweep parse(const std::string& text, const std::string& file_name);
 
 // Values `strategy:` accepts (the sweep's search strategies).
 std::vector<std::string> strategy_names();
 
-// Most values one parameter may expand to (a guard against `range: [1, 1000000000]`).
-inline constexpr std::size_t max_param_values = 4096;
+// Limits of one sweep file (docs/configs.md, "Limits"): past one, the file is refused when it is
+// loaded, with its size, before anything is enumerated, compiled or stored.
+inline constexpr std::size_t max_param_values = 4096;       // values of one parameter (`range: [1, 1e9]`)
+inline constexpr std::size_t max_candidate_params = 64;     // parameters of one candidate
+inline constexpr std::size_t max_space_points = 1000000;    // configurations of all candidates, before constraints
+inline constexpr std::size_t max_problems = 100000;         // problems, dtypes crossed
+inline constexpr std::size_t max_enumerated = 2000000;      // problems x configurations: each is a verdict stored
+inline constexpr std::size_t max_reported_errors = 20;      // errors listed per file (the count says the rest)
 
 }  // namespace cuop::spec

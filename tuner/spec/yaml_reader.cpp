@@ -3,12 +3,25 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
+#include "tuner/core/text.hpp"
 
 namespace cuop::spec::detail {
+
+void error_collector::add(const std::string& message) {
+  ++m_added;
+  if (std::find(m_messages.begin(), m_messages.end(), message) != m_messages.end()) return;
+  ++m_total;
+  if (m_messages.size() < max_reported_errors) m_messages.push_back(message);
+}
+
+void error_collector::throw_if_any() const {
+  if (m_total > 0) throw error_list(m_messages, m_total, core::printable(m_file));
+}
 
 location yaml_reader::where(const YAML::Mark& m) const {
   if (m.is_null() || m.line < 0) return {m_file, 1, 1};
@@ -31,23 +44,47 @@ std::string yaml_reader::describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsMap()) return "a map";
   if (n.IsSequence()) return "a list";
-  return "\"" + n.Scalar() + "\"";
+  return core::quoted(n.Scalar());
 }
 
 std::vector<entry> yaml_reader::map(const YAML::Node& n, const std::vector<std::string>& allowed,
                                     const std::string& noun, const std::string& context) const {
-  if (!n.IsMap()) fail(n, "expected a map" + context + ", got " + describe(n));
   std::vector<entry> out;
+  map_into(n, allowed, noun, context, out, [&](const YAML::Node& at, const std::string& message) { fail(at, message); });
+  return out;
+}
+
+std::vector<entry> yaml_reader::map(const YAML::Node& n, const std::vector<std::string>& allowed,
+                                    const std::string& noun, const std::string& context,
+                                    error_collector& errors) const {
+  std::vector<entry> out;
+  map_into(n, allowed, noun, context, out, [&](const YAML::Node& at, const std::string& message) {
+    errors.add(where(at).str() + ": " + message);
+  });
+  return out;
+}
+
+void yaml_reader::map_into(const YAML::Node& n, const std::vector<std::string>& allowed, const std::string& noun,
+                           const std::string& context, std::vector<entry>& out,
+                           const std::function<void(const YAML::Node&, const std::string&)>& bad_key) const {
+  if (!n.IsMap()) fail(n, "expected a map" + context + ", got " + describe(n));
   for (auto it = n.begin(); it != n.end(); ++it) {
     const YAML::Node key = it->first;
-    if (!key.IsScalar()) fail(key, "expected a name as " + noun + context + ", got " + describe(key));
+    if (!key.IsScalar()) {
+      bad_key(key, "expected a name as " + noun + context + ", got " + describe(key));
+      continue;
+    }
     const std::string name = key.Scalar();
-    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
-      fail(key, "unknown " + noun + " \"" + name + "\"" + context + suggest_suffix(name, allowed));
-    if (find(out, name)) fail(key, "duplicate " + noun + " \"" + name + "\"" + context);
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      bad_key(key, "unknown " + noun + " " + core::quoted(name) + context + suggest_suffix(name, allowed));
+      continue;
+    }
+    if (find(out, name)) {
+      bad_key(key, "duplicate " + noun + " " + core::quoted(name) + context);
+      continue;
+    }
     out.push_back({name, key, it->second});
   }
-  return out;
 }
 
 std::vector<YAML::Node> yaml_reader::list(const YAML::Node& n, const std::string& what) const {

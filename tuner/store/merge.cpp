@@ -34,10 +34,8 @@ bool same_file(const std::string& a, const std::string& b) {
   return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
 }
 
-}  // namespace
-
-merge_report merge_databases(database& target, const std::string& target_path,
-                             const std::vector<std::string>& sources) {
+std::vector<std::unique_ptr<database>> open_sources(const std::string& target_path,
+                                                    const std::vector<std::string>& sources) {
   if (sources.empty()) throw error("merge: no source database given");
   std::vector<std::unique_ptr<database>> opened;
   for (const auto& path : sources) {
@@ -45,7 +43,11 @@ merge_report merge_databases(database& target, const std::string& target_path,
       throw error(fmt::format("{}: is the target database itself; merge it into another one", path));
     opened.push_back(database::open(path, open_mode::read_only));
   }
+  return opened;
+}
 
+merge_report merge_opened(database& target, const std::vector<std::string>& sources,
+                          const std::vector<std::unique_ptr<database>>& opened) {
   merge_report report;
   std::map<run_identity, std::int64_t> runs;
   std::map<std::int64_t, bool> run_valid;  // the target's runs
@@ -115,6 +117,20 @@ merge_report merge_databases(database& target, const std::string& target_path,
     }
   }
   return report;
+}
+
+}  // namespace
+
+merge_report merge_databases(database& target, const std::string& target_path,
+                             const std::vector<std::string>& sources) {
+  const auto opened = open_sources(target_path, sources);
+  return merge_opened(target, sources, opened);
+}
+
+merge_report merge_databases(const std::string& target_path, const std::vector<std::string>& sources) {
+  const auto opened = open_sources(target_path, sources);
+  auto target = database::open(target_path, open_mode::read_write);
+  return merge_opened(*target, sources, opened);
 }
 
 }  // namespace cuop::store

@@ -29,4 +29,8 @@ struct merge_report {
 merge_report merge_databases(database& target, const std::string& target_path,
                              const std::vector<std::string>& sources);
 
+// The same, opening (or creating) the target at `target_path` only once every source has opened:
+// a refused source leaves the target as it was, not created nor migrated.
+merge_report merge_databases(const std::string& target_path, const std::vector<std::string>& sources);
+
 }  // namespace cuop::store

@@ -9,11 +9,12 @@
 namespace cuop::store::detail {
 
 std::span<const migration> migrations() {
-  static constexpr std::array<migration, 4> steps{{
+  static constexpr std::array<migration, 5> steps{{
       {1, schema_v1_sql},
       {2, schema_v2_sql},
       {3, schema_v3_sql},
       {4, schema_v4_sql},
+      {5, schema_v5_sql},
   }};
   static_assert(steps.back().to_version == schema_version, "one migration step per version");
   return steps;

@@ -12,6 +12,7 @@ extern const char schema_v1_sql[];
 extern const char schema_v2_sql[];
 extern const char schema_v3_sql[];
 extern const char schema_v4_sql[];
+extern const char schema_v5_sql[];
 
 struct migration {
   int to_version;   // user_version after this step

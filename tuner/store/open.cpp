@@ -2,8 +2,11 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "tuner/core/error.hpp"
+#include "tuner/core/files.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/store/migrations.hpp"
 #include "tuner/store/sqlite_database.hpp"
 
@@ -18,12 +21,40 @@ int open_flags(open_mode mode) {
 }
 
 // Read-only must not create the file; SQLite's own message ("unable to open database file")
-// would not say why.
+// would not say why. A database is a regular file: SQLite would "open" /dev/null (and lose every
+// write) or a FIFO.
 const std::string& existing(const std::string& path, open_mode mode) {
   std::error_code ec;
   if (mode == open_mode::read_only && !std::filesystem::exists(path, ec))
     throw error(path + ": no such database file");
+  if (const auto kind = core::non_regular_kind(path); !kind.empty())
+    throw error(path + ": not a database file (" + kind + ")");
   return path;
+}
+
+// A file at user_version 0 is not one this program made (schema 1 sets the version in the
+// transaction that creates the tables): an empty SQLite file, which a read-write open
+// initialises (SQLite's convention: an empty file is an empty database), or someone else's
+// database, which is never written to.
+void require_ours(connection& c, const std::string& path, open_mode mode) {
+  std::vector<std::string> tables;
+  {
+    statement s(c, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", "reading the schema");
+    while (s.step()) tables.push_back(s.text(0));
+  }
+  if (!tables.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < tables.size() && i < 3; ++i) names += (i ? ", " : "") + core::printable(tables[i]);
+    if (tables.size() > 3) names += ", ...";
+    throw error(path + ": not a cuop-tune database (a SQLite database of something else, with tables " + names +
+                ")");
+  }
+  if (mode == open_mode::read_only) {
+    std::error_code ec;
+    const bool empty_file = std::filesystem::file_size(path, ec) == 0 && !ec;
+    throw error(path + ": not a cuop-tune database (" + (empty_file ? "an empty file" : "an empty SQLite database") +
+                ")");
+  }
 }
 
 std::string pragma_text(connection& c, const char* sql, std::string_view what) {
@@ -40,6 +71,7 @@ sqlite_database::sqlite_database(const std::string& path, open_mode mode, int bu
   // The version check comes first and writes nothing, so a newer file is left untouched (even
   // switching to WAL would rewrite its header). Reading it also detects a non-database file.
   const int version = read_user_version(m_conn);
+  if (version == 0) require_ours(m_conn, path, mode);
   if (version > schema_version)
     throw error(path + ": database schema " + std::to_string(version) +
                 " is newer than this cuop-tune (" + std::to_string(schema_version) +

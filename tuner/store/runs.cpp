@@ -1,4 +1,5 @@
 #include "tuner/core/error.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/store/sqlite_database.hpp"
 
 namespace cuop::store::detail {
@@ -7,14 +8,14 @@ namespace {
 constexpr const char* run_columns =
     "id, started_at, finished_at, spec_file, spec_hash, op, mode, state, gpu_name, gpu_uuid, "
     "sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, git_rev, build_flags, source_hash, "
-    "hostname, state_reason, env_checks, shard, provenance, family_hashes";
+    "hostname, state_reason, env_checks, shard, provenance, family_hashes, pid, pid_start";
 
 run_info read_run(const statement& s) {
   run_info r;
   r.id = s.int64(0);
   r.started_at = s.text(1);
   r.finished_at = s.text(2);  // NULL reads as ""
-  r.spec_file = s.text(3);
+  r.spec_file = core::printable(s.text(3));  // any bytes a path held, as valid UTF-8 (see copy_run)
   r.spec_hash = s.text(4);
   r.op = s.text(5);
   r.mode = s.text(6);
@@ -35,8 +36,10 @@ run_info read_run(const statement& s) {
   r.state_reason = s.text(20);
   r.env_checks = s.text(21);
   r.shard = s.text(22);
-  r.provenance = s.text(23);
+  r.provenance = core::printable(s.text(23));
   r.family_hashes = s.text(24);
+  r.pid = s.int64(25);
+  r.pid_start = s.int64(26);
   return r;
 }
 
@@ -61,12 +64,14 @@ std::int64_t sqlite_database::copy_run(const run_info& r) {
               "INSERT INTO runs (started_at, finished_at, spec_file, spec_hash, op, mode, state, env_key, "
               "gpu_name, gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, "
               "git_rev, build_flags, source_hash, hostname, state_reason, env_checks, shard, provenance, "
-              "family_hashes) VALUES (?,NULLIF(?,''),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+              "family_hashes, pid, pid_start) VALUES (?,NULLIF(?,''),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
               what);
-  s.bind_all(r.started_at, r.finished_at, r.spec_file, r.spec_hash, r.op, r.mode, r.state, e.key(), e.gpu_name,
-             e.gpu_uuid, e.sm_count, e.l2_bytes, e.cc, e.driver, e.cuda_runtime, e.libraries, e.git_rev,
-             e.build_flags, e.source_hash, e.hostname, r.state_reason, r.env_checks, r.shard, r.provenance,
-             r.family_hashes);
+  // Paths are stored as printable, valid UTF-8: a file name may hold any bytes, and every reader
+  // (export writes JSON, which must be UTF-8; messages) gets text it can show.
+  s.bind_all(r.started_at, r.finished_at, core::printable(r.spec_file), r.spec_hash, r.op, r.mode, r.state, e.key(),
+             e.gpu_name, e.gpu_uuid, e.sm_count, e.l2_bytes, e.cc, e.driver, e.cuda_runtime, e.libraries, e.git_rev,
+             e.build_flags, e.source_hash, e.hostname, r.state_reason, r.env_checks, r.shard,
+             core::printable(r.provenance), r.family_hashes, r.pid, r.pid_start);
   s.run();
   return m_conn.last_insert_rowid();
 }
@@ -83,6 +88,16 @@ void sqlite_database::finish_run(std::int64_t run_id, const std::string& state, 
   s.run();
   if (m_conn.changes() == 0)
     throw error(m_conn.path() + ": finish_run: no run with id " + std::to_string(run_id));
+}
+
+bool sqlite_database::abandon_run(std::int64_t run_id, const std::string& reason) {
+  constexpr const char* what = "abandon_run";
+  require_writable(what);
+  statement s(m_conn, "UPDATE runs SET state = 'interrupted', state_reason = ? WHERE id = ? AND state = 'running'",
+              what);
+  s.bind_all(reason, run_id);
+  s.run();
+  return m_conn.changes() > 0;
 }
 
 void sqlite_database::set_env_checks(std::int64_t run_id, const std::string& checks_json) {

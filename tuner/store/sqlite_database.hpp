@@ -19,6 +19,7 @@ class sqlite_database final : public database {
   std::int64_t begin_run(const run_info& r) override;
   void finish_run(std::int64_t run_id, const std::string& state) override;
   void finish_run(std::int64_t run_id, const std::string& state, const std::string& reason) override;
+  bool abandon_run(std::int64_t run_id, const std::string& reason) override;
   void set_env_checks(std::int64_t run_id, const std::string& checks_json) override;
   std::vector<run_info> runs() override;
   std::int64_t copy_run(const run_info& r) override;

@@ -11,7 +11,7 @@
 
 namespace cuop::store {
 
-inline constexpr int schema_version = 4;  // PRAGMA user_version; migrations in migrations.cpp
+inline constexpr int schema_version = 5;  // PRAGMA user_version; migrations in migrations.cpp
 inline constexpr int default_busy_timeout_ms = 5000;  // wait this long for another writer
 
 // Now, as ISO 8601 UTC: "2026-11-30T13:05:00Z".
@@ -51,6 +51,8 @@ struct run_info {
   // {"<family>": "<hash>"}: the kernel sources of each family of the op the run measured
   // (ops/family_sources.hpp), JSON; "" for runs recorded before schema 4.
   std::string family_hashes;
+  std::int64_t pid = 0;      // the sweep's process on env.hostname; 0 not recorded (before schema 5)
+  std::int64_t pid_start = 0;  // when that process started (core::process_id); tells a reused pid apart
 };
 
 // One compilation of one configuration for one target.
@@ -145,6 +147,10 @@ class database {
   virtual void finish_run(std::int64_t run_id, const std::string& state) = 0;
   // Ends a run with a state and its reason ("invalid", "before the run: 2 other compute ...").
   virtual void finish_run(std::int64_t run_id, const std::string& state, const std::string& reason) = 0;
+  // Marks a run that is still "running" as "interrupted" with `reason`, leaving finished_at empty
+  // (when it stopped is not known): its sweep's process is gone. False when the run is no longer
+  // running (it finished meanwhile).
+  virtual bool abandon_run(std::int64_t run_id, const std::string& reason) = 0;
   // Stores the environment checks of a run (JSON text).
   virtual void set_env_checks(std::int64_t run_id, const std::string& checks_json) = 0;
   virtual std::vector<run_info> runs() = 0;

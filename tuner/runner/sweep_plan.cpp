@@ -1,0 +1,50 @@
+#include "tuner/runner/sweep_plan.hpp"
+
+#include <fmt/format.h>
+
+#include "tuner/core/error.hpp"
+#include "tuner/core/text.hpp"
+
+namespace cuop::runner {
+
+std::size_t sweep_plan::accepted() const {
+  std::size_t n = 0;
+  for (const auto& problem : verdicts)
+    for (const auto& v : problem) n += v.accepted ? 1 : 0;
+  return n;
+}
+
+sweep_plan plan_sweep(const spec::sweep& s) {
+  const auto& op = ops::adapter_for(s.op);
+  sweep_plan plan;
+  for (const auto& p : s.problems) {
+    auto verdicts = space::enumerate(s, p);
+    const auto key = p.key(s.op);
+    if (std::none_of(verdicts.begin(), verdicts.end(), [](const space::verdict& v) { return v.accepted; }))
+      throw error(core::printable(s.file) + ": no configuration satisfies the constraints for problem " + key);
+    std::vector<std::string> instances;
+    std::vector<space::point> library;
+    for (const auto& v : verdicts) {
+      if (!v.accepted) continue;
+      if (op.is_library(v.config.family)) {
+        library.push_back(v.config);
+        continue;
+      }
+      ops::kernel_candidate kernel;
+      try {
+        kernel = op.kernel(v.config, p);
+      } catch (const error& e) {
+        throw error(fmt::format("{}: problem {}, {}: {}", core::printable(s.file), key, space::str(v.config), e.what()));
+      }
+      instances.push_back(kernel.instance);
+      const std::string name = kernel.instance;  // the key must not be moved from
+      plan.kernels.try_emplace(name, planned_kernel{std::move(kernel), v.config});
+    }
+    plan.verdicts.push_back(std::move(verdicts));
+    plan.instances.push_back(std::move(instances));
+    plan.library.push_back(std::move(library));
+  }
+  return plan;
+}
+
+}  // namespace cuop::runner

@@ -1,0 +1,37 @@
+// What a sweep file asks for, worked out before anything runs: each problem's points with their
+// verdicts, and each accepted kernel configuration built by its op's adapter (instance name and
+// source). `validate` and `sweep` both take this path, so a file one accepts the other accepts: a
+// point the adapter refuses, a constraint that is not finite at some point, a problem whose
+// space the constraints empty, are errors in both.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tuner/ops/op_adapter.hpp"
+#include "tuner/space/space.hpp"
+#include "tuner/spec/spec.hpp"
+
+namespace cuop::runner {
+
+struct planned_kernel {
+  ops::kernel_candidate kernel;
+  space::point point;
+};
+
+struct sweep_plan {
+  std::vector<std::vector<space::verdict>> verdicts;  // per problem: every point
+  std::vector<std::vector<std::string>> instances;    // per problem: accepted kernel instances, in point order
+  std::vector<std::vector<space::point>> library;     // per problem: accepted library points
+  std::map<std::string, planned_kernel> kernels;      // by instance: the first point that built it
+
+  std::size_t accepted() const;  // accepted points over every problem (kernels and library)
+};
+
+// Throws cuop::error "FILE: problem KEY, POINT: <why>" for a point the adapter refuses, the
+// constraint's error for one that is not finite, and space::require_nonempty's for a problem no
+// configuration satisfies.
+sweep_plan plan_sweep(const spec::sweep& s);
+
+}  // namespace cuop::runner
