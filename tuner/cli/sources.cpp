@@ -5,8 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/cli/commands.hpp"
-#include "tuner/core/error.hpp"
-#include "tuner/core/suggest.hpp"
 #include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/registry.hpp"
 
@@ -15,11 +13,9 @@ namespace cuop::cli {
 void add_sources(CLI::App& app, action& run) {
   auto* cmd = app.add_subcommand("sources", "Print the hash of each kernel family's sources (JSON)");
   auto op = std::make_shared<std::string>();
-  cmd->add_option("--op", *op, "Only this op");
+  cmd->add_option("--op", *op, "Only this op")->check(CLI::IsMember(ops::op_names()));
   cmd->callback([&run, op] {
     run = [op] {
-      if (!op->empty() && !ops::find_op(*op))
-        throw usage_error(fmt::format("--op: unknown op \"{}\"{}", *op, suggest_suffix(*op, ops::op_names())));
       nlohmann::json out = nlohmann::json::object();
       for (const auto& name : ops::op_names())
         if (op->empty() || name == *op) out[name] = ops::family_source_hashes(*ops::find_op(name));

@@ -7,6 +7,7 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
+#include "tuner/core/text.hpp"
 
 namespace cuop::emit {
 
@@ -39,10 +40,9 @@ std::vector<stale_group> stale_groups(const result_file& f, const std::map<std::
 std::vector<acknowledgement> read_acknowledgements(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return {};
-  const auto text = core::read_file(path);
-  if (!text) throw error(fmt::format("{}: cannot read the acknowledgements", path));
+  const auto text = core::read_regular_file(path, core::max_sweep_file_bytes, "acknowledgements file");
   std::vector<acknowledgement> out;
-  std::istringstream lines(*text);
+  std::istringstream lines(text);
   int n = 0;
   for (std::string line; std::getline(lines, line);) {
     ++n;
@@ -54,7 +54,7 @@ std::vector<acknowledgement> read_acknowledgements(const std::string& path) {
     std::getline(words >> std::ws, a.reason);
     if (a.reason.empty())
       throw error(fmt::format("{}:{}: expected OP FAMILY MEASURED CURRENT REASON (a hash \"-\" when none was recorded)",
-                              path, n));
+                              core::printable(path), n));
     if (a.measured == "-") a.measured.clear();
     out.push_back(std::move(a));
   }

@@ -12,6 +12,7 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/emit/current_trials.hpp"
 #include "tuner/emit/results_schema.hpp"
 #include "tuner/emit/results_update.hpp"
@@ -129,11 +130,7 @@ std::map<std::string, std::string> family_hashes_of(const store::run_info& r) {
 }  // namespace
 
 result_file read_results_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(fmt::format("{}: cannot open results file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_results(text.str(), path);
+  return parse_results(core::read_regular_file(path, core::max_results_file_bytes, "results file"), path);
 }
 
 result_file parse_results(const std::string& text, const std::string& path) {
@@ -141,10 +138,10 @@ result_file parse_results(const std::string& text, const std::string& path) {
   try {
     j = json::parse(text);
   } catch (const std::exception& e) {
-    throw error(fmt::format("{}: not a results file: {}", path, e.what()));
+    throw error(fmt::format("{}: not a results file: {}", core::printable(path), e.what()));
   }
-  if (const auto errors = schema_errors(j, text, path); !errors.empty())
-    throw error(fmt::format("{}", fmt::join(errors, "\n")));
+  if (auto report = schema_errors(j, text, path); report.total > 0)
+    throw error_list(std::move(report.messages), report.total, core::printable(path));
   // Valid: every field below has its type and range.
   result_file f;
   f.path = path;
@@ -298,8 +295,8 @@ std::vector<result_file> read_results(const std::string& dir) {
     const auto rel = fs::relative(p, dir).generic_string();
     const auto expected = fmt::format("{}/{}.json", out.back().op, slug(out.back().gpu));
     if (rel != expected)
-      throw error(fmt::format("{}: a results file of op \"{}\" on {} belongs at {}", p, out.back().op,
-                              json_quoted(out.back().gpu.empty() ? "no GPU" : out.back().gpu), expected));
+      throw error(fmt::format("{}: a results file of op \"{}\" on {} belongs at {}", core::printable(p), out.back().op,
+                              core::quoted(out.back().gpu.empty() ? "no GPU" : out.back().gpu), expected));
     out.back().path = rel;
   }
   return out;

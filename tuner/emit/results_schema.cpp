@@ -13,6 +13,7 @@
 
 #include "cuop/dtype.hpp"
 #include "tuner/compile/compile.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/core/suggest.hpp"
 #include "tuner/emit/json_lines.hpp"
 #include "tuner/ops/op_adapter.hpp"
@@ -24,9 +25,6 @@ namespace cuop::emit {
 
 using nlohmann::json;
 
-std::string json_quoted(std::string_view s) {
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 namespace {
 
@@ -66,16 +64,16 @@ bool matches(const std::string& s, const std::string& pattern) {
 std::string check_text(const std::string& s, std::size_t longest) {
   if (s.size() > longest) return fmt::format("longer than {} bytes", longest);
   for (unsigned char ch : s)
-    if (ch < 0x20 || ch == 0x7f) return fmt::format("holds a control character in {}", json_quoted(s));
+    if (ch < 0x20 || ch == 0x7f) return fmt::format("holds a control character in {}", core::quoted(s));
   return {};
 }
 
 class checker {
  public:
   checker(const json& j, std::string_view text, std::string path)
-      : m_root(j), m_lines(scan_json_lines(text)), m_path(std::move(path)) {}
+      : m_root(j), m_lines(scan_json_lines(text)), m_path(core::printable(path)) {}
 
-  std::vector<std::string> run() {
+  schema_report run() {
     if (!m_root.is_object()) {
       fail(1, "", fmt::format("expected an object of results, got {}", kind(m_root)));
       return finish();
@@ -119,11 +117,7 @@ class checker {
                                        : fmt::format("{}:{}: {}: {}", m_path, line, field, what));
   }
 
-  std::vector<std::string> finish() {
-    if (m_count > m_errors.size())
-      m_errors.push_back(fmt::format("{}: {} errors, the first {} shown", m_path, m_count, m_errors.size()));
-    return std::move(m_errors);
-  }
+  schema_report finish() { return {std::move(m_errors), m_count}; }
 
   bool require(const json& obj, const std::vector<std::string>& required, int line, const std::string& at) {
     bool ok = true;
@@ -195,7 +189,7 @@ class checker {
                      const std::string& at) {
     std::string v;
     if (string_field(obj, key, line, at, v) && !matches(v, pattern))
-      fail(line, at + key, fmt::format("{} is not {}", json_quoted(v), meaning));
+      fail(line, at + key, fmt::format("{} is not {}", core::quoted(v), meaning));
   }
 
   void check_header() {
@@ -204,7 +198,7 @@ class checker {
     std::string op;
     if (string_field(m_root, "op", at("op"), "", op)) {
       m_op = ops::find_op(op);
-      if (!m_op) fail(at("op"), "op", fmt::format("unknown op {}{}", json_quoted(op), suggest_suffix(op, ops::op_names())));
+      if (!m_op) fail(at("op"), "op", fmt::format("unknown op {}{}", core::quoted(op), suggest_suffix(op, ops::op_names())));
     }
     std::string gpu;
     if (string_field(m_root, "gpu", at("gpu"), "", gpu))
@@ -294,14 +288,14 @@ class checker {
       sp.dtype = dtype_name;
       for (const auto& [k, v] : dims) sp.dims[k] = v;
       if (const auto key = sp.key(m_op->name); problem != key)
-        fail(line, p + "problem", fmt::format("{} is not the key of its dims and dtype ({})", json_quoted(problem), json_quoted(key)));
+        fail(line, p + "problem", fmt::format("{} is not the key of its dims and dtype ({})", core::quoted(problem), core::quoted(key)));
       else if (!(ops::adapter_for(m_op->name).bytes(sp) <= 1e15))
         fail(line, p + "dims", "a problem no GPU could hold");
     }
     if (!string_field(t, "family", line, p, family)) return;
     const auto* fam = m_op->find_family(family);
     if (!fam) {
-      fail(line, p + "family", fmt::format("unknown family {} of op \"{}\"{}", json_quoted(family), m_op->name,
+      fail(line, p + "family", fmt::format("unknown family {} of op \"{}\"{}", core::quoted(family), m_op->name,
                                            suggest_suffix(family, m_op->family_names())));
       return;
     }
@@ -322,7 +316,7 @@ class checker {
     if (fam->user_source) {  // never shipped: a name the sweep could have written is enough
       const std::string pattern = fmt::format("{}_{}_custom_[A-Za-z0-9_]{{1,200}}", m_op->name, dtype_name);
       if (!matches(instance, pattern))
-        fail(line, p + "instance", fmt::format("{} is not a custom kernel's instance name", json_quoted(instance)));
+        fail(line, p + "instance", fmt::format("{} is not a custom kernel's instance name", core::quoted(instance)));
       return;
     }
     std::string why;
@@ -331,8 +325,8 @@ class checker {
     if (why.empty()) expected = m_op->instance_of(ops::stored_config{family, *type, dims, params, ran}, why);
     if (!why.empty()) fail(line, p + "params", why);
     else if (instance != expected)
-      fail(line, p + "instance", fmt::format("{} is not the name of its configuration ({})", json_quoted(instance),
-                                             json_quoted(expected)));
+      fail(line, p + "instance", fmt::format("{} is not the name of its configuration ({})", core::quoted(instance),
+                                             core::quoted(expected)));
   }
 
   void check_timings(const json& t, int line, const std::string& p, bool ok) {
@@ -379,14 +373,14 @@ class checker {
       check_keys(t, trial_keys, {"problem", "dtype", "dims", "instance", "family", "params", "status", "run"}, line, at);
       std::string dtype_name;
       if (string_field(t, "dtype", line, p, dtype_name) && !parse_dtype(dtype_name))
-        fail(line, p + "dtype", fmt::format("unknown dtype {}{}", json_quoted(dtype_name), suggest_suffix(dtype_name, dtype_names)));
+        fail(line, p + "dtype", fmt::format("unknown dtype {}{}", core::quoted(dtype_name), suggest_suffix(dtype_name, dtype_names)));
       ops::stored_values dims;
       const bool dims_ok = check_dims(t, line, p, dims);
       std::string status;
       const std::vector<std::string> statuses(std::begin(store::final_statuses), std::end(store::final_statuses));
       if (string_field(t, "status", line, p, status) &&
           std::find(statuses.begin(), statuses.end(), status) == statuses.end())
-        fail(line, p + "status", fmt::format("unknown status {}{}", json_quoted(status), suggest_suffix(status, statuses)));
+        fail(line, p + "status", fmt::format("unknown status {}{}", core::quoted(status), suggest_suffix(status, statuses)));
       check_identity(t, line, p, dtype_name, dims, dims_ok, status == "ok");
       check_timings(t, line, p, status == "ok");
       long long run = 0;
@@ -395,7 +389,7 @@ class checker {
       std::string problem, instance;
       if (string_field(t, "problem", line, p, problem) && string_field(t, "instance", line, p, instance) &&
           !seen.emplace(problem, instance).second)
-        fail(line, at, fmt::format("a second trial of {} on {}", json_quoted(instance), json_quoted(problem)));
+        fail(line, at, fmt::format("a second trial of {} on {}", core::quoted(instance), core::quoted(problem)));
     });
   }
 
@@ -407,12 +401,12 @@ class checker {
       check_keys(b, build_keys, {"instance", "target", "status"}, line, at);
       std::string instance, target, status, message;
       if (string_field(b, "instance", line, p, instance) && !matches(instance, "[A-Za-z0-9_]{1,256}"))
-        fail(line, p + "instance", fmt::format("{} is not an instance name", json_quoted(instance)));
+        fail(line, p + "instance", fmt::format("{} is not an instance name", core::quoted(instance)));
       if (string_field(b, "target", line, p, target) && std::find(targets.begin(), targets.end(), target) == targets.end())
-        fail(line, p + "target", fmt::format("unknown target {}{}", json_quoted(target), suggest_suffix(target, targets)));
+        fail(line, p + "target", fmt::format("unknown target {}{}", core::quoted(target), suggest_suffix(target, targets)));
       if (string_field(b, "status", line, p, status) &&
           std::find(build_statuses.begin(), build_statuses.end(), status) == build_statuses.end())
-        fail(line, p + "status", fmt::format("unknown build status {}{}", json_quoted(status), suggest_suffix(status, build_statuses)));
+        fail(line, p + "status", fmt::format("unknown build status {}{}", core::quoted(status), suggest_suffix(status, build_statuses)));
       if (string_field(b, "message", line, p, message) && message.size() > 65536)
         fail(line, p + "message", "longer than 65536 bytes");
       long long v = 0;
@@ -421,14 +415,14 @@ class checker {
       integer_field(b, "spill_stores", 0, 1LL << 40, line, p, v);
       integer_field(b, "spill_loads", 0, 1LL << 40, line, p, v);
       if (!instance.empty() && !target.empty() && !seen.emplace(instance, target).second)
-        fail(line, at, fmt::format("a second build of {} for {}", json_quoted(instance), target));
+        fail(line, at, fmt::format("a second build of {} for {}", core::quoted(instance), target));
     });
   }
 };
 
 }  // namespace
 
-std::vector<std::string> schema_errors(const json& j, std::string_view text, const std::string& path) {
+schema_report schema_errors(const json& j, std::string_view text, const std::string& path) {
   return checker(j, text, path).run();
 }
 

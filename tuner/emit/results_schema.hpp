@@ -20,14 +20,14 @@ inline constexpr const char* results_format_tag = "cuop-tune results 1";
 // Most errors one file reports; the count of the others follows them.
 inline constexpr std::size_t max_reported_errors = 20;
 
-// Every schema error of `j` (parsed from `text`), in file order, each
+// The schema errors of `j` (parsed from `text`), in file order, each
 // "<path>:<line>: <field>: <what>", e.g.
 //   results/gemm/nvidia-h200.json:57: trials[48].dtype: unknown dtype "f64" (expected one of: f32, f16, bf16)
-// Empty when the file is valid.
-std::vector<std::string> schema_errors(const nlohmann::json& j, std::string_view text, const std::string& path);
-
-// `s` as a JSON string literal: quotes, backslashes and control characters escaped, bytes that are
-// not UTF-8 replaced. How messages quote a value from a results file.
-std::string json_quoted(std::string_view s);
+// the first max_reported_errors of them, and how many there are (0: the file is valid).
+struct schema_report {
+  std::vector<std::string> messages;
+  std::size_t total = 0;
+};
+schema_report schema_errors(const nlohmann::json& j, std::string_view text, const std::string& path);
 
 }  // namespace cuop::emit
