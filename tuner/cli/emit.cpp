@@ -12,10 +12,8 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
 #include "tuner/core/text.hpp"
-#include "tuner/emit/conv_emit.hpp"
+#include "tuner/emit/emitters.hpp"
 #include "tuner/emit/freshness.hpp"
-#include "tuner/emit/gemm_emit.hpp"
-#include "tuner/emit/softmax_emit.hpp"
 #include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/registry.hpp"
 
@@ -88,9 +86,8 @@ int run_emit(const emit_options& o) {
     std::string op;
     emit::emitted files;
   };
-  const op_output outputs[] = {{"softmax", emit::emit_softmax(results, targets)},
-                               {"gemm", emit::emit_gemm(results, targets)},
-                               {"conv", emit::emit_conv(results, targets)}};
+  std::vector<op_output> outputs;
+  for (const auto& e : emit::emitters()) outputs.push_back({e.name, e.emit(results, targets)});
   // Each file is written to a temporary first: an interrupted emit leaves the old file intact,
   // and a header and unit from different emits refuse to compile together (emit id).
   const auto header_of = [&](const std::string& op) {

@@ -1,8 +1,16 @@
 // cuop-tune sweep FILE...: the main job (docs/cli.md).
+#include <set>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
+#include "tuner/compile/compile.hpp"
+#include "tuner/emit/emitters.hpp"
+#include "tuner/emit/results_file.hpp"
+#include "tuner/spec/spec.hpp"
+#include "tuner/store/store.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/runner/device_pool.hpp"
 #include "tuner/runner/shard.hpp"
@@ -28,6 +36,26 @@ CLI::Validator parsed_by(std::string_view option, Parse parse) {
         }
       },
       "");
+}
+
+// After a measuring sweep: the dispatch models emit would fit to this database now, with their
+// leave-one-out validation (docs/dispatch.md), for each op swept and each GPU measured.
+void print_model_validation(const runner::sweep_options& o) {
+  std::set<std::string> ops;
+  for (const auto& f : o.files) ops.insert(spec::load(f).op);
+  auto db = store::database::open(o.db_path, store::open_mode::read_only);
+  for (const auto& e : emit::emitters()) {
+    if (!ops.contains(e.op)) continue;
+    const auto results = emit::database_results(*db, e.op, o.db_path);
+    std::set<std::string> targets;
+    for (const auto& f : results)
+      for (const auto& name : compile::target_names())
+        if (!f.gpu.empty() && compile::find_target(name)->cc == f.cc) targets.insert(name);
+    if (targets.empty()) continue;
+    const auto out = e.emit(results, {targets.begin(), targets.end()});
+    fmt::print("\ndispatch model for {} (cuop-tune emit would build it from this database):\n", e.op);
+    for (const auto& line : out.report) fmt::print("  {}\n", line);
+  }
 }
 
 }  // namespace
@@ -69,7 +97,13 @@ void add_sweep(CLI::App& app, action& run) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--validate-only", o->validate_only,
                 "Compile-validate for every target without measuring, even with a GPU");
-  cmd->callback([&run, o] { run = [o] { return runner::run_sweep(*o); }; });
+  cmd->callback([&run, o] {
+    run = [o] {
+      const int code = runner::run_sweep(*o);
+      if (code == 0 && !o->validate_only) print_model_validation(*o);
+      return code;
+    };
+  });
 }
 
 }  // namespace cuop::cli

@@ -213,56 +213,67 @@ bool write_if_changed(const std::string& path, const std::string& content) {
   return true;
 }
 
+namespace {
+
+// The results of one GPU model as export writes them (the trials current_trials selected), and
+// the runs its trials come from.
+result_file file_of(store::database& db, const std::string& op, const gpu_results& current,
+                    export_samples samples, std::set<std::int64_t>& used_runs) {
+  result_file f;
+  const auto& env = current.runs.back().env;  // the newest run's environment describes the file
+  f.op = op;
+  f.gpu = env.gpu_name;
+  f.cc = env.cc;
+  f.sm_count = env.sm_count;
+  f.driver = env.driver;
+  f.cuda_runtime = env.cuda_runtime;
+  f.source_hash = env.source_hash;
+  const auto best = winners(current.trials);
+  for (const auto& t : current.trials) {
+    result_trial x;
+    x.problem = t.problem.key;
+    x.dtype = t.problem.dtype;
+    x.dims = json::parse(t.problem.dims_json).get<std::map<std::string, long long>>();
+    x.instance = t.config.instance;
+    x.family = t.config.family;
+    x.params = json::parse(t.config.params_json).get<std::map<std::string, long long>>();
+    x.status = t.status;
+    x.median_us = t.median_us;
+    x.min_us = t.min_us;
+    x.q1_us = t.q1_us;
+    x.q3_us = t.q3_us;
+    x.ci_lo_us = t.ci_lo_us;
+    x.ci_hi_us = t.ci_hi_us;
+    x.samples = t.samples;
+    x.batch = t.batch;
+    x.gbps = t.gbps;
+    x.run = t.run_id;
+    const auto w = best.find(t.problem.key);
+    if (samples == export_samples::all || (samples == export_samples::winners && w != best.end() && w->second == &t))
+      x.samples_us = t.sample_us;
+    used_runs.insert(t.run_id);
+    f.trials.push_back(std::move(x));
+  }
+  for (const auto& r : current.runs)
+    if (used_runs.contains(r.id) || f.gpu.empty())
+      f.runs.push_back({r.id, r.started_at, r.spec_file, r.env.key(), r.env.git_rev, family_hashes_of(r)});
+  // Builds are GPU-independent; the newest per (instance, target) goes with every file.
+  std::map<std::pair<std::string, std::string>, store::build_record> builds;
+  for (auto& b : db.builds(op)) builds[{b.instance, b.target}] = std::move(b);
+  for (const auto& [key, b] : builds)
+    f.builds.push_back({b.instance, b.target, b.status, b.message, b.registers, b.smem_static, b.spill_stores,
+                        b.spill_loads});
+  return f;
+}
+
+}  // namespace
+
 std::vector<std::string> export_results(store::database& db, const std::string& op,
                                         const std::string& dir, export_samples samples, bool update) {
   std::vector<std::string> written;
   for (auto& [s, current] : current_trials(db, op, samples != export_samples::none)) {
-    result_file f;
-    const auto& env = current.runs.back().env;  // the newest run's environment describes the file
-    f.op = op;
-    f.gpu = env.gpu_name;
-    f.cc = env.cc;
-    f.sm_count = env.sm_count;
-    f.driver = env.driver;
-    f.cuda_runtime = env.cuda_runtime;
-    f.source_hash = env.source_hash;
-    const auto best = winners(current.trials);
     std::set<std::int64_t> used_runs;
-    for (const auto& t : current.trials) {
-      result_trial x;
-      x.problem = t.problem.key;
-      x.dtype = t.problem.dtype;
-      x.dims = json::parse(t.problem.dims_json).get<std::map<std::string, long long>>();
-      x.instance = t.config.instance;
-      x.family = t.config.family;
-      x.params = json::parse(t.config.params_json).get<std::map<std::string, long long>>();
-      x.status = t.status;
-      x.median_us = t.median_us;
-      x.min_us = t.min_us;
-      x.q1_us = t.q1_us;
-      x.q3_us = t.q3_us;
-      x.ci_lo_us = t.ci_lo_us;
-      x.ci_hi_us = t.ci_hi_us;
-      x.samples = t.samples;
-      x.batch = t.batch;
-      x.gbps = t.gbps;
-      x.run = t.run_id;
-      const auto w = best.find(t.problem.key);
-      if (samples == export_samples::all ||
-          (samples == export_samples::winners && w != best.end() && w->second == &t))
-        x.samples_us = t.sample_us;
-      used_runs.insert(t.run_id);
-      f.trials.push_back(std::move(x));
-    }
-    for (const auto& r : current.runs)
-      if (used_runs.contains(r.id) || f.gpu.empty())
-        f.runs.push_back({r.id, r.started_at, r.spec_file, r.env.key(), r.env.git_rev, family_hashes_of(r)});
-    // Builds are GPU-independent; the newest per (instance, target) goes with every file.
-    std::map<std::pair<std::string, std::string>, store::build_record> builds;
-    for (auto& b : db.builds(op)) builds[{b.instance, b.target}] = std::move(b);
-    for (const auto& [key, b] : builds)
-      f.builds.push_back({b.instance, b.target, b.status, b.message, b.registers, b.smem_static,
-                          b.spill_stores, b.spill_loads});
+    result_file f = file_of(db, op, current, samples, used_runs);
     const auto path = (fs::path(dir) / op / (s + ".json")).string();
     if (std::error_code ec; update && fs::exists(path, ec)) {
       // Each problem measured is replaced whole: a run that did not finish may hold only part
@@ -278,6 +289,19 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
     written.push_back(path);
   }
   return written;
+}
+
+std::vector<result_file> database_results(store::database& db, const std::string& op, const std::string& label) {
+  std::vector<result_file> out;
+  for (auto& [s, current] : current_trials(db, op, false)) {
+    std::set<std::int64_t> used_runs;
+    const auto path = fmt::format("{}/{}.json", op, s);
+    // Through the text and its schema: what a database holds is checked as a results file is.
+    out.push_back(parse_results(render_results(file_of(db, op, current, export_samples::none, used_runs)),
+                                fmt::format("{} ({})", label, path)));
+    out.back().path = path;
+  }
+  return out;
 }
 
 std::vector<result_file> read_results(const std::string& dir) {

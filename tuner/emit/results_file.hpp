@@ -65,6 +65,10 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
                                         export_samples samples = export_samples::winners,
                                         bool update = false);
 
+// What export would write for `op` from `db`, in memory, each file checked by the schema as if
+// read from disk (messages name `label`, the database); paths "<op>/<gpu slug>.json".
+std::vector<result_file> database_results(store::database& db, const std::string& op, const std::string& label);
+
 // Reads every results file under `dir` (sorted by path); throws cuop::error naming a bad file.
 std::vector<result_file> read_results(const std::string& dir);
 
