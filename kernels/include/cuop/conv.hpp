@@ -8,6 +8,7 @@
 
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/conv/family.hpp"
+#include "cuop/policy.hpp"
 #include "cuop/status.hpp"
 
 namespace cuop {
@@ -19,6 +20,7 @@ struct conv2d_problem {
   kernels::conv::conv_shape shape;
   float alpha = 1.f;
   float beta = 0.f;  // y is read only when beta != 0
+  choice_policy policy = choice_policy::tuned;
 };
 
 // Asynchronous on `stream`; errors of the launch itself are returned. Workspace (cuDNN, cuFFT)

@@ -6,6 +6,7 @@
 
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/gemm/family.hpp"
+#include "cuop/policy.hpp"
 #include "cuop/status.hpp"
 
 namespace cuop {
@@ -21,6 +22,7 @@ struct gemm_problem {
   long long ldd = 0;
   float alpha = 1.f;
   float beta = 0.f;   // C is read only when beta != 0
+  choice_policy policy = choice_policy::tuned;
 };
 
 // k must be at least 1 (m or n of 0 is a no-op). Asynchronous on `stream`; errors of the launch

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuop/dtype.hpp"
+#include "cuop/policy.hpp"
 #include "cuop/status.hpp"
 
 namespace cuop {
@@ -15,6 +16,7 @@ struct softmax_problem {
   long long cols = 0;
   long long in_stride = 0;   // elements between rows; 0 means cols
   long long out_stride = 0;  // 0 means cols
+  choice_policy policy = choice_policy::tuned;
 };
 
 // out[r, :] = softmax(in[r, :]). Asynchronous on `stream`; errors of the launch itself are

@@ -44,9 +44,10 @@ struct call_key {
   dtype type;
   kc::conv_shape sh;
   float alpha, beta;  // cuDNN bakes them into its graph
+  choice_policy policy;
   auto tie() const {
     return std::tie(device, type, sh.lay, sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride_h, sh.stride_w,
-                    sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, sh.allow_tf32, alpha, beta);
+                    sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, sh.allow_tf32, alpha, beta, policy);
   }
   bool operator<(const call_key& o) const { return tie() < o.tie(); }
 };
@@ -192,7 +193,7 @@ status select_uncached(const call_key& p, selection& out) {
   const auto group = detail::group_of(p.sh);
   const auto* model = dispatch::model_for(generated::conv_models, generated::conv_model_count, arch, dev.name,
                                           [&](const detail::conv_model& m) { return m.type == p.type && m.group == group; });
-  if (model) {
+  if (model && p.policy == choice_policy::tuned) {
     double query[detail::conv_feature_count];
     detail::conv_features(p.sh, query);
     const int* columns = generated::conv_model_columns + model->m.first_column;
@@ -211,18 +212,20 @@ status select_uncached(const call_key& p, selection& out) {
   return status::unsupported;
 }
 
-// The choice depends only on the device, the call's type, shape, alpha and beta.
+// The choice depends only on the device, the call's type, shape, alpha, beta and policy.
 status select(const call_key& p, selection& out) { return dispatch::cached_choice(p, out, select_uncached); }
 
 bool resolve(const conv2d_problem& p, call_key& key) {
   if (p.type != dtype::f32 && p.type != dtype::f16 && p.type != dtype::bf16) return false;
   if (p.shape.lay != kc::layout::nhwc && p.shape.lay != kc::layout::nchw) return false;
   if (!kc::check_shape(p.shape).empty()) return false;
+  if (p.policy != choice_policy::tuned && p.policy != choice_policy::baseline) return false;
   if (cudaGetDevice(&key.device) != cudaSuccess) return false;
   key.type = p.type;
   key.sh = p.shape;
   key.alpha = p.alpha;
   key.beta = p.beta;
+  key.policy = p.policy;
   return true;
 }
 

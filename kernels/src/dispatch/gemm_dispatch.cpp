@@ -64,8 +64,9 @@ struct call_key {
   int m, n, k;
   long long lda, ldb, ldc, ldd;
   std::uint32_t align_a = 256, align_b = 256, align_c = 256, align_d = 256;
+  choice_policy policy = choice_policy::tuned;
   auto tie() const {
-    return std::tie(device, in, out, b, m, n, k, lda, ldb, ldc, ldd, align_a, align_b, align_c, align_d);
+    return std::tie(device, in, out, b, m, n, k, lda, ldb, ldc, ldd, align_a, align_b, align_c, align_d, policy);
   }
   bool operator<(const call_key& o) const { return tie() < o.tie(); }
 };
@@ -181,7 +182,7 @@ status select_uncached(const call_key& p, selection& out) {
 
   const auto* model = dispatch::model_for(generated::gemm_models, generated::gemm_model_count, arch, dev.name,
                                           [&](const detail::gemm_model& m) { return m.in == p.in && m.out == p.out && m.b == p.b; });
-  if (model) {
+  if (model && p.policy == choice_policy::tuned) {
     double query[detail::gemm_feature_count];
     detail::gemm_features(p.m, p.n, p.k, query);
     const int* columns = generated::gemm_model_columns + model->m.first_column;
@@ -209,6 +210,8 @@ bool resolve(const gemm_problem& p, call_key& key) {
   if (p.in != dtype::f16 && p.in != dtype::bf16) return false;
   if (p.out != dtype::f32 && p.out != p.in) return false;
   if (p.b != kg::b_layout::col && p.b != kg::b_layout::row) return false;
+  if (p.policy != choice_policy::tuned && p.policy != choice_policy::baseline) return false;
+  key.policy = p.policy;
   if (cudaGetDevice(&key.device) != cudaSuccess) return false;
   key.in = p.in;
   key.out = p.out;

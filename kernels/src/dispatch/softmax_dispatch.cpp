@@ -71,7 +71,7 @@ status select_uncached(const softmax_problem& p, selection& out) {
   };
   const auto* model = dispatch::model_for(generated::softmax_models, generated::softmax_model_count, arch, dev.name,
                                           [&](const detail::softmax_model& m) { return m.type == p.type; });
-  if (model) {
+  if (model && p.policy == choice_policy::tuned) {
     double query[detail::softmax_feature_count];
     detail::softmax_features(p.rows, p.cols, query);
     const int* columns = generated::softmax_model_columns + model->m.first_column;
@@ -101,19 +101,22 @@ status select_uncached(const softmax_problem& p, selection& out) {
 status select(const softmax_problem& p, selection& out) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return status::cuda_error;
-  using key_t = std::tuple<int, dtype, long long, long long>;
-  return dispatch::cached_choice(key_t{device, p.type, p.rows, p.cols}, out,
+  using key_t = std::tuple<int, dtype, long long, long long, choice_policy>;
+  return dispatch::cached_choice(key_t{device, p.type, p.rows, p.cols, p.policy}, out,
                                  [&p](const key_t&, selection& s) { return select_uncached(p, s); });
 }
 
 bool known_type(dtype t) { return t == dtype::f32 || t == dtype::f16 || t == dtype::bf16; }
+
+bool known_policy(choice_policy c) { return c == choice_policy::tuned || c == choice_policy::baseline; }
 
 // The call's arguments, before anything is looked up or enqueued: pointers aligned to the element
 // type (the kernels read single elements at least), strides that hold a row, operands whose span
 // fits the kernels' 64-bit offsets, and in and out apart (a row is read more than once by some
 // families, so no element of out may alias one of in, in place included).
 status check_arguments(const softmax_problem& p, const void* in, const void* out) {
-  if (!in || !out || p.rows < 0 || p.cols < 0 || !known_type(p.type)) return status::invalid_argument;
+  if (!in || !out || p.rows < 0 || p.cols < 0 || !known_type(p.type) || !known_policy(p.policy))
+    return status::invalid_argument;
   const long long in_stride = p.in_stride ? p.in_stride : p.cols;
   const long long out_stride = p.out_stride ? p.out_stride : p.cols;
   if (in_stride < p.cols || out_stride < p.cols) return status::invalid_argument;
@@ -151,7 +154,7 @@ status softmax(const softmax_problem& p, const void* in, void* out, cudaStream_t
 }
 
 status softmax_which(const softmax_problem& p, softmax_choice& out) {
-  if (p.rows < 1 || p.cols < 1 || !known_type(p.type)) return status::invalid_argument;
+  if (p.rows < 1 || p.cols < 1 || !known_type(p.type) || !known_policy(p.policy)) return status::invalid_argument;
   selection sel;
   if (auto s = select(p, sel); s != status::success) return s;
   const auto& e = *sel.entry;
