@@ -176,17 +176,20 @@ status inspect_stream(cudaStream_t stream, stream_info& out) {
     cudaGetLastError();  // answered by the status: not left behind for the application's next check
     return status::capture_conflict;
   }
+  if (const cudaError_t e = cudaStreamGetCaptureInfo(stream, &st); e != cudaSuccess)
+    return e == cudaErrorInvalidResourceHandle ? status::invalid_argument : to_status(e);
+  if (st == cudaStreamCaptureStatusInvalidated) return status::capture_conflict;
+  out.capturing = st == cudaStreamCaptureStatusActive;
   // The calling thread's per-thread stream is the current device's by definition; another stream
-  // may belong to another device, which a launch on the current one would not run on.
-  if (stream != cudaStreamPerThread) {
+  // may belong to another device, which a launch on the current one would not run on. Asked only
+  // outside a capture: cudaStreamGetDevice on a capturing stream invalidates the capture (in every
+  // mode, CUDA 13.0), so a captured call on another device's stream fails when the graph is made.
+  if (stream != cudaStreamPerThread && !out.capturing) {
     int device = -1;
     if (const cudaError_t e = cudaStreamGetDevice(stream, &device); e != cudaSuccess)
       return e == cudaErrorInvalidResourceHandle ? status::invalid_argument : to_status(e);
     if (device != out.device) return status::invalid_argument;
   }
-  if (const cudaError_t e = cudaStreamGetCaptureInfo(stream, &st); e != cudaSuccess) return to_status(e);
-  if (st == cudaStreamCaptureStatusInvalidated) return status::capture_conflict;
-  out.capturing = st == cudaStreamCaptureStatusActive;
   return status::success;
 }
 
