@@ -22,8 +22,8 @@ struct line_model {
                       0.05f, 0.3f, // anchor 2
                       -0.1f, 0.3f};
   unsigned char trusted[2] = {1, 1};
-  detail::choice_model_view view(int k, double radius, double margin) const {
-    return {features, speedup, trusted, 4, 1, 2, {k, radius, margin}};
+  detail::choice_model_view view(int k, double radius, double margin, double reach = 0) const {
+    return {features, speedup, trusted, 4, 1, 2, {k, radius, margin, reach}};
   }
 };
 
@@ -50,10 +50,23 @@ TEST(nearest_choice, unusable_untrusted_and_left_out_candidates_are_skipped) {
   m.trusted[0] = 0;
   EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, [](int c) { return c != 1; }), -1);
   m.trusted[0] = 1;
-  q = 3;  // anchor 3 left out: anchors 2 and 1 vote
-  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, [](int) { return true; }, 3), 1);
+  q = 3;  // anchor 3 left out: anchors 2 and 1 vote (a unit past their span: reach 1 allows it)
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 1), &q, [](int) { return true; }, 3), 1);
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, [](int) { return true; }, 3), -1);
   q = 0.4;  // one anchor within the radius (not at it): no choice
   EXPECT_EQ(detail::nearest_choice(m.view(2, 0.5, 0.02), &q, [](int) { return true; }), -1);
+}
+
+TEST(nearest_choice, a_call_outside_the_voters_span_gets_the_baseline) {
+  line_model m;
+  const auto all = [](int) { return true; };
+  double q = -0.4;  // anchors 0 and 1 vote, but the call lies below both
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, all), -1);
+  auto reaching = m.view(2, 3, 0.02);
+  reaching.params.reach = 0.5;  // within half a unit of the span: chosen
+  EXPECT_EQ(detail::nearest_choice(reaching, &q, all), 0);
+  q = -0.6;
+  EXPECT_EQ(detail::nearest_choice(reaching, &q, all), -1);
 }
 
 emit::result_trial timed(const std::string& instance, double us) {
@@ -82,7 +95,8 @@ TEST(model_fit, a_candidate_that_loses_where_validation_chose_it_is_not_trusted)
     a.trials = {{"base", &trials[trials.size() - 3]}, {"a", &trials[trials.size() - 2]}, {"b", &trials.back()}};
     anchors.push_back(a);
   }
-  const auto f = model::fit(anchors, {2, 3.0, 0.0198});
+  // reach 1: leave-one-out at the line's ends extrapolates by one unit (the test is about trust).
+  const auto f = model::fit(anchors, {2, 3.0, 0.0198, 1.0});
   ASSERT_EQ(f.candidates, (std::vector<std::string>{"a", "b"}));
   // Leave-one-out chose "a" for anchor 4 (its neighbours 3 and 2 say 30%): it lost, so it is
   // not trusted, and "b" (5% everywhere) is chosen instead.
@@ -91,7 +105,7 @@ TEST(model_fit, a_candidate_that_loses_where_validation_chose_it_is_not_trusted)
   EXPECT_EQ(f.loo.slower, 0);
   EXPECT_NEAR(f.loo.geomean, 100.0 / 95, 1e-9);
   // Deterministic.
-  const auto g = model::fit(anchors, {2, 3.0, 0.0198});
+  const auto g = model::fit(anchors, {2, 3.0, 0.0198, 1.0});
   EXPECT_EQ(g.log_speedup.size(), f.log_speedup.size());
   for (std::size_t i = 0; i < f.log_speedup.size(); ++i) EXPECT_EQ(std::isnan(g.log_speedup[i]) || g.log_speedup[i] == f.log_speedup[i], true);
 }

@@ -84,10 +84,10 @@ std::string model_arrays(const std::string& op, const std::string& model_type, i
     const int cols = static_cast<int>(f.candidates.size());
     list += fmt::format(
         "    // {} tuned shape{} of {}, {} candidate{} <- {}\n    {{{{{}, {}, detail::entry_source::{}, {}, {}, {}, {}, {}, "
-        "{{{}, {:.17g}, {:.17g}}}}}, {}}},\n",
+        "{{{}, {:.17g}, {:.17g}, {:.17g}}}}}, {}}},\n",
         anchors, anchors == 1 ? "" : "s", m.group, cols, cols == 1 ? "" : "s", m.file->path, e.arch,
         cxx_string_literal(m.file->gpu), m.tuned ? "tuned" : "nearest_arch", anchor, anchors, column, cols, speedup,
-        f.params.neighbours, f.params.radius, f.params.log_margin, e.group_fields);
+        f.params.neighbours, f.params.radius, f.params.log_margin, f.params.reach, e.group_fields);
     for (int a = 0; a < anchors; ++a) {
       features += fmt::format("    // {}\n   ", f.anchors[static_cast<std::size_t>(a)].problem);
       for (int i = 0; i < feature_count; ++i)

@@ -48,9 +48,10 @@ struct fitted {
   detail::choice_model_view view() const;
 };
 
-// k = 4 nearest within an L1 radius of 3 (a factor 8 on one size, or 2 on three), and a clear win
-// of 2% at every one of them.
-inline const detail::choice_params default_params{4, 3.0, 0.0198};
+// k = 4 nearest within an L1 radius of 3 (a factor 8 on one size, or 2 on three), a clear win
+// of 2% at every one of them, and the call within their span in every feature, give or take a
+// factor 1.41 (half an octave).
+inline const detail::choice_params default_params{4, 3.0, 0.0198, 0.5};
 
 // Fits a model from anchors that each have a baseline: the candidates are each anchor's two
 // fastest trials that beat its baseline (by its conservative, interval-based speedup); a candidate

@@ -1,6 +1,7 @@
 // The dispatch's choice for any shape (docs/dispatch.md): among the candidates measured at the
 // tuned shapes nearest the call's, the one whose worst measured speedup over the baseline there is
-// highest, if that worst case is a clear win; else the baseline. One implementation, used by the
+// highest, if that worst case is a clear win and the call lies among those shapes (no
+// extrapolation); else the baseline. One implementation, used by the
 // library at run time and by the tuner to validate the model on shapes it was not fitted on, so
 // what is validated is what ships. Plain C++, no allocation.
 #pragma once
@@ -15,6 +16,8 @@ struct choice_params {
   int neighbours;        // the k nearest anchors within `radius` vote
   double radius;         // farther anchors say nothing about the call's shape
   double log_margin;     // a candidate must beat the baseline by more than this (log) at every voter
+  double reach;          // no extrapolation: in every feature the call lies within the voters' span,
+                         // widened by this much (a kernel that wins at m = 1 may lose at m = 2)
 };
 
 // One fitted model's data, as the emitted tables hold it.
@@ -74,6 +77,15 @@ int nearest_choice(const choice_model_view& m, const double* query, Usable&& usa
   // At a tuned shape its own measurement decides; elsewhere at least two anchors must agree.
   const int voters = dist[0] == 0 ? 1 : found;
   if (voters < 2 && dist[0] != 0) return -1;
+  for (int f = 0; f < m.feature_count && dist[0] != 0; ++f) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int v = 0; v < voters; ++v) {
+      const double x = m.features[nearest[v] * m.feature_count + f];
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
+    }
+    if (query[f] < lo - m.params.reach || query[f] > hi + m.params.reach) return -1;
+  }
   int best = -1;
   double best_low = m.params.log_margin;
   for (int c = 0; c < m.candidates; ++c) {
