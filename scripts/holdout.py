@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Holdout validation of the dispatch (docs/dispatch.md, "Holdout"): draws seeded random shapes
+from a workload distribution (configs/distributions/<op>.yaml), never one a sweep file of the
+op lists, and runs the dispatched op against its baseline on each, side by side in one process
+(build/tools/cuop-holdout-runner). For softmax it adds torch.softmax, timed the same way in the
+same run, when torch is importable.
+
+  holdout.py draw DIST.yaml --n N --seed S [--format jsonl|sweep]
+  holdout.py run BUILD_DIR DIST.yaml --n N --seed S [--json OUT.json] [--markdown OUT.md]
+             [--samples MIN MAX BUDGET_MS] [--no-torch]
+
+`run` prints a markdown table and the summary (geometric mean, worst, how many shapes are slower
+than the baseline beyond noise: speedup < 0.97 with its 95% interval below 1). Exit 0 when none
+is, 3 when some are, 1 when an answer was wrong or a side failed, 2 on bad arguments or input,
+77 without a GPU."""
+import argparse
+import glob
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+SLOWER = 0.97  # a shape is slower beyond noise below this with an interval below 1
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def fail(msg, code=2):
+    print(f"holdout.py: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def draw_value(rng, spec, where):
+    if not isinstance(spec, dict):
+        return spec
+    mult = spec.get("multiple", 1)
+    if "choice" in spec:
+        v = rng.choice(spec["choice"])
+    elif "uniform" in spec:
+        lo, hi = spec["uniform"]
+        v = rng.randint(lo, hi)
+    elif "log_uniform" in spec:
+        lo, hi = spec["log_uniform"]
+        v = min(hi, int(math.exp(rng.uniform(math.log(lo), math.log(hi + 1)))))
+    else:
+        fail(f"{where}: expected choice, uniform or log_uniform, got {spec}")
+    if isinstance(v, int) and mult > 1:
+        v = max(mult, v // mult * mult)
+    return v
+
+
+def draw_component(rng, comp, where):
+    out = {}
+    refs = {}
+    for field, spec in comp.items():
+        if field in ("name", "weight"):
+            continue
+        if isinstance(spec, str) and spec in comp and field != spec:
+            refs[field] = spec  # "groups: c": the value of another field
+            continue
+        v = draw_value(rng, spec, f"{where}.{field}")
+        if "," in field:
+            names = field.split(",")
+            if not isinstance(v, list) or len(v) != len(names):
+                fail(f"{where}.{field}: each choice must list {len(names)} values")
+            out.update(zip(names, v))
+        else:
+            out[field] = v
+    for field, other in refs.items():
+        out[field] = out[other]
+    return out
+
+
+def normalize(op, s):
+    """A drawn shape as the runner's input line (and the sweep file's problem)."""
+    if op == "softmax":
+        return {"op": op, "dtype": s["dtype"], "rows": s["rows"], "cols": s["cols"]}
+    if op == "gemm":
+        return {"op": op, "dtype": s["dtype"], "m": s["m"], "n": s["n"], "k": s["k"]}
+    r = s["r"]
+    c = s["c"]
+    groups = s.get("groups", 1)
+    k = c if groups == c else s["k"]
+    return {"op": "conv2d", "dtype": s["dtype"], "layout": s.get("layout", "nhwc"), "n": s["n"],
+            "h": s["hw"], "w": s["hw"], "c": c, "k": k, "r": r, "s": r, "stride": s.get("stride", 1),
+            "pad": r // 2, "dilation": 1, "groups": groups}
+
+
+def key_of(line):
+    return tuple(sorted((k, v) for k, v in line.items() if k != "op"))
+
+
+def size_ok(dist, line):
+    op = line["op"]
+    if op == "softmax":
+        return line["rows"] * line["cols"] <= dist.get("max_elements", 1 << 29)
+    if op == "gemm":
+        return 2 * line["m"] * line["n"] * line["k"] <= dist.get("max_flops", 1 << 39)
+    p = (line["h"] + 2 * line["pad"] - line["r"]) // line["stride"] + 1
+    if p < 1:
+        return False
+    flops = 2 * line["n"] * line["k"] * p * p * (line["c"] // line["groups"]) * line["r"] * line["s"]
+    return flops <= dist.get("max_flops", 1 << 38)
+
+
+def swept_shapes(op):
+    """Every problem the op's sweep files list (configs/*.yaml and configs/**/*.yaml), as keys."""
+    keys = set()
+    for path in glob.glob(os.path.join(ROOT, "configs", "**", "*.yaml"), recursive=True):
+        if os.sep + "distributions" + os.sep in path:
+            continue
+        try:
+            spec = yaml.safe_load(open(path))
+        except yaml.YAMLError:
+            continue
+        if not isinstance(spec, dict) or spec.get("op") != op:
+            continue
+        dtypes = spec.get("dtypes", [None])
+        for p in spec.get("problems", []) or []:
+            for t in ([p["dtype"]] if "dtype" in p else dtypes):
+                q = dict(p, dtype=t)
+                if op == "conv2d":
+                    q = {"op": op, "dtype": t, "layout": p.get("layout", "nhwc"), "n": p["n"], "h": p["h"],
+                         "w": p["w"], "c": p["c"], "k": p["k"], "r": p["r"], "s": p["s"],
+                         "stride": p.get("stride", 1), "pad": p.get("pad", 0), "dilation": p.get("dilation", 1),
+                         "groups": p.get("groups", 1)}
+                else:
+                    q["op"] = op
+                    q = normalize(op, q)
+                keys.add(key_of(q))
+    return keys
+
+
+def draw(dist_path, n, seed):
+    dist = yaml.safe_load(open(dist_path))
+    op = dist.get("op")
+    comps = dist.get("components") or []
+    if op not in ("softmax", "gemm", "conv2d") or not comps:
+        fail(f"{dist_path}: needs op (softmax, gemm, conv2d) and components")
+    rng = random.Random(f"{seed}:{os.path.basename(dist_path)}")
+    weights = [float(c.get("weight", 1)) for c in comps]
+    exclude = swept_shapes(op)
+    out, seen = [], set()
+    attempts = 0
+    while len(out) < n:
+        attempts += 1
+        if attempts > 100 * n + 1000:
+            fail(f"{dist_path}: could not draw {n} distinct shapes outside the sweep files")
+        i = rng.choices(range(len(comps)), weights)[0]
+        comp = comps[i]
+        line = normalize(op, draw_component(rng, comp, f"{dist_path}:components[{i}]"))
+        key = key_of(line)
+        if key in exclude or key in seen or not size_ok(dist, line):
+            continue
+        seen.add(key)
+        line["component"] = comp.get("name", str(i))
+        out.append(line)
+    return op, out
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def torch_softmax_times(rows):
+    """torch.softmax on each softmax row's shape, timed as the runner times (cold L2, events)."""
+    try:
+        import torch
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import torch_timing
+    except ImportError:
+        return None
+    dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+    flush = torch_timing.l2_flush_buffer()
+    for r in rows:
+        if r["op"] != "softmax":
+            continue
+        x = torch.rand(r["rows"], r["cols"], device="cuda", dtype=dtypes[r["dtype"]]) * 16 - 8
+        r["torch_us"] = torch_timing.time_cold(lambda: torch.softmax(x, dim=-1), flush, 60, 10)
+        del x
+    torch.cuda.empty_cache()
+    return torch.__version__
+
+
+def group_of(r):
+    if r["op"] != "conv2d":
+        return r["op"]
+    return "conv2d depthwise" if r["groups"] == r["c"] == r["k"] and r["groups"] > 1 else "conv2d dense"
+
+
+def summarize(rows):
+    groups = {}
+    for r in rows:
+        groups.setdefault(group_of(r), []).append(r)
+    out = {}
+    for g, rs in groups.items():
+        timed = [r for r in rs if "speedup" in r]
+        sp = [r["speedup"] for r in timed]
+        slower = [r for r in timed if r["speedup"] < SLOWER and r["speedup_hi"] < 1]
+        worst = min(timed, key=lambda r: r["speedup"]) if timed else None
+        s = {"shapes": len(rs), "timed": len(timed), "geomean_vs_baseline": geomean(sp),
+             "worst_vs_baseline": worst["speedup"] if worst else None, "worst_shape": worst["key"] if worst else None,
+             "slower_than_baseline": len(slower), "slower_shapes": [r["key"] for r in slower],
+             "tuned_wrong": sum(1 for r in rs if not r["tuned"]["correct"]),
+             "model_choices": sum(1 for r in timed if r["tuned"]["instance"] != r["baseline"]["instance"])}
+        vs_torch = [r["torch_us"] / r["tuned"]["median_us"] for r in timed if r.get("torch_us")]
+        if vs_torch:
+            base_torch = [r["torch_us"] / r["baseline"]["median_us"] for r in timed if r.get("torch_us")]
+            s.update({"geomean_vs_torch": geomean(vs_torch), "worst_vs_torch": min(vs_torch),
+                      "baseline_geomean_vs_torch": geomean(base_torch),
+                      "slower_than_torch": sum(1 for x in vs_torch if x < SLOWER)})
+        out[g] = s
+    return out
+
+
+def markdown(rows, summary, header):
+    lines = [header, "", "| shape | component | dispatched (source) | us | baseline | us | speedup [95% CI] | torch us | vs torch |",
+             "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        t, b = r["tuned"], r["baseline"]
+        if "speedup" not in r:
+            lines.append(f"| {r.get('key', r['line'])} | {r.get('component', '')} | {t['instance']} ({t['error'] or t['source']}) "
+                         f"| - | {b['instance']} ({b['error']}) | - | - | - | - |")
+            continue
+        tu = r.get("torch_us")
+        torch_cols = f"{tu:.1f} | {tu / t['median_us']:.2f}" if tu else "- | -"
+        lines.append(f"| {r['key']} | {r.get('component', '')} | {t['instance']} ({t['source']}) | {t['median_us']:.1f} "
+                     f"| {b['instance']} | {b['median_us']:.1f} | {r['speedup']:.3f} [{r['speedup_lo']:.3f}, {r['speedup_hi']:.3f}] "
+                     f"| {torch_cols} |")
+    lines += ["", "| group | shapes | model's own choice | geomean vs baseline | worst | slower beyond noise | geomean vs torch | worst vs torch | baseline vs torch |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for g, s in summary.items():
+        f = lambda k, fmt="{:.3f}": fmt.format(s[k]) if s.get(k) is not None else "-"
+        lines.append(f"| {g} | {s['shapes']} | {s['model_choices']} | {f('geomean_vs_baseline')} | {f('worst_vs_baseline')} "
+                     f"| {s['slower_than_baseline']} | {f('geomean_vs_torch')} | {f('worst_vs_torch')} | {f('baseline_geomean_vs_torch')} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("draw")
+    d.add_argument("dist")
+    d.add_argument("--n", type=int, default=100)
+    d.add_argument("--seed", type=int, required=True)
+    d.add_argument("--format", choices=["jsonl", "sweep"], default="jsonl")
+    r = sub.add_parser("run")
+    r.add_argument("build")
+    r.add_argument("dist", nargs="+")
+    r.add_argument("--n", type=int, default=100)
+    r.add_argument("--seed", type=int, required=True)
+    r.add_argument("--json")
+    r.add_argument("--markdown")
+    r.add_argument("--samples", nargs=3, type=float, default=[20, 200, 60])
+    r.add_argument("--no-torch", action="store_true")
+    a = ap.parse_args()
+    if a.n < 1:
+        fail("--n must be at least 1")
+
+    if a.cmd == "draw":
+        op, shapes = draw(a.dist, a.n, a.seed)
+        if a.format == "jsonl":
+            for s in shapes:
+                print(json.dumps(s))
+        else:
+            for s in shapes:
+                p = {k: v for k, v in s.items() if k not in ("op", "component")}
+                if op == "conv2d":
+                    p = {k: v for k, v in p.items() if not (k in ("dilation", "groups") and v == 1)}
+                print("  - {" + ", ".join(f"{k}: {v}" for k, v in p.items()) + "}")
+        return 0
+
+    runner = os.path.join(a.build, "tools", "cuop-holdout-runner")
+    if not os.access(runner, os.X_OK):
+        fail(f"{runner}: not built")
+    shapes = []
+    for dist in a.dist:
+        shapes += draw(dist, a.n, a.seed)[1]
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        for s in shapes:
+            f.write(json.dumps(s) + "\n")
+        path = f.name
+    lo, hi, budget = a.samples
+    proc = subprocess.run([runner, path, str(int(lo)), str(int(hi)), str(budget)], capture_output=True, text=True)
+    os.unlink(path)
+    if proc.returncode in (2, 77):
+        print(proc.stderr, file=sys.stderr, end="")
+        return proc.returncode
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    for row, s in zip(rows, shapes):
+        row["component"] = s["component"]
+    torch_version = None if a.no_torch else torch_softmax_times(rows)
+    summary = summarize(rows)
+    header = (f"Holdout: {len(rows)} shapes drawn with seed {a.seed} from {', '.join(a.dist)}; "
+              f"speedup = baseline median / dispatched median (cold L2, alternating samples)"
+              + (f"; torch {torch_version}" if torch_version else ""))
+    text = markdown(rows, summary, header)
+    print(text)
+    if a.markdown:
+        open(a.markdown, "w").write(text + "\n")
+    if a.json:
+        json.dump({"seed": a.seed, "distributions": a.dist, "summary": summary, "shapes": rows}, open(a.json, "w"), indent=1)
+    if proc.returncode != 0:
+        print(proc.stderr[-3000:], file=sys.stderr)
+        return 1
+    return 3 if any(s["slower_than_baseline"] for s in summary.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
