@@ -102,7 +102,8 @@ const op_desc* find_op(std::string_view name) noexcept {
 std::string check_param_names(const family_desc& fam, const stored_values& params) {
   for (const auto& name : fam.params)
     if (!params.contains(name)) return fmt::format("missing parameter \"{}\" of family \"{}\"", name, fam.name);
-  for (const auto& [name, value] : params) {
+  for (const auto& entry : params) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
     const auto known = [&](const std::vector<std::string>& names) {
       return std::find(names.begin(), names.end(), name) != names.end();
     };
