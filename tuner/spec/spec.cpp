@@ -155,14 +155,21 @@ param_space parse_param(const yaml_reader& r, const entry& e) {
       if (step <= 0)
         r.fail(form.value[2], "expected a positive step for \"range\" of " + what + ", got \"" +
                                   std::to_string(step) + "\"");
-      for (std::int64_t v = b[0]; v <= b[1]; v += step) push_value(r, form.value, ps, v);
+      // Stops while the next step is past hi: `v <= hi; v += step` overflows near INT64_MAX.
+      for (std::int64_t v = b[0];; v += step) {
+        push_value(r, form.value, ps, v);
+        if (static_cast<std::uint64_t>(b[1]) - static_cast<std::uint64_t>(v) < static_cast<std::uint64_t>(step)) break;
+      }
     } else {
       const auto b = bounds(r, form.value, "pow2", e.key, false);
       for (int i = 0; i < 2; ++i)
         if (!is_pow2(b[i]))
           r.fail(form.value[i], "bound \"" + std::to_string(b[i]) + "\" of \"pow2\" of " + what +
                                     " is not a power of two");
-      for (std::int64_t v = b[0]; v <= b[1]; v *= 2) push_value(r, form.value, ps, v);
+      for (std::int64_t v = b[0];; v *= 2) {  // as range: v * 2 overflows past 2^62
+        push_value(r, form.value, ps, v);
+        if (v > b[1] / 2) break;
+      }
     }
   } else {
     r.fail(n, "expected a list of integers for " + what + ", got " + r.describe(n));
