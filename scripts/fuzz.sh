@@ -75,8 +75,9 @@ for t in "${targets[@]}"; do
     -dict="$root/${dict[$t]}" -artifact_prefix="$root/$artifacts/" -print_final_stats=1 \
     "$root/$corpus" "$root/$work/seeds/$t") >"$log" 2>&1 || rc=$?
   new=$(comm -13 <(echo "$before") <(ls "$artifacts" | sort) | grep -E '^(crash|leak|timeout|oom)-' || true)
-  execs=$(grep -oE '^stat::number_of_executed_units: [0-9]+' "$log" | awk '{print $2}' | tail -1)
-  [[ -z "$execs" ]] && execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
+  # Executions: the final stats, or in fork mode the last status line's count.
+  execs=$(grep -oE '^stat::number_of_executed_units: [0-9]+' "$log" | awk '{print $2}' | tail -1 || true)
+  [[ -z "$execs" ]] && execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
   if [[ $rc -ne 0 || -n "$new" ]]; then
     failed=1
     echo "fuzz: $t: FAILED (exit code $rc, ${execs:-?} executions); the end of its log:" >&2
