@@ -57,6 +57,10 @@ python3 tests/fuzz/seeds.py "$work/seeds" >/dev/null
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:symbolize=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
+# fuzz_compare writes each input to a file in TMPDIR; one a crash left behind stays in here.
+export TMPDIR="$root/$work/tmp"
+mkdir -p "$TMPDIR"
+
 declare -A max_len=([spec]=16384 [results]=32768 [compare]=32768)
 declare -A dict=([spec]=tests/fuzz/spec.dict [results]=tests/fuzz/results.dict [compare]=tests/fuzz/results.dict)
 mode=()
