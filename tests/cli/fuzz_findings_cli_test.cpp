@@ -187,3 +187,17 @@ TEST(fuzz_findings, compare_side_with_samples_of_1e14) {
       "57: trials[42].dims.v: unknown field (expected one of: n, h, w, c, k, r, s, stride, pad, dilation, groups, tf32, layout)",
       "57: trials[42].dims: missing field \"n\""}));
 }
+
+// A "driver" of 30000 digits: the schema matched it against "[0-9]+(\.[0-9]+)*|" with std::regex,
+// which recurses once per character: a stack overflow (SIGSEGV, exit 139) in emit and compare.
+// Found by probing the schema under fuzz_results' AddressSanitizer, not by its mutations.
+TEST(fuzz_findings, results_driver_of_30000_digits) {
+  temp_dir tmp;
+  const auto e = emit_only(tmp, "results/driver_of_30000_digits.json");
+  EXPECT_EQ(e.r.code, 1);
+  EXPECT_EQ(e.r.out, errors(e.file, {"7: driver: longer than 256 bytes"}));
+  EXPECT_FALSE(fs::exists(tmp / "gen"));
+  const auto c = compare_itself(tmp, "results/driver_of_30000_digits.json");
+  EXPECT_EQ(c.r.code, 1);
+  EXPECT_EQ(c.r.out, errors(c.file, {"7: driver: longer than 256 bytes"}));
+}
