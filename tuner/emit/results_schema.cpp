@@ -34,6 +34,9 @@ constexpr long long largest_dim = (1LL << 31) - 1;
 constexpr double largest_us = 1e9;
 constexpr std::size_t largest_text = 4096;
 constexpr std::size_t largest_gpu_name = 255;  // cudaDeviceProp::name holds 256 bytes
+// Versions, digests, revisions, times: short. libstdc++'s std::regex recurses once per character
+// a `+` matches, so a 30000-digit "driver" overflowed the stack; longer values are not matched.
+constexpr std::size_t largest_pattern_text = 256;
 
 const std::vector<std::string> top_keys = {"format", "op",           "gpu",         "cc",
                                            "sm_count", "driver",     "cuda_runtime", "source_hash",
@@ -188,7 +191,10 @@ class checker {
   void pattern_field(const json& obj, const std::string& key, const char* pattern, const char* meaning, int line,
                      const std::string& at) {
     std::string v;
-    if (string_field(obj, key, line, at, v) && !matches(v, pattern))
+    if (!string_field(obj, key, line, at, v)) return;
+    if (v.size() > largest_pattern_text)
+      fail(line, at + key, fmt::format("longer than {} bytes", largest_pattern_text));
+    else if (!matches(v, pattern))
       fail(line, at + key, fmt::format("{} is not {}", core::quoted(v), meaning));
   }
 

@@ -77,11 +77,13 @@ std::string cublaslt_instance_of(dtype t, const stored_values& params, std::stri
   }
   const std::string suffix = pack ? pack_suffix : "";
   const auto only = [&](std::initializer_list<const char*> names) {
-    for (const auto& [name, v] : params)
+    for (const auto& entry : params) {
+      const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
       if (name != "pack" && std::none_of(names.begin(), names.end(), [&](const char* n) { return name == n; })) {
         why = fmt::format("unknown parameter \"{}\" of family \"cublaslt\"", name);
         return false;
       }
+    }
     for (const char* n : names)
       if (!params.contains(n)) {
         why = fmt::format("missing parameter \"{}\" of family \"cublaslt\"", n);

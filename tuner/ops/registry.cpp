@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "cuop/kernels/conv/family.hpp"
 #include "cuop/kernels/gemm/family.hpp"
@@ -35,6 +36,8 @@ op_desc gemm_op() {
   namespace kg = kernels::gemm;
   op_desc op{"gemm", {"m", "n", "k"}, {}};
   op.instance_of = gemm_instance_of;
+  for (const auto& d : op.problem_dims)  // gemm_problem holds ints
+    op.dims.push_back({d, 1, {}, {}, std::numeric_limits<int>::max()});
   for (kg::family f : kg::all_families()) {
     family_desc d{std::string(kg::name_of(f)), {}, "kernel"};
     d.headers = {std::string(kg::header_of(f))};
@@ -56,7 +59,10 @@ op_desc conv2d_op() {
              {"s", 1, {}, {}},        {"stride", 1, 1, {}},   {"pad", 0, 0, {}},
              {"dilation", 1, 1, {}},  {"groups", 1, 1, {}},     {"tf32", 0, 0, {}},
              {"layout", 0, 0, {std::string(kc::name_of(kc::layout::nhwc)), std::string(kc::name_of(kc::layout::nchw))}}};
-  for (const auto& d : op.dims) op.problem_dims.push_back(d.name);
+  for (auto& d : op.dims) {
+    d.max = std::numeric_limits<int>::max();  // kernels::conv::conv_shape holds ints
+    op.problem_dims.push_back(d.name);
+  }
   op.key_of = conv_problem_key;
   op.instance_of = conv_instance_of;
   family_desc d{std::string(conv_depthwise_family), {}, "kernel"};
@@ -102,7 +108,8 @@ const op_desc* find_op(std::string_view name) noexcept {
 std::string check_param_names(const family_desc& fam, const stored_values& params) {
   for (const auto& name : fam.params)
     if (!params.contains(name)) return fmt::format("missing parameter \"{}\" of family \"{}\"", name, fam.name);
-  for (const auto& [name, value] : params) {
+  for (const auto& entry : params) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
     const auto known = [&](const std::vector<std::string>& names) {
       return std::find(names.begin(), names.end(), name) != names.end();
     };

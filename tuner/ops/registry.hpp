@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +36,7 @@ struct dim_desc {
   std::int64_t min = 1;                     // smallest accepted value
   std::optional<std::int64_t> fallback;     // the value when a problem omits it (none: required)
   std::vector<std::string> choices;         // named values, stored as their index
+  std::int64_t max = std::numeric_limits<std::int64_t>::max();  // largest accepted value
 };
 
 using dim_values = std::map<std::string, std::int64_t>;

@@ -87,6 +87,10 @@ std::vector<problem> parse_problems(const yaml_reader& r, const YAML::Node& n, c
           shape.dims[dim] = at - rules.choices.begin();
         } else {
           shape.dims[dim] = r.integer_at_least(e->value, rules.min, in_quotes(dim));
+          if (shape.dims[dim] > rules.max)  // gemm and conv2d take ints: 2^32 groups would be 0
+            r.fail(e->value, "expected an integer in [" + std::to_string(rules.min) + ", " +
+                                 std::to_string(rules.max) + "] for " + in_quotes(dim) + ", got " +
+                                 r.describe(e->value));
         }
       }
       const entry* one = find(es, "dtype");
