@@ -66,6 +66,15 @@ TEST(fuzz_findings, sweep_conv_groups_of_2_pow_32) {
                          ":4:71: expected an integer in [1, 2147483647] for \"groups\", got \"4294967296\"\n");
 }
 
+// yaml-cpp 0.7 looped, allocating gigabytes, on a ',' that starts a value outside [ ] or { }: the
+// fuzzer's 120-byte file hung `validate`. The guard in front of yaml-cpp refuses it.
+TEST(fuzz_findings, sweep_comma_that_starts_a_value) {
+  const auto v = validate("spec/comma_starts_a_value.yaml");
+  EXPECT_EQ(v.r.code, 1);
+  EXPECT_EQ(v.r.out, "cuop-tune: error: " + v.file +
+                         ":1:1: a value cannot start with ',' outside [ ] or { } (quote it)\n");
+}
+
 // The same root for gemm, without a crash: m = 2^32 + 1 was accepted ("ok") and would have been
 // measured as m = 1.
 TEST(fuzz_findings, sweep_gemm_m_of_2_pow_32_plus_1) {

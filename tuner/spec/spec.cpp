@@ -20,6 +20,7 @@
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
 #include "tuner/space/space.hpp"
+#include "tuner/spec/yaml_guard.hpp"
 #include "tuner/spec/yaml_reader.hpp"
 
 namespace cuop::spec {
@@ -445,6 +446,8 @@ YAML::Node load_document(const yaml_reader& r, const std::string& text, const st
     const int column = 1 + static_cast<int>(nul - (line_start == std::string::npos ? 0 : line_start + 1));
     r.fail(location{file_name, line, column}, "a NUL byte: a sweep file is text");
   }
+  if (const auto h = detail::find_yaml_hazard(text))
+    r.fail(location{file_name, h->line, h->column}, h->what);
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
