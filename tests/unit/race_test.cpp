@@ -171,3 +171,32 @@ TEST(race, a_batch_plan_decides_round_one_too) {
   for (const auto& r : w.requests) EXPECT_EQ(r.force_batch, 1) << r.entry;
   for (const auto& t : stored) EXPECT_EQ(t.batch, 1) << t.config.instance;
 }
+
+// The baseline (what the dispatch model must beat) is never dropped: it is measured through the
+// final rounds and stored "ok", so every raced problem is an anchor of the model.
+TEST(race, the_baseline_is_a_finalist_however_slow) {
+  fake_worker w;
+  w.center_us = {{"a", 10.0}, {"base", 20.0}, {"c", 30.0}};
+  spec::measure_settings m;
+  m.race_rounds = 3;
+  m.race_final_rounds = 2;
+  std::vector<store::trial_record> stored;
+  runner::race_callbacks cb;
+  cb.measure = [&](const runner::trial_request& r) { return w(r); };
+  cb.store = [&](store::trial_record& t) {
+    if (t.status == "ok" || t.status == "dropped_race") runner::summarize_trial(t);
+    stored.push_back(t);
+  };
+  cb.between = [] {};
+  auto base = contender("base");
+  base.baseline = true;
+  runner::run_race({contender("a"), base, contender("c")}, m, cb);
+  std::map<std::string, store::trial_record> by;
+  for (const auto& t : stored) by[t.config.instance] = t;
+  ASSERT_EQ(stored.size(), 3u);
+  EXPECT_EQ(by["c"].status, "dropped_race");
+  EXPECT_EQ(by["base"].status, "ok");
+  EXPECT_EQ(by["a"].status, "ok");
+  EXPECT_EQ(by["base"].sample_us.size(), (3u + 2u) * 16u);  // every round, as the winner's
+  EXPECT_NE(by["base"].message.find("race finalist (2 of them)"), std::string::npos) << by["base"].message;
+}

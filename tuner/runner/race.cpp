@@ -87,14 +87,20 @@ void run_race(std::vector<race_contender> field, const spec::measure_settings& s
     for (const auto* s : field_now) entries.push_back(entry_of(*s));
     const auto keep = strategy::race_survivors(entries, settings.race_margin);
     const auto lead = entries[strategy::race_leader(entries)];
-    for (std::size_t i = 0; i < field_now.size(); ++i)
-      if (!std::binary_search(keep.begin(), keep.end(), i))
-        finish(*field_now[i], "dropped_race",
-               fmt::format("dropped in round {}: CI [{:.4g}, {:.4g}] us above the best's [{:.4g}, {:.4g}] by more "
-                           "than {:g}%",
-                           round + 1, entries[i].ci_lo, entries[i].ci_hi, lead.ci_lo, lead.ci_hi,
-                           settings.race_margin * 100));
-    if (keep.size() <= 1) break;
+    std::size_t kept = keep.size();
+    for (std::size_t i = 0; i < field_now.size(); ++i) {
+      if (std::binary_search(keep.begin(), keep.end(), i)) continue;
+      if (field_now[i]->c.baseline) {  // measured to the end: every raced problem is a model anchor
+        ++kept;
+        continue;
+      }
+      finish(*field_now[i], "dropped_race",
+             fmt::format("dropped in round {}: CI [{:.4g}, {:.4g}] us above the best's [{:.4g}, {:.4g}] by more "
+                         "than {:g}%",
+                         round + 1, entries[i].ci_lo, entries[i].ci_hi, lead.ci_lo, lead.ci_hi,
+                         settings.race_margin * 100));
+    }
+    if (kept <= 1) break;
   }
 
   // The finalists, re-measured interleaved, so drift between rounds weighs on all alike.

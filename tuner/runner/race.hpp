@@ -16,6 +16,7 @@ namespace cuop::runner {
 struct race_contender {
   store::trial_record trial;  // problem, config, run, device: the race fills and stores the rest
   trial_request request;      // the full request; each round's budget is race_round_s
+  bool baseline = false;      // what the dispatch model must beat: never dropped, always a finalist
 };
 
 struct race_callbacks {

@@ -24,6 +24,7 @@
 #include "tuner/core/process.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/measure/environment_check.hpp"
+#include "tuner/ops/baseline.hpp"
 #include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
@@ -509,6 +510,7 @@ void sweep_run::measure_problem(std::size_t p, const compile::target& target, re
   for (const auto& instance : m_instances[p])
     if (auto c = kernel_contender(p, instance, target, bar, l)) field.push_back(std::move(*c));
   between_trials();
+  for (auto& c : field) c.baseline = ops::is_baseline(c.trial.problem, c.trial.config);
   race_callbacks cb;
   cb.measure = [&](const trial_request& r) { return call(l, r); };
   cb.store = [&](store::trial_record& t) { store_trial(t, bar); };
