@@ -166,6 +166,36 @@ softmax_config default_config(dtype t, long long cols) noexcept {
   c.vec = vec;
   c.persistent = 0;  // one block per row group: no occupancy query needed to size the grid
   const long long vectors = (std::max(cols, 1LL) + vec - 1) / vec;
+  // Short rows: P (cols rounded up to a power of two) split over 1 to 8 lanes, each with up to 8
+  // narrow vectors, in 256-thread blocks. Fitted to the region sweep of short rows on the H200
+  // (configs/regions/softmax-short-rows.yaml, docs/dispatch.md): lanes that share a row pay for
+  // shuffles, and 16-byte vectors over a row whose length is no multiple of them fall back to
+  // single elements; the former rule gave such rows 4 to 32 lanes of 16-byte vectors.
+  long long pow2_cols = 1;
+  while (pow2_cols < cols) pow2_cols *= 2;
+  if (pow2_cols <= (size_of(t) == 4 ? 128 : 256)) {
+    c.fam = family::warp_row;
+    int lanes = 1;
+    if (size_of(t) == 4) {  // f32: 16-byte vectors hold up; lanes up to 8
+      if (pow2_cols > 4) lanes = static_cast<int>(std::min(8LL, pow2_cols / 4));
+    } else if (pow2_cols > 8) {  // 16-bit: 2 lanes for 16 columns, then 4
+      lanes = pow2_cols == 16 ? 2 : 4;
+    }
+    const int per_lane = static_cast<int>(pow2_cols / lanes);
+    if (pow2_cols <= (size_of(t) == 4 ? 4 : 8)) {  // one lane, one vector holding the row
+      c.vec = per_lane;
+      c.chunks = 1;
+    } else if (size_of(t) == 4) {
+      c.vec = std::min(4, per_lane);
+      c.chunks = per_lane / c.vec;
+    } else {
+      c.chunks = std::min(8, per_lane / 2);
+      c.vec = per_lane / c.chunks;
+    }
+    c.threads_per_row = lanes;
+    c.rows_per_block = 256 / lanes;
+    return c;
+  }
   if (vectors <= 32 * 4) {  // warp_row: the fewest lanes (4 to 32) holding the row in 1 or 4 chunks
     c.fam = family::warp_row;
     c.chunks = vectors <= 32 ? 1 : 4;
@@ -203,9 +233,9 @@ std::vector<softmax_config> default_configs(dtype t) {
     if (std::none_of(out.begin(), out.end(), [&](const softmax_config& o) { return instance_name(o) == instance_name(c); }))
       out.push_back(c);
   };
-  // Every boundary of the rule, and one row length beyond the last.
+  // Every boundary of the rule (each at a power of two), and one row length beyond the last.
   const long long vec = 16 / static_cast<long long>(size_of(t));
-  for (long long vectors = 1; vectors <= 2048LL * 128 * 2; vectors *= 2) add(vectors * vec);
+  for (long long cols = 1; cols <= 2048LL * 128 * 2 * vec; cols *= 2) add(cols);
   return out;
 }
 

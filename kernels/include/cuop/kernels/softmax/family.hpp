@@ -65,9 +65,11 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept;
 
 // The default rule: the configuration the library runs for a dtype and row length when the
 // dispatch model has no confident choice, and the baseline the model is measured against
-// (docs/dispatch.md, "Baselines"). Rows live in registers, read with 16-byte vectors: rows of up
-// to 128 vectors (512 f32 or 1024 f16 columns) in warp_row, with the fewest lanes (4 to 32)
-// that hold them in 1 or 4 vectors a lane and 256-thread blocks; up to 8192 vectors in block_row
+// (docs/dispatch.md). Rows live in registers, in warp_row with 256-thread blocks: short rows
+// (up to 128 f32 or 256 16-bit columns, rounded up to a power of two P) on 1 to 8 lanes of up to 8
+// vectors each (one lane holding the row in one vector up to 16 bytes); then 16-byte vectors:
+// rows of up to 128 vectors (512 f32 or 1024 f16 columns) with the fewest lanes (4 to 32) that
+// hold them in 1 or 4 vectors a lane; up to 8192 vectors in block_row
 // (256 threads with 1 to 8 vectors each, then 1024 threads with 4 or 8); longer rows in
 // split_row (co-resident blocks per row, of 512 threads with 4 vectors each, or 1024 with 8
 // past 262144 vectors). It depends on cols only, so a tuned shape's baseline is the same whatever
