@@ -79,7 +79,8 @@ void add_set_problems(std::vector<problem>&& set, const std::string& kind, const
     std::string key;
     std::size_t count = 0;
   };
-  std::vector<repeat> repeats;
+  std::vector<repeat> repeats;  // in the order first met
+  std::unordered_map<std::string, std::size_t> repeat_of_place;
   const location set_at = set.empty() ? location{} : set.front().where;  // before its problems move
   for (auto& p : set) {
     const auto [at, added] = first_at.try_emplace(p.key(op.name), origin{p.where, kind});
@@ -87,10 +88,9 @@ void add_set_problems(std::vector<problem>&& set, const std::string& kind, const
       out.push_back(std::move(p));
       continue;
     }
-    const std::string place = at->second.str();
-    auto same = std::find_if(repeats.begin(), repeats.end(), [&](const repeat& r) { return r.first.str() == place; });
-    if (same == repeats.end()) same = repeats.insert(repeats.end(), {at->second, at->first, 0});
-    ++same->count;
+    const auto [place, first_time] = repeat_of_place.try_emplace(at->second.str(), repeats.size());
+    if (first_time) repeats.push_back({at->second, at->first, 0});
+    ++repeats[place->second].count;
   }
   for (const auto& r : repeats)
     errors.add(set_at.str() + ": duplicate problem " + in_quotes(r.key) + " in " + kind + " (first at " +
