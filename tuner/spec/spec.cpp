@@ -20,6 +20,8 @@
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
 #include "tuner/space/space.hpp"
+#include "tuner/spec/problem_sets.hpp"
+#include "tuner/spec/problem_values.hpp"
 #include "tuner/spec/yaml_guard.hpp"
 #include "tuner/spec/yaml_reader.hpp"
 
@@ -29,7 +31,10 @@ namespace {
 
 using detail::entry;
 using detail::error_collector;
+using detail::expand_problem_set;
 using detail::find;
+using detail::problem_set_kind;
+using detail::read_dimension;
 using detail::yaml_reader;
 
 const std::vector<std::string> top_keys = {"op",          "dtypes",  "problems", "candidates",
@@ -58,18 +63,60 @@ std::vector<std::string> parse_dtypes(const yaml_reader& r, const YAML::Node& n,
   return out;
 }
 
-// Each problem entry on its own: a bad one is reported and the next is read. Duplicates are found
-// through a map of keys (linear in the number of problems: files of 100000 problems load in
-// seconds).
+// Where a problem was first given: a listed one (kind "") or a set's ("grid", "sample").
+struct origin {
+  location where;
+  std::string kind;
+  std::string str() const { return where.str() + (kind.empty() ? "" : ", in " + kind); }
+};
+
+// The duplicates of one set, one error per place they were first at (a grid over a grid would
+// otherwise say the same thing thousands of times); the others join `out`.
+void add_set_problems(std::vector<problem>&& set, const std::string& kind, const ops::op_desc& op,
+                      std::unordered_map<std::string, origin>& first_at, std::vector<problem>& out,
+                      error_collector& errors) {
+  struct repeat {
+    origin first;
+    std::string key;
+    std::size_t count = 0;
+  };
+  std::vector<repeat> repeats;  // in the order first met
+  std::unordered_map<std::string, std::size_t> repeat_of_place;
+  const location set_at = set.empty() ? location{} : set.front().where;  // before its problems move
+  for (auto& p : set) {
+    const auto [at, added] = first_at.try_emplace(p.key(op.name), origin{p.where, kind});
+    if (added) {
+      out.push_back(std::move(p));
+      continue;
+    }
+    const auto [place, first_time] = repeat_of_place.try_emplace(at->second.str(), repeats.size());
+    if (first_time) repeats.push_back({at->second, at->first, 0});
+    ++repeats[place->second].count;
+  }
+  for (const auto& r : repeats)
+    errors.add(set_at.str() + ": duplicate problem " + in_quotes(r.key) + " in " + kind + " (first at " +
+               r.first.str() + ")" + (r.count > 1 ? fmt::format(", and {} more from there", r.count - 1) : ""));
+}
+
+// Each problem entry on its own: a bad one is reported and the next is read. Grids and samples
+// (problem_sets.hpp) are expanded in place. Duplicates are found through a map of keys (linear in
+// the number of problems: files of 100000 problems load in seconds).
 std::vector<problem> parse_problems(const yaml_reader& r, const YAML::Node& n, const ops::op_desc& op,
                                     const std::optional<std::vector<std::string>>& default_dtypes,
                                     error_collector& errors) {
   std::vector<std::string> allowed = op.problem_dims;
-  allowed.push_back("dtype");
-  allowed.push_back("dtypes");
+  // "grid" and "sample" make an entry a set; here they only help "did you mean" for a misspelt one.
+  for (const char* key : {"dtype", "dtypes", "grid", "sample"}) allowed.emplace_back(key);
   std::vector<problem> out;
-  std::unordered_map<std::string, location> first_at;
+  std::unordered_map<std::string, origin> first_at;
   for (const auto& item : r.list(n, "\"problems\"")) {
+    if (const std::string kind = problem_set_kind(item); !kind.empty()) {
+      errors.attempt([&] {
+        add_set_problems(expand_problem_set(r, item, op, default_dtypes, out.size(), errors), kind, op, first_at, out,
+                         errors);
+      });
+      continue;
+    }
     errors.attempt([&] {
       const auto es = r.map(item, allowed, "key", " in problem");
       problem shape;
@@ -80,18 +127,8 @@ std::vector<problem> parse_problems(const yaml_reader& r, const YAML::Node& n, c
         if (!e) {
           if (!rules.fallback) r.fail(item, "missing dimension " + in_quotes(dim) + " in problem");
           shape.dims[dim] = *rules.fallback;
-        } else if (!rules.choices.empty()) {
-          const std::string v = r.string(e->value, in_quotes(dim));
-          const auto at = std::find(rules.choices.begin(), rules.choices.end(), v);
-          if (at == rules.choices.end())
-            r.fail(e->value, "unknown " + dim + " " + in_quotes(v) + suggest_suffix(v, rules.choices));
-          shape.dims[dim] = at - rules.choices.begin();
         } else {
-          shape.dims[dim] = r.integer_at_least(e->value, rules.min, in_quotes(dim));
-          if (shape.dims[dim] > rules.max)  // gemm and conv2d take ints: 2^32 groups would be 0
-            r.fail(e->value, "expected an integer in [" + std::to_string(rules.min) + ", " +
-                                 std::to_string(rules.max) + "] for " + in_quotes(dim) + ", got " +
-                                 r.describe(e->value));
+          shape.dims[dim] = read_dimension(r, e->value, rules, in_quotes(dim));
         }
       }
       const entry* one = find(es, "dtype");
@@ -115,7 +152,7 @@ std::vector<problem> parse_problems(const yaml_reader& r, const YAML::Node& n, c
       for (const auto& d : dtypes) {
         problem p = shape;
         p.dtype = d;
-        const auto [at, added] = first_at.try_emplace(p.key(op.name), p.where);
+        const auto [at, added] = first_at.try_emplace(p.key(op.name), origin{p.where, ""});
         if (!added) r.fail(item, "duplicate problem " + in_quotes(at->first) + " (first at " + at->second.str() + ")");
         out.push_back(std::move(p));
       }

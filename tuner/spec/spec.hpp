@@ -70,7 +70,7 @@ struct measure_settings {
 struct sweep {
   std::string file;
   std::string op;                     // "softmax"
-  std::vector<problem> problems;      // dtypes x shapes, already crossed
+  std::vector<problem> problems;      // dtypes x shapes, already crossed; grids and samples expanded
   std::vector<candidate> candidates;
   std::vector<constraint> constraints;  // apply to every candidate
   std::vector<std::string> targets;   // "sm_80", "sm_90a", "sm_100a"
@@ -97,6 +97,7 @@ inline constexpr std::size_t max_param_values = 4096;       // values of one par
 inline constexpr std::size_t max_candidate_params = 64;     // parameters of one candidate
 inline constexpr std::size_t max_space_points = 1000000;    // configurations of all candidates, before constraints
 inline constexpr std::size_t max_problems = 100000;         // problems, dtypes crossed
+inline constexpr std::size_t max_set_problems = 100000;     // problems of one grid or sample (problem_sets.hpp)
 inline constexpr std::size_t max_enumerated = 2000000;      // problems x configurations: each is a verdict stored
 inline constexpr std::size_t max_reported_errors = 20;      // errors listed per file (the count says the rest)
 
