@@ -5,7 +5,7 @@ op lists, and runs the dispatched op against its baseline on each, side by side 
 (build/tools/cuop-holdout-runner). For softmax it adds torch.softmax, timed the same way in the
 same run, when torch is importable.
 
-  holdout.py draw DIST.yaml --n N --seed S [--format jsonl|sweep]
+  holdout.py draw DIST.yaml --n N --seed S [--format jsonl|sweep] [--cuop-tune BIN]
   holdout.py run BUILD_DIR DIST.yaml --n N --seed S [--json OUT.json] [--markdown OUT.md]
              [--samples MIN MAX BUDGET_MS] [--no-torch]
 
@@ -107,7 +107,23 @@ def size_ok(dist, line):
     return flops <= dist.get("max_flops", 1 << 38)
 
 
-def swept_shapes(op):
+def conv_line(t, p):
+    return {"op": "conv2d", "dtype": t, "layout": p.get("layout", "nhwc"), "n": p["n"], "h": p["h"], "w": p["w"],
+            "c": p["c"], "k": p["k"], "r": p["r"], "s": p["s"], "stride": p.get("stride", 1), "pad": p.get("pad", 0),
+            "dilation": p.get("dilation", 1), "groups": p.get("groups", 1)}
+
+
+def expanded_problems(path, cuop_tune):
+    """A sweep file's problems with grids and samples expanded, by `cuop-tune validate --problems`."""
+    if not cuop_tune or not os.access(cuop_tune, os.X_OK):
+        fail(f"{path} has grid or sample problem sets: pass --cuop-tune (a built cuop-tune) to expand them")
+    r = subprocess.run([cuop_tune, "validate", "--problems", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"{path}: cuop-tune validate --problems failed:\n{r.stderr[-2000:]}")
+    return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+
+
+def swept_shapes(op, cuop_tune=None):
     """Every problem the op's sweep files list (configs/*.yaml and configs/**/*.yaml), as keys."""
     keys = set()
     for path in glob.glob(os.path.join(ROOT, "configs", "**", "*.yaml"), recursive=True):
@@ -119,23 +135,18 @@ def swept_shapes(op):
             continue
         if not isinstance(spec, dict) or spec.get("op") != op:
             continue
-        dtypes = spec.get("dtypes", [None])
-        for p in spec.get("problems", []) or []:
-            for t in ([p["dtype"]] if "dtype" in p else dtypes):
-                q = dict(p, dtype=t)
-                if op == "conv2d":
-                    q = {"op": op, "dtype": t, "layout": p.get("layout", "nhwc"), "n": p["n"], "h": p["h"],
-                         "w": p["w"], "c": p["c"], "k": p["k"], "r": p["r"], "s": p["s"],
-                         "stride": p.get("stride", 1), "pad": p.get("pad", 0), "dilation": p.get("dilation", 1),
-                         "groups": p.get("groups", 1)}
-                else:
-                    q["op"] = op
-                    q = normalize(op, q)
-                keys.add(key_of(q))
+        items = spec.get("problems", []) or []
+        if any(isinstance(p, dict) and ("grid" in p or "sample" in p) for p in items):
+            points = [(p["dtype"], p) for p in expanded_problems(path, cuop_tune)]
+        else:
+            points = [(t, p) for p in items for t in ([p["dtype"]] if "dtype" in p else spec.get("dtypes", [None]))]
+        for t, p in points:
+            q = conv_line(t, p) if op == "conv2d" else normalize(op, dict(p, dtype=t, op=op))
+            keys.add(key_of(q))
     return keys
 
 
-def draw(dist_path, n, seed):
+def draw(dist_path, n, seed, cuop_tune=None):
     dist = yaml.safe_load(open(dist_path))
     op = dist.get("op")
     comps = dist.get("components") or []
@@ -143,7 +154,7 @@ def draw(dist_path, n, seed):
         fail(f"{dist_path}: needs op (softmax, gemm, conv2d) and components")
     rng = random.Random(f"{seed}:{os.path.basename(dist_path)}")
     weights = [float(c.get("weight", 1)) for c in comps]
-    exclude = swept_shapes(op)
+    exclude = swept_shapes(op, cuop_tune)
     out, seen = [], set()
     attempts = 0
     while len(out) < n:
@@ -248,6 +259,7 @@ def main():
     d.add_argument("--n", type=int, default=100)
     d.add_argument("--seed", type=int, required=True)
     d.add_argument("--format", choices=["jsonl", "sweep"], default="jsonl")
+    d.add_argument("--cuop-tune", help="a built cuop-tune, to expand grid and sample problem sets of the sweep files")
     r = sub.add_parser("run")
     r.add_argument("build")
     r.add_argument("dist", nargs="+")
@@ -262,7 +274,7 @@ def main():
         fail("--n must be at least 1")
 
     if a.cmd == "draw":
-        op, shapes = draw(a.dist, a.n, a.seed)
+        op, shapes = draw(a.dist, a.n, a.seed, a.cuop_tune)
         if a.format == "jsonl":
             for s in shapes:
                 print(json.dumps(s))
@@ -279,7 +291,7 @@ def main():
         fail(f"{runner}: not built")
     shapes = []
     for dist in a.dist:
-        shapes += draw(dist, a.n, a.seed)[1]
+        shapes += draw(dist, a.n, a.seed, os.path.join(a.build, "tuner", "cuop-tune"))[1]
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
         for s in shapes:
             f.write(json.dumps(s) + "\n")
