@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
+#include "tuner/runner/transfer_knowledge.hpp"
+#include "tuner/spec/spec.hpp"
 #include "tuner/strategy/replay.hpp"
 #include "tuner/strategy/transfer.hpp"
 
@@ -276,4 +279,89 @@ TEST(transfer, replay_counts_a_problem_whose_measured_candidates_all_failed_as_m
   EXPECT_EQ(one.scored, 0u);
   EXPECT_FALSE(one.rows[0].scored());
   EXPECT_EQ(strategy::replay_transfer(std::vector{p}, {trials(2), 4, 1}).scored, 1u);
+}
+
+namespace {
+
+const std::string sweep_head =
+    "op: softmax\n"
+    "problems: [{rows: 8, cols: 1024, dtype: f32}, {rows: 64, cols: 1024, dtype: f32}]\n"
+    "candidates:\n"
+    "  - family: block_row\n"
+    "    params: {vec: 4, block_threads: [128, 256], chunks: [1, 2]}\n";
+
+}  // namespace
+
+TEST(transfer, sweep_file_keys_set_the_strategy) {
+  const auto by_fraction = spec::parse(sweep_head + "strategy: transfer\nbudget: {fraction: 0.25}\n", "x.yaml");
+  EXPECT_EQ(by_fraction.strategy, "transfer");
+  EXPECT_DOUBLE_EQ(by_fraction.transfer.fraction, 0.25);
+  EXPECT_EQ(by_fraction.transfer.trials_per_problem, 0);
+  EXPECT_EQ(by_fraction.transfer.neighbours, 4);  // the defaults
+  EXPECT_EQ(by_fraction.transfer.seed, 1u);
+  const auto by_count = spec::parse(sweep_head +
+                                        "strategy: transfer\nbudget: {trials_per_problem: 12}\n"
+                                        "transfer_neighbours: 0\ntransfer_seed: 18446744073709551615\n",
+                                    "x.yaml");
+  EXPECT_EQ(by_count.transfer.trials_per_problem, 12);
+  EXPECT_EQ(by_count.transfer.neighbours, 0);
+  EXPECT_EQ(by_count.transfer.seed, 18446744073709551615u);
+  const auto params = runner::transfer_params_of(by_count.transfer);
+  EXPECT_EQ(params.budget.trials, 12u);
+  EXPECT_EQ(params.budget.for_problem(100), 12u);
+  EXPECT_EQ(params.seed, 18446744073709551615u);
+}
+
+TEST(transfer, sweep_file_errors_name_the_place) {
+  const auto error = [](const std::string& tail) {
+    return test::error_of([&] { spec::parse(sweep_head + tail, "x.yaml"); });
+  };
+  EXPECT_EQ(error("strategy: transfer\n"),
+            "x.yaml:6:11: strategy \"transfer\" needs a \"budget\": {trials_per_problem: N} or {fraction: F}");
+  EXPECT_EQ(error("budget: {fraction: 0.5}\n"),
+            "x.yaml:6:1: \"budget\" applies to strategy \"transfer\" only (the file's strategy is \"exhaustive\")");
+  EXPECT_EQ(error("strategy: race\ntransfer_seed: 3\n"),
+            "x.yaml:7:1: \"transfer_seed\" applies to strategy \"transfer\" only (the file's strategy is \"race\")");
+  EXPECT_EQ(error("strategy: transfer\nbudget: {fraction: 0}\n"),
+            "x.yaml:7:20: expected a number in (0, 1] for \"fraction\", got \"0\"");
+  EXPECT_EQ(error("strategy: transfer\nbudget: {trials_per_problem: 2.5}\n"),
+            "x.yaml:7:30: expected an integer for \"trials_per_problem\", got \"2.5\"");
+}
+
+// The runner's view: the problems' visit order, and a problem's plan with what it measured
+// before counted.
+TEST(transfer, knowledge_plans_a_problem_from_what_its_neighbours_measured) {
+  const auto s = spec::parse(sweep_head + "strategy: transfer\nbudget: {trials_per_problem: 2}\n", "x.yaml");
+  runner::transfer_knowledge k(s);
+  EXPECT_EQ(k.order(), (std::vector<std::size_t>{0, 1}));  // 8 rows before 64
+  store::trial_record t;
+  t.problem = {"softmax_f32_8x1024", "softmax", "f32", R"({"cols":1024,"rows":8})", 65536};
+  t.config.instance = "softmax_f32_block_row_v4_b128_c2_p0";
+  t.status = "ok";
+  t.median_us = 3;
+  t.ci_lo_us = 2.9;
+  t.ci_hi_us = 3.1;
+  k.add(t);
+  t.status = "wrong_answer";  // not verified: nothing to suggest
+  t.config.instance = "softmax_f32_block_row_v4_b256_c2_p0";
+  k.add(t);
+  EXPECT_EQ(k.known_problems(), 1u);
+  // The default rule's configuration for 1024 f32 columns (block_row, 256 threads, 1 chunk) first,
+  // then the neighbour's winner.
+  const std::string baseline = "softmax_f32_block_row_v4_b256_c1_p0";
+  const std::vector<std::string> fresh = {"softmax_f32_block_row_v4_b128_c2_p0", "softmax_f32_block_row_v4_b256_c2_p0",
+                                          "softmax_f32_block_row_v4_b128_c1_p0", baseline};
+  const auto plan = k.plan(1, fresh, {});
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].instance, baseline);
+  EXPECT_EQ(plan[0].reason, pick_reason::baseline);
+  EXPECT_EQ(plan[1].instance, "softmax_f32_block_row_v4_b128_c2_p0");
+  EXPECT_EQ(plan[1].reason, pick_reason::neighbour);
+  EXPECT_EQ(plan[1].from, "softmax_f32_8x1024");
+  // Resumed with the baseline measured already: one more, the neighbour's winner.
+  const std::vector<std::string> rest(fresh.begin(), fresh.end() - 1);
+  const std::vector<std::string> before = {baseline};
+  const auto resumed = k.plan(1, rest, before);
+  ASSERT_EQ(resumed.size(), 1u);
+  EXPECT_EQ(resumed[0].instance, "softmax_f32_block_row_v4_b128_c2_p0");
 }
