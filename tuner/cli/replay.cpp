@@ -30,8 +30,6 @@ namespace cuop::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
-
 struct replay_cli {
   std::string source;
   std::string op, gpu;
@@ -81,7 +79,6 @@ std::vector<strategy::trial_budget> parse_budgets(const std::string& text) {
 
 // The results to replay: a results file, or what `export` would write from a database.
 emit::result_file load_source(const replay_cli& o) {
-  std::error_code ec;
   if (const auto kind = core::non_regular_kind(o.source); !kind.empty())
     throw error(fmt::format("{}: not a cuop-tune database nor a results file ({})", core::printable(o.source), kind));
   if (!gate::is_sqlite_file(o.source)) {
