@@ -148,7 +148,7 @@ candidates:
 colour: blue
 )yaml",
                           "7:1: unknown key \"colour\" (expected one of: op, dtypes, problems, candidates, "
-                          "constraints, targets, measure, strategy)");
+                          "constraints, targets, measure, strategy, budget, transfer_neighbours, transfer_seed)");
 }
 
 // A misspelt key in measure.

@@ -140,7 +140,7 @@ candidates:
     params: {vec: 1, block_threads: 32, chunks: 1}
 )yaml",
                           "2:1: unknown key \"col\\tour\\r\" (expected one of: op, dtypes, problems, candidates, "
-                          "constraints, targets, measure, strategy)");
+                          "constraints, targets, measure, strategy, budget, transfer_neighbours, transfer_seed)");
 }
 
 // A bidirectional override (U+202E) could make a name read backwards.
@@ -189,7 +189,7 @@ measure: {min_samples: 0, timeout_s: -1}
 strategy: fastest
 )yaml",
                           "2:1: unknown key \"colour\" (expected one of: op, dtypes, problems, candidates, constraints, "
-                          "targets, measure, strategy)\n"
+                          "targets, measure, strategy, budget, transfer_neighbours, transfer_seed)\n"
                           "$FILE:4:12: expected a positive integer for \"rows\", got \"eight\"\n"
                           "$FILE:5:32: unknown dtype \"fp16\" (did you mean \"f16\"?)\n"
                           "$FILE:7:5: duplicate problem \"softmax_f16_8x32\" (first at $FILE:6:5)\n"
@@ -200,7 +200,7 @@ strategy: fastest
                           "$FILE:18:24: expected an integer in [1, 1000000] for \"min_samples\", got "
                           "\"0\"\n"
                           "$FILE:18:38: expected a number in (0, 86400) for \"timeout_s\", got \"-1\"\n"
-                          "$FILE:19:11: unknown strategy \"fastest\" (expected one of: exhaustive, race)\n"
+                          "$FILE:19:11: unknown strategy \"fastest\" (expected one of: exhaustive, race, transfer)\n"
                           "$FILE:16:15: unknown symbol \"warps\" in constraint \"warps > 1\" for family "
                           "\"warp_row\" (expected one of: vec, threads_per_row, rows_per_block, chunks, rows, cols, "
                           "elem_bytes)\n"

@@ -162,7 +162,7 @@ const bad_case bad_cases[] = {
     {"bad_unknown_key.yaml", "7:1: unknown key \"measur\" (did you mean \"measure\"?)"},
     {"bad_unknown_key_far.yaml",
      "2:1: unknown key \"colour\" (expected one of: op, dtypes, problems, candidates, "
-     "constraints, targets, measure, strategy)"},
+     "constraints, targets, measure, strategy, budget, transfer_neighbours, transfer_seed)"},
     {"bad_duplicate_key.yaml", "4:1: duplicate key \"op\""},
     {"bad_missing_op.yaml", "1:1: missing required key \"op\""},
     {"bad_missing_problems.yaml", "1:1: missing required key \"problems\""},

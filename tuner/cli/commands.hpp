@@ -19,6 +19,7 @@ void add_emit(CLI::App& app, action& run);
 void add_compare(CLI::App& app, action& run);
 void add_gate(CLI::App& app, action& run);
 void add_merge(CLI::App& app, action& run);
+void add_replay(CLI::App& app, action& run);
 void add_worker(CLI::App& app, action& run);
 void add_sources(CLI::App& app, action& run);
 

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cuop::cli::add_compare(app, run);
   cuop::cli::add_gate(app, run);
   cuop::cli::add_merge(app, run);
+  cuop::cli::add_replay(app, run);
   cuop::cli::add_sources(app, run);
   cuop::cli::add_worker(app, run);
   // A mistyped command would otherwise be a stray argument ("A subcommand is required"): name it.

@@ -23,14 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_sqlite_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[16] = {};
-  in.read(head, sizeof head);
-  return in.gcount() == sizeof head && std::string_view(head, sizeof head) ==
-                                           std::string_view("SQLite format 3\0", 16);
-}
-
 bool gpu_matches(const std::string& wanted, const std::string& gpu) {
   return wanted.empty() || emit::slug(wanted) == emit::slug(gpu);  // "NVIDIA H200" or "nvidia-h200"
 }
@@ -150,6 +142,14 @@ result_set load_results_files(const std::string& path, const load_options& o) {
 }
 
 }  // namespace
+
+bool is_sqlite_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[16] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head && std::string_view(head, sizeof head) ==
+                                           std::string_view("SQLite format 3\0", 16);
+}
 
 std::string measured_env::describe() const {
   std::vector<std::string> parts;

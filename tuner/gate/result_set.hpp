@@ -57,6 +57,9 @@ std::map<std::string, const measured_trial*> fastest_per_problem(const result_se
 // Per problem, the launches per sample its fastest trial was timed with (1: single launches).
 std::map<std::string, int> winner_launches(const result_set& set);
 
+// Whether the file at `path` starts with SQLite's header (false when it cannot be read).
+bool is_sqlite_file(const std::string& path);
+
 // A SQLite database (recognised by its header), a results file, or a folder of results files.
 // Throws cuop::error naming `path`: unreadable, not a database nor a results file, several GPU
 // models without `gpu`, no verified result left.

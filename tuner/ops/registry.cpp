@@ -11,6 +11,7 @@
 #include "tuner/ops/conv_library.hpp"
 #include "tuner/ops/conv_op.hpp"
 #include "tuner/ops/gemm_op.hpp"
+#include "tuner/ops/shape_traits.hpp"
 #include "tuner/ops/softmax_op.hpp"
 
 namespace cuop::ops {
@@ -21,6 +22,9 @@ op_desc softmax_op() {
   namespace ks = kernels::softmax;
   op_desc op{"softmax", {"rows", "cols"}, {}};
   op.instance_of = softmax_instance_of;
+  op.features_of = softmax_shape_features;
+  op.group_of = softmax_shape_group;
+  op.baseline_of = softmax_baseline;
   for (ks::family f : ks::all_families()) {
     family_desc d{std::string(ks::name_of(f)), {}, "kernel"};
     d.headers = {std::string(ks::header_of(f))};
@@ -36,6 +40,9 @@ op_desc gemm_op() {
   namespace kg = kernels::gemm;
   op_desc op{"gemm", {"m", "n", "k"}, {}};
   op.instance_of = gemm_instance_of;
+  op.features_of = gemm_shape_features;
+  op.group_of = gemm_shape_group;
+  op.baseline_of = gemm_baseline;
   for (const auto& d : op.problem_dims)  // gemm_problem holds ints
     op.dims.push_back({d, 1, {}, {}, std::numeric_limits<int>::max()});
   for (kg::family f : kg::all_families()) {
@@ -65,6 +72,9 @@ op_desc conv2d_op() {
   }
   op.key_of = conv_problem_key;
   op.instance_of = conv_instance_of;
+  op.features_of = conv_shape_features;
+  op.group_of = conv_shape_group;
+  op.baseline_of = conv_baseline;
   family_desc d{std::string(conv_depthwise_family), {}, "kernel"};
   d.headers = {std::string(kc::depthwise_header())};
   for (std::string_view p : kc::depthwise_param_names()) d.params.emplace_back(p);

@@ -51,6 +51,12 @@ struct op_desc {
   // The instance name of a stored configuration (stored_config.hpp); "" and `why` when its
   // family, dtype, problem and parameters are not a configuration of this op.
   std::string (*instance_of)(const stored_config&, std::string& why) = nullptr;
+  // The dispatch model's view of a problem (shape_traits.hpp), for searches that learn from
+  // neighbouring shapes: log2 features, the group whose shapes share configurations, and the
+  // instance of the baseline. Throw cuop::error for a dimension or dtype the op does not have.
+  std::vector<double> (*features_of)(const dim_values&) = nullptr;
+  std::string (*group_of)(const std::string& dtype, const dim_values&) = nullptr;
+  std::string (*baseline_of)(const std::string& dtype, const dim_values&) = nullptr;
 
   const family_desc* find_family(std::string_view family) const noexcept;
   std::vector<std::string> family_names() const;

@@ -36,6 +36,7 @@
 #include "tuner/runner/race.hpp"
 #include "tuner/runner/sweep_plan.hpp"
 #include "tuner/runner/trial_results.hpp"
+#include "tuner/runner/transfer_knowledge.hpp"
 #include "tuner/runner/worker_process.hpp"
 #include "tuner/space/space.hpp"
 
@@ -125,7 +126,9 @@ class sweep_run {
             const batch_plan_map& batch_plan)
       : m_spec(s), m_plan(plan), m_options(o), m_db(db), m_env(env), m_dev(dev), m_lanes(std::move(lanes)),
         m_op(ops::adapter_for(s.op)), m_shard(o.shard.empty() ? shard{} : parse_shard(o.shard)),
-        m_batch_plan(batch_plan) {}
+        m_batch_plan(batch_plan) {
+    if (s.strategy == "transfer") m_transfer = std::make_unique<transfer_knowledge>(s);
+  }
 
   int execute();
 
@@ -140,17 +143,23 @@ class sweep_run {
   void measure_all(const compile::target& target);
   void measure_problem(std::size_t problem, const compile::target& target, report::progress& bar,
                        const lane& l);
+  // strategy: transfer: the problem's candidates, measured as far as its budget goes.
+  void measure_transfer(std::size_t problem, const compile::target& target, report::progress& bar,
+                        const lane& l);
   // Blocks until every instance of `problem` is compiled for every target.
   void wait_for_builds(std::size_t problem);
   // The library configurations the worker lists for a problem, not yet in the database, each
-  // with its request (stored as configs); counts the others as skipped.
+  // with its request (stored as configs); counts the others as skipped (and names them in
+  // `measured`, when given).
   std::vector<race_contender> list_library(std::size_t problem, const space::point& point,
-                                           report::progress& bar, const lane& l);
+                                           report::progress& bar, const lane& l,
+                                           std::vector<std::string>* measured = nullptr);
   // A kernel instance's trial, not yet in the database: with its request, or (not built for the
-  // target) stored at once; nothing when it is already measured.
+  // target) stored at once; nothing when it is already measured (then named in `measured`, when
+  // given, if it was built for the target: one that was not costs no trial).
   std::optional<race_contender> kernel_contender(std::size_t problem, const std::string& instance,
                                                  const compile::target& target, report::progress& bar,
-                                                 const lane& l);
+                                                 const lane& l, std::vector<std::string>* measured = nullptr);
   void record_rejections();
   void print_summary();
   store::trial_record blank_trial(std::size_t problem, const store::config_record& c, int device) const;
@@ -185,6 +194,8 @@ class sweep_run {
   std::map<std::string, candidate_build> m_builds;     // by instance name
   std::map<std::string, std::pair<std::string, double>> m_best;  // problem -> instance, median
   int m_measured = 0, m_failed = 0, m_skipped = 0;
+  int m_budgeted = 0;  // strategy: transfer: candidates its budget left out
+  std::unique_ptr<transfer_knowledge> m_transfer;  // strategy: transfer only
   // The lanes and the compiler share the database, the display and the counts above: one lock.
   std::mutex m_mutex;
   // Compilation beside measurement: instances compiled for every target so far.
@@ -363,6 +374,7 @@ void sweep_run::store_trial(store::trial_record& t, report::progress& bar) {
   }
   t.created_at = store::utc_now();
   m_db.put_trial(t);
+  if (m_transfer) m_transfer->add(t);
   bar.advance();
 }
 
@@ -412,7 +424,8 @@ trial_request sweep_run::base_request(std::size_t p) const {
 // Library candidates: the worker lists the configurations the library offers for the problem
 // (the heuristic's first choice always among them), each then measured like a kernel.
 std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::point& point,
-                                                    report::progress& bar, const lane& l) {
+                                                    report::progress& bar, const lane& l,
+                                                    std::vector<std::string>* measured) {
   const auto& problem = m_spec.problems[p];
   auto listing = base_request(p);
   nlohmann::json ask = to_json(listing);
@@ -440,6 +453,7 @@ std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::
     if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
       ++m_skipped;
       bar.advance();
+      if (measured) measured->push_back(t.config.instance);
       continue;
     }
     m_db.put_config(t.config);
@@ -454,18 +468,20 @@ std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::
 
 std::optional<race_contender> sweep_run::kernel_contender(std::size_t p, const std::string& instance,
                                                           const compile::target& target,
-                                                          report::progress& bar, const lane& l) {
+                                                          report::progress& bar, const lane& l,
+                                                          std::vector<std::string>* measured) {
   const auto& b = m_builds.at(instance);  // compiled: wait_for_builds
   auto t = blank_trial(p, config_record_of(m_spec, b), l.device);
+  const auto& built = b.by_target.at(target.name);
   {
     std::lock_guard lock(m_mutex);
     if (m_db.has_trial(t.env_key, t.problem.key, t.config.instance)) {
       ++m_skipped;
       bar.advance();
+      if (measured && built.status == compile::build_status::ok) measured->push_back(instance);
       return std::nullopt;
     }
   }
-  const auto& built = b.by_target.at(target.name);
   if (built.status != compile::build_status::ok) {
     t.status = "not_built";
     t.message = fmt::format("{}: {}", target.name, built.message);
@@ -490,6 +506,10 @@ void sweep_run::measure_problem(std::size_t p, const compile::target& target, re
     store_trial(c.trial, bar);
     between_trials();
   };
+  if (m_spec.strategy == "transfer") {
+    measure_transfer(p, target, bar, l);
+    return;
+  }
   if (m_spec.strategy != "race") {
     // Library configurations first (they need no compilation), then the kernels.
     for (const auto& point : m_library[p])
@@ -518,18 +538,60 @@ void sweep_run::measure_problem(std::size_t p, const compile::target& target, re
   run_race(std::move(field), m_spec.measure, cb);
 }
 
+void sweep_run::measure_transfer(std::size_t p, const compile::target& target, report::progress& bar,
+                                 const lane& l) {
+  std::vector<race_contender> field;  // not measured yet
+  std::vector<std::string> spent;     // measured before in this environment: they count
+  for (const auto& point : m_library[p])
+    for (auto& c : list_library(p, point, bar, l, &spent)) field.push_back(std::move(c));
+  wait_for_builds(p);
+  for (const auto& instance : m_instances[p])
+    if (auto c = kernel_contender(p, instance, target, bar, l, &spent)) field.push_back(std::move(*c));
+  between_trials();
+  std::vector<std::string> fresh;
+  std::map<std::string, race_contender*> by_instance;
+  for (auto& c : field) {
+    fresh.push_back(c.trial.config.instance);
+    by_instance.emplace(c.trial.config.instance, &c);
+  }
+  const auto chosen = m_transfer->plan(p, fresh, spent);
+  for (const auto& pick : chosen) {
+    auto& c = *by_instance.at(pick.instance);
+    fill_trial(c.trial, call(l, c.request));
+    store_trial(c.trial, bar);
+    between_trials();
+  }
+  const auto left = field.size() - chosen.size();
+  {
+    std::lock_guard lock(m_mutex);
+    m_budgeted += static_cast<int>(left);
+  }
+  bar.advance(left);  // done: the budget leaves them out
+}
+
 void sweep_run::measure_all(const compile::target& target) {
   std::size_t total = 0;
   for (const auto& instances : m_instances) total += instances.size();
   const auto devices = m_lanes.size() == 1 ? m_dev.name : fmt::format("{} x{}", m_dev.name, m_lanes.size());
-  report::progress bar(fmt::format("[{}] {} {}", m_spec.op, m_spec.strategy == "race" ? "race" : "measure", devices),
+  report::progress bar(fmt::format("[{}] {} {}", m_spec.op, m_spec.strategy == "exhaustive" ? "measure" : m_spec.strategy,
+                                   devices),
                        total);
+  // The problems in the strategy's order: transfer visits neighbours one after another.
+  std::vector<std::size_t> order(m_spec.problems.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (m_transfer) {
+    {
+      std::lock_guard lock(m_mutex);  // the compiler, beside, stores builds
+      m_transfer->load(m_db, m_dev.name);
+    }
+    order = m_transfer->order();
+  }
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   const auto work = [&](const lane& l) {
     try {
-      for (std::size_t p; !m_abort.load() && (p = next++) < m_spec.problems.size();)
-        measure_problem(p, target, bar, l);
+      for (std::size_t i; !m_abort.load() && (i = next++) < order.size();)
+        measure_problem(order[i], target, bar, l);
     } catch (const aborted&) {
     } catch (...) {
       std::lock_guard lock(m_mutex);
@@ -601,8 +663,11 @@ void sweep_run::print_summary() {
     fmt::print("{:<28} {:>10.2f} {:>9.{}f}  {}\n", key, it->second.second, rate, compute ? 1 : 0,
                it->second.first);
   }
-  fmt::print("\n{} trials measured, {} failed or rejected at run time, {} already in the database\n",
-             m_measured, m_failed, m_skipped);
+  fmt::print("\n{} trials measured, {} failed or rejected at run time, {} already in the database{}\n",
+             m_measured, m_failed, m_skipped,
+             m_transfer ? fmt::format(", {} left out by the budget ({} per problem)", m_budgeted,
+                                      transfer_params_of(m_spec.transfer).budget.str())
+                        : std::string());
 }
 
 int sweep_run::execute() {

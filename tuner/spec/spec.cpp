@@ -22,6 +22,7 @@
 #include "tuner/space/space.hpp"
 #include "tuner/spec/problem_sets.hpp"
 #include "tuner/spec/problem_values.hpp"
+#include "tuner/spec/strategy_keys.hpp"
 #include "tuner/spec/yaml_guard.hpp"
 #include "tuner/spec/yaml_reader.hpp"
 
@@ -38,7 +39,8 @@ using detail::read_dimension;
 using detail::yaml_reader;
 
 const std::vector<std::string> top_keys = {"op",          "dtypes",  "problems", "candidates",
-                                           "constraints", "targets", "measure",  "strategy"};
+                                           "constraints", "targets", "measure",  "strategy",
+                                           "budget",      "transfer_neighbours", "transfer_seed"};
 const std::vector<std::string> dtype_names = {"f32", "f16", "bf16"};
 
 std::string in_quotes(const std::string& s) { return core::quoted(s); }
@@ -469,7 +471,7 @@ std::string problem::key(const std::string& op) const {
   return out;
 }
 
-std::vector<std::string> strategy_names() { return {"exhaustive", "race"}; }
+std::vector<std::string> strategy_names() { return {"exhaustive", "race", "transfer"}; }
 
 namespace {
 
@@ -602,14 +604,7 @@ sweep parse(const std::string& text, const std::string& file_name) {
   else
     s.targets = compile::target_names();
   if (const entry* e = find(es, "measure")) errors.attempt([&] { s.measure = parse_measure(r, e->value, errors); });
-  if (const entry* e = find(es, "strategy")) {
-    errors.attempt([&] {
-      s.strategy = r.string(e->value, "\"strategy\"");
-      const auto names = strategy_names();
-      if (std::find(names.begin(), names.end(), s.strategy) == names.end())
-        r.fail(e->value, "unknown strategy " + in_quotes(s.strategy) + suggest_suffix(s.strategy, names));
-    });
-  }
+  detail::parse_strategy_keys(r, root, es, s, errors);
   if (problems && candidates) check_sizes(r, s, problems, candidates, errors);
   for (const auto& message : space::constraint_errors(s, op->problem_dims)) errors.add(message);
   errors.throw_if_any();

@@ -67,6 +67,14 @@ struct measure_settings {
   int race_final_rounds = 4;    // interleaved rounds of the finalists
 };
 
+// strategy: transfer (docs/measurement.md, budgeted search): one of the two budget fields is set.
+struct transfer_settings {
+  std::int64_t trials_per_problem = 0;  // budget: {trials_per_problem: N}
+  double fraction = 0;                  // budget: {fraction: F}, of each problem's candidates
+  int neighbours = 4;                   // transfer_neighbours
+  std::uint64_t seed = 1;               // transfer_seed
+};
+
 struct sweep {
   std::string file;
   std::string op;                     // "softmax"
@@ -76,6 +84,7 @@ struct sweep {
   std::vector<std::string> targets;   // "sm_80", "sm_90a", "sm_100a"
   measure_settings measure;
   std::string strategy = "exhaustive";
+  transfer_settings transfer;
 };
 
 // Parses and checks a sweep file; throws cuop::error naming file:line:column on any problem, and
