@@ -24,7 +24,6 @@
 #include "tuner/core/process.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/measure/environment_check.hpp"
-#include "tuner/ops/baseline.hpp"
 #include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
@@ -530,7 +529,12 @@ void sweep_run::measure_problem(std::size_t p, const compile::target& target, re
   for (const auto& instance : m_instances[p])
     if (auto c = kernel_contender(p, instance, target, bar, l)) field.push_back(std::move(*c));
   between_trials();
-  for (auto& c : field) c.baseline = ops::is_baseline(c.trial.problem, c.trial.config);
+  // The baseline (what the dispatch model must beat) races to the end: every raced problem is
+  // then an anchor of the model.
+  if (const auto* op = ops::find_op(m_spec.op); op && op->baseline_of) {
+    const auto baseline = op->baseline_of(m_spec.problems[p].dtype, m_spec.problems[p].dims);
+    for (auto& c : field) c.baseline = c.trial.config.instance == baseline;
+  }
   race_callbacks cb;
   cb.measure = [&](const trial_request& r) { return call(l, r); };
   cb.store = [&](store::trial_record& t) { store_trial(t, bar); };
