@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU job `gate`, on a self-hosted runner labelled [self-hosted, gpu, <GPU_ARCH>] (ci/matrix.yaml,
 # gpu_jobs): builds the arch set that GPU_ARCH's runner builds (Release), runs the GPU tests (on a
-# GPU runner a skipped GPU test is a failure), checks the compatibility matrix of the build, then
+# GPU runner a skipped GPU test is a failure), the holdout of the dispatch on random shapes (exit
+# 3: a shape slower than its baseline), checks the compatibility matrix of the build, then
 # runs the regression gate against the committed baseline (exit 3: a real slowdown). Locally, on
 # a machine with a GPU:  GPU_ARCH=sm_90 ci/jobs/gpu-gate.sh
 # A GPU with no committed baseline under results/ (only the H200 has one so far) gets its gate
@@ -18,7 +19,7 @@ nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader ||
 
 configure
 step "build cuop-tune, cuop_kernels and the GPU tests"
-cmake --build "$BUILD_DIR" -j "$JOBS" --target cuop-tune cuop_kernels cuop_gpu_tests
+cmake --build "$BUILD_DIR" -j "$JOBS" --target cuop-tune cuop_kernels cuop_gpu_tests cuop-holdout-runner
 
 step "GPU tests"
 (cd "$BUILD_DIR" && ctest -L gpu --output-on-failure --timeout 600) | tee "$BUILD_DIR/gpu-tests.log"
@@ -28,6 +29,16 @@ if "$BUILD_DIR/tests/cuop_gpu_tests" --gtest_filter='sm80_conv_dispatch.bad_argu
     grep -q "no CUDA device"; then
   fail "GPU tests were skipped on a GPU runner: no usable CUDA device"
 fi
+
+# The dispatch against its baselines on shapes nobody tuned (docs/dispatch.md, "Holdout"): 20
+# shapes per op drawn from configs/distributions, a new draw each run (HOLDOUT_SEED, the run's
+# number on the hosted CI). Exit 3 when a shape is slower than its baseline beyond noise.
+step "holdout: the dispatch against its baselines on random shapes"
+for op in softmax gemm conv2d; do
+  python3 scripts/holdout.py run "$BUILD_DIR" "configs/distributions/$op.yaml" --n 20 \
+    --seed "${HOLDOUT_SEED:-${GITHUB_RUN_NUMBER:-1}}" --no-torch --json "$BUILD_DIR/holdout-$op.json" |
+    tail -6
+done
 
 step "compatibility matrix"
 ci/jobs/compat-matrix.sh "$BUILD_DIR"
