@@ -40,6 +40,8 @@ TEST(yaml_guard, commas_inside_scalars_flows_quotes_comments_and_block_scalars_p
   EXPECT_EQ(place("k: >-\n  , a\n"), "none");
   EXPECT_EQ(place("constraints:\n  - \"vec * threads >= cols\"\n"), "none");
   EXPECT_EQ(place(""), "none");
+  EXPECT_EQ(place("k: \"a\\"), "none");  // a quote left open by an escape at the end (a fuzz finding)
+  EXPECT_EQ(place("k: \"a\\\n, b\"\n"), "none");
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ std::optional<yaml_hazard> find_yaml_hazard(std::string_view text) {
     for (; i < s.size(); last = s[i], ++i) {
       const char c = s[i];
       if (quote == '"') {
-        if (c == '\\') ++i;
+        if (c == '\\' && i + 1 < s.size()) ++i;  // an escape; at the line's end it escapes the break
         else if (c == '"') quote = 0;
         continue;
       }
