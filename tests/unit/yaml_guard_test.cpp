@@ -21,6 +21,7 @@ TEST(yaml_guard, a_comma_that_starts_a_value_is_found) {
   EXPECT_EQ(place("- a\n, b\n"), "2:1");
   EXPECT_EQ(place("&x , a\n"), "1:4");
   EXPECT_EQ(place("!t , a\n"), "1:4");
+  EXPECT_EQ(place("&g, "), "1:3");  // an anchor's name ends at the ',' (a fuzz finding)
   EXPECT_EQ(place("--- , a\n"), "1:5");
   EXPECT_EQ(place("a: 1\n---\n, b\n"), "3:1");
   EXPECT_EQ(place("k: , a\n"), "1:4");

@@ -20,8 +20,9 @@ std::size_t value_start(std::string_view s, std::size_t i) {
       i += 3;
     } else if ((s[i] == '-' || s[i] == '?' || s[i] == ':') && ends_token(s, i + 1)) {
       ++i;
-    } else if (s[i] == '&' || s[i] == '!') {
-      while (i < s.size() && !blank(s[i])) ++i;
+    } else if (s[i] == '&' || s[i] == '!') {  // a name ends at a blank or a flow indicator
+      ++i;
+      while (i < s.size() && !blank(s[i]) && std::string_view(",[]{}").find(s[i]) == std::string_view::npos) ++i;
     } else {
       return i;
     }
