@@ -75,6 +75,24 @@ TEST(fuzz_findings, sweep_comma_that_starts_a_value) {
                          ":1:1: a value cannot start with ',' outside [ ] or { } (quote it)\n");
 }
 
+// yaml-cpp 0.7 looped the same way on text after a node that ended on its line when a complex key
+// (`?`) came later (minimal form `""l` then `?`): the fuzzer's 314-byte file held 2.8 GB before
+// it stopped, and CI's fuzz run hung in libFuzzer's out-of-memory report.
+TEST(fuzz_findings, sweep_text_after_a_closing_quote) {
+  const auto v = validate("spec/text_after_a_closing_quote.yaml");
+  EXPECT_EQ(v.r.code, 1);
+  EXPECT_EQ(v.r.out, "cuop-tune: error: " + v.file +
+                         ":39:2: unexpected text after a closing quote, ']' or '}' (only ':' or a comment may follow)\n");
+}
+
+// The same after a flow collection: `[],` (the minimal form of this 5-kB file).
+TEST(fuzz_findings, sweep_comma_after_a_closed_flow) {
+  const auto v = validate("spec/comma_after_a_closed_flow.yaml");
+  EXPECT_EQ(v.r.code, 1);
+  EXPECT_EQ(v.r.out, "cuop-tune: error: " + v.file +
+                         ":5:32: unexpected text after a closing quote, ']' or '}' (only ':' or a comment may follow)\n");
+}
+
 // The same root for gemm, without a crash: m = 2^32 + 1 was accepted ("ok") and would have been
 // measured as m = 1.
 TEST(fuzz_findings, sweep_gemm_m_of_2_pow_32_plus_1) {

@@ -62,28 +62,42 @@ std::optional<yaml_hazard> find_yaml_hazard(std::string_view text) {
     if (quote == 0 && flow == 0) {
       if (auto h = check(0)) return h;
     }
-    char last = ' ';  // the character before s[i]
+    char last = ' ';      // the character before s[i]
+    bool closed = false;  // a quoted scalar or a flow collection ended on this line, outside flows
+    // Where a value may start: a quote there opens a quoted scalar; elsewhere (inside a plain
+    // scalar such as `it's "so"`) it is text.
+    std::size_t value_at = quote == 0 ? value_start(s, 0) : s.size();
     for (; i < s.size(); last = s[i], ++i) {
       const char c = s[i];
       if (quote == '"') {
         if (c == '\\' && i + 1 < s.size()) ++i;  // an escape; at the line's end it escapes the break
-        else if (c == '"') quote = 0;
+        else if (c == '"') quote = 0, closed = flow == 0;
         continue;
       }
       if (quote == '\'') {
         if (c == '\'' && i + 1 < s.size() && s[i + 1] == '\'') ++i;
-        else if (c == '\'') quote = 0;
+        else if (c == '\'') quote = 0, closed = flow == 0;
         continue;
       }
       if (c == '#' && blank(last)) break;  // a comment
-      if ((c == '"' || c == '\'') && (blank(last) || last == '[' || last == '{' || last == ',' || last == ':')) {
+      if (closed && !blank(c)) {
+        if (c != ':' || !ends_token(s, i + 1))
+          return yaml_hazard{static_cast<int>(n + 1), static_cast<int>(i + 1),
+                             "unexpected text after a closing quote, ']' or '}' (only ':' or a comment may follow)"};
+        closed = false;
+      }
+      if ((c == '"' || c == '\'') && i == value_at) {
         quote = c;
-      } else if (c == '[' || c == '{') {
+      } else if ((c == '[' || c == '{') && (flow > 0 || i == value_at)) {  // else text: `a[1]`
         ++flow;
+        value_at = value_start(s, i + 1);
       } else if ((c == ']' || c == '}') && flow > 0) {
-        --flow;
+        closed = --flow == 0;
+      } else if (flow > 0 && (c == ',' || (c == ':' && ends_token(s, i + 1)))) {
+        value_at = value_start(s, i + 1);
       } else if (flow == 0 && c == ':' && ends_token(s, i + 1)) {
         if (auto h = check(i + 1)) return h;
+        value_at = value_start(s, i + 1);
       } else if (flow == 0 && (c == '|' || c == '>') && blank(last)) {
         // A block scalar's header ("|", ">-", "|2"): the lines after it are text.
         std::size_t j = i + 1;
