@@ -1,7 +1,7 @@
-// Timing shared by the device probes (ci/gpu/probes/*.cu): CUDA events around one launch, each
-// after the library's L2 flush (reference::read_sweep over a buffer several times the L2, as the
-// tuner's own samples are taken), the median of the samples kept. A probe that includes this links
-// kernels/src/reference/read_sweep.cu and read_floor.cu.
+// Timing shared by the lab's probes (lab/*/*.cu): CUDA events around one launch, each after the
+// library's L2 flush (reference::read_sweep over a buffer several times the L2, as the tuner's own
+// samples are taken), the median of the samples kept. A probe that includes this links
+// cuop_kernels_core (lab/CMakeLists.txt).
 #pragma once
 
 #include <cuda_runtime.h>

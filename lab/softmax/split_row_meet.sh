@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Device probe of split_row with one block per (row, segment) (docs/softmax-h200.md):
-# ci/gpu/probes/split_row_meet.cu compiled by nvcc against copies of the headers, run
+# Lab probe of split_row with one block per (row, segment) (lab/JOURNAL.md, softmax):
+# lab/softmax/split_row_meet.cu compiled by nvcc against copies of the headers, run
 # alternately twice:
 #   tree        as in the working tree
 #   no-rescue   the fallback's rescue call removed (what its code costs the waiting path)
@@ -8,9 +8,9 @@
 #   NAME        for each NAME=DIR of $TREES: kernels/ taken from DIR (a copy of another version's
 #               kernels/, e.g. `git archive REV kernels | tar -x -C DIR`)
 # Usage, on the GPU machine from the repository root:
-#   [TREES="old=/tmp/old other=/tmp/other"] bash ci/gpu/probes/split_row_meet.sh
+#   [TREES="old=/tmp/old other=/tmp/other"] bash lab/softmax/split_row_meet.sh
 set -euo pipefail
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
 header=cuop/kernels/softmax/split_row.cuh
 variant() {  # $1 name, $2 directory holding kernels/, then sed expressions for the header
@@ -32,7 +32,7 @@ for t in ${TREES:-}; do
 done
 for v in "${variants[@]}"; do
   d=/tmp/probe-$v.d/kernels
-  nvcc -O3 -std=c++20 -arch=sm_90a -I"$d/include" -DCUOP_PROBE_VARIANT="\"$v\"" ci/gpu/probes/split_row_meet.cu \
+  nvcc -O3 -std=c++20 -arch=sm_90a -I"$d/include" -DCUOP_PROBE_VARIANT="\"$v\"" lab/softmax/split_row_meet.cu -Ilab/common \
     "$d/src/softmax/family.cpp" "$d/src/softmax/launch.cpp" "$d/src/reference/read_sweep.cu" "$d/src/reference/read_floor.cu" \
     -Xptxas -v -o "/tmp/probe-$v" 2>&1 | grep -A3 "Compiling entry.*split_row" | grep -E "Compiling|Used|spill" |
     sed -E 's/.*split_row(I[^ ]*)EEEEv.*/\1/; s/ptxas info *: //; s/, used [0-9]+ barriers.*//' | paste - - - | sed "s/^/$v: /" &

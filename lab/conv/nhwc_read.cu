@@ -1,4 +1,4 @@
-// Device probe: how fast the input of a depthwise layer can be read when each block owns a slice
+// Lab probe: how fast the input of a depthwise layer can be read when each block owns a slice
 // of the channels (stage 3 reads 64 of each pixel's 1024 bytes on 32x28x28x512). A block reads its
 // W-byte slice of a run of pixels of one image (all 784 at W = 64, as stage 3's blocks; 784 / P
 // at wider W, so that there are 512 blocks whatever W, except 1024 blocks at W = 32), 16 bytes a

@@ -1,4 +1,4 @@
-// Device probe of the mma family's operand packing (kernels/src/gemm/pack.cu): times, with CUDA
+// Lab probe of the mma family's operand packing (kernels/src/gemm/pack.cu): times, with CUDA
 // events after a 240 MB read flush, the pack launch alone, the kernel alone on packed operands,
 // the whole pack: 1 launch, and a second packing kernel (one launch per operand, one block row per
 // packed row, 32-bit index math) against which the library's is judged. Prints one line per shape.

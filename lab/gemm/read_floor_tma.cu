@@ -1,10 +1,12 @@
-// Device probe: is a TMA bulk-copy stream (cp.async.bulk, global -> shared, completed on an
+// Lab probe: is a TMA bulk-copy stream (cp.async.bulk, global -> shared, completed on an
 // mbarrier, one issuing thread per block) a faster way to read a decode GEMM's weights than the
 // 16-byte-load streams behind examples/gemm_bench's read floor (cuop::reference::read_stream)? And
 // how much of a single launch's time is the launch itself? For the weight sizes of the decode
 // shapes of configs/gemm.yaml it times, as gemm_bench does (L2 flushed by a read, CUDA events
 // around one launch, median of 15), an empty kernel, the fastest read_stream shape and the fastest
 // bulk-copy stream (1 or 2 blocks per SM, 8 to 32 KiB chunks, 2 to 8 in flight per block).
+// The mbarriers are the library's (common/tma.cuh); the 1-D bulk copy has no library counterpart.
+// Usage: read_floor_tma. The results page is docs/gemm-h200.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,10 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "cuop/kernels/common/tma.cuh"
 #include "cuop/reference/memory.hpp"
 #include "probe_timing.hpp"
 
 namespace ref = cuop::reference;
+namespace cm = cuop::kernels::common;
 
 __global__ void empty_kernel() {}
 
@@ -26,9 +30,8 @@ __global__ void bulk_stream(const unsigned char* data, unsigned long long bytes,
   extern __shared__ __align__(128) unsigned char smem[];
   unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + static_cast<size_t>(stages) * chunk);
   if (threadIdx.x != 0) return;
-  for (int s = 0; s < stages; ++s)
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(bars + s)));
-  asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+  for (int s = 0; s < stages; ++s) cm::mbarrier_init(smem_u32(bars + s));
+  cm::mbarrier_init_fence();
   const unsigned long long per = (bytes / gridDim.x + chunk - 1) / chunk * chunk;
   const unsigned long long start = blockIdx.x * per;
   const unsigned long long end = start + per < bytes ? start + per : bytes;
@@ -48,10 +51,7 @@ __global__ void bulk_stream(const unsigned char* data, unsigned long long bytes,
   for (long long i = 0; i < n; ++i) {
     const int s = static_cast<int>(i % stages);
     const unsigned parity = static_cast<unsigned>((i / stages) & 1);
-    unsigned done = 0;
-    while (!done)
-      asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-                   : "=r"(done) : "r"(smem_u32(bars + s)), "r"(parity) : "memory");
+    cm::mbarrier_wait(smem_u32(bars + s), parity);
     acc ^= *reinterpret_cast<const volatile unsigned*>(smem + static_cast<size_t>(s) * chunk);
     if (i + stages < n) issue(i + stages);
   }

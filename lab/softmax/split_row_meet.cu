@@ -1,5 +1,5 @@
-// Timing probe, not part of the build (ci/gpu/probes/split_row_meet.sh compiles it against header
-// variants): split_row with one block per (row, segment) on 256x262144 f32, block_row on 1024x65536 (the same bytes, no
+// Lab probe (lab/softmax/split_row_meet.sh compiles it against header variants; the lab's CMake
+// build compiles it against the tree): split_row with one block per (row, segment) on 256x262144 f32, block_row on 1024x65536 (the same bytes, no
 // meet) and a device copy of them, CUDA events around single launches after a 256 MB read flush,
 // median of 30. Prints "== <variant>" (CUOP_PROBE_VARIANT) and a line per kernel.
 #include <cuda_runtime.h>

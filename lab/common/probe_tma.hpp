@@ -1,6 +1,6 @@
-// Tensor maps for the depthwise probes that move NHWC tiles with TMA (dw_direct.cu, dw_s4store.cu):
-// cuTensorMapEncodeTiled from the driver the runtime loaded, and an NHWC tensor as a 4-D map.
-// Include after depthwise_probe.hpp (struct layer), once per binary.
+// Tensor maps of boxes the library does not make (lab/conv/dw_seg.cu's copy schedules: boxes of
+// 16, 32 or 64 channels of any tile): cuTensorMapEncodeTiled from the driver the runtime loaded, and
+// an NHWC tensor as a 4-D map. Include after depthwise_layers.hpp (struct layer), once per binary.
 #pragma once
 
 #include <cuda.h>

@@ -1,4 +1,4 @@
-// Device probe: what stage 4's per-call tensor map costs the host. kc::launch(config, ...) encodes
+// Lab probe: what stage 4's per-call tensor map costs the host. kc::launch(config, ...) encodes
 // x's map (kc::make_tma_input, the driver's cuTensorMapEncodeTiled) on every call. This times, on
 // the host, for the dispatched stage 4 configurations of the 7x7 NHWC layers:
 //   encode    make_tma_input alone, the median of batches of 1000 calls, per call;
@@ -6,7 +6,7 @@
 //             of one that takes (conv_args, __grid_constant__ tma_input) as stage 4's, map made
 //             per call as kc::launch makes it: the median of batches of 200 enqueues (the stream
 //             drained between batches, so the queue never blocks), per call.
-// Usage, on the GPU machine: bash ci/gpu/probes/tma_encode.sh
+// Usage: tma_encode. docs/conv.md (stage 4) cites what it found.
 #include <cuda_runtime.h>
 
 #include <algorithm>
