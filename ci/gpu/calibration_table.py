@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The gate's detection table from the injection runs of ci/gpu/h200-engine.sh (inject phase).
+"""The gate's detection table from the injection runs of `ci/gpu/run.sh gate-inject`.
 
 Reads inject-<mode>-<permille>-<rep>.json (gate reports) in the folder given and prints, per mode
 (abba, base), injected extra work and problem: how many repetitions gave each verdict, the mean

@@ -75,8 +75,8 @@ TEST(conv_targets, tensor_core_stages_compile_for_every_target) {
   // Stage 5 (segments of ph rows; 7x7, 16 or 32 channels a block): ptxas takes up to 255
   // registers at ph 7 (8 warps an SM) and 168 at ph 4 (12), and may spill a few bytes at ph 4.
   // At ph 7 on sm_90a it must not spill: the spills came with an A-fragment copy before every MMA
-  // in NVRTC's builds, 7-23% slower on the H200 (docs/conv-h200.md, "Stage 5 with 32 channels a
-  // block"). sm_100a's builds (not measured on a GPU) may spill.
+  // in NVRTC's builds, 7-23% slower on the H200 (lab/JOURNAL.md,
+  // depthwise). sm_100a's builds (not measured on a GPU) may spill.
   auto seg = [&](dtype t, int block_c, int tile_h, int tile_w, int ph) {
     auto c = cfg(t, nhwc, 7, 1, 8, block_c, tile_h, tile_w, ph, 1, 5);
     c.cvecs = 4;

@@ -62,7 +62,7 @@ fitted fit(std::vector<anchor> anchors, detail::choice_params params = default_p
 // log(baseline / candidate) of their medians where the candidate's 95% interval lies entirely
 // below the baseline's; otherwise no gain (0, or the loss where its median is slower). With the
 // margin, a candidate wins at an anchor only where the data tell it from the baseline and it is
-// more than 2% faster (emit's former tie rule, docs/gemm-h200.md: closer wins did not hold).
+// more than 2% faster (emit's former tie rule: closer wins did not hold side by side, lab/JOURNAL.md).
 double conservative_log_speedup(const emit::result_trial& baseline, const emit::result_trial& candidate);
 
 }  // namespace cuop::model

@@ -45,8 +45,8 @@ long long resident_blocks(const device_limits& dev, int threads) {
 
 // Clusters that a launch can keep resident: the occupancy calculator's count when known, else
 // unbounded (one cluster per row). Not estimated from the SM count: a cluster must fit in one GPC,
-// so fragmentation leaves fewer than blocks / cluster (on an H200 with one block per SM, 30
-// clusters of 4, not 33), and a persistent grid only a few clusters too large runs those clusters,
+// so fragmentation leaves fewer than blocks / cluster (with one block per SM, clusters of 4 cannot
+// cover every SM when a GPC's SMs are not a multiple of 4), and a persistent grid only a few clusters too large runs those clusters,
 // with all their rows, after the others have finished; one cluster per row lets the hardware
 // schedule clusters as they fit, at the cost of the next-row prefetch.
 long long resident_clusters(const device_limits& dev) {

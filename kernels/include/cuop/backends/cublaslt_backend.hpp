@@ -93,8 +93,8 @@ struct lt_enumerate_options {
   // Explicit cluster shapes (every cublasLtClusterShape_t value besides auto) are probed only
   // when the device launches thread block clusters (sm_90 and later).
   bool cluster_shapes = true;
-  // Upper bound on cublasLtMatmulAlgoCheck calls of one enumeration (about a microsecond each on
-  // a current CPU; a bf16 problem on an H200 takes some 2e5-3e5 of them, most for clusters).
+  // Upper bound on cublasLtMatmulAlgoCheck calls of one enumeration: several times what one bf16
+  // problem takes (most of them for clusters), so it stops only a runaway enumeration.
   long long max_checks = 2'000'000;
 };
 

@@ -11,8 +11,8 @@
 // The block keeps, per (channel, tap row, chunk), the nine tap pairs P[p] = (tap p, tap p + 1),
 // p = -1..7 (zero outside the chunk and the filter): low = P[d] for d >= -1, high = P[d + 8] for
 // d <= -1, so a lane takes both with one 32-bit load (two when d = -1 and the chunk has a tap 7).
-// Building them from the raw filter instead (four halfword loads and their bounds tests a tap row)
-// cost 12-17% of the MMA phase (docs/conv-h200.md).
+// Building them from the raw filter in the loop instead (four halfword loads and their bounds tests
+// a tap row) costs the MMA phase more than the table's loads do.
 //
 // Tap rows go in pairs: the MMA's k 0-7 are a 16-byte unit of input columns (rows y..y+15) at tap
 // row r, and k 8-15 the same unit at tap row r + 1. One ldmatrix.x4 (lanes 0-15 address the
@@ -21,9 +21,8 @@
 // previous block against their high taps. Each unit is read once per tap row and row group
 // (xblocks + chunks units, not 2 x xblocks x chunks), and no register moves pair units into the
 // aligned quads an MMA takes, which pairing adjacent units of one tap row (the first version of
-// this kernel) needed: 16 moves per 8 MMAs. On the H200 the pairs made the dispatched kernels
-// 2-6% faster on the 7x7 layers and 13% on 31x31 (docs/conv-h200.md). An odd R's last tap row
-// runs as m16n8k8 pairs: two per column block, one per unit.
+// this kernel) needed: two moves per MMA. An odd R's last tap row runs as m16n8k8 pairs: two per
+// column block, one per unit.
 //
 //   grid   as every depthwise stage (kernels/src/conv/family.cpp): x output tiles, y channel
 //          groups of BLOCK_C, z images
@@ -440,8 +439,8 @@ struct depthwise_mma {
   // smaller). The threads gather the taps while it is in flight, then each moves its share of the
   // raw patch into registers, a barrier, and writes it out as planes (the transposes of stage 3,
   // from shared memory instead of global). No global load of x goes through the threads. Then
-  // stage 3's MMAs and stores. On the H200 it won 16x64x64x384 7x7 (48.1 us against stage 3's
-  // best 54.7 in the sweep) and was no faster on the 28x28 and 56x56 layers (docs/conv-h200.md).
+  // stage 3's MMAs and stores. What it saves is the threads' load latency, so it pays on tall
+  // patches of few channels and ties stage 3 elsewhere; the sweep decides per layer.
   // Shared memory: stage 3's, then the copy's mbarrier at the next 128 bytes.
   static constexpr int raw_row_bytes = patch_w * BLOCK_C * 2;
   static constexpr int raw_bytes = patch_h * raw_row_bytes;
@@ -489,7 +488,7 @@ struct depthwise_mma {
     if (tma) common::mbarrier_wait(bar, 0);
 #endif
     // A valid map implies 16-byte accesses everywhere (make_tma_input): that path is compiled
-    // with them known, as the probe that measured it was.
+    // with them known.
     if (tma) {
       tile_t v = t;
       v.vec_ok = true;

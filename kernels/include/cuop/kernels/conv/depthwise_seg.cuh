@@ -21,13 +21,11 @@
 // odd row pitch): a warp's 8-byte reads of one quad meet 2-way bank conflicts, the least for one
 // quarter or eighth of each pixel. With L even every segment starts at an even pixel phase and only
 // half the banks would be met, so a lane of an odd segment reads its pairs' two pixels in the other
-// order (16x64x64x384, L 4, on the H200: 43.9 to 41.8 us, ci/gpu/probes/dw_seg.cu).
+// order.
 //
-// BLOCK_C 32 moves each pixel's 64 bytes in one request where 16 channels take two of 32: stage 5
-// with 16 channels was bound by the L2's tag lookups (75-84% busy, its sectors 30%, Nsight Compute
-// on the H200), and the same copies alone took 22.4-22.9 us in boxes of 16 channels and 15.9-16.9
-// in boxes of 32 on 32x56x56x128 (41.1-41.4 against 28.4-29.0 on 16x64x64x384; the probe's copy
-// schedule).
+// BLOCK_C 32 moves each pixel's 64 bytes in one L2 request where 16 channels take two of 32: with
+// 16 channels the copies are bound by the L2's tag lookups rather than its bandwidth, and 32
+// channels halve them (the copy floors of docs/conv-h200.md, lab/conv/dw_seg.cu).
 //
 //   grid   persistent: block b takes tiles b, b + gridDim.x, ... (kernels/src/conv/family.cpp sizes
 //          it), a tile u being (channel group u % groups, output tile, image), so that blocks that
@@ -42,12 +40,12 @@
 // The next tile's box loads by one TMA copy into the other buffer while this tile computes; the
 // output (alpha and beta applied in f32, rounded to T once) goes into this tile's box once every
 // warp is done reading it, and out by one TMA store (outside the tensor: clipped, as the copy
-// zero-fills). There is no path without TMA in this kernel: with one, ptxas gave the TMA loop's
-// MMAs a fragment copy each, 3-17% slower (ci/gpu/probes/dw_seg.cu). How the A fragment's middle
-// pair reaches its two registers (compute) and 32-bit shared addresses throughout keep NVRTC's
-// build (the tuner's) as clean as nvcc's (the library's): 0 spills and 86 moves a tile at ph 7,
-// no moves at ph 4 (SASS of sm_90a, both compilers), where NVRTC's spilled 164 bytes and copied
-// the fragment before every MMA.
+// zero-fills). There is no path without TMA in this kernel: with one, even one never taken, ptxas
+// gives the TMA loop's MMAs a fragment copy each. How the A fragment's middle pair reaches its two
+// registers (compute) and 32-bit shared addresses throughout keep NVRTC's build (the tuner's) as
+// clean as nvcc's (the library's): no spills, and no fragment copy before the MMAs (the SASS of
+// sm_90a, both compilers; tests/unit/conv_targets_test.cpp checks the spills), where NVRTC's build
+// otherwise spilled and copied the fragment before every MMA.
 //
 // Accepted by nvcc and NVRTC alike: no host standard headers.
 #pragma once
@@ -137,7 +135,7 @@ struct depthwise_seg {
   // Input row i's words and taps are loaded one row ahead; the loads and MMAs are volatile asm, so
   // that this order (the next row's loads, then this row's math) holds. box and pc (the lane's tap
   // pairs) are shared-memory addresses: 32-bit arithmetic (NVRTC kept generic 64-bit addresses
-  // otherwise, and its build spilled 164 bytes where nvcc's spilled none). swap: the lane reads
+  // otherwise, and its build spilled where nvcc's did not). swap: the lane reads
   // pixel p + 1 of each pair first (odd segments of an even L).
   static __device__ __forceinline__ void compute(unsigned box, int row0, int a_col, int quad, unsigned pc,
                                                  bool low, bool swap, float (&acc)[4][L][4]) {
@@ -207,7 +205,7 @@ struct depthwise_seg {
   // order of e alternates with g's parity so that a quarter warp's two rows meet different banks.
   // alpha and beta in f32 when they are not 1 and 0 (y read where it lies, inside the output).
   // Rows and slots are whole swizzle periods (8 pixels) apart, so two swizzled addresses a lane
-  // serve every store (computed per store, ptxas kept 28 and spilled them).
+  // serve every store (computed per store, ptxas kept them all and spilled them).
   static __device__ __forceinline__ void epilogue(const conv_args& a, const tile_t& t, unsigned out, int row0,
                                                   int col, int quad, int g, const float (&acc)[4][L][4]) {
     const bool odd = g & 1, plain = a.alpha == 1.f && a.beta == 0.f;
@@ -302,9 +300,8 @@ struct depthwise_seg {
         __syncthreads();  // every warp is done with the last group's pairs
         build_pairs(a, tl.c0, smem, tid);
       }
-      // The next tile's box, once the last store has read the other buffer. (Issued after this
-      // tile's box had landed, the second box of each block gained nothing with 16 channels and
-      // cost 1-2% with 32: ci/gpu/probes/dw_seg.cu, `late`.)
+      // The next tile's box, once the last store has read the other buffer. (Issuing each block's
+      // second box only after its first has landed gains nothing: lab/JOURNAL.md.)
       if (tid == 0 && u + stride < total) {
         common::tma_store_wait_read();
         issue(u + stride, s ^ 1);

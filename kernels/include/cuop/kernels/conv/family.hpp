@@ -72,8 +72,8 @@ struct launch_plan {
 //            (depthwise_mma.cuh); 4: stage 3 with the patch brought in by one TMA copy (sm_90 and
 //            newer; its entry takes a tma_input, launch.hpp); 5: tensor cores with each input
 //            row's A fragments kept across tap rows, persistent, through TMA (depthwise_seg.cuh;
-//            sm_90 and newer, a tma_input too): ph is the segment's rows, and vec 8, cvecs 4,
-//            block_c 16, pw 1 are fixed
+//            sm_90 and newer, a tma_input too): ph is the segment's rows, block_c 16 or 32,
+//            and vec 8, cvecs 4, pw 1 are fixed
 struct depthwise_config {
   dtype t = dtype::f16;
   layout lay = layout::nhwc;

@@ -124,7 +124,7 @@ struct split_row {
   // Takes claim j for this launch; true unless it was taken already. A claim is the second word
   // of a 16-byte cell, where every layout of this workspace keeps tags or zeros: it never holds
   // this launch's tag before this launch writes it (see split_workspace.hpp). A 32-bit atomic:
-  // the 64-bit {tag, tag} tried instead cost 2 us of 146 on 256x262144 f32 (H200).
+  // the exchange's width, not where it is issued, is what a wider claim costs (lab/JOURNAL.md).
   static __device__ __forceinline__ bool claim(const group_t& g, int j) {
     return atomicExch(claims(g) + 4 * j + 1, g.tag) != g.tag;
   }
@@ -296,8 +296,8 @@ struct split_row {
   // the epoch before they arrive here: the arrival is a release) and resets the counter.
   // A PERSISTENT 0 block arrives as soon as its meet is done, before its output stores: it touches
   // the workspace no more, and its release fence then waits for few outstanding writes. Arriving
-  // after the stores kept every block resident until thread 0's stores had drained (on the H200,
-  // 0-0.7% of 256x262144 f32 with two blocks per SM, 4.7% with one).
+  // after the stores would keep every block resident, its SM slot taken, until thread 0's stores
+  // had drained; that costs most where one block fills an SM.
   static __device__ __forceinline__ void finish(const group_t& g, unsigned epoch, long long iterations) {
     if (threadIdx.x == 0) {
       if (detail::atom_add_acq_rel(g.header + 1, 1) == gridDim.x - 1) {
