@@ -2,17 +2,22 @@
 # Installs the Debian packages cuop-tune builds against (DESIGN.md, Dependencies). The CUDA 13
 # toolkit and cuDNN 9 must already be present (/usr/local/cuda). Idempotent; quiet when done.
 # --fuzz: also clang and its compiler runtime (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
+# --lint: also clang-format and clang-tidy for scripts/format.sh and scripts/tidy.sh.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config git libyaml-cpp-dev libsqlite3-dev libcli11-dev
           nlohmann-json3-dev libfmt-dev libmuparser-dev libgtest-dev libbenchmark-dev
           python3 python3-yaml)  # python3: the CI scripts and their tests (ci/, docs/ci.md)
-if [[ "${1:-}" == --fuzz ]]; then
-  packages+=(clang libclang-rt-dev)  # Debian's default clang; libclang-rt-dev: libFuzzer, sanitizers
-elif [[ $# -gt 0 ]]; then
-  echo "install-deps: error: unknown option \"$1\" (only --fuzz)" >&2
-  exit 2
-fi
+for option in "$@"; do
+  case "$option" in
+    --fuzz) packages+=(clang libclang-rt-dev) ;;  # Debian's default clang; libclang-rt-dev: libFuzzer, sanitizers
+    --lint) packages+=(clang-format clang-tidy) ;;
+    *)
+      echo "install-deps: error: unknown option \"$option\" (--fuzz, --lint)" >&2
+      exit 2
+      ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -24,12 +24,13 @@ cache_value() {  # build_dir name
   sed -n "s/^$2:[A-Z]*=//p" "$1/CMakeCache.txt"
 }
 
-# Configures $BUILD_DIR for $ARCH_SET and $BUILD_TYPE (again when it was configured otherwise).
+# Configures $BUILD_DIR for $ARCH_SET and $BUILD_TYPE (again when it was configured otherwise),
+# with compiler warnings as errors, as every CI build is.
 configure() {
   local archs
   archs=$(matrix archs "$ARCH_SET")
   step "configure $BUILD_DIR: arch set $ARCH_SET (CMAKE_CUDA_ARCHITECTURES=$archs), $BUILD_TYPE"
   # shellcheck disable=SC2086
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCUOP_WARNINGS_AS_ERRORS=ON \
         -DCMAKE_CUDA_ARCHITECTURES="$archs" ${CUOP_CMAKE_ARGS:-} >/dev/null
 }

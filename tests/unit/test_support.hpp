@@ -63,7 +63,9 @@ void expect_builds_everywhere(const std::string& name, Build&& build, bool no_sp
     ASSERT_EQ(r.status, compile::build_status::ok) << r.message;
     EXPECT_GT(r.usage.registers, 0);
     EXPECT_LE(r.usage.registers, 255);
-    if (no_spills) EXPECT_EQ(r.usage.spill_stores, 0);
+    if (no_spills) {
+      EXPECT_EQ(r.usage.spill_stores, 0);
+    }
   }
 }
 

@@ -34,8 +34,6 @@ struct entry {
   std::string provenance;
 };
 
-bool is_library(const result_trial& t) { return t.family == ops::cudnn_family || t.family == ops::fft_family; }
-
 // "conv2d_f16_cudnn_<id>" -> "<id>" ("heuristic" for the heuristic's first plan);
 // "conv2d_f32_fft_..." -> "fft_...". Results files are validated: the prefixes hold.
 std::string library_id(const result_trial& t) {

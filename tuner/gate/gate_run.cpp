@@ -307,7 +307,7 @@ comparison run_gate(const gate_options& o) {
              dev.name, dev.sm_count, dev.driver);
 
   gate_context g{o, o.specs, {problems.begin(), problems.end()}, self, other,
-                 gate_files(o.db, o.keep_db), {}};
+                 gate_files(o.db, o.keep_db), {}, {}};
   gate_notes notes;
   notes.max_retries = o.retries;
   const bool abba = !o.against.empty();

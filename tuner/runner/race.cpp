@@ -26,7 +26,11 @@ struct runner_state {
 void run_race(std::vector<race_contender> field, const spec::measure_settings& settings,
               const race_callbacks& cb) {
   std::vector<runner_state> all;
-  for (auto& c : field) all.push_back({std::move(c)});
+  for (auto& c : field) {
+    runner_state s;
+    s.c = std::move(c);
+    all.push_back(std::move(s));
+  }
 
   // One round of `s`; false when it failed (then stored with its failure).
   const auto measure = [&](runner_state& s) {
