@@ -7,6 +7,10 @@ option(CUOP_WARNINGS_AS_ERRORS "Treat compiler warnings as errors (CI)" OFF)
 add_compile_options(
   "$<$<COMPILE_LANGUAGE:CXX>:-Wall;-Wextra;-Wpedantic>"
   "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>")
+# Aggregates are filled in part on purpose (the members left out have default initializers), so
+# -Wextra's missing-field-initializers is off.
+add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Wno-missing-field-initializers>"
+                    "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wno-missing-field-initializers>")
 # GCC 12 and 13 report -Wrestrict inside libstdc++'s own string concatenation when optimizing
 # (GCC bug 105329, a false positive on `std::string + "..."`): off for those compilers only.
 # nvcc's host compiler is taken to be the C++ compiler (CMake's default).

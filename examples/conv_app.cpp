@@ -16,8 +16,8 @@ int main() {
     std::fprintf(stderr, "conv_app: no CUDA device: nothing to run\n");
     return 77;
   }
-  kc::conv_shape depthwise{.n = 32, .c = 512, .h = 28, .w = 28, .k = 512, .r = 7, .s = 7, .pad_h = 3, .pad_w = 3,
-                           .groups = 512};
+  kc::conv_shape depthwise{
+      .n = 32, .c = 512, .h = 28, .w = 28, .k = 512, .r = 7, .s = 7, .pad_h = 3, .pad_w = 3, .groups = 512};
   kc::conv_shape dense{.n = 32, .c = 64, .h = 56, .w = 56, .k = 64, .r = 3, .s = 3, .pad_h = 1, .pad_w = 1};
   int failures = 0;
   for (const auto& sh : {depthwise, dense}) {
@@ -42,13 +42,12 @@ int main() {
     cuop::conv2d_which(p, c);
     const bool ok = s == cuop::status::success && cmp.bad == 0 && cmp.nan_count == 0;
     if (s != cuop::status::success)  // the library's status, e.g. no code for this GPU
-      std::printf("conv2d %dx%dx%dx%d k%d %dx%d groups %d f16 nhwc: failed: %s\n", sh.n, sh.h, sh.w, sh.c,
-                  sh.k, sh.r, sh.s, sh.groups, cuop::to_string(s));
+      std::printf("conv2d %dx%dx%dx%d k%d %dx%d groups %d f16 nhwc: failed: %s\n", sh.n, sh.h, sh.w, sh.c, sh.k, sh.r,
+                  sh.s, sh.groups, cuop::to_string(s));
     else
-      std::printf("conv2d %dx%dx%dx%d k%d %dx%d groups %d f16 nhwc: %s via %s (%s, %s), max abs error %.3g: %s\n",
-                  sh.n, sh.h, sh.w, sh.c, sh.k, sh.r, sh.s, sh.groups, cuop::to_string(s),
-                  c.instance ? c.instance : "?", c.kind ? c.kind : "?", c.source ? c.source : "?",
-                  cmp.max_abs_err, ok ? "correct" : "WRONG");
+      std::printf("conv2d %dx%dx%dx%d k%d %dx%d groups %d f16 nhwc: %s via %s (%s, %s), max abs error %.3g: %s\n", sh.n,
+                  sh.h, sh.w, sh.c, sh.k, sh.r, sh.s, sh.groups, cuop::to_string(s), c.instance ? c.instance : "?",
+                  c.kind ? c.kind : "?", c.source ? c.source : "?", cmp.max_abs_err, ok ? "correct" : "WRONG");
     failures += ok ? 0 : 1;
     cudaFree(x);
     cudaFree(w);

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "cuop/conv.hpp"
 #include "cuop/reference/conv_reference.hpp"
-#include "cuop/reference/gemm_reference.hpp"  // compare_gemm
+#include "cuop/reference/gemm_reference.hpp"     // compare_gemm
 #include "cuop/reference/softmax_reference.hpp"  // fill_random, fill_nan
-#include "bench_support.hpp"
 #if CUOP_HAVE_CUDNN
 #include "cuop/backends/cudnn_backend.hpp"
 #endif
@@ -201,10 +201,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     benchmark::RegisterBenchmark(("cuop_conv2d/" + text).c_str(), bm_cuop, s)
-        ->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(0.2);
 #if CUOP_HAVE_CUDNN
     benchmark::RegisterBenchmark(("cudnn_heuristic/" + text).c_str(), bm_cudnn, s)
-        ->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(0.2);
 #endif
   }
   int n = static_cast<int>(rest.size());

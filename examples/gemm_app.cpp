@@ -39,9 +39,9 @@ int main() {
     if (s != cuop::status::success)  // the library's status, e.g. no code for this GPU
       std::printf("gemm %dx%dx%d bf16: failed: %s\n", p.m, p.n, p.k, cuop::to_string(s));
     else
-      std::printf("gemm %dx%dx%d bf16: %s via %s (%s, %s), max abs error %.3g: %s\n", p.m, p.n, p.k,
-                  cuop::to_string(s), c.instance ? c.instance : "?", c.kind ? c.kind : "?",
-                  c.source ? c.source : "?", cmp.max_abs_err, ok ? "correct" : "WRONG");
+      std::printf("gemm %dx%dx%d bf16: %s via %s (%s, %s), max abs error %.3g: %s\n", p.m, p.n, p.k, cuop::to_string(s),
+                  c.instance ? c.instance : "?", c.kind ? c.kind : "?", c.source ? c.source : "?", cmp.max_abs_err,
+                  ok ? "correct" : "WRONG");
     failures += ok ? 0 : 1;
     cudaFree(a);
     cudaFree(b);

@@ -20,11 +20,11 @@
 #include <tuple>
 #include <vector>
 
-#include "cuop/gemm.hpp"
+#include "bench_support.hpp"
 #include "cuop/backends/cublaslt_backend.hpp"
+#include "cuop/gemm.hpp"
 #include "cuop/reference/gemm_reference.hpp"
 #include "cuop/reference/memory.hpp"
-#include "bench_support.hpp"
 
 namespace {
 
@@ -63,8 +63,8 @@ problem& problem_for(const shape& s) {
   cudaMalloc(reinterpret_cast<void**>(&p->ref), static_cast<std::size_t>(s.m) * s.n * sizeof(float));
   cuop::reference::fill_random(s.type, p->a, static_cast<long long>(s.m) * s.k, 11, -1.f, 1.f, g_stream);
   cuop::reference::fill_random(s.type, p->b, static_cast<long long>(s.n) * s.k, 12, -1.f, 1.f, g_stream);
-  cuop::reference::gemm_reference(s.type, s.type, true, p->a, s.k, p->b, s.k, nullptr, s.n, s.m, s.n,
-                                  s.k, 1.f, 0.f, p->ref, g_stream);
+  cuop::reference::gemm_reference(s.type, s.type, true, p->a, s.k, p->b, s.k, nullptr, s.n, s.m, s.n, s.k, 1.f, 0.f,
+                                  p->ref, g_stream);
   cudaStreamSynchronize(g_stream);
   return *p;
 }
@@ -86,8 +86,7 @@ bool verify(problem& p, const std::function<cudaError_t(cudaStream_t)>& launch, 
   return true;
 }
 
-void time_it(benchmark::State& state, const shape& s,
-             const std::function<cudaError_t(cudaStream_t)>& launch) {
+void time_it(benchmark::State& state, const shape& s, const std::function<cudaError_t(cudaStream_t)>& launch) {
   cuop::bench::time_cold(state, launch, *g_flusher, g_stream);
   state.counters["TFLOPs"] = cuop::bench::per_second(2.0 * s.m * s.n * static_cast<double>(s.k) / 1e12);
   state.counters["B_TBps"] = cuop::bench::per_second(static_cast<double>(s.n) * s.k * cuop::size_of(s.type) / 1e12);
@@ -122,7 +121,8 @@ void bm_cublaslt(benchmark::State& state, shape s) {
     return h;
   }();
   cuop::backends::lt_gemm lt;
-  const cuop::backends::lt_problem lp{s.type, s.type, cuop::kernels::gemm::b_layout::col, s.m, s.n, s.k, s.k, s.k, s.n, s.n};
+  const cuop::backends::lt_problem lp{s.type, s.type, cuop::kernels::gemm::b_layout::col, s.m, s.n, s.k, s.k, s.k,
+                                      s.n,    s.n};
   std::vector<cuop::backends::lt_config> configs;
   std::vector<cublasLtMatmulAlgo_t> algos;
   std::string why;
@@ -155,7 +155,8 @@ double median_cold_us(const std::function<cudaError_t(cudaStream_t)>& launch, in
   cudaEventCreate(&stop);
   for (int i = 0; i < 2; ++i) launch(g_stream);
   std::vector<double> us;
-  for (int i = 0; i < reps; ++i) us.push_back(cuop::bench::cold_launch_ms(launch, *g_flusher, g_stream, start, stop) * 1e3);
+  for (int i = 0; i < reps; ++i)
+    us.push_back(cuop::bench::cold_launch_ms(launch, *g_flusher, g_stream, start, stop) * 1e3);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   std::nth_element(us.begin(), us.begin() + reps / 2, us.end());
@@ -172,8 +173,8 @@ void bm_read_floor(benchmark::State& state, shape s) {
   cuop::reference::read_shape best{};
   double best_us = 1e30;
   for (const auto& shape : cuop::reference::read_shapes()) {
-    const double us = median_cold_us(
-        [&](cudaStream_t st) { return cuop::reference::read_stream(p.b, bytes, sink, shape, st); }, 15);
+    const double us =
+        median_cold_us([&](cudaStream_t st) { return cuop::reference::read_stream(p.b, bytes, sink, shape, st); }, 15);
     if (us < best_us) best_us = us, best = shape;
   }
   if (const auto e = cudaGetLastError(); e != cudaSuccess) {
@@ -204,8 +205,9 @@ std::vector<shape> parse_shapes(const std::string& list, cuop::dtype t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string shapes = "4096x4096x4096,8192x8192x8192,16x4096x4096,128x4096x4096,127x1031x4093,"
-                       "32768x1024x1024,512x28672x8192,2048x2048x128,1x14336x4096,64x8192x28672";
+  std::string shapes =
+      "4096x4096x4096,8192x8192x8192,16x4096x4096,128x4096x4096,127x1031x4093,"
+      "32768x1024x1024,512x28672x8192,2048x2048x128,1x14336x4096,64x8192x28672";
   cuop::dtype type = cuop::dtype::bf16;
   double min_time = 0.2;
   std::vector<char*> rest;
@@ -231,10 +233,19 @@ int main(int argc, char** argv) {
   for (const auto& s : parse_shapes(shapes, type)) {
     const auto name = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + "/" +
                       std::string(cuop::name_of(s.type));
-    benchmark::RegisterBenchmark(("cuop_gemm/" + name).c_str(), bm_cuop, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(min_time);
-    benchmark::RegisterBenchmark(("cublaslt_heuristic/" + name).c_str(), bm_cublaslt, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(min_time);
+    benchmark::RegisterBenchmark(("cuop_gemm/" + name).c_str(), bm_cuop, s)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(min_time);
+    benchmark::RegisterBenchmark(("cublaslt_heuristic/" + name).c_str(), bm_cublaslt, s)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(min_time);
     if (s.m <= 64)
-      benchmark::RegisterBenchmark(("b_read_floor/" + name).c_str(), bm_read_floor, s)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(min_time);
+      benchmark::RegisterBenchmark(("b_read_floor/" + name).c_str(), bm_read_floor, s)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->MinTime(min_time);
   }
   int n = static_cast<int>(rest.size());
   benchmark::Initialize(&n, rest.data());

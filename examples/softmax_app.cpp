@@ -40,12 +40,13 @@ int main(int argc, char** argv) {
   }
   cuop::reference::compare_result r{};
   const double tol = cuop::reference::softmax_tolerance(p.type, p.cols);
-  const auto e = cuop::reference::compare_softmax(p.type, out, p.rows, p.cols, p.cols, ref, tol, cuop::reference::softmax_rtol(p.type), &r, nullptr);
+  const auto e = cuop::reference::compare_softmax(p.type, out, p.rows, p.cols, p.cols, ref, tol,
+                                                  cuop::reference::softmax_rtol(p.type), &r, nullptr);
   if (e != cudaSuccess) {
     std::printf("CUDA error: %s\n", cudaGetErrorString(e));
     return 1;
   }
-  std::printf("%lldx%lld f16: max abs error %.3g, %lld wrong, %lld NaN\n", p.rows, p.cols,
-              r.max_abs_err, r.bad, r.nan_count);
+  std::printf("%lldx%lld f16: max abs error %.3g, %lld wrong, %lld NaN\n", p.rows, p.cols, r.max_abs_err, r.bad,
+              r.nan_count);
   return r.bad == 0 && r.nan_count == 0 ? 0 : 1;
 }

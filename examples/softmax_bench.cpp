@@ -15,10 +15,13 @@
 #include "tuner/measure/timer.hpp"
 
 int main(int argc, char** argv) {
-  struct shape { long long rows, cols; cuop::dtype type; };
-  std::vector<shape> shapes = {{4096, 4096, cuop::dtype::f32},     {32768, 1024, cuop::dtype::f16},
-                               {8192, 8192, cuop::dtype::bf16},    {65536, 128, cuop::dtype::f16},
-                               {1024, 65536, cuop::dtype::f32},    {16384, 32000, cuop::dtype::bf16},
+  struct shape {
+    long long rows, cols;
+    cuop::dtype type;
+  };
+  std::vector<shape> shapes = {{4096, 4096, cuop::dtype::f32},  {32768, 1024, cuop::dtype::f16},
+                               {8192, 8192, cuop::dtype::bf16}, {65536, 128, cuop::dtype::f16},
+                               {1024, 65536, cuop::dtype::f32}, {16384, 32000, cuop::dtype::bf16},
                                {256, 262144, cuop::dtype::f32}};
   // softmax_bench [--dirty-flush] [ROWS COLS DTYPE]
   auto mode = cuop::measure::l2_flusher::mode::clean_read;
@@ -58,7 +61,8 @@ int main(int argc, char** argv) {
     auto st = cuop::softmax(p, in, out, stream);
     cuop::reference::compare_result cmp{};
     const double tol = cuop::reference::softmax_tolerance(s.type, s.cols);
-    cuop::reference::compare_softmax(s.type, out, s.rows, s.cols, s.cols, ref, tol, cuop::reference::softmax_rtol(p.type), &cmp, stream);
+    cuop::reference::compare_softmax(s.type, out, s.rows, s.cols, s.cols, ref, tol,
+                                     cuop::reference::softmax_rtol(p.type), &cmp, stream);
     const bool correct = st == cuop::status::success && cmp.bad == 0 && cmp.nan_count == 0;
     failures += correct ? 0 : 1;
     const auto t = cuop::measure::time_launches(

@@ -44,7 +44,7 @@ bool make_range(const void* base, long long rows, long long cols, long long ld, 
 bool overlaps(const strided_range& a, const strided_range& b) noexcept {
   if (a.empty() || b.empty()) return false;
   if (a.base + a.span() <= b.base || b.base + b.span() <= a.base) return false;  // spans apart
-  if (a.rows == 1 && b.rows == 1) return true;                                  // two intervals that meet
+  if (a.rows == 1 && b.rows == 1) return true;                                   // two intervals that meet
   std::uint64_t pitch = 0;
   if (a.rows == 1) pitch = b.ld_bytes;
   else if (b.rows == 1 || a.ld_bytes == b.ld_bytes) pitch = a.ld_bytes;

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "cuop/kernels/conv/args.cuh"
@@ -39,7 +39,8 @@ __global__ void reference_7x7(const __half* x, const __half* w, __half* y, int n
     for (int r = 0; r < R; ++r)
       for (int s = 0; s < R; ++s) {
         const int ih = oh - PAD + r, iw = ow - PAD + s;
-        const float v = ih >= 0 && ih < h && iw >= 0 && iw < wd ? __half2float(x[((img * h + ih) * wd + iw) * c + ch]) : 0.f;
+        const float v =
+            ih >= 0 && ih < h && iw >= 0 && iw < wd ? __half2float(x[((img * h + ih) * wd + iw) * c + ch]) : 0.f;
         acc = fmaf(v, __half2float(w[(ch * R + r) * R + s]), acc);
       }
     y[o] = __float2half_rn(acc);
@@ -109,7 +110,8 @@ inline ulp_report compare_ulps(const std::vector<unsigned char>& x, const std::v
   for (std::size_t i = 0; i < x.size() / 2; ++i) {
     const int d = std::abs(line(hx[i]) - line(hy[i]));
     rep.max_ulps = std::max(rep.max_ulps, d);
-    rep.max_abs = std::max(rep.max_abs, std::abs(__half2float(__ushort_as_half(hx[i])) - __half2float(__ushort_as_half(hy[i]))));
+    rep.max_abs =
+        std::max(rep.max_abs, std::abs(__half2float(__ushort_as_half(hx[i])) - __half2float(__ushort_as_half(hy[i]))));
     rep.differing += d != 0;
   }
   return rep;

@@ -28,7 +28,8 @@ namespace cm = cuop::kernels::common;
 
 // The entry the emitter writes for a stage 5 instance (tuner/ops/conv_op.cpp).
 template <typename K>
-__global__ void __launch_bounds__(K::block_threads, K::min_blocks) seg_entry(kc::conv_args a, const __grid_constant__ kc::tma_input in) {
+__global__ void __launch_bounds__(K::block_threads, K::min_blocks)
+    seg_entry(kc::conv_args a, const __grid_constant__ kc::tma_input in) {
   extern __shared__ __align__(1024) unsigned char smem_seg[];
   K::run_seg(a, in, smem_seg);
 }
@@ -44,8 +45,8 @@ kc::conv_shape shape_of(const layer& l) {
 }
 kc::depthwise_config config_of(int bc, int th, int tw, int ph) {
   kc::depthwise_config c;
-  c.t = cuop::dtype::f16, c.r = c.s = 7, c.vec = 8, c.cvecs = 4, c.block_c = bc, c.tile_h = th, c.tile_w = tw, c.ph = ph,
-  c.pw = 1, c.stage = 5;
+  c.t = cuop::dtype::f16, c.r = c.s = 7, c.vec = 8, c.cvecs = 4, c.block_c = bc, c.tile_h = th, c.tile_w = tw,
+  c.ph = ph, c.pw = 1, c.stage = 5;
   return c;
 }
 
@@ -88,9 +89,10 @@ void run_row(const char* what, const layer& l, const buffers& b, const kc::depth
   if (lib.empty()) lib = got;
   else same = got == lib ? "same as the library" : "DIFFERS from the library";
   const ulp_report rep = compare_ulps(got, ref);
-  std::printf("| %s | %d regs, %d B local | %u blocks of %u threads | %.2f | %s %s, %lld differ from f32, max %d ulps |\n", name,
-              attr.numRegs, static_cast<int>(attr.localSizeBytes), plan.grid_x, plan.block_x, us,
-              err != cudaSuccess ? cudaGetErrorString(err) : "ok", same, rep.differing, rep.max_ulps);
+  std::printf(
+      "| %s | %d regs, %d B local | %u blocks of %u threads | %.2f | %s %s, %lld differ from f32, max %d ulps |\n",
+      name, attr.numRegs, static_cast<int>(attr.localSizeBytes), plan.grid_x, plan.block_x, us,
+      err != cudaSuccess ? cudaGetErrorString(err) : "ok", same, rep.differing, rep.max_ulps);
 }
 
 #ifdef HAVE_HEAD
@@ -121,12 +123,14 @@ struct copy_geom {
   static constexpr int smem_bytes = 2 * buf_bytes + 16;
 };
 template <int BC, int TH, int TW>
-__global__ void __launch_bounds__(256) copy_entry(int c, int p, int q, int n, const __grid_constant__ kc::tma_input in) {
+__global__ void __launch_bounds__(256)
+    copy_entry(int c, int p, int q, int n, const __grid_constant__ kc::tma_input in) {
   using G = copy_geom<BC, TH, TW>;
   extern __shared__ __align__(1024) unsigned char smem[];
   const unsigned base = cm::smem_addr(smem), bar0 = base + 2 * G::buf_bytes;
   const int tid = static_cast<int>(threadIdx.x), stride = static_cast<int>(gridDim.x);
-  const int groups = c / BC, tiles_w = (q + TW - 1) / TW, tiles = tiles_w * ((p + TH - 1) / TH), total = groups * tiles * n;
+  const int groups = c / BC, tiles_w = (q + TW - 1) / TW, tiles = tiles_w * ((p + TH - 1) / TH),
+            total = groups * tiles * n;
   auto coords = [&](int u, int& c0, int& ow0, int& oh0, int& img) {
     const int sp = u / groups % tiles;
     c0 = u % groups * BC, ow0 = sp % tiles_w * TW, oh0 = sp / tiles_w * TH, img = u / (groups * tiles);
@@ -167,8 +171,11 @@ void run_copy(const layer& l, const buffers& b, int warps, int blocks) {
   kc::tma_input in;
   std::memset(&in, 0, sizeof in);
   CUtensorMap xm, ym;
-  const auto sw = BC == 16 ? CU_TENSOR_MAP_SWIZZLE_32B : BC == 32 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B;
-  if (!probe::encode_nhwc(&xm, b.x, l, BC, TW + 7, TH + 6, sw) || !probe::encode_nhwc(&ym, b.y, l, BC, TW, TH, sw)) return;
+  const auto sw = BC == 16   ? CU_TENSOR_MAP_SWIZZLE_32B
+                  : BC == 32 ? CU_TENSOR_MAP_SWIZZLE_64B
+                             : CU_TENSOR_MAP_SWIZZLE_128B;
+  if (!probe::encode_nhwc(&xm, b.x, l, BC, TW + 7, TH + 6, sw) || !probe::encode_nhwc(&ym, b.y, l, BC, TW, TH, sw))
+    return;
   std::memcpy(in.map, &xm, sizeof xm);
   std::memcpy(in.map_y, &ym, sizeof ym);
   const void* kernel = reinterpret_cast<const void*>(&copy_entry<BC, TH, TW>);
@@ -184,8 +191,8 @@ void run_copy(const layer& l, const buffers& b, int warps, int blocks) {
   const float us = probe::median_us(
       [&] { cudaLaunchKernel(kernel, dim3(grid), dim3(32 * warps), params, smem, nullptr); }, b.flush, 30);
   const cudaError_t err = cudaDeviceSynchronize();
-  std::printf("| %s copy schedule t%dx%d, boxes of %d channels | | %d x %d warps, %d blocks | %.2f | %s |\n", l.name, TH, TW, BC,
-              per_sm, warps, grid, us, err != cudaSuccess ? cudaGetErrorString(err) : "ok");
+  std::printf("| %s copy schedule t%dx%d, boxes of %d channels | | %d x %d warps, %d blocks | %.2f | %s |\n", l.name,
+              TH, TW, BC, per_sm, warps, grid, us, err != cudaSuccess ? cudaGetErrorString(err) : "ok");
 }
 
 void copy_schedules(const buffers& b) {

@@ -24,7 +24,8 @@ enum mode : int { read_only, write_only, copy };
 template <int W, int UNROLL, int MODE>
 __global__ void __launch_bounds__(256) slices(const uint4* x, uint4* y, unsigned* sink) {
   constexpr int chunks = W / 16, run_pixels = (pixels + parts<W> - 1) / parts<W>;
-  const int slice = static_cast<int>(blockIdx.x) % (pixel_bytes / W), part = static_cast<int>(blockIdx.x) / (pixel_bytes / W);
+  const int slice = static_cast<int>(blockIdx.x) % (pixel_bytes / W),
+            part = static_cast<int>(blockIdx.x) / (pixel_bytes / W);
   const int image = static_cast<int>(blockIdx.y), first = part * run_pixels;
   const int count = (first + run_pixels < pixels ? run_pixels : pixels - first) * chunks;
   const long long base = ((static_cast<long long>(image) * pixels + first) * pixel_bytes + slice * W) / 16;
@@ -58,8 +59,11 @@ void run(const void* x, void* y, const probe::l2_flush& flush) {
   const float two_us = probe::median_us([&] { kernel<<<grid, 256, 92 * 1024>>>(p, q, flush.sink()); }, flush, 30);
   const double mb = double(n_images) * pixels * pixel_bytes / 1e6 * (MODE == copy ? 2 : 1);  // MB per us is TB/s
   std::printf("| %s | %d | %d | %d | %.2f (%.2f TB/s) | %.2f (%.2f TB/s) |%s\n",
-              MODE == read_only ? "read" : MODE == write_only ? "write" : "copy", W, UNROLL, grid.x * grid.y, free_us,
-              mb / free_us, two_us, mb / two_us, cudaGetLastError() == cudaSuccess ? "" : " ERROR");
+              MODE == read_only    ? "read"
+              : MODE == write_only ? "write"
+                                   : "copy",
+              W, UNROLL, grid.x * grid.y, free_us, mb / free_us, two_us, mb / two_us,
+              cudaGetLastError() == cudaSuccess ? "" : " ERROR");
 }
 
 int main() {
@@ -69,7 +73,9 @@ int main() {
   cudaMalloc(&x, bytes);
   cudaMalloc(&y, bytes);
   cudaMemset(x, 1, bytes);
-  std::printf("| access | slice bytes a pixel (W) | loads in flight a thread | blocks | us, free occupancy | us, 2 blocks per SM |\n");
+  std::printf(
+      "| access | slice bytes a pixel (W) | loads in flight a thread | blocks | us, free occupancy | us, 2 blocks per "
+      "SM |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
   run<32, 8>(x, y, flush);
   run<64, 4>(x, y, flush);

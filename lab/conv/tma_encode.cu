@@ -51,8 +51,9 @@ int main() {
                           {"32x28x28x256", 32, 28, 28, 256, 32, 28, 32},
                           {"32x28x28x512", 32, 28, 28, 512, 32, 16, 32},
                           {"16x64x64x384", 16, 64, 64, 384, 32, 16, 32}};
-  std::printf("| layer (f16 NHWC 7x7; stage 4, c32, box of its tile) | encode us | launch, conv_args us | "
-              "launch, conv_args + map made per call us | map valid |\n| --- | ---: | ---: | ---: | --- |\n");
+  std::printf(
+      "| layer (f16 NHWC 7x7; stage 4, c32, box of its tile) | encode us | launch, conv_args us | "
+      "launch, conv_args + map made per call us | map valid |\n| --- | ---: | ---: | ---: | --- |\n");
   for (const auto& l : layers) {
     void *x = nullptr, *y = nullptr, *w = nullptr;
     const size_t bytes = static_cast<size_t>(l.n) * l.h * l.w * l.c * 2;
@@ -88,13 +89,18 @@ int main() {
     kc::tma_input in;
     kc::make_tma_input(cfg, a, in);
     const int valid = in.valid;
-    const double encode = median_us_per_call(21, 1000, [&] { kc::make_tma_input(cfg, a, in); }, false);
-    const double plain = median_us_per_call(51, 200, [&] { empty_args<<<1, 32>>>(a); }, true);
-    const double with_map = median_us_per_call(51, 200, [&] {
-      kc::tma_input m;
-      kc::make_tma_input(cfg, a, m);
-      empty_args_map<<<1, 32>>>(a, m);
-    }, true);
+    const double encode = median_us_per_call(
+        21, 1000, [&] { kc::make_tma_input(cfg, a, in); }, false);
+    const double plain = median_us_per_call(
+        51, 200, [&] { empty_args<<<1, 32>>>(a); }, true);
+    const double with_map = median_us_per_call(
+        51, 200,
+        [&] {
+          kc::tma_input m;
+          kc::make_tma_input(cfg, a, m);
+          empty_args_map<<<1, 32>>>(a, m);
+        },
+        true);
     if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
       std::printf("CUDA error: %s\n", cudaGetErrorString(e));
       return 1;

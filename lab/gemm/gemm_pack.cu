@@ -17,11 +17,13 @@
 namespace kg = cuop::kernels::gemm;
 
 template <typename K>
-__global__ void __launch_bounds__(K::block_threads) entry(kg::gemm_args a) { K::run(a); }
+__global__ void __launch_bounds__(K::block_threads) entry(kg::gemm_args a) {
+  K::run(a);
+}
 
 // Reference packing kernel: grid (chunks of a row / 256, rows), one operand per launch.
-__global__ void pack_rows(const unsigned short* src, long long ld, int rows, int cols,
-                          unsigned short* dst, int dst_cols) {
+__global__ void pack_rows(const unsigned short* src, long long ld, int rows, int cols, unsigned short* dst,
+                          int dst_cols) {
   const int c0 = (blockIdx.x * blockDim.x + threadIdx.x) * 8;
   const int r = blockIdx.y;
   if (c0 >= dst_cols) return;
@@ -44,7 +46,10 @@ void run(int m, int n, int k, kg::gemm_config c, const probe::l2_flush& flush) {
   kg::query_limits(0, dev);
   kg::launch_plan plan;
   c.pack = 1;
-  if (auto why = kg::plan_launch(c, m, n, k, dev, plan); !why.empty()) { std::printf("plan: %s\n", why.c_str()); return; }
+  if (auto why = kg::plan_launch(c, m, n, k, dev, plan); !why.empty()) {
+    std::printf("plan: %s\n", why.c_str());
+    return;
+  }
   void *a, *b, *d, *ws;
   cudaMalloc(&a, 2ll * m * k);
   cudaMalloc(&b, 2ll * n * k);
@@ -62,24 +67,42 @@ void run(int m, int n, int k, kg::gemm_config c, const probe::l2_flush& flush) {
   const float gemm = median_us([&] { kg::launch(kern, bare, packed, nullptr); }, flush);
   const float both = median_us([&] { kg::launch(kern, plan, args, nullptr); }, flush);
   auto* wsb = static_cast<unsigned char*>(ws);
-  const float ref = median_us([&] {
-    pack_rows<<<dim3((plan.pack.k / 8 + 255) / 256, m), 256>>>(static_cast<const unsigned short*>(a), k, m, k,
-        reinterpret_cast<unsigned short*>(wsb + plan.pack.a_offset), plan.pack.k);
-    pack_rows<<<dim3((plan.pack.k / 8 + 255) / 256, n), 256>>>(static_cast<const unsigned short*>(b), k, n, k,
-        reinterpret_cast<unsigned short*>(wsb + plan.pack.b_offset), plan.pack.k);
-  }, flush);
+  const float ref = median_us(
+      [&] {
+        pack_rows<<<dim3((plan.pack.k / 8 + 255) / 256, m), 256>>>(
+            static_cast<const unsigned short*>(a), k, m, k, reinterpret_cast<unsigned short*>(wsb + plan.pack.a_offset),
+            plan.pack.k);
+        pack_rows<<<dim3((plan.pack.k / 8 + 255) / 256, n), 256>>>(
+            static_cast<const unsigned short*>(b), k, n, k, reinterpret_cast<unsigned short*>(wsb + plan.pack.b_offset),
+            plan.pack.k);
+      },
+      flush);
   const double bytes = 2.0 * 2.0 * (double(m) + n) * k;  // read + write
-  std::printf("%dx%dx%d %s: pack %.1f us (%.0f GB/s), kernel on packed %.1f us, pack+kernel %.1f us, "
-              "reference pack (element loads, 2 launches) %.1f us (%.0f GB/s); err %s\n",
-              m, n, k, kg::instance_name(c).c_str(), pack, bytes / pack / 1e3, gemm, both, ref, bytes / ref / 1e3,
-              cudaGetErrorString(cudaDeviceSynchronize()));
-  cudaFree(a); cudaFree(b); cudaFree(d); cudaFree(ws);
+  std::printf(
+      "%dx%dx%d %s: pack %.1f us (%.0f GB/s), kernel on packed %.1f us, pack+kernel %.1f us, "
+      "reference pack (element loads, 2 launches) %.1f us (%.0f GB/s); err %s\n",
+      m, n, k, kg::instance_name(c).c_str(), pack, bytes / pack / 1e3, gemm, both, ref, bytes / ref / 1e3,
+      cudaGetErrorString(cudaDeviceSynchronize()));
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(d);
+  cudaFree(ws);
 }
 
 kg::gemm_config cfg(int bm, int bn, int bk, int wm, int wn, int s, int g, int sk) {
   kg::gemm_config c;
-  c.fam = kg::family::mma; c.in = cuop::dtype::bf16; c.out = cuop::dtype::bf16; c.b = kg::b_layout::col;
-  c.block_m = bm; c.block_n = bn; c.block_k = bk; c.warp_m = wm; c.warp_n = wn; c.stages = s; c.group_m = g; c.split_k = sk;
+  c.fam = kg::family::mma;
+  c.in = cuop::dtype::bf16;
+  c.out = cuop::dtype::bf16;
+  c.b = kg::b_layout::col;
+  c.block_m = bm;
+  c.block_n = bn;
+  c.block_k = bk;
+  c.warp_m = wm;
+  c.warp_n = wn;
+  c.stages = s;
+  c.group_m = g;
+  c.split_k = sk;
   return c;
 }
 
@@ -88,6 +111,7 @@ int main() {
   using bf = __nv_bfloat16;
   run<kg::mma<bf, bf, true, 64, 32, 64, 32, 16, 16, 1, 2>>(127, 1031, 4093, cfg(64, 32, 64, 32, 16, 16, 1, 2), flush);
   run<kg::mma<bf, bf, true, 64, 32, 64, 32, 16, 16, 1, 2>>(128, 1024, 4096, cfg(64, 32, 64, 32, 16, 16, 1, 2), flush);
-  run<kg::mma<bf, bf, true, 256, 128, 32, 64, 64, 4, 8, 1>>(4097, 4097, 4097, cfg(256, 128, 32, 64, 64, 4, 8, 1), flush);
+  run<kg::mma<bf, bf, true, 256, 128, 32, 64, 64, 4, 8, 1>>(4097, 4097, 4097, cfg(256, 128, 32, 64, 64, 4, 8, 1),
+                                                            flush);
   return 0;
 }

@@ -23,10 +23,13 @@ namespace cm = cuop::kernels::common;
 
 __global__ void empty_kernel() {}
 
-__device__ __forceinline__ unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
 
 // Block b reads its contiguous slice of `bytes` in `chunk`-byte bulk copies, `stages` in flight.
-__global__ void bulk_stream(const unsigned char* data, unsigned long long bytes, int chunk, int stages, unsigned* sink) {
+__global__ void bulk_stream(const unsigned char* data, unsigned long long bytes, int chunk, int stages,
+                            unsigned* sink) {
   extern __shared__ __align__(128) unsigned char smem[];
   unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + static_cast<size_t>(stages) * chunk);
   if (threadIdx.x != 0) return;
@@ -41,9 +44,11 @@ __global__ void bulk_stream(const unsigned char* data, unsigned long long bytes,
     const int s = static_cast<int>(i % stages);
     const unsigned long long off = start + static_cast<unsigned long long>(i) * chunk;
     const unsigned size = static_cast<unsigned>(end - off < static_cast<unsigned long long>(chunk) ? end - off : chunk);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bars + s)), "r"(size) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 ::"r"(smem_u32(smem + static_cast<size_t>(s) * chunk)), "l"(data + off), "r"(size), "r"(smem_u32(bars + s))
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bars + s)), "r"(size)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_u32(smem + static_cast<size_t>(s) * chunk)),
+                 "l"(data + off), "r"(size), "r"(smem_u32(bars + s))
                  : "memory");
   };
   for (long long i = 0; i < stages && i < n; ++i) issue(i);
@@ -68,7 +73,9 @@ int main() {
   cudaMalloc(&data, max_bytes);
   cudaMemset(data, 3, max_bytes);
   cudaFuncSetAttribute(bulk_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024);
-  std::printf("| weights (n x k bf16) | MB | empty kernel us | 16-byte-load stream us (shape) | bulk-copy stream us (shape) |\n");
+  std::printf(
+      "| weights (n x k bf16) | MB | empty kernel us | 16-byte-load stream us (shape) | bulk-copy stream us (shape) "
+      "|\n");
   std::printf("| --- | ---: | ---: | ---: | ---: |\n");
   const int nk[][2] = {{1024, 4096}, {4096, 4096}, {6144, 4096}, {14336, 4096}, {8192, 8192}, {28672, 8192}};
   for (const auto& p : nk) {
@@ -88,14 +95,18 @@ int main() {
           const std::size_t smem = static_cast<std::size_t>(stages) * chunk + 8 * stages;
           if (smem * bps > 227 * 1024) continue;
           const float us = probe::median_us(
-              [&] { bulk_stream<<<sms * bps, 32, smem>>>(static_cast<const unsigned char*>(data), bytes, chunk, stages, sink); },
+              [&] {
+                bulk_stream<<<sms * bps, 32, smem>>>(static_cast<const unsigned char*>(data), bytes, chunk, stages,
+                                                     sink);
+              },
               flush, 15);
           if (us < best_bulk)
-            best_bulk = us, bulk_name = "b" + std::to_string(bps) + "_c" + std::to_string(chunk / 1024) + "k_s" + std::to_string(stages);
+            best_bulk = us, bulk_name = "b" + std::to_string(bps) + "_c" + std::to_string(chunk / 1024) + "k_s" +
+                                        std::to_string(stages);
         }
     const cudaError_t e = cudaGetLastError();
-    std::printf("| %dx%d | %.1f | %.2f | %.2f (%s) | %.2f (%s) |%s\n", p[0], p[1], bytes / 1e6, empty, best_ldg, ldg_name.c_str(),
-                best_bulk, bulk_name.c_str(), e == cudaSuccess ? "" : cudaGetErrorString(e));
+    std::printf("| %dx%d | %.1f | %.2f | %.2f (%s) | %.2f (%s) |%s\n", p[0], p[1], bytes / 1e6, empty, best_ldg,
+                ldg_name.c_str(), best_bulk, bulk_name.c_str(), e == cudaSuccess ? "" : cudaGetErrorString(e));
   }
   return 0;
 }

@@ -422,7 +422,8 @@ candidates:
   const auto before = snapshot(stored_copy(tmp));
   const auto r = run("sweep --validate-only --db " + before.path + " --cache " + (tmp / "cache") + " " + file);
   EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_EQ(r.err, "cuop-tune: error: " + file + ": no configuration satisfies the constraints for problem softmax_f16_8x32\n");
+  EXPECT_EQ(r.err, "cuop-tune: error: " + file +
+                       ": no configuration satisfies the constraints for problem softmax_f16_8x32\n");
   EXPECT_EQ(r.out, "");
   expect_intact(before);
 }
@@ -443,7 +444,8 @@ candidates:
 )yaml");
   const auto r = run("validate " + file);
   EXPECT_EQ(r.code, 1) << r.out;
-  EXPECT_EQ(r.err, "cuop-tune: error: " + file + ": no configuration satisfies the constraints for problem softmax_f16_8x32\n");
+  EXPECT_EQ(r.err, "cuop-tune: error: " + file +
+                       ": no configuration satisfies the constraints for problem softmax_f16_8x32\n");
 }
 
 // An unknown op.
@@ -547,7 +549,8 @@ candidates:
 
 // A source file that does not exist: the message says where it was looked for (beside the sweep file).
 TEST(bad_input, custom_source_file_missing) {
-  expect_sweep_file_error(R"yaml(op: softmax
+  expect_sweep_file_error(
+      R"yaml(op: softmax
 problems:
   - {rows: 8, cols: 32, dtype: f16}
 candidates:
@@ -556,7 +559,7 @@ candidates:
     kernel: my_ns::my_softmax
     params: {block_threads: [64, 128]}
 )yaml",
-                          "6:13: no such source file \"missing_softmax.cuh\" (looked for \"$DIR/missing_softmax.cuh\")");
+      "6:13: no such source file \"missing_softmax.cuh\" (looked for \"$DIR/missing_softmax.cuh\")");
 }
 
 // kernel naming something that is not a class template.
@@ -666,9 +669,9 @@ TEST(bad_input, corrupt_database_garbage_bytes) {
   write_file(db, garbage);
   const auto before = snapshot(db, false);
   const std::string expected = "cuop-tune: error: " + db + ": reading the schema version: file is not a database\n";
-  for (const std::string& command : {"best --db " + db,
-                                     "sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep,
-                                     "export --db " + db + " --out " + (tmp / "results")}) {
+  for (const std::string& command :
+       {"best --db " + db, "sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep,
+        "export --db " + db + " --out " + (tmp / "results")}) {
     const auto r = run(command);
     EXPECT_EQ(r.code, 1) << command;
     EXPECT_EQ(r.err, expected) << command;
@@ -718,7 +721,8 @@ TEST(bad_input, locked_database) {
     EXPECT_EQ(best.code, 1);
     EXPECT_EQ(best.err, expected);
     EXPECT_EQ(best.out, "");
-    const auto sweep = run("sweep --validate-only --db " + before.path + " --cache " + (tmp / "cache") + " " + tiny_sweep);
+    const auto sweep =
+        run("sweep --validate-only --db " + before.path + " --cache " + (tmp / "cache") + " " + tiny_sweep);
     EXPECT_EQ(sweep.code, 1);
     EXPECT_EQ(sweep.err, expected);
   }
@@ -736,7 +740,8 @@ TEST(bad_input, database_with_another_writer) {
     held_lock lock(db, "BEGIN IMMEDIATE");
     const auto sweep = run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep);
     EXPECT_EQ(sweep.code, 1);
-    EXPECT_NE(sweep.err.find("cuop-tune: error: " + db + ": database is locked by another process\n"), std::string::npos)
+    EXPECT_NE(sweep.err.find("cuop-tune: error: " + db + ": database is locked by another process\n"),
+              std::string::npos)
         << sweep.err;
     const auto exported = run("export --db " + db + " --out " + (tmp / "results"));
     EXPECT_EQ(exported.code, 0) << exported.err;
@@ -761,8 +766,8 @@ TEST(bad_input, read_only_database) {
   EXPECT_EQ(best.out, before.best);
   const auto exported = run("export --db " + before.path + " --out " + (tmp / "out/results"), *prefix);
   EXPECT_EQ(exported.code, 0) << exported.err;
-  const auto sweep = run("sweep --validate-only --db " + before.path + " --cache " + (tmp / "out/cache") + " " + tiny_sweep,
-                         *prefix);
+  const auto sweep =
+      run("sweep --validate-only --db " + before.path + " --cache " + (tmp / "out/cache") + " " + tiny_sweep, *prefix);
   EXPECT_EQ(sweep.code, 1);
   EXPECT_EQ(sweep.err, "cuop-tune: error: " + before.path + ": enabling WAL: attempt to write a readonly database\n");
   expect_intact(before);
@@ -791,9 +796,11 @@ TEST(bad_input, read_only_wal_database) {
 TEST(bad_input, database_path_under_a_regular_file) {
   temp_dir tmp;
   write_file(tmp / "plain", "plain\n");
-  const auto r = run("sweep --validate-only --db " + (tmp / "plain/x.db") + " --cache " + (tmp / "cache") + " " + tiny_sweep);
+  const auto r =
+      run("sweep --validate-only --db " + (tmp / "plain/x.db") + " --cache " + (tmp / "cache") + " " + tiny_sweep);
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "cuop-tune: error: " + (tmp / "plain/x.db") + ": cannot open database: unable to open database file\n");
+  EXPECT_EQ(r.err,
+            "cuop-tune: error: " + (tmp / "plain/x.db") + ": cannot open database: unable to open database file\n");
   EXPECT_EQ(read_bytes(tmp / "plain"), "plain\n");
 }
 
@@ -816,7 +823,8 @@ TEST(bad_input, export_into_a_folder_that_cannot_be_created) {
   write_file(tmp / "plain", "plain\n");
   const auto r = run("export --db " + before.path + " --out " + (tmp / "plain/results"));
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "cuop-tune: error: " + (tmp / "plain/results/softmax/nvidia-h200.json") + ": cannot write (Not a directory)\n");
+  EXPECT_EQ(r.err, "cuop-tune: error: " + (tmp / "plain/results/softmax/nvidia-h200.json") +
+                       ": cannot write (Not a directory)\n");
   EXPECT_EQ(read_bytes(tmp / "plain"), "plain\n");
   expect_intact(before);
 }
@@ -845,9 +853,13 @@ TEST(bad_input, compare_of_two_different_gpus) {
   const auto other = compare_fixtures + "/other-gpu";
   const auto r = run("compare " + db + " " + other);
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "cuop-tune: error: baseline " + db + " was measured on NVIDIA H200 (132 SMs, driver 13.0, CUDA 13.0), "
-                   "candidate " + other + " on NVIDIA A100-SXM4-80GB (108 SMs, driver 12.8, CUDA 13.0): timings from "
-                   "different GPUs or environments are not comparable (--allow-different-env compares them anyway)\n");
+  EXPECT_EQ(r.err,
+            "cuop-tune: error: baseline " + db +
+                " was measured on NVIDIA H200 (132 SMs, driver 13.0, CUDA 13.0), "
+                "candidate " +
+                other +
+                " on NVIDIA A100-SXM4-80GB (108 SMs, driver 12.8, CUDA 13.0): timings from "
+                "different GPUs or environments are not comparable (--allow-different-env compares them anyway)\n");
   EXPECT_EQ(r.out, "");
   const auto allowed = run("compare --allow-different-env " + db + " " + other);
   EXPECT_EQ(allowed.code, 0) << allowed.err;
@@ -861,7 +873,8 @@ TEST(bad_input, compare_with_nothing_in_common) {
   const auto b = compare_fixtures + "/no-samples/gemm/nvidia-h200.json";
   const auto r = run("compare " + a + " " + b);
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "cuop-tune: error: nothing to compare: no problem has verified results in both " + a + " and " + b + "\n");
+  EXPECT_EQ(r.err,
+            "cuop-tune: error: nothing to compare: no problem has verified results in both " + a + " and " + b + "\n");
   EXPECT_EQ(r.out, "");
 }
 
@@ -880,8 +893,8 @@ TEST(bad_input, compare_with_a_file_that_is_not_results) {
 TEST(bad_input, gate_without_a_gpu) {
   temp_dir tmp;
   const auto before = snapshot(stored_copy(tmp));
-  const auto r = run("gate " + source + "/configs/gate/gemm.yaml --baseline " + before.path + " --db " + (tmp / "gate.db"),
-                     no_gpu);
+  const auto r = run(
+      "gate " + source + "/configs/gate/gemm.yaml --baseline " + before.path + " --db " + (tmp / "gate.db"), no_gpu);
   EXPECT_EQ(r.code, 1) << r.out;
   const std::string head = "cuop-tune: error: no GPU to measure on (";
   const std::string tail =
@@ -927,7 +940,8 @@ TEST(bad_input, emit_with_a_corrupt_results_file_keeps_the_old_output) {
   write_file(tmp / "results/gemm/nvidia-h200.json", "{\"format\": \"cuop-tune results 1\", \"op\": ");
   const auto r = run("emit --results " + (tmp / "results") + " --out " + (tmp / "gen"));
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err.rfind("cuop-tune: error: " + (tmp / "results/gemm/nvidia-h200.json") + ": not a results file: ", 0), 0u)
+  EXPECT_EQ(r.err.rfind("cuop-tune: error: " + (tmp / "results/gemm/nvidia-h200.json") + ": not a results file: ", 0),
+            0u)
       << r.err;
   EXPECT_EQ(r.out, "");
   expect_unchanged(generated);
@@ -953,8 +967,9 @@ TEST(bad_input, emit_for_an_unknown_target) {
   const auto generated = emit_committed(tmp);
   const auto r = run("emit --results " + (tmp / "results") + " --out " + (tmp / "gen") + " --targets sm_91");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "cuop-tune: error: --targets: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n"
-                   "Run with --help for more information.\n");
+  EXPECT_EQ(r.err,
+            "cuop-tune: error: --targets: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n"
+            "Run with --help for more information.\n");
   EXPECT_EQ(r.out, "");
   expect_unchanged(generated);
 }
@@ -1001,8 +1016,9 @@ TEST(bad_input, unknown_subcommand_is_named) {
 TEST(bad_input, unknown_option) {
   const auto r = run("best --no-such-option");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "cuop-tune: error: The following argument was not expected: --no-such-option\n"
-                   "Run with --help for more information.\n");
+  EXPECT_EQ(r.err,
+            "cuop-tune: error: The following argument was not expected: --no-such-option\n"
+            "Run with --help for more information.\n");
   EXPECT_EQ(r.out, "");
 }
 
@@ -1010,7 +1026,8 @@ TEST(bad_input, unknown_option) {
 TEST(bad_input, option_value_not_among_the_choices) {
   const auto r = run("best --format yaml --db " + h200_db);
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "cuop-tune: error: --format: yaml not in {table,markdown,json}\nRun with --help for more information.\n");
+  EXPECT_EQ(r.err,
+            "cuop-tune: error: --format: yaml not in {table,markdown,json}\nRun with --help for more information.\n");
 }
 
 // A sweep file that does not exist is a usage error, and the database named is not created.

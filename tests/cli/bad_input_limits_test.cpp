@@ -55,10 +55,9 @@ candidates:
 TEST(bad_input_limits, too_many_parameters) {
   std::string params = "{block_threads: 32";
   for (int i = 1; i <= 64; ++i) params += ", p" + std::to_string(i) + ": 1";
-  expect_sweep_file_error(one_problem + "  - family: custom\n    source: my.cuh\n    kernel: my_ns::k\n    params: " +
-                              params + "}\n",
-                          "8:13: 65 parameters for family \"custom\": more than the limit of 64",
-                          {{"my.cuh", "namespace my_ns {}\n"}});
+  expect_sweep_file_error(
+      one_problem + "  - family: custom\n    source: my.cuh\n    kernel: my_ns::k\n    params: " + params + "}\n",
+      "8:13: 65 parameters for family \"custom\": more than the limit of 64", {{"my.cuh", "namespace my_ns {}\n"}});
 }
 
 // Problems are counted with their dtypes crossed.
@@ -81,8 +80,9 @@ TEST(bad_input_limits, two_hundred_thousand_problems_are_refused_quickly) {
   const auto r = run("validate " + (tmp / "sweep.yaml"));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "cuop-tune: error: " + (tmp / "sweep.yaml") + ":3:3: 200000 problems (dtypes crossed), more than "
-                   "the limit of 100000\n");
+  EXPECT_EQ(r.err, "cuop-tune: error: " + (tmp / "sweep.yaml") +
+                       ":3:3: 200000 problems (dtypes crossed), more than "
+                       "the limit of 100000\n");
   EXPECT_LT(seconds, 60) << "loading 200000 problems is not linear";
 }
 
@@ -141,8 +141,8 @@ TEST(bad_input_limits, sweep_file_too_large) {
 TEST(bad_input_limits, batch_plan_that_is_not_a_regular_file_or_too_large) {
   temp_dir tmp;
   const auto db = tmp / "x.db";
-  const auto sweep = "sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep +
-                     " --batch-plan ";
+  const auto sweep =
+      "sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep + " --batch-plan ";
   const auto f = fifo(tmp, "plan.json");
   expect_refused(sweep + f, f + ": batch plan is a FIFO, not a regular file", db);
   expect_refused(sweep + "/dev/zero", "/dev/zero: batch plan is a character device, not a regular file", db);
@@ -168,7 +168,8 @@ TEST(bad_input_limits, results_file_to_validate_that_is_not_a_regular_file_or_to
   const auto f = fifo(tmp, "nvidia-h200.json");
   expect_refused("validate " + f, f + ": results file is a FIFO, not a regular file");
   const auto big = sparse(tmp, "big.json", (256u << 20) + 1);
-  expect_refused("validate " + big, big + ": results file is 268435457 bytes, more than the limit of 268435456 (256 MiB)");
+  expect_refused("validate " + big,
+                 big + ": results file is 268435457 bytes, more than the limit of 268435456 (256 MiB)");
 }
 
 }  // namespace

@@ -27,13 +27,13 @@ void expect_usage(const std::string& args, const std::string& message, const std
 }
 
 struct bad_value {
-  std::string text;  // as typed (shell-quoted where needed)
+  std::string text;   // as typed (shell-quoted where needed)
   std::string shown;  // as the message quotes it
 };
 
 const std::vector<bad_value> not_positive_numbers = {
-    {"nan", "nan"}, {"NaN", "NaN"}, {"inf", "inf"}, {"-inf", "-inf"}, {"-1", "-1"}, {"0", "0"}, {"''", ""},
-    {"1e999", "1e999"}, {"' 3'", " 3"}, {"3x", "3x"}, {"0x10", "0x10"}};
+    {"nan", "nan"}, {"NaN", "NaN"},     {"inf", "inf"}, {"-inf", "-inf"}, {"-1", "-1"},    {"0", "0"},
+    {"''", ""},     {"1e999", "1e999"}, {"' 3'", " 3"}, {"3x", "3x"},     {"0x10", "0x10"}};
 
 // compare: the thresholds are percentages in (0, 100]. A NaN threshold used to pass CLI::Range and
 // turn every row AMBIGUOUS, exit 0, hiding a 1.5x regression.
@@ -41,9 +41,9 @@ TEST(bad_input_options, compare_thresholds) {
   const auto sides = " " + compare_fixtures + "/baseline " + compare_fixtures + "/slower";
   for (const char* option : {"--threshold-compute", "--threshold-memory", "--threshold-short"}) {
     for (const auto& v : not_positive_numbers)
-      expect_usage(std::string("compare ") + option + " " + v.text + sides,
-                   std::string(option) + ": expected a percentage greater than 0 and at most 100, got \"" + v.shown +
-                       "\"");
+      expect_usage(
+          std::string("compare ") + option + " " + v.text + sides,
+          std::string(option) + ": expected a percentage greater than 0 and at most 100, got \"" + v.shown + "\"");
     expect_usage(std::string("compare ") + option + " 100.5" + sides,
                  std::string(option) + ": expected a percentage greater than 0 and at most 100, got \"100.5\"");
   }
@@ -56,9 +56,9 @@ TEST(bad_input_options, compare_microsecond_limits) {
   const auto sides = " " + results + " " + results;
   for (const char* option : {"--short-below-us", "--floor-us"}) {
     for (const auto& v : not_positive_numbers)
-      expect_usage(std::string("compare ") + option + " " + v.text + sides,
-                   std::string(option) + ": expected a number greater than 0 and at most 1000000, got \"" + v.shown +
-                       "\"");
+      expect_usage(
+          std::string("compare ") + option + " " + v.text + sides,
+          std::string(option) + ": expected a number greater than 0 and at most 1000000, got \"" + v.shown + "\"");
     expect_usage(std::string("compare ") + option + " 1000001" + sides,
                  std::string(option) + ": expected a number greater than 0 and at most 1000000, got \"1000001\"");
   }
@@ -119,7 +119,8 @@ TEST(bad_input_options, sweep_numbers) {
   expect_usage("sweep --shard 0/4" + tail, "--shard: \"0/4\": expected K/N with 1 <= K <= N (e.g. 2/4)");
   expect_usage("sweep --shard nan/nan" + tail, "--shard: \"nan/nan\": expected K/N with 1 <= K <= N (e.g. 2/4)");
   expect_usage("sweep --devices 1,1" + tail, "--devices: \"1,1\": device 1 is named twice");
-  expect_usage("sweep --only , " + tail, "--only: expected comma-separated texts to look for in problem keys, got \",\"");
+  expect_usage("sweep --only , " + tail,
+               "--only: expected comma-separated texts to look for in problem keys, got \",\"");
   EXPECT_FALSE(fs::exists(tmp / "x.db"));
   EXPECT_FALSE(fs::exists(tmp / "cache"));
 }
@@ -149,7 +150,8 @@ TEST(bad_input_options, emit_targets) {
   expect_usage(head + "sm_75", "--targets: unknown target \"sm_75\" (expected one of: sm_80, sm_90a, sm_100a)");
   expect_usage(head + "''", "--targets: expected target architectures such as 80,90a,100a, got \"\"");
   expect_usage(head + ",", "--targets: expected target architectures such as 80,90a,100a, got \",\"");
-  expect_usage("emit --results /nonexistent --targets sm_91", "--targets: unknown target \"sm_91\" (did you mean \"sm_90a\"?)");
+  expect_usage("emit --results /nonexistent --targets sm_91",
+               "--targets: unknown target \"sm_91\" (did you mean \"sm_90a\"?)");
   EXPECT_FALSE(fs::exists(tmp / "gen"));
   const auto ok = run(head + "90a-real,sm_100a --quiet");
   EXPECT_EQ(ok.code, 0) << ok.err;
@@ -168,10 +170,12 @@ TEST(bad_input_options, cli11_errors_have_the_prefix_and_escape_values) {
   expect_usage("best --db " + h200_db + " extra", "The following argument was not expected: extra");
   expect_usage("validate", "files is required");
   expect_usage("\"$(printf 'swe\\033ep')\"", "unknown command \"swe\\x1bep\" (did you mean \"sweep\"?)");
-  expect_usage("\"$(printf '\\033[2J')\"", "unknown command \"\\x1b[2J\" (expected one of: validate, sweep, best, export, "
-                                        "emit, compare, gate, merge, replay, sources, worker)");
-  expect_usage("\"$(printf 'sweep\\342\\200\\256')\"", "unknown command \"sweep\\u202e\" (expected one of: validate, sweep, "
-                                                    "best, export, emit, compare, gate, merge, replay, sources, worker)");
+  expect_usage("\"$(printf '\\033[2J')\"",
+               "unknown command \"\\x1b[2J\" (expected one of: validate, sweep, best, export, "
+               "emit, compare, gate, merge, replay, sources, worker)");
+  expect_usage("\"$(printf 'sweep\\342\\200\\256')\"",
+               "unknown command \"sweep\\u202e\" (expected one of: validate, sweep, "
+               "best, export, emit, compare, gate, merge, replay, sources, worker)");
   const auto none = run("");
   EXPECT_EQ(none.code, 2);
   EXPECT_EQ(none.err, "cuop-tune: error: A subcommand is required" + usage_tail);

@@ -12,7 +12,8 @@ namespace {
 
 using namespace cuop::test::bad_input;
 
-const std::string block_row = "candidates:\n  - family: block_row\n    params: {vec: 1, block_threads: 32, chunks: 1}\n";
+const std::string block_row =
+    "candidates:\n  - family: block_row\n    params: {vec: 1, block_threads: 32, chunks: 1}\n";
 const std::string mma =
     "candidates:\n  - family: mma\n    params: {block_m: 128, block_n: 128, block_k: 32, warp_m: 64, warp_n: 64, "
     "stages: 3, group_m: 8, split_k: 1}\n";
@@ -39,7 +40,8 @@ TEST(bad_input_problem_sets, validate_counts_expanded_problems) {
 )yaml"));
   const auto r = run("validate " + (tmp / "sweep.yaml"));
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, tmp / "sweep.yaml" + ": ok (softmax op, 83 problems, 1 candidates, 1 points, 83 trials after constraints)\n");
+  EXPECT_EQ(r.out, tmp / "sweep.yaml" +
+                       ": ok (softmax op, 83 problems, 1 candidates, 1 points, 83 trials after constraints)\n");
   EXPECT_EQ(r.err, "");
 }
 
@@ -48,22 +50,29 @@ TEST(bad_input_problem_sets, validate_counts_expanded_problems) {
 TEST(bad_input_problem_sets, validate_lists_expanded_problems) {
   temp_dir tmp;
   const auto file = tmp / "sweep.yaml";
-  write_file(file, with_problems("conv2d", R"yaml(  - {n: 2, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, groups: 16, dtype: f16}
+  write_file(file,
+             with_problems("conv2d", R"yaml(  - {n: 2, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, groups: 16, dtype: f16}
   - grid: {n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, groups: 16, layout: [nhwc, nchw], dtype: bf16}
 )yaml"));
   const auto r = run("validate --problems " + file);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  EXPECT_EQ(r.out,
-            "{\"op\":\"conv2d\",\"key\":\"conv2d_f16_nhwc_2x8x8x16_k16_r3x3_s1_p0_d1_g16\",\"dtype\":\"f16\",\"n\":2,"
-            "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
-            "\"tf32\":0,\"layout\":\"nhwc\",\"at\":\"" + file + ":3:5\"}\n"
-            "{\"op\":\"conv2d\",\"key\":\"conv2d_bf16_nhwc_1x8x8x16_k16_r3x3_s1_p0_d1_g16\",\"dtype\":\"bf16\",\"n\":1,"
-            "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
-            "\"tf32\":0,\"layout\":\"nhwc\",\"at\":\"" + file + ":4:5\"}\n"
-            "{\"op\":\"conv2d\",\"key\":\"conv2d_bf16_nchw_1x8x8x16_k16_r3x3_s1_p0_d1_g16\",\"dtype\":\"bf16\",\"n\":1,"
-            "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
-            "\"tf32\":0,\"layout\":\"nchw\",\"at\":\"" + file + ":4:5\"}\n");
+  EXPECT_EQ(
+      r.out,
+      "{\"op\":\"conv2d\",\"key\":\"conv2d_f16_nhwc_2x8x8x16_k16_r3x3_s1_p0_d1_g16\",\"dtype\":\"f16\",\"n\":2,"
+      "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
+      "\"tf32\":0,\"layout\":\"nhwc\",\"at\":\"" +
+          file +
+          ":3:5\"}\n"
+          "{\"op\":\"conv2d\",\"key\":\"conv2d_bf16_nhwc_1x8x8x16_k16_r3x3_s1_p0_d1_g16\",\"dtype\":\"bf16\",\"n\":1,"
+          "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
+          "\"tf32\":0,\"layout\":\"nhwc\",\"at\":\"" +
+          file +
+          ":4:5\"}\n"
+          "{\"op\":\"conv2d\",\"key\":\"conv2d_bf16_nchw_1x8x8x16_k16_r3x3_s1_p0_d1_g16\",\"dtype\":\"bf16\",\"n\":1,"
+          "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
+          "\"tf32\":0,\"layout\":\"nchw\",\"at\":\"" +
+          file + ":4:5\"}\n");
 
   write_file(file, softmax("  - grid: {rows: [8, 0], cols: 32, dtype: f16}\n"));
   const auto bad = run("validate --problems " + file);
@@ -137,8 +146,9 @@ TEST(bad_input_problem_sets, grid_range_step_not_positive) {
 }
 
 TEST(bad_input_problem_sets, grid_range_bound_below_the_minimum) {
-  expect_sweep_file_error(with_problems("conv2d", "  - grid: {n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, pad: {range: [-1, 2]}, "
-                                                  "dtype: f16}\n"),
+  expect_sweep_file_error(with_problems("conv2d",
+                                        "  - grid: {n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, pad: {range: [-1, 2]}, "
+                                        "dtype: f16}\n"),
                           "3:70: expected an integer >= 0 for \"range\" of \"pad\", got \"-1\"");
 }
 
@@ -159,8 +169,9 @@ TEST(bad_input_problem_sets, grid_log2_exponent_out_of_range) {
 
 // 2^31 is past gemm's int dimensions: said with the power and its value.
 TEST(bad_input_problem_sets, grid_log2_power_past_the_maximum) {
-  expect_sweep_file_error(with_problems("gemm", "  - grid: {m: {log2: [0, 31]}, n: 64, k: 64, dtype: bf16}\n"),
-                          "3:26: expected an integer in [1, 2147483647] for \"log2\" of \"m\", got 2^31 = \"2147483648\"");
+  expect_sweep_file_error(
+      with_problems("gemm", "  - grid: {m: {log2: [0, 31]}, n: 64, k: 64, dtype: bf16}\n"),
+      "3:26: expected an integer in [1, 2147483647] for \"log2\" of \"m\", got 2^31 = \"2147483648\"");
 }
 
 TEST(bad_input_problem_sets, grid_two_forms_at_once) {
@@ -169,8 +180,9 @@ TEST(bad_input_problem_sets, grid_two_forms_at_once) {
 }
 
 TEST(bad_input_problem_sets, grid_unknown_layout) {
-  expect_sweep_file_error(with_problems("conv2d", "  - grid: {n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, layout: [nhwc, nhcw], "
-                                                  "dtype: f16}\n"),
+  expect_sweep_file_error(with_problems("conv2d",
+                                        "  - grid: {n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, layout: [nhwc, nhcw], "
+                                        "dtype: f16}\n"),
                           "3:71: unknown layout \"nhcw\" (did you mean \"nhwc\"?)");
 }
 
@@ -232,26 +244,31 @@ TEST(bad_input_problem_sets, sample_uniform_lo_greater_than_hi) {
 }
 
 TEST(bad_input_problem_sets, sample_uniform_with_three_bounds) {
-  expect_sweep_file_error(softmax("  - sample: {count: 1, seed: 1, rows: {uniform: [1, 8, 2]}, cols: 32, dtype: f16}\n"),
-                          "3:49: expected [lo, hi] for \"uniform\" of \"rows\", got 3 elements");
+  expect_sweep_file_error(
+      softmax("  - sample: {count: 1, seed: 1, rows: {uniform: [1, 8, 2]}, cols: 32, dtype: f16}\n"),
+      "3:49: expected [lo, hi] for \"uniform\" of \"rows\", got 3 elements");
 }
 
 // A logarithm needs a lower bound of 1 at least, even where the dimension takes 0.
 TEST(bad_input_problem_sets, sample_log_uniform_from_zero) {
-  expect_sweep_file_error(with_problems("conv2d", "  - sample: {count: 1, seed: 1, n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, "
-                                                  "pad: {log_uniform: [0, 3]}, dtype: f16}\n"),
+  expect_sweep_file_error(with_problems("conv2d",
+                                        "  - sample: {count: 1, seed: 1, n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, "
+                                        "pad: {log_uniform: [0, 3]}, dtype: f16}\n"),
                           "3:97: expected a positive integer for \"log_uniform\" of \"pad\", got \"0\"");
 }
 
 TEST(bad_input_problem_sets, sample_log_uniform_past_the_maximum) {
-  expect_sweep_file_error(with_problems("gemm", "  - sample: {count: 1, seed: 1, m: {log_uniform: [1, 3000000000]}, n: 64, k: 64, "
-                                                "dtype: bf16}\n"),
-                          "3:54: expected an integer in [1, 2147483647] for \"log_uniform\" of \"m\", got \"3000000000\"");
+  expect_sweep_file_error(
+      with_problems("gemm",
+                    "  - sample: {count: 1, seed: 1, m: {log_uniform: [1, 3000000000]}, n: 64, k: 64, "
+                    "dtype: bf16}\n"),
+      "3:54: expected an integer in [1, 2147483647] for \"log_uniform\" of \"m\", got \"3000000000\"");
 }
 
 TEST(bad_input_problem_sets, sample_layout_drawn_uniformly) {
-  expect_sweep_file_error(with_problems("conv2d", "  - sample: {count: 1, seed: 1, n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, "
-                                                  "layout: {uniform: [0, 1]}, dtype: f16}\n"),
+  expect_sweep_file_error(with_problems("conv2d",
+                                        "  - sample: {count: 1, seed: 1, n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, "
+                                        "layout: {uniform: [0, 1]}, dtype: f16}\n"),
                           "3:86: unknown key \"uniform\" in \"layout\" (expected one of: choice)");
 }
 
@@ -262,26 +279,30 @@ TEST(bad_input_problem_sets, sample_unknown_dtype_in_a_choice) {
 
 // `where` is a constraint: unknown symbols, syntax and non-finite values are said like one's.
 TEST(bad_input_problem_sets, sample_where_unknown_symbol) {
-  expect_sweep_file_error(softmax("  - sample: {count: 1, seed: 1, rows: 8, cols: 32, dtype: f16, where: \"vec > 1\"}\n"),
-                          "3:71: unknown symbol \"vec\" in constraint \"vec > 1\" (expected one of: rows, cols, elem_bytes)");
+  expect_sweep_file_error(
+      softmax("  - sample: {count: 1, seed: 1, rows: 8, cols: 32, dtype: f16, where: \"vec > 1\"}\n"),
+      "3:71: unknown symbol \"vec\" in constraint \"vec > 1\" (expected one of: rows, cols, elem_bytes)");
 }
 
 TEST(bad_input_problem_sets, sample_where_syntax) {
-  expect_sweep_file_error(softmax("  - sample: {count: 1, seed: 1, rows: 8, cols: 32, dtype: f16, where: \"rows * <= 4\"}\n"),
-                          "3:71: constraint \"rows * <= 4\": unexpected token \"<= 4 \" found at position 7");
+  expect_sweep_file_error(
+      softmax("  - sample: {count: 1, seed: 1, rows: 8, cols: 32, dtype: f16, where: \"rows * <= 4\"}\n"),
+      "3:71: constraint \"rows * <= 4\": unexpected token \"<= 4 \" found at position 7");
 }
 
 TEST(bad_input_problem_sets, sample_where_not_finite) {
-  expect_sweep_file_error(softmax("  - sample: {count: 1, seed: 1, rows: 8, cols: 32, dtype: f16, where: \"rows / (cols - 32) "
-                                  "< 1\"}\n"),
-                          "3:71: constraint \"rows / (cols - 32) < 1\" is not finite (inf) at problem softmax_f16_8x32");
+  expect_sweep_file_error(
+      softmax("  - sample: {count: 1, seed: 1, rows: 8, cols: 32, dtype: f16, where: \"rows / (cols - 32) "
+              "< 1\"}\n"),
+      "3:71: constraint \"rows / (cols - 32) < 1\" is not finite (inf) at problem softmax_f16_8x32");
 }
 
 // Fewer distinct problems than asked: two rows x two cols, five asked.
 TEST(bad_input_problem_sets, sample_cannot_reach_its_count) {
-  expect_sweep_file_error(softmax("  - sample: {count: 5, seed: 1, rows: [1, 2], cols: [32, 64], dtype: f16, where: \"rows < 3\"}\n"),
-                          "3:5: sample found 4 of the 5 problems asked in 500 draws (distinct, and where \"rows < 3\" "
-                          "holds): widen the ranges, loosen \"where\", lower \"count\" or change \"seed\"");
+  expect_sweep_file_error(
+      softmax("  - sample: {count: 5, seed: 1, rows: [1, 2], cols: [32, 64], dtype: f16, where: \"rows < 3\"}\n"),
+      "3:5: sample found 4 of the 5 problems asked in 500 draws (distinct, and where \"rows < 3\" "
+      "holds): widen the ranges, loosen \"where\", lower \"count\" or change \"seed\"");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,13 +336,14 @@ TEST(bad_input_problem_sets, listed_problem_repeats_a_grid) {
 
 // One error per place repeated, with a count: not one line per problem.
 TEST(bad_input_problem_sets, grids_overlapping) {
-  expect_sweep_file_error(softmax("  - grid: {rows: {pow2: [1, 1024]}, cols: [32, 64], dtype: f16}\n"
-                                  "  - {rows: 3, cols: 32, dtype: f16}\n"
-                                  "  - grid: {rows: {range: [1, 4]}, cols: [32, 64], dtype: f16}\n"),
-                          "5:5: duplicate problem \"softmax_f16_1x32\" in grid (first at $FILE:3:5, in grid), and 5 more "
-                          "from there\n"
-                          "$FILE:5:5: duplicate problem \"softmax_f16_3x32\" in grid (first at $FILE:4:5)\n"
-                          "$FILE: 2 errors");
+  expect_sweep_file_error(
+      softmax("  - grid: {rows: {pow2: [1, 1024]}, cols: [32, 64], dtype: f16}\n"
+              "  - {rows: 3, cols: 32, dtype: f16}\n"
+              "  - grid: {rows: {range: [1, 4]}, cols: [32, 64], dtype: f16}\n"),
+      "5:5: duplicate problem \"softmax_f16_1x32\" in grid (first at $FILE:3:5, in grid), and 5 more "
+      "from there\n"
+      "$FILE:5:5: duplicate problem \"softmax_f16_3x32\" in grid (first at $FILE:4:5)\n"
+      "$FILE: 2 errors");
 }
 
 // Every bad set in a file is said, with the rest of the file's errors.

@@ -2,8 +2,8 @@
 // database path that is not a regular file, an empty file, someone else's SQLite database, a
 // cache that cannot be written, a sweep file name that is not UTF-8, and a sweep killed with
 // SIGKILL, each with its exact message and what it leaves stored.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -46,8 +46,8 @@ void expect_error(const std::string& args, const std::string& message, const std
 TEST(bad_input_store, database_that_is_not_a_regular_file) {
   temp_dir tmp;
   ASSERT_EQ(mkfifo((tmp / "fifo.db").c_str(), 0600), 0);
-  for (const auto& [path, kind] : std::vector<std::pair<std::string, std::string>>{
-           {"/dev/null", "a character device"}, {tmp / "fifo.db", "a FIFO"}}) {
+  for (const auto& [path, kind] : std::vector<std::pair<std::string, std::string>>{{"/dev/null", "a character device"},
+                                                                                   {tmp / "fifo.db", "a FIFO"}}) {
     const auto message = path + ": not a database file (" + kind + ")";
     expect_error("sweep --validate-only --db " + path + " --cache " + (tmp / "cache") + " " + tiny_sweep, message);
     expect_error("best --db " + path, message);
@@ -79,13 +79,15 @@ TEST(bad_input_store, empty_database_file) {
 
   const auto sweep = run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep);
   EXPECT_EQ(sweep.code, 0) << sweep.err;
-  EXPECT_EQ(sqlite_rows(db, "PRAGMA user_version"), std::vector<std::string>{std::to_string(cuop::store::schema_version)});
+  EXPECT_EQ(sqlite_rows(db, "PRAGMA user_version"),
+            std::vector<std::string>{std::to_string(cuop::store::schema_version)});
   EXPECT_EQ(sqlite_rows(db, "SELECT mode, state FROM runs"), std::vector<std::string>{"validate|finished"});
   // Nothing timed: best says so rather than print nothing.
   const auto best = run("best --db " + db);
   EXPECT_EQ(best.code, 0);
   EXPECT_EQ(best.out, "");
-  EXPECT_EQ(best.err, "cuop-tune: " + db + ": no timed trial of op \"softmax\" (compile-validation runs time nothing)\n");
+  EXPECT_EQ(best.err,
+            "cuop-tune: " + db + ": no timed trial of op \"softmax\" (compile-validation runs time nothing)\n");
 }
 
 // A SQLite database of another program: read-only opens found no schema version and showed it
@@ -93,7 +95,8 @@ TEST(bad_input_store, empty_database_file) {
 TEST(bad_input_store, database_of_another_program) {
   temp_dir tmp;
   const auto db = tmp / "places.sqlite";
-  exec_sql(db, "CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT); INSERT INTO moz_places (url) VALUES ('x');");
+  exec_sql(db,
+           "CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT); INSERT INTO moz_places (url) VALUES ('x');");
   const auto before = snapshot(db, false);
   const auto message = db + ": not a cuop-tune database (a SQLite database of something else, with tables moz_places)";
   expect_error("best --db " + db, message);
@@ -134,7 +137,8 @@ TEST(bad_input_store, schema_3_database_still_opens) {
   expect_intact(before);  // read through an upgraded copy in memory
   const auto sweep = run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep);
   EXPECT_EQ(sweep.code, 0) << sweep.err;
-  EXPECT_EQ(sqlite_rows(db, "PRAGMA user_version"), std::vector<std::string>{std::to_string(cuop::store::schema_version)});
+  EXPECT_EQ(sqlite_rows(db, "PRAGMA user_version"),
+            std::vector<std::string>{std::to_string(cuop::store::schema_version)});
   EXPECT_EQ(sqlite_rows(db, "SELECT id, state, pid > 0 FROM runs ORDER BY id"),
             (std::vector<std::string>{"1|running|0", "2|finished|1"}));
 }
@@ -173,8 +177,8 @@ TEST(bad_input_store, cache_on_a_disk_that_takes_no_data) {
   temp_dir tmp;
   const std::string prefix =
       "sh -c '( trap \"\" XFSZ; ulimit -f 0; \"$0\" \"$@\"; echo \"exit $?\" >&2 ) 2>&1 | cat >&2' ";
-  const auto r = run("sweep --validate-only --db " + (tmp / "x.db") + " --cache " + (tmp / "cache") + " " + tiny_sweep,
-                     prefix);
+  const auto r =
+      run("sweep --validate-only --db " + (tmp / "x.db") + " --cache " + (tmp / "cache") + " " + tiny_sweep, prefix);
   EXPECT_EQ(r.err, "cuop-tune: error: --cache " + (tmp / "cache") + ": cannot write in it (File too large)\nexit 1\n");
   EXPECT_FALSE(fs::exists(tmp / "x.db"));
   EXPECT_TRUE(fs::is_empty(tmp / "cache"));  // the probe file is gone
@@ -199,7 +203,8 @@ TEST(bad_input_store, sweep_file_name_that_is_not_utf8) {
   const std::string name = "bad\xff\x1b[31m.yaml";
   fs::copy_file(tiny_sweep, tmp / name);
   const auto db = tmp / "t.db";
-  const auto sweep = run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " '" + (tmp / name) + "'");
+  const auto sweep =
+      run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " '" + (tmp / name) + "'");
   EXPECT_EQ(sweep.code, 0) << sweep.err;
   const std::string shown = tmp.path.string() + "/bad\\xff\\x1b[31m.yaml";
   EXPECT_NE(sweep.err.find("[softmax] " + shown + ": 1 problems"), std::string::npos) << sweep.err;
@@ -227,7 +232,8 @@ TEST(bad_input_store, cache_path_that_is_not_utf8) {
     GTEST_SKIP() << "no GPU: the measuring sweep's refusal is not reached here";
   }
   EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_NE(r.err.find("cuop-tune: error: --cache " + tmp.path.string() + "/cache\\xff: not a UTF-8 path; the "
+  EXPECT_NE(r.err.find("cuop-tune: error: --cache " + tmp.path.string() +
+                       "/cache\\xff: not a UTF-8 path; the "
                        "workers cannot be told the paths of the cubins in it"),
             std::string::npos)
       << r.err;
@@ -267,8 +273,8 @@ TEST(bad_input_store, run_of_a_killed_sweep_is_marked_interrupted) {
   temp_dir tmp;
   const auto db = tmp / "k.db";
   const auto suite = source + "/configs/softmax-smoke.yaml";
-  const std::vector<std::string> args = {CUOP_TUNE_BIN, "sweep", "--validate-only", "--db", db, "--cache",
-                                         tmp / "cache", "-j", "1", suite};
+  const std::vector<std::string> args = {
+      CUOP_TUNE_BIN, "sweep", "--validate-only", "--db", db, "--cache", tmp / "cache", "-j", "1", suite};
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -293,7 +299,8 @@ TEST(bad_input_store, run_of_a_killed_sweep_is_marked_interrupted) {
   const auto next = run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache2") + " " + tiny_sweep);
   EXPECT_EQ(next.code, 0) << next.err;
   const auto why = "its sweep (process " + std::to_string(pid) + " on " + host_name() + ") ended without finishing it";
-  EXPECT_EQ(next.err.rfind("cuop-tune: run 1 (" + suite + ") was left running: " + why + "; marked interrupted\n", 0), 0u)
+  EXPECT_EQ(next.err.rfind("cuop-tune: run 1 (" + suite + ") was left running: " + why + "; marked interrupted\n", 0),
+            0u)
       << next.err;
   EXPECT_EQ(sqlite_rows(db, "SELECT id, state, finished_at IS NULL, state_reason FROM runs ORDER BY id"),
             (std::vector<std::string>{"1|interrupted|1|" + why, "2|finished|0|"}));
@@ -307,11 +314,17 @@ TEST(bad_input_store, only_runs_whose_process_is_gone_are_marked) {
   ASSERT_EQ(run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep).code, 0);
   const auto me = std::to_string(::getpid());
   const auto host = host_name();
-  exec_sql(db, "INSERT INTO runs (started_at, spec_file, op, mode, state, env_key, hostname, pid, pid_start) VALUES "
-               "('t', 'live.yaml', 'softmax', 'validate', 'running', 'k', '" + host + "', " + me + ", 0), "
-               "('t', 'reused.yaml', 'softmax', 'validate', 'running', 'k', '" + host + "', " + me + ", 1), "
+  exec_sql(db,
+           "INSERT INTO runs (started_at, spec_file, op, mode, state, env_key, hostname, pid, pid_start) VALUES "
+           "('t', 'live.yaml', 'softmax', 'validate', 'running', 'k', '" +
+               host + "', " + me +
+               ", 0), "
+               "('t', 'reused.yaml', 'softmax', 'validate', 'running', 'k', '" +
+               host + "', " + me +
+               ", 1), "
                "('t', 'elsewhere.yaml', 'softmax', 'validate', 'running', 'k', 'another-host', 1, 1), "
-               "('t', 'old.yaml', 'softmax', 'validate', 'running', 'k', '" + host + "', 0, 0);");
+               "('t', 'old.yaml', 'softmax', 'validate', 'running', 'k', '" +
+               host + "', 0, 0);");
   const auto r = run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + tiny_sweep);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(sqlite_rows(db, "SELECT spec_file, state FROM runs WHERE id BETWEEN 2 AND 5 ORDER BY id"),

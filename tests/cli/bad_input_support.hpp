@@ -112,14 +112,14 @@ inline std::string stored_copy(const temp_dir& tmp, const std::string& name = "s
 // `cuop-tune: error: DIR/sweep.yaml:<message>` ($FILE and $DIR in it replaced), stdout empty,
 // and the database is byte for byte what it was.
 inline void expect_sweep_file_error(const std::string& yaml, const std::string& message,
-                             const std::map<std::string, std::string>& beside = {}) {
+                                    const std::map<std::string, std::string>& beside = {}) {
   temp_dir tmp;
   const auto file = tmp / "sweep.yaml";
   write_file(file, yaml);
   for (const auto& [name, text] : beside) write_file(tmp / name, text);
   const auto before = snapshot(stored_copy(tmp));
-  const std::string expected =
-      "cuop-tune: error: " + file + ":" + replace_all(replace_all(message, "$FILE", file), "$DIR", tmp.path.string()) + "\n";
+  const std::string expected = "cuop-tune: error: " + file + ":" +
+                               replace_all(replace_all(message, "$FILE", file), "$DIR", tmp.path.string()) + "\n";
 
   const auto v = run("validate " + file);
   EXPECT_EQ(v.code, 1) << v.out << v.err;

@@ -21,7 +21,8 @@ problems:
 candidates:
   - family: block_row
     params: {vec: [1, 2], block_threads: 32, chunks: 1}
-    constraints: [")yaml" + constraint + R"yaml("]
+    constraints: [")yaml" +
+         constraint + R"yaml("]
 )yaml";
 }
 
@@ -57,8 +58,9 @@ TEST(bad_input_sweep_file, constraint_infinity_hidden_by_a_function) {
 
 // A number too large for a double: muparser called it an unexpected token (or an unknown symbol).
 TEST(bad_input_sweep_file, constraint_number_too_large) {
-  expect_sweep_file_error(with_constraint("1e400"),
-                          "7:19: constraint \"1e400\" is not finite (inf): the number \"1e400\" is too large for a double");
+  expect_sweep_file_error(
+      with_constraint("1e400"),
+      "7:19: constraint \"1e400\" is not finite (inf): the number \"1e400\" is too large for a double");
   expect_sweep_file_error(with_constraint("vec < 1e400 ? 1 : 0"),
                           "7:19: constraint \"vec < 1e400 ? 1 : 0\" is not finite (inf): the number \"1e400\" is too "
                           "large for a double");
@@ -70,17 +72,20 @@ TEST(bad_input_sweep_file, a_guarded_division_stays_valid) {
   write_file(tmp / "sweep.yaml", with_constraint("vec > 1 ? cols / (vec - 1) >= 4 : 1"));
   const auto r = run("validate " + (tmp / "sweep.yaml"));
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, tmp / "sweep.yaml" + ": ok (softmax op, 1 problems, 1 candidates, 2 points, 2 trials after constraints)\n");
+  EXPECT_EQ(r.out,
+            tmp / "sweep.yaml" + ": ok (softmax op, 1 problems, 1 candidates, 2 points, 2 trials after constraints)\n");
 }
 
 TEST(bad_input_sweep_file, constraint_with_an_unknown_function) {
-  expect_sweep_file_error(with_constraint("fmod(vec, 2) == 0"),
-                          "7:19: constraint \"fmod(vec, 2) == 0\": unknown function \"fmod\" (expected one of: abs, "
-                          "acos, acosh, asin, asinh, atan, atan2, atanh, avg, cos, cosh, exp, ln, log, log10, log2, max, "
-                          "min, rint, sign, sin, sinh, sqrt, sum, tan, tanh)");
+  expect_sweep_file_error(
+      with_constraint("fmod(vec, 2) == 0"),
+      "7:19: constraint \"fmod(vec, 2) == 0\": unknown function \"fmod\" (expected one of: abs, "
+      "acos, acosh, asin, asinh, atan, atan2, atanh, avg, cos, cosh, exp, ln, log, log10, log2, max, "
+      "min, rint, sign, sin, sinh, sqrt, sum, tan, tanh)");
   expect_sweep_file_error(with_constraint("sqr(vec) > 0"),
                           "7:19: constraint \"sqr(vec) > 0\": unknown function \"sqr\" (did you mean \"sqrt\"?)");
-  expect_sweep_file_error(with_constraint("vec(2) > 0"), "7:19: constraint \"vec(2) > 0\": \"vec\" is a value, not a function");
+  expect_sweep_file_error(with_constraint("vec(2) > 0"),
+                          "7:19: constraint \"vec(2) > 0\": \"vec\" is a value, not a function");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -88,7 +93,8 @@ TEST(bad_input_sweep_file, constraint_with_an_unknown_function) {
 
 // Several documents: only the first was read, the rest ignored without a word.
 TEST(bad_input_sweep_file, several_yaml_documents) {
-  expect_sweep_file_error(R"yaml(op: softmax
+  expect_sweep_file_error(
+      R"yaml(op: softmax
 problems:
   - {rows: 8, cols: 32, dtype: f16}
 candidates:
@@ -97,15 +103,16 @@ candidates:
 ---
 op: gemm
 )yaml",
-                          "8:1: a second YAML document starts here (2 in all): a sweep file is one document (no \"---\" "
-                          "between two)");
+      "8:1: a second YAML document starts here (2 in all): a sweep file is one document (no \"---\" "
+      "between two)");
 }
 
 // An empty document after "---" counts too.
 TEST(bad_input_sweep_file, a_trailing_document_marker) {
-  expect_sweep_file_error("op: softmax\n---\n",
-                          "3:1: a second YAML document starts here (2 in all): a sweep file is one document (no \"---\" "
-                          "between two)");
+  expect_sweep_file_error(
+      "op: softmax\n---\n",
+      "3:1: a second YAML document starts here (2 in all): a sweep file is one document (no \"---\" "
+      "between two)");
 }
 
 // Nesting past yaml-cpp's depth guard: its own message was "bad file".
@@ -117,8 +124,7 @@ TEST(bad_input_sweep_file, nesting_too_deep) {
 // A NUL byte (binary data): yaml-cpp said "unknown escape character" somewhere after it.
 TEST(bad_input_sweep_file, a_nul_byte) {
   const char text[] = "op: softmax\nproblems: [{rows: 8\0, cols: 32}]\n";
-  expect_sweep_file_error(std::string(text, sizeof text - 1),
-                          "2:20: a NUL byte: a sweep file is text");
+  expect_sweep_file_error(std::string(text, sizeof text - 1), "2:20: a NUL byte: a sweep file is text");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -145,9 +151,10 @@ candidates:
 
 // A bidirectional override (U+202E) could make a name read backwards.
 TEST(bad_input_sweep_file, bidirectional_override_in_a_family) {
-  expect_sweep_file_error("op: softmax\nproblems:\n  - {rows: 8, cols: 32, dtype: f16}\ncandidates:\n"
-                          "  - family: \"block\\u202erow\"\n    params: {vec: 1}\n",
-                          "5:13: unknown family \"block\\u202erow\" for op \"softmax\" (did you mean \"block_row\"?)");
+  expect_sweep_file_error(
+      "op: softmax\nproblems:\n  - {rows: 8, cols: 32, dtype: f16}\ncandidates:\n"
+      "  - family: \"block\\u202erow\"\n    params: {vec: 1}\n",
+      "5:13: unknown family \"block\\u202erow\" for op \"softmax\" (did you mean \"block_row\"?)");
 }
 
 TEST(bad_input_sweep_file, control_character_in_a_constraint) {
@@ -158,9 +165,10 @@ TEST(bad_input_sweep_file, control_character_in_a_constraint) {
 
 // Bytes that are not UTF-8 in a value.
 TEST(bad_input_sweep_file, invalid_utf8_in_a_value) {
-  expect_sweep_file_error("op: softmax\nproblems:\n  - {rows: 8, cols: 32, dtype: \"f1\xff\"}\ncandidates:\n"
-                          "  - family: block_row\n    params: {vec: 1, block_threads: 32, chunks: 1}\n",
-                          "3:32: unknown dtype \"f1\\xff\" (did you mean \"f16\"?)");
+  expect_sweep_file_error(
+      "op: softmax\nproblems:\n  - {rows: 8, cols: 32, dtype: \"f1\xff\"}\ncandidates:\n"
+      "  - family: block_row\n    params: {vec: 1, block_threads: 32, chunks: 1}\n",
+      "3:32: unknown dtype \"f1\\xff\" (did you mean \"f16\"?)");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -168,7 +176,8 @@ TEST(bad_input_sweep_file, invalid_utf8_in_a_value) {
 // would be alone, then a count line.
 
 TEST(bad_input_sweep_file, every_error_is_reported) {
-  expect_sweep_file_error(R"yaml(op: softmax
+  expect_sweep_file_error(
+      R"yaml(op: softmax
 colour: blue
 problems:
   - {rows: eight, cols: 32, dtype: f16}
@@ -188,27 +197,27 @@ targets: [sm_80, sm_91]
 measure: {min_samples: 0, timeout_s: -1}
 strategy: fastest
 )yaml",
-                          "2:1: unknown key \"colour\" (expected one of: op, dtypes, problems, candidates, constraints, "
-                          "targets, measure, strategy, budget, transfer_neighbours, transfer_seed)\n"
-                          "$FILE:4:12: expected a positive integer for \"rows\", got \"eight\"\n"
-                          "$FILE:5:32: unknown dtype \"fp16\" (did you mean \"f16\"?)\n"
-                          "$FILE:7:5: duplicate problem \"softmax_f16_8x32\" (first at $FILE:6:5)\n"
-                          "$FILE:10:19: expected an integer for parameter \"vec\", got \"four\"\n"
-                          "$FILE:11:13: unknown family \"blockrow\" for op \"softmax\" (did you mean "
-                          "\"block_row\"?)\n"
-                          "$FILE:17:18: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n"
-                          "$FILE:18:24: expected an integer in [1, 1000000] for \"min_samples\", got "
-                          "\"0\"\n"
-                          "$FILE:18:38: expected a number in (0, 86400) for \"timeout_s\", got \"-1\"\n"
-                          "$FILE:19:11: unknown strategy \"fastest\" (expected one of: exhaustive, race, transfer)\n"
-                          "$FILE:16:15: unknown symbol \"warps\" in constraint \"warps > 1\" for family "
-                          "\"warp_row\" (expected one of: vec, threads_per_row, rows_per_block, chunks, rows, cols, "
-                          "elem_bytes)\n"
-                          "$FILE:15:19: constraint \"vec * <= 16\": unexpected token \"<= 16 \" found at "
-                          "position 6\n"
-                          "$FILE:15:34: unknown symbol \"vecc\" in constraint \"vecc > 1\" (did you "
-                          "mean \"vec\"?)\n"
-                          "$FILE: 13 errors");
+      "2:1: unknown key \"colour\" (expected one of: op, dtypes, problems, candidates, constraints, "
+      "targets, measure, strategy, budget, transfer_neighbours, transfer_seed)\n"
+      "$FILE:4:12: expected a positive integer for \"rows\", got \"eight\"\n"
+      "$FILE:5:32: unknown dtype \"fp16\" (did you mean \"f16\"?)\n"
+      "$FILE:7:5: duplicate problem \"softmax_f16_8x32\" (first at $FILE:6:5)\n"
+      "$FILE:10:19: expected an integer for parameter \"vec\", got \"four\"\n"
+      "$FILE:11:13: unknown family \"blockrow\" for op \"softmax\" (did you mean "
+      "\"block_row\"?)\n"
+      "$FILE:17:18: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n"
+      "$FILE:18:24: expected an integer in [1, 1000000] for \"min_samples\", got "
+      "\"0\"\n"
+      "$FILE:18:38: expected a number in (0, 86400) for \"timeout_s\", got \"-1\"\n"
+      "$FILE:19:11: unknown strategy \"fastest\" (expected one of: exhaustive, race, transfer)\n"
+      "$FILE:16:15: unknown symbol \"warps\" in constraint \"warps > 1\" for family "
+      "\"warp_row\" (expected one of: vec, threads_per_row, rows_per_block, chunks, rows, cols, "
+      "elem_bytes)\n"
+      "$FILE:15:19: constraint \"vec * <= 16\": unexpected token \"<= 16 \" found at "
+      "position 6\n"
+      "$FILE:15:34: unknown symbol \"vecc\" in constraint \"vecc > 1\" (did you "
+      "mean \"vec\"?)\n"
+      "$FILE: 13 errors");
 }
 
 // A misspelt parameter is one error, not also a missing one; a top-level constraint that no
@@ -240,8 +249,10 @@ TEST(bad_input_sweep_file, errors_past_twenty_are_counted) {
   for (int i = 0; i < 25; ++i) {
     yaml += "  - {rows: x" + std::to_string(i) + ", cols: 32, dtype: f16}\n";
     if (i < 20)
-      message += (i ? "$FILE:" : "") + std::to_string(i + 3) + ":12: expected a positive integer for "
-                 "\"rows\", got \"x" + std::to_string(i) + "\"\n";
+      message += (i ? "$FILE:" : "") + std::to_string(i + 3) +
+                 ":12: expected a positive integer for "
+                 "\"rows\", got \"x" +
+                 std::to_string(i) + "\"\n";
   }
   yaml += "candidates:\n  - family: block_row\n    params: {vec: 1, block_threads: 32, chunks: 1}\n";
   expect_sweep_file_error(yaml, message + "$FILE: 25 errors (the first 20 shown)");
@@ -254,7 +265,8 @@ TEST(bad_input_sweep_file, validate_checks_every_file) {
   write_file(tmp / "bad.yaml", "op: softmaxx\n");
   const auto r = run("validate " + (tmp / "bad.yaml") + " " + tiny_sweep + " " + (tmp / "bad.yaml"));
   EXPECT_EQ(r.code, 1);
-  const std::string error = "cuop-tune: error: " + (tmp / "bad.yaml") + ":1:5: unknown op \"softmaxx\" (did you mean "
+  const std::string error = "cuop-tune: error: " + (tmp / "bad.yaml") +
+                            ":1:5: unknown op \"softmaxx\" (did you mean "
                             "\"softmax\"?)\n";
   EXPECT_EQ(r.err, error + error);
   EXPECT_EQ(r.out, tiny_sweep + ": ok (softmax op, 1 problems, 1 candidates, 1 points, 1 trials after constraints)\n");
@@ -267,14 +279,15 @@ TEST(bad_input_sweep_file, validate_checks_every_file) {
 // (runner::plan_sweep).
 
 TEST(bad_input_sweep_file, range_of_negative_numbers) {
-  expect_sweep_file_error(R"yaml(op: softmax
+  expect_sweep_file_error(
+      R"yaml(op: softmax
 problems:
   - {rows: 8, cols: 32, dtype: f16}
 candidates:
   - family: block_row
     params: {vec: {range: [-4, -1]}, block_threads: 32, chunks: 1}
 )yaml",
-                          "6:28: expected an integer from 0 to 2147483647 for \"range\" of parameter \"vec\", got \"-4\"");
+      "6:28: expected an integer from 0 to 2147483647 for \"range\" of parameter \"vec\", got \"-4\"");
 }
 
 TEST(bad_input_sweep_file, negative_parameter_value) {
@@ -303,7 +316,8 @@ candidates:
 // A range at int64's end is refused for its bound (a custom kernel's parameters are ints), before
 // the expansion that used to overflow there.
 TEST(bad_input_sweep_file, range_at_the_end_of_int64) {
-  expect_sweep_file_error(R"yaml(op: softmax
+  expect_sweep_file_error(
+      R"yaml(op: softmax
 problems:
   - {rows: 8, cols: 32, dtype: f16}
 candidates:
@@ -312,9 +326,9 @@ candidates:
     kernel: my_ns::k
     params: {block_threads: 32, x: {range: [9223372036854775806, 9223372036854775807]}}
 )yaml",
-                          "8:45: expected an integer from -2147483648 to 2147483647 for \"range\" of parameter \"x\", got "
-                          "\"9223372036854775806\"",
-                          {{"my.cuh", "namespace my_ns {}\n"}});
+      "8:45: expected an integer from -2147483648 to 2147483647 for \"range\" of parameter \"x\", got "
+      "\"9223372036854775806\"",
+      {{"my.cuh", "namespace my_ns {}\n"}});
 }
 
 // The custom kernel's source must be a regular file: a FIFO was reported as missing.
@@ -329,7 +343,8 @@ candidates:
 )yaml");
   const auto r = run("validate " + (tmp / "sweep.yaml"), "timeout 20 ");
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "cuop-tune: error: " + (tmp / "sweep.yaml") + ":5:30: source file \"my.cuh\" is a FIFO, not a regular file\n");
+  EXPECT_EQ(r.err, "cuop-tune: error: " + (tmp / "sweep.yaml") +
+                       ":5:30: source file \"my.cuh\" is a FIFO, not a regular file\n");
 }
 
 }  // namespace

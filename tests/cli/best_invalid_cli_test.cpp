@@ -49,8 +49,8 @@ TEST(cli, best_and_export_leave_out_invalid_runs_and_best_reports_ties) {
     const auto env = run.env.key();
     const auto good = db->begin_run(run);
     db->put_trial(trial(good, env, "k_best", 10.0, 0.2));
-    db->put_trial(trial(good, env, "k_tied", 10.1, 0.2));   // overlaps the best's interval
-    db->put_trial(trial(good, env, "k_slow", 12.0, 0.2));   // does not
+    db->put_trial(trial(good, env, "k_tied", 10.1, 0.2));  // overlaps the best's interval
+    db->put_trial(trial(good, env, "k_slow", 12.0, 0.2));  // does not
     db->finish_run(good, "finished");
     const auto bad = db->begin_run(run);
     db->put_trial(trial(bad, env, "k_fastest", 5.0, 0.1));  // measured beside another process

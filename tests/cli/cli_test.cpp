@@ -99,8 +99,8 @@ TEST(cli, a_database_from_a_newer_schema_is_refused_and_left_intact) {
 
 TEST(cli, emit_rejects_an_unknown_target) {
   temp_dir tmp;
-  const auto r = run_cli("emit --results " + std::string(CUOP_SOURCE_DIR) + "/results --out " +
-                         (tmp / "gen") + " --targets 80,91a");
+  const auto r = run_cli("emit --results " + std::string(CUOP_SOURCE_DIR) + "/results --out " + (tmp / "gen") +
+                         " --targets 80,91a");
   EXPECT_EQ(r.code, 2);  // a usage error (docs/cli.md)
   EXPECT_NE(r.out.find("cuop-tune: error: --targets: unknown target \"91a\""), std::string::npos) << r.out;
 }
@@ -126,8 +126,7 @@ TEST(cli, emit_does_not_depend_on_where_the_results_are) {
   const auto a = read_file(tmp / "a/gen/cuop/generated/softmax_dispatch.hpp");
   EXPECT_FALSE(a.empty());
   EXPECT_EQ(a, read_file(tmp / "b/deeper/gen/cuop/generated/softmax_dispatch.hpp"));
-  EXPECT_EQ(read_file(tmp / "a/gen/softmax_instances.cu"),
-            read_file(tmp / "b/deeper/gen/softmax_instances.cu"));
+  EXPECT_EQ(read_file(tmp / "a/gen/softmax_instances.cu"), read_file(tmp / "b/deeper/gen/softmax_instances.cu"));
 }
 
 // tests/data/store/h200-softmax.db: an earlier H200 softmax sweep (2026-11-30, schema 1, single
@@ -143,7 +142,8 @@ TEST(cli, best_reports_the_fastest_verified_configuration_per_gpu_and_problem) {
   EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("softmax_f32_4096x4096        softmax_f32_block_row_v4_b128_c8"), std::string::npos) << r.out;
   const auto md = run_cli("best --format markdown --db " + h200_db);
-  EXPECT_NE(md.out.find("| softmax_f32_256x262144 | `softmax_f32_split_row_v4_b512_c10` |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| softmax_f32_256x262144 | `softmax_f32_split_row_v4_b512_c10` |"), std::string::npos)
+      << md.out;
   const auto js = run_cli("best --format json --db " + h200_db);
   EXPECT_NE(js.out.find("\"speedup_over_first\""), std::string::npos) << js.out;
 }
@@ -156,9 +156,7 @@ TEST(cli, committed_results_are_fresh_exports_of_their_database) {
             read_file(std::string(CUOP_SOURCE_DIR) + "/results/softmax/nvidia-h200.json"));
 }
 
-TEST(cli, best_rejects_an_unknown_format) {
-  EXPECT_EQ(run_cli("best --format yaml --db " + h200_db).code, 2);
-}
+TEST(cli, best_rejects_an_unknown_format) { EXPECT_EQ(run_cli("best --format yaml --db " + h200_db).code, 2); }
 
 TEST(cli, a_terminated_sweep_marks_its_run_interrupted_and_keeps_what_it_stored) {
   temp_dir tmp;
@@ -223,8 +221,8 @@ TEST(cli, emit_without_a_results_folder_says_so) {
 
 TEST(cli, sweep_only_matching_nothing_is_an_error_and_creates_no_database) {
   temp_dir tmp;
-  const auto r = run_cli("sweep " + std::string(CUOP_SOURCE_DIR) + "/configs/gemm.yaml --validate-only --only no_such_problem --db " +
-                         (tmp / "x.db"));
+  const auto r = run_cli("sweep " + std::string(CUOP_SOURCE_DIR) +
+                         "/configs/gemm.yaml --validate-only --only no_such_problem --db " + (tmp / "x.db"));
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("no problem of any file matches --only \"no_such_problem\""), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(tmp / "x.db"));
@@ -236,10 +234,11 @@ TEST(cli, conv2d_compile_validation_sweep_records_every_target) {
       << "op: conv2d\ndtypes: [f16]\nproblems:\n"
          "  - {n: 2, h: 9, w: 9, c: 24, k: 24, r: 5, s: 5, pad: 2, groups: 24, layout: nchw}\n"
          "candidates:\n  - family: depthwise\n"
-         "    params: {vec: [8], cvecs: [1], block_c: [8, 16], tile_h: [4], tile_w: [8], ph: [1], pw: [2], stage: [1]}\n"
+         "    params: {vec: [8], cvecs: [1], block_c: [8, 16], tile_h: [4], tile_w: [8], ph: [1], pw: [2], stage: "
+         "[1]}\n"
          "targets: [sm_80, sm_90a, sm_100a]\n";
-  const auto r = run_cli("sweep " + (tmp / "conv.yaml") + " --validate-only --db " + (tmp / "x.db") +
-                         " --cache " + (tmp / "cache"));
+  const auto r = run_cli("sweep " + (tmp / "conv.yaml") + " --validate-only --db " + (tmp / "x.db") + " --cache " +
+                         (tmp / "cache"));
   EXPECT_EQ(r.code, 0) << r.out;
   // block_c 16: 2 x 4 x 4 = 32 threads, compiles; block_c 8: 16 threads, the kernel's static_assert.
   for (const char* target : {"sm_80", "sm_90a", "sm_100a"})
@@ -254,20 +253,21 @@ TEST(cli, conv2d_compile_validation_sweep_records_every_target) {
 // configurations that way).
 TEST(cli, an_instance_one_block_rejects_and_another_accepts_is_not_stored_as_rejected) {
   temp_dir tmp;
-  std::ofstream(tmp / "twice.yaml")
-      << "op: softmax\nproblems:\n  - {rows: 8, cols: 1024, dtype: f32}\n"
-         "candidates:\n"
-         "  - family: block_row\n"
-         "    params: {vec: 4, block_threads: [128, 256], chunks: 2}\n"
-         "    constraints: [\"block_threads < 256\"]\n"
-         "  - family: block_row\n"
-         "    params: {vec: 4, block_threads: 256, chunks: 2}\n"
-         "targets: [sm_90a]\n";
+  std::ofstream(tmp / "twice.yaml") << "op: softmax\nproblems:\n  - {rows: 8, cols: 1024, dtype: f32}\n"
+                                       "candidates:\n"
+                                       "  - family: block_row\n"
+                                       "    params: {vec: 4, block_threads: [128, 256], chunks: 2}\n"
+                                       "    constraints: [\"block_threads < 256\"]\n"
+                                       "  - family: block_row\n"
+                                       "    params: {vec: 4, block_threads: 256, chunks: 2}\n"
+                                       "targets: [sm_90a]\n";
   const auto db = tmp / "x.db";
-  const auto r = run_cli("sweep " + (tmp / "twice.yaml") + " --validate-only --db " + db + " --cache " + (tmp / "cache"));
+  const auto r =
+      run_cli("sweep " + (tmp / "twice.yaml") + " --validate-only --db " + db + " --cache " + (tmp / "cache"));
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("[softmax] sm_90a: 2 configurations compile and fit, 0 rejected"), std::string::npos) << r.out;
-  EXPECT_EQ(cuop::test::sqlite_rows(db, "SELECT count(*) FROM trials t JOIN configs c ON c.id = t.config_id "
-                                        "WHERE c.instance = 'softmax_f32_block_row_v4_b256_c2' AND t.status = 'rejected'"),
+  EXPECT_EQ(cuop::test::sqlite_rows(db,
+                                    "SELECT count(*) FROM trials t JOIN configs c ON c.id = t.config_id "
+                                    "WHERE c.instance = 'softmax_f32_block_row_v4_b256_c2' AND t.status = 'rejected'"),
             std::vector<std::string>{"0"});
 }

@@ -71,9 +71,10 @@ TEST(cli_compare, export_keeps_the_winners_samples_and_compares_as_its_database)
   temp_dir tmp;
   cuop::test::database_from_results(baseline, tmp / "baseline.db");
   for (const char* op : {"softmax", "gemm"})
-    ASSERT_EQ(run_cli("export --op " + std::string(op) + " --db " + (tmp / "baseline.db") + " --out " +
-                      (tmp / "results")).code,
-              0);
+    ASSERT_EQ(
+        run_cli("export --op " + std::string(op) + " --db " + (tmp / "baseline.db") + " --out " + (tmp / "results"))
+            .code,
+        0);
   const auto softmax = read_file(tmp / "results/softmax/nvidia-h200.json");
   // Three trials, two winners: only the winners' lines carry samples by default.
   std::size_t with_samples = 0;
@@ -98,8 +99,8 @@ TEST(cli_compare, json_output_parses) {
 
 TEST(cli_compare, junit_to_a_file_is_well_formed_and_counts_the_failure) {
   temp_dir tmp;
-  const auto r = run_cli("compare --format junit --output " + (tmp / "report.xml") + " " + baseline + " " +
-                         fixtures + "/slower");
+  const auto r =
+      run_cli("compare --format junit --output " + (tmp / "report.xml") + " " + baseline + " " + fixtures + "/slower");
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("1 SLOWER"), std::string::npos) << r.out;  // the log still says
   const auto xml = read_file(tmp / "report.xml");
@@ -123,8 +124,8 @@ TEST(cli_compare, other_gpus_are_refused_unless_allowed_and_then_said_in_every_f
   EXPECT_NE(refused.out.find("NVIDIA H200"), std::string::npos) << refused.out;
   EXPECT_NE(refused.out.find("NVIDIA A100-SXM4-80GB"), std::string::npos) << refused.out;
   for (const char* format : {"table", "markdown", "json", "junit"}) {
-    const auto out = stdout_of(std::string("compare --allow-different-env --format ") + format + " " + baseline +
-                               " " + fixtures + "/other-gpu");
+    const auto out = stdout_of(std::string("compare --allow-different-env --format ") + format + " " + baseline + " " +
+                               fixtures + "/other-gpu");
     EXPECT_NE(out.find("comparing different environments"), std::string::npos) << format << "\n" << out;
   }
 }
@@ -145,14 +146,15 @@ TEST(cli_compare, the_committed_results_compare_with_themselves_without_a_change
 }
 
 TEST(cli_compare, usage_and_input_errors) {
-  EXPECT_EQ(run_cli("compare " + baseline).code, 2);                                // one side
-  EXPECT_EQ(run_cli("compare " + baseline + " /nonexistent/x.db").code, 2);         // missing file
+  EXPECT_EQ(run_cli("compare " + baseline).code, 2);                         // one side
+  EXPECT_EQ(run_cli("compare " + baseline + " /nonexistent/x.db").code, 2);  // missing file
   EXPECT_EQ(run_cli("compare --format yaml " + baseline + " " + baseline).code, 2);
   EXPECT_EQ(run_cli("compare --threshold-compute -1 " + baseline + " " + baseline).code, 2);
   const auto unrelated = run_cli("compare " + baseline + " " + std::string(CUOP_SOURCE_DIR) + "/README.md");
   EXPECT_EQ(unrelated.code, 1);
   EXPECT_NE(unrelated.out.find("README.md: not a results file"), std::string::npos) << unrelated.out;
-  const auto disjoint = run_cli("compare --op softmax " + baseline + " " + fixtures + "/no-samples/gemm/nvidia-h200.json");
+  const auto disjoint =
+      run_cli("compare --op softmax " + baseline + " " + fixtures + "/no-samples/gemm/nvidia-h200.json");
   EXPECT_EQ(disjoint.code, 1);
   EXPECT_NE(disjoint.out.find("no verified results of op \"softmax\""), std::string::npos) << disjoint.out;
 }

@@ -3,8 +3,8 @@
 // nothing, and finishes; the database passes PRAGMA integrity_check after every kill; and readers
 // (`best`, `export`) work while a sweep writes. The measuring part (killing the parent between
 // trials on a GPU) is the GPU suite's.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
@@ -36,8 +36,8 @@ std::vector<std::string> rows(const std::string& db, const std::string& sql) {
 // Starts `cuop-tune sweep --validate-only` into `db` (compiling without a cache, so there is time
 // to kill it mid-way), its output thrown away; returns its pid.
 pid_t start_sweep(const std::string& db, const std::string& cache) {
-  const std::vector<std::string> args = {CUOP_TUNE_BIN, "sweep", "--validate-only", "--db", db, "--cache", cache,
-                                         "-j", "1", suite};
+  const std::vector<std::string> args = {CUOP_TUNE_BIN, "sweep", "--validate-only", "--db", db, "--cache", cache, "-j",
+                                         "1",           suite};
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -94,18 +94,20 @@ TEST(cli_crash_safety, killed_at_random_points_a_sweep_loses_and_duplicates_noth
   EXPECT_GT(kills, 0);
   const auto done = run_cli("sweep --validate-only --db " + db + " --cache " + tmp / "cache-last -j 2 " + suite);
   ASSERT_EQ(done.code, 0) << done.out;
-  EXPECT_EQ(rows(db, builds_sql), want_builds);                      // everything, once
-  EXPECT_EQ(rows(db, trials_sql).size(), want_trials.size());         // one per (env, problem, config)
-  EXPECT_EQ(rows(db, "SELECT COUNT(*) FROM (SELECT 1 FROM trials GROUP BY env_key, problem_id, config_id "
-                     "HAVING COUNT(*) > 1)"),
+  EXPECT_EQ(rows(db, builds_sql), want_builds);                // everything, once
+  EXPECT_EQ(rows(db, trials_sql).size(), want_trials.size());  // one per (env, problem, config)
+  EXPECT_EQ(rows(db,
+                 "SELECT COUNT(*) FROM (SELECT 1 FROM trials GROUP BY env_key, problem_id, config_id "
+                 "HAVING COUNT(*) > 1)"),
             std::vector<std::string>{"0"});
   EXPECT_EQ(rows(db, "PRAGMA integrity_check"), std::vector<std::string>{"ok"});
   EXPECT_EQ(rows(db, "SELECT state FROM runs ORDER BY id DESC LIMIT 1"), std::vector<std::string>{"finished"});
   // The killed runs were marked interrupted by the sweep after them, with no end (when they
   // stopped is not known) and the reason; none is left "running".
   EXPECT_EQ(rows(db, "SELECT COUNT(*) FROM runs WHERE state = 'running'"), std::vector<std::string>{"0"});
-  for (const auto& row : rows(db, "SELECT finished_at IS NULL, state_reason LIKE 'its sweep (process % on %) ended "
-                                  "without finishing it' FROM runs WHERE state = 'interrupted'"))
+  for (const auto& row : rows(db,
+                              "SELECT finished_at IS NULL, state_reason LIKE 'its sweep (process % on %) ended "
+                              "without finishing it' FROM runs WHERE state = 'interrupted'"))
     EXPECT_EQ(row, "1|1");
 }
 

@@ -71,8 +71,8 @@ TEST(fuzz_findings, sweep_conv_groups_of_2_pow_32) {
 TEST(fuzz_findings, sweep_comma_that_starts_a_value) {
   const auto v = validate("spec/comma_starts_a_value.yaml");
   EXPECT_EQ(v.r.code, 1);
-  EXPECT_EQ(v.r.out, "cuop-tune: error: " + v.file +
-                         ":1:1: a value cannot start with ',' outside [ ] or { } (quote it)\n");
+  EXPECT_EQ(v.r.out,
+            "cuop-tune: error: " + v.file + ":1:1: a value cannot start with ',' outside [ ] or { } (quote it)\n");
 }
 
 // yaml-cpp 0.7 looped the same way on text after a node that ended on its line when a complex key
@@ -81,16 +81,18 @@ TEST(fuzz_findings, sweep_comma_that_starts_a_value) {
 TEST(fuzz_findings, sweep_text_after_a_closing_quote) {
   const auto v = validate("spec/text_after_a_closing_quote.yaml");
   EXPECT_EQ(v.r.code, 1);
-  EXPECT_EQ(v.r.out, "cuop-tune: error: " + v.file +
-                         ":39:2: unexpected text after a closing quote, ']' or '}' (only ':' or a comment may follow)\n");
+  EXPECT_EQ(v.r.out,
+            "cuop-tune: error: " + v.file +
+                ":39:2: unexpected text after a closing quote, ']' or '}' (only ':' or a comment may follow)\n");
 }
 
 // The same after a flow collection: `[],` (the minimal form of this 5-kB file).
 TEST(fuzz_findings, sweep_comma_after_a_closed_flow) {
   const auto v = validate("spec/comma_after_a_closed_flow.yaml");
   EXPECT_EQ(v.r.code, 1);
-  EXPECT_EQ(v.r.out, "cuop-tune: error: " + v.file +
-                         ":5:32: unexpected text after a closing quote, ']' or '}' (only ':' or a comment may follow)\n");
+  EXPECT_EQ(v.r.out,
+            "cuop-tune: error: " + v.file +
+                ":5:32: unexpected text after a closing quote, ']' or '}' (only ':' or a comment may follow)\n");
 }
 
 // The same root for gemm, without a crash: m = 2^32 + 1 was accepted ("ok") and would have been
@@ -108,8 +110,7 @@ TEST(fuzz_findings, results_file_that_is_a_json_array) {
   temp_dir tmp;
   const auto e = emit_only(tmp, "results/top_level_array.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {
-      "1: expected an object of results, got a list"}));
+  EXPECT_EQ(e.r.out, errors(e.file, {"1: expected an object of results, got a list"}));
   EXPECT_FALSE(fs::exists(tmp / "gen"));
 }
 
@@ -118,8 +119,7 @@ TEST(fuzz_findings, results_format_that_is_not_a_string) {
   temp_dir tmp;
   const auto e = emit_only(tmp, "results/format_is_an_array.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {
-      "2: unknown results format a list (expected \"cuop-tune results 1\")"}));
+  EXPECT_EQ(e.r.out, errors(e.file, {"2: unknown results format a list (expected \"cuop-tune results 1\")"}));
   EXPECT_FALSE(fs::exists(tmp / "gen"));
 }
 
@@ -129,11 +129,14 @@ TEST(fuzz_findings, results_ci_us_of_one_number) {
   temp_dir tmp;
   const auto e = emit_only(tmp, "results/ci_us_of_one_number.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {
-      "16: trials[2].sam: unknown field (expected one of: problem, dtype, dims, instance, family, params, status, median_us, min_us, q1_us, q3_us, ci_us, samples, batch, gbps, run, samples_us)",
-      "16: trials[2]: missing field \"run\"",
-      "21: trials[7].instance: \"gemm_bf16_bf16_col_mma_m16_n128_k64`wm16_wn64_s4_g1_sk4\" is not the name of its configuration (\"gemm_bf16_bf16_col_mma_m16_n128_k64_wm16_wn64_s4_g1_sk4\")",
-      "26: trials[12].ci_us: expected [lo, hi] with 0 <= lo <= hi, got a list"}));
+  EXPECT_EQ(
+      e.r.out,
+      errors(e.file, {"16: trials[2].sam: unknown field (expected one of: problem, dtype, dims, instance, family, "
+                      "params, status, median_us, min_us, q1_us, q3_us, ci_us, samples, batch, gbps, run, samples_us)",
+                      "16: trials[2]: missing field \"run\"",
+                      "21: trials[7].instance: \"gemm_bf16_bf16_col_mma_m16_n128_k64`wm16_wn64_s4_g1_sk4\" is not the "
+                      "name of its configuration (\"gemm_bf16_bf16_col_mma_m16_n128_k64_wm16_wn64_s4_g1_sk4\")",
+                      "26: trials[12].ci_us: expected [lo, hi] with 0 <= lo <= hi, got a list"}));
   EXPECT_FALSE(fs::exists(tmp / "gen"));
 }
 
@@ -143,9 +146,9 @@ TEST(fuzz_findings, results_param_of_77_digits) {
   temp_dir tmp;
   const auto e = emit_only(tmp, "results/param_of_77_digits.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {
-      "22: trials[8].params.cluster: expected an integer, got 1.2222222222222222e+76",
-      "38: trials[24].problem: \"softmax_f32_256x2.2144\" is not the key of its dims and dtype (\"softmax_f32_256x262144\")"}));
+  EXPECT_EQ(e.r.out, errors(e.file, {"22: trials[8].params.cluster: expected an integer, got 1.2222222222222222e+76",
+                                     "38: trials[24].problem: \"softmax_f32_256x2.2144\" is not the key of its dims "
+                                     "and dtype (\"softmax_f32_256x262144\")"}));
   EXPECT_FALSE(fs::exists(tmp / "gen"));
 }
 
@@ -154,14 +157,19 @@ TEST(fuzz_findings, results_samples_of_1e14) {
   temp_dir tmp;
   const auto e = emit_only(tmp, "results/samples_of_1e14.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {
-      "1: cuda_r: unknown field (expected one of: format, op, gpu, cc, sm_count, driver, cuda_runtime, source_hash, runs, trials, builds)",
-      "29: trials[14].min_usSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS: unknown field (expected one of: problem, dtype, dims, instance, family, params, status, median_us, min_us, q1_us, q3_us, ci_us, samples, batch, gbps, run, samples_us)",
-      "29: trials[14]: missing field \"min_us\"",
-      "41: trials[26]: missing field \"gbps\"",
-      "41: trials[26].samples: expected an integer, got 112429496729649.2",
-      "57: trials[42].dims.v: unknown field (expected one of: n, h, w, c, k, r, s, stride, pad, dilation, groups, tf32, layout)",
-      "57: trials[42].dims: missing field \"n\""}));
+  EXPECT_EQ(
+      e.r.out,
+      errors(e.file,
+             {"1: cuda_r: unknown field (expected one of: format, op, gpu, cc, sm_count, driver, cuda_runtime, "
+              "source_hash, runs, trials, builds)",
+              "29: trials[14].min_usSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS: "
+              "unknown field (expected one of: problem, dtype, dims, instance, family, params, status, median_us, "
+              "min_us, q1_us, q3_us, ci_us, samples, batch, gbps, run, samples_us)",
+              "29: trials[14]: missing field \"min_us\"", "41: trials[26]: missing field \"gbps\"",
+              "41: trials[26].samples: expected an integer, got 112429496729649.2",
+              "57: trials[42].dims.v: unknown field (expected one of: n, h, w, c, k, r, s, stride, pad, dilation, "
+              "groups, tf32, layout)",
+              "57: trials[42].dims: missing field \"n\""}));
   EXPECT_FALSE(fs::exists(tmp / "gen"));
 }
 
@@ -171,10 +179,9 @@ TEST(fuzz_findings, results_dtype_bf32) {
   temp_dir tmp;
   const auto e = emit_only(tmp, "results/dtype_bf32.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {
-      "26: trials[12].dtype: unknown dtype \"bf32\" (did you mean \"f32\"?)",
-      "30: trials[16].sample3: unknown field (did you mean \"samples\"?)",
-      "30: trials[16]: missing field \"samples\""}));
+  EXPECT_EQ(e.r.out, errors(e.file, {"26: trials[12].dtype: unknown dtype \"bf32\" (did you mean \"f32\"?)",
+                                     "30: trials[16].sample3: unknown field (did you mean \"samples\"?)",
+                                     "30: trials[16]: missing field \"samples\""}));
   EXPECT_FALSE(fs::exists(tmp / "gen"));
 }
 
@@ -184,11 +191,11 @@ TEST(fuzz_findings, results_dims_without_rows) {
   temp_dir tmp;
   const auto e = emit_only(tmp, "results/dims_without_rows.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {
-      "14: trials[0].instance: \"softmax_bf17_block_row_v2_b1024_c1\" is not the name of its configuration (\"softmax_bf16_block_row_v2_b1024_c1\")",
-      "15: trials[1].dims.rpws: unknown field (did you mean \"rows\"?)",
-      "15: trials[1].dims: missing field \"rows\"",
-      "18: builds[0].targe\"t: unknown field (did you mean \"target\"?)"}));
+  EXPECT_EQ(e.r.out, errors(e.file, {"14: trials[0].instance: \"softmax_bf17_block_row_v2_b1024_c1\" is not the name "
+                                     "of its configuration (\"softmax_bf16_block_row_v2_b1024_c1\")",
+                                     "15: trials[1].dims.rpws: unknown field (did you mean \"rows\"?)",
+                                     "15: trials[1].dims: missing field \"rows\"",
+                                     "18: builds[0].targe\"t: unknown field (did you mean \"target\"?)"}));
   EXPECT_FALSE(fs::exists(tmp / "gen"));
 }
 
@@ -197,8 +204,7 @@ TEST(fuzz_findings, compare_side_that_is_a_json_string) {
   temp_dir tmp;
   const auto e = compare_itself(tmp, "compare/top_level_string.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {
-      "1: expected an object of results, got \"algo\""}));
+  EXPECT_EQ(e.r.out, errors(e.file, {"1: expected an object of results, got \"algo\""}));
 }
 
 // The float "samples" through compare, which reads results files with the same reader.
@@ -206,14 +212,19 @@ TEST(fuzz_findings, compare_side_with_samples_of_1e14) {
   temp_dir tmp;
   const auto e = compare_itself(tmp, "results/samples_of_1e14.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {
-      "1: cuda_r: unknown field (expected one of: format, op, gpu, cc, sm_count, driver, cuda_runtime, source_hash, runs, trials, builds)",
-      "29: trials[14].min_usSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS: unknown field (expected one of: problem, dtype, dims, instance, family, params, status, median_us, min_us, q1_us, q3_us, ci_us, samples, batch, gbps, run, samples_us)",
-      "29: trials[14]: missing field \"min_us\"",
-      "41: trials[26]: missing field \"gbps\"",
-      "41: trials[26].samples: expected an integer, got 112429496729649.2",
-      "57: trials[42].dims.v: unknown field (expected one of: n, h, w, c, k, r, s, stride, pad, dilation, groups, tf32, layout)",
-      "57: trials[42].dims: missing field \"n\""}));
+  EXPECT_EQ(
+      e.r.out,
+      errors(e.file,
+             {"1: cuda_r: unknown field (expected one of: format, op, gpu, cc, sm_count, driver, cuda_runtime, "
+              "source_hash, runs, trials, builds)",
+              "29: trials[14].min_usSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSS: "
+              "unknown field (expected one of: problem, dtype, dims, instance, family, params, status, median_us, "
+              "min_us, q1_us, q3_us, ci_us, samples, batch, gbps, run, samples_us)",
+              "29: trials[14]: missing field \"min_us\"", "41: trials[26]: missing field \"gbps\"",
+              "41: trials[26].samples: expected an integer, got 112429496729649.2",
+              "57: trials[42].dims.v: unknown field (expected one of: n, h, w, c, k, r, s, stride, pad, dilation, "
+              "groups, tf32, layout)",
+              "57: trials[42].dims: missing field \"n\""}));
 }
 
 // A "driver" of 30000 digits: the schema matched it against "[0-9]+(\.[0-9]+)*|" with std::regex,

@@ -41,8 +41,8 @@ TEST(cli_gate, help_lists_gate_and_its_options) {
   EXPECT_TRUE(has(top, "gate")) << top.out;
   const auto r = run_cli("gate --help");
   EXPECT_EQ(r.code, 0) << r.out;
-  for (const char* option : {"--baseline", "--against", "--retries", "--db", "--keep-db", "--cycles",
-                             "--format", "--output", "--per-config", "--allow-different-env"})
+  for (const char* option : {"--baseline", "--against", "--retries", "--db", "--keep-db", "--cycles", "--format",
+                             "--output", "--per-config", "--allow-different-env"})
     EXPECT_TRUE(has(r, option)) << option << "\n" << r.out;
 }
 
@@ -55,7 +55,7 @@ TEST(cli_gate, neither_baseline_nor_against_is_a_usage_error) {
 TEST(cli_gate, usage_errors_exit_2_before_anything_runs) {
   temp_dir tmp;
   const auto self = std::string(CUOP_TUNE_BIN);
-  EXPECT_EQ(run_without_gpu("gate").code, 2);                                            // no suite
+  EXPECT_EQ(run_without_gpu("gate").code, 2);  // no suite
   EXPECT_EQ(run_without_gpu("gate /nonexistent/gate.yaml --baseline " + results).code, 2);
   EXPECT_EQ(run_without_gpu("gate " + suites + " --baseline /nonexistent/results").code, 2);
   EXPECT_EQ(run_without_gpu("gate " + suites + " --baseline " + results + " --against " + self).code, 2);
@@ -81,9 +81,10 @@ TEST(cli_gate, without_a_gpu_it_says_so_and_exits_1_quickly_measuring_nothing) {
 
 TEST(cli_gate, a_bad_suite_is_named_before_the_gpu_is_looked_for) {
   temp_dir tmp;
-  std::ofstream(tmp / "bad.yaml") << "op: softmax\nproblems: [{rows: 8, cols: 32, dtype: f32}]\n"
-                                     "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1}}]\n"
-                                     "measur: {min_samples: 10}\n";
+  std::ofstream(tmp / "bad.yaml")
+      << "op: softmax\nproblems: [{rows: 8, cols: 32, dtype: f32}]\n"
+         "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1}}]\n"
+         "measur: {min_samples: 10}\n";
   const auto r = run_without_gpu("gate " + (tmp / "bad.yaml") + " --baseline " + results);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r, "bad.yaml:4:1")) << r.out;

@@ -4,8 +4,8 @@
 // checks a results folder's form and freshness; a sweep records its kernel sources.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <sqlite3.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -160,12 +160,14 @@ TEST(results_input, validate_fails_on_results_of_changed_kernel_sources) {
   std::istringstream words(removed);
   std::string op, family, measured, current;
   words >> op >> family >> measured >> current;
-  EXPECT_NE(r.out.find("cuop-tune: error: " + (tmp / "results") + "/softmax/nvidia-h200.json: 230 trials of family "
-                       "\"split_row\" (run 3) were measured on kernel sources " + measured + " (now " + current +
-                       "): measure them again (cuop-tune sweep, then export --update) or acknowledge the change in " +
-                       (tmp / "results/stale.txt") + ": \"softmax split_row " + measured + " " + current +
-                       " <why>\"\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("cuop-tune: error: " + (tmp / "results") +
+                 "/softmax/nvidia-h200.json: 230 trials of family "
+                 "\"split_row\" (run 3) were measured on kernel sources " +
+                 measured + " (now " + current +
+                 "): measure them again (cuop-tune sweep, then export --update) or acknowledge the change in " +
+                 (tmp / "results/stale.txt") + ": \"softmax split_row " + measured + " " + current + " <why>\"\n"),
+      std::string::npos)
       << r.out;
 }
 
@@ -203,7 +205,8 @@ TEST(results_input, sources_prints_each_kernel_familys_hash) {
   EXPECT_EQ(j["gemm"]["mma"].get<std::string>().size(), 16u);
   const auto bad = run_cli("sources --op gem");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_EQ(bad.out, "cuop-tune: error: --op: gem not in {softmax,gemm,conv2d}\nRun with --help for more information.\n");
+  EXPECT_EQ(bad.out,
+            "cuop-tune: error: --op: gem not in {softmax,gemm,conv2d}\nRun with --help for more information.\n");
 }
 
 // A compile-validation sweep records the kernel sources with its run; export writes them.

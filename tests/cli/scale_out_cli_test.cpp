@@ -83,8 +83,10 @@ TEST(cli_scale_out, a_bad_shard_is_a_usage_error) {
 TEST(cli_scale_out, devices_lists_are_checked_and_no_gpu_runs_the_validation_sweep) {
   temp_dir tmp;
   const auto without_gpu = cuop::test::run_cli_without_gpu;
-  for (const auto& [bad, says] : std::vector<std::pair<std::string, std::string>>{
-           {"0,x", "\"x\" is not a device index"}, {"1,1", "device 1 is named twice"}, {"-1", "\"-1\" is not a device index"}}) {
+  for (const auto& [bad, says] :
+       std::vector<std::pair<std::string, std::string>>{{"0,x", "\"x\" is not a device index"},
+                                                        {"1,1", "device 1 is named twice"},
+                                                        {"-1", "\"-1\" is not a device index"}}) {
     const auto r = without_gpu("sweep --devices " + bad + " --db " + tmp / "x.db" + " " + smoke);
     EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
     EXPECT_NE(r.out.find(says), std::string::npos) << r.out;

@@ -157,7 +157,8 @@ TEST(transfer_cli, replay_refuses_bad_input) {
                      (std::string(bad) == "10%,,25%" ? "" : bad) + "\"");
   expect_usage("replay " + fixture + " --budget 2 --neighbours 65",
                "--neighbours: expected a whole number from 0 to 64, got \"65\"");
-  expect_usage("replay " + fixture + " --budget 2 --seeds 0", "--seeds: expected a whole number from 1 to 1000, got \"0\"");
+  expect_usage("replay " + fixture + " --budget 2 --seeds 0",
+               "--seeds: expected a whole number from 1 to 1000, got \"0\"");
   // A database holds several ops: which one is asked.
   const auto no_op = run("replay " + h200_results_db + " --budget 2");
   EXPECT_EQ(no_op.code, 2);

@@ -25,8 +25,8 @@ namespace fs = std::filesystem;
 const std::string& input_path() {
   static const std::string path = [] {
     const char* tmp = std::getenv("TMPDIR");
-    auto p = (fs::path(tmp && *tmp ? tmp : "/tmp") /
-              ("cuop-fuzz-compare-" + std::to_string(getpid()) + ".json")).string();
+    auto p =
+        (fs::path(tmp && *tmp ? tmp : "/tmp") / ("cuop-fuzz-compare-" + std::to_string(getpid()) + ".json")).string();
     std::atexit([] { std::remove(input_path().c_str()); });
     return p;
   }();
@@ -34,15 +34,13 @@ const std::string& input_path() {
 }
 
 const cuop::gate::result_set& baseline() {
-  static const auto set =
-      cuop::gate::load_result_set(CUOP_SOURCE_DIR "/tests/data/compare/baseline", {});
+  static const auto set = cuop::gate::load_result_set(CUOP_SOURCE_DIR "/tests/data/compare/baseline", {});
   return set;
 }
 
 void render_all(const cuop::gate::comparison& c) {
   using cuop::report::compare_format;
-  for (auto f : {compare_format::table, compare_format::markdown, compare_format::json,
-                 compare_format::junit})
+  for (auto f : {compare_format::table, compare_format::markdown, compare_format::json, compare_format::junit})
     (void)cuop::report::render_comparison(c, f);
 }
 
@@ -69,11 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::optional<cuop::gate::result_set> set;
   cuop::fuzz::expect_only_cuop_errors([&] { set = cuop::gate::load_result_set(input_path(), {}); });
   if (!set) return 0;
-  cuop::fuzz::expect_only_cuop_errors(
-      [&] { render_all(cuop::gate::compare(*set, *set, options(true, false))); });
-  cuop::fuzz::expect_only_cuop_errors(
-      [&] { render_all(cuop::gate::compare(baseline(), *set, options(false, true))); });
-  cuop::fuzz::expect_only_cuop_errors(
-      [&] { render_all(cuop::gate::compare(*set, baseline(), options(true, true))); });
+  cuop::fuzz::expect_only_cuop_errors([&] { render_all(cuop::gate::compare(*set, *set, options(true, false))); });
+  cuop::fuzz::expect_only_cuop_errors([&] { render_all(cuop::gate::compare(baseline(), *set, options(false, true))); });
+  cuop::fuzz::expect_only_cuop_errors([&] { render_all(cuop::gate::compare(*set, baseline(), options(true, true))); });
   return 0;
 }

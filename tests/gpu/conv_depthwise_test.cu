@@ -45,16 +45,16 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry(kc::con
 }
 // Stage 4's, as the tuner's: its tensor map after conv_args.
 template <typename K>
-__global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry_tma(kc::conv_args a,
-                                                                             const __grid_constant__ kc::tma_input in) {
+__global__ void __launch_bounds__(K::block_threads, K::min_blocks)
+    entry_tma(kc::conv_args a, const __grid_constant__ kc::tma_input in) {
   extern __shared__ __align__(128) unsigned char smem_tma[];
   K::run_tma(a, in, smem_tma);
 }
 
 // Stage 5's: its tensor maps after conv_args, its boxes 1024-byte aligned.
 template <typename K>
-__global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry_seg(kc::conv_args a,
-                                                                             const __grid_constant__ kc::tma_input in) {
+__global__ void __launch_bounds__(K::block_threads, K::min_blocks)
+    entry_seg(kc::conv_args a, const __grid_constant__ kc::tma_input in) {
   extern __shared__ __align__(1024) unsigned char smem_seg[];
   K::run_seg(a, in, smem_seg);
 }
@@ -64,13 +64,12 @@ using cuop::test::to_host;
 struct variant {
   int c, hw, pad;  // pad < 0: r / 2 ("same" for odd filters)
   float alpha, beta;
-  int offset;      // elements added to the x, w and y pointers (1: no vector accesses)
+  int offset;  // elements added to the x, w and y pointers (1: no vector accesses)
 };
 
 const variant variants[] = {
-    {64, 17, -1, 1.f, 0.f, 0}, {13, 17, -1, 1.f, 0.f, 0}, {1, 7, -1, 1.5f, 0.5f, 0},
-    {64, 7, 0, 1.f, 0.f, 0},   {64, 1, -1, 1.f, 0.f, 0},  {64, 17, -1, -1.f, 0.25f, 1},
-    {64, 9, -1, 0.5f, 0.75f, 0}, {24, 9, -1, 1.f, 0.f, 0},
+    {64, 17, -1, 1.f, 0.f, 0}, {13, 17, -1, 1.f, 0.f, 0},    {1, 7, -1, 1.5f, 0.5f, 0},   {64, 7, 0, 1.f, 0.f, 0},
+    {64, 1, -1, 1.f, 0.f, 0},  {64, 17, -1, -1.f, 0.25f, 1}, {64, 9, -1, 0.5f, 0.75f, 0}, {24, 9, -1, 1.f, 0.f, 0},
 };
 
 void run_variant(const kc::depthwise_config& cfg, const void* kernel, const variant& v) {
@@ -84,9 +83,9 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
   sh.pad_h = sh.pad_w = v.pad < 0 ? cfg.r / 2 : v.pad;
   sh.lay = cfg.lay;
   if (!kc::check_shape(sh).empty()) return;  // e.g. no padding and a filter larger than the image
-  SCOPED_TRACE(kc::instance_name(cfg) + " c " + std::to_string(v.c) + " hw " + std::to_string(v.hw) +
-               " pad " + std::to_string(sh.pad_h) + " alpha " + std::to_string(v.alpha) + " beta " +
-               std::to_string(v.beta) + " offset " + std::to_string(v.offset));
+  SCOPED_TRACE(kc::instance_name(cfg) + " c " + std::to_string(v.c) + " hw " + std::to_string(v.hw) + " pad " +
+               std::to_string(sh.pad_h) + " alpha " + std::to_string(v.alpha) + " beta " + std::to_string(v.beta) +
+               " offset " + std::to_string(v.offset));
   int device = 0;
   CUOP_CUDA_ASSERT(cudaGetDevice(&device));
   kc::device_limits dev;
@@ -118,8 +117,8 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
   std::vector<double> expect(yn);
   ref::conv2d_reference_cpu(sh, hx.data(), hw.data(), expect.data());
 
-  kc::conv_args a{x_data, w_data, y_data, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
-                  sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, 1, 1, sh.groups, v.alpha, v.beta};
+  kc::conv_args a{x_data, w_data,      y_data,      sh.n,     sh.c,     sh.h, sh.w, sh.k,      sh.p(),  sh.q(), sh.r,
+                  sh.s,   sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, 1,    1,    sh.groups, v.alpha, v.beta};
   if (cfg.stage == 4 || cfg.stage == 5) {  // the TMA path wherever x allows it (C a multiple of 8, x 16-byte aligned)
     kc::tma_input in;
     kc::make_tma_input(cfg, a, in);
@@ -146,8 +145,8 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
                     << expect[i] << " + " << v.beta << " x " << hy0[i];
     if (!ok && first < 0) first = i;
   }
-  EXPECT_EQ(bad, 0) << "first bad element " << first << ": got " << (first >= 0 ? got[first] : 0.f)
-                    << ", want " << (first >= 0 ? v.alpha * expect[first] : 0.0);
+  EXPECT_EQ(bad, 0) << "first bad element " << first << ": got " << (first >= 0 ? got[first] : 0.f) << ", want "
+                    << (first >= 0 ? v.alpha * expect[first] : 0.0);
   cudaFree(x);
   cudaFree(w);
   cudaFree(y);
@@ -191,11 +190,11 @@ using bf16 = __nv_bfloat16;
 
 }  // namespace
 
-#define CUOP_DW_TEST(NAME, T, DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE)                 \
-  TEST(sm80_conv_depthwise, NAME) {                                                              \
-    CUOP_REQUIRE_GPU();                                                                          \
-    check_config<kc::depthwise<T, NHWC, R, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE>, STAGE>(     \
-        make(DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE));                                \
+#define CUOP_DW_TEST(NAME, T, DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE)             \
+  TEST(sm80_conv_depthwise, NAME) {                                                          \
+    CUOP_REQUIRE_GPU();                                                                      \
+    check_config<kc::depthwise<T, NHWC, R, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE>, STAGE>( \
+        make(DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE));                            \
   }
 
 // Stage 4 plans only on sm_90 and newer (TMA); older devices skip it, saying so.
@@ -268,14 +267,14 @@ CUOP_DW_TMA_TEST(f16_nhwc_r3_c64_t16x16, __half, dtype::f16, 3, 8, 64, 16, 16)
 CUOP_DW_TMA_TEST(bf16_nhwc_r31_c16_t16x16, bf16, dtype::bf16, 31, 2, 16, 16, 16)
 
 // Stage 5 plans only on sm_90 and newer (TMA); older devices skip it, saying so.
-#define CUOP_DW_SEG_TEST(NAME, T, DT, R, BC, TH, TW, PH)                                          \
+#define CUOP_DW_SEG_TEST(NAME, T, DT, R, BC, TH, TW, PH)                                         \
   TEST(sm90_conv_depthwise, NAME) {                                                              \
     CUOP_REQUIRE_GPU();                                                                          \
     int device = 0, major = 0;                                                                   \
     CUOP_CUDA_ASSERT(cudaGetDevice(&device));                                                    \
     CUOP_CUDA_ASSERT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)); \
     if (major < 9) GTEST_SKIP() << "stage 5 loads through TMA: compute capability 9.0 or newer"; \
-    check_config<kc::depthwise<T, true, R, R, 1, 8, 4, BC, TH, TW, PH, 1, 5>, 5>(                 \
+    check_config<kc::depthwise<T, true, R, R, 1, 8, 4, BC, TH, TW, PH, 1, 5>, 5>(                \
         make(DT, true, R, 1, 8, 4, BC, TH, TW, PH, 1, 5));                                       \
   }
 

@@ -4,7 +4,6 @@
 // alignment (staged through aligned buffers), against the reference.
 #include <gtest/gtest.h>
 
-
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -114,7 +113,8 @@ TEST(sm80_conv_dispatch, untuned_shapes_take_a_neighbour_or_the_heuristic) {
            {"7x7 depthwise, odd sizes", dtype::f16, shape(kc::layout::nhwc, 3, 17, 19, 200, 200, 7, 1, 3, 200)},
            {"7x7 depthwise NCHW, batch 1", dtype::f16, shape(kc::layout::nchw, 1, 13, 9, 24, 24, 7, 1, 0, 24)},
            {"3x3 stride 2 depthwise", dtype::f16, shape(kc::layout::nhwc, 2, 15, 15, 13, 13, 3, 2, 1, 13)},
-           {"dense 3x3, channels not a multiple of 8", dtype::f16, shape(kc::layout::nhwc, 2, 20, 20, 24, 40, 3, 1, 1, 1)},
+           {"dense 3x3, channels not a multiple of 8", dtype::f16,
+            shape(kc::layout::nhwc, 2, 20, 20, 24, 40, 3, 1, 1, 1)},
            {"dense 15x15 f32, smaller", dtype::f32, shape(kc::layout::nchw, 1, 70, 50, 5, 7, 15, 1, 7, 1)},
            {"bf16 (never tuned)", dtype::bf16, shape(kc::layout::nhwc, 2, 12, 12, 16, 32, 3, 1, 1, 1)}})
     check(c);

@@ -52,9 +52,8 @@ struct gemm_case {
 
 std::string name_of(const gemm_case& c) {
   return std::string(cuop::name_of(c.in)) + "->" + std::string(cuop::name_of(c.out)) +
-         (c.b == b_layout::col ? " b=col " : " b=row ") + std::to_string(c.m) + "x" +
-         std::to_string(c.n) + "x" + std::to_string(c.k) + (c.pad ? " padded" : "") +
-         (c.null_c ? " no C" : "");
+         (c.b == b_layout::col ? " b=col " : " b=row ") + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+         std::to_string(c.k) + (c.pad ? " padded" : "") + (c.null_c ? " no C" : "");
 }
 
 // Inputs, C, the reference and the workspace of one case.
@@ -105,25 +104,19 @@ struct fixture {
     ASSERT_NE(ref.ptr, nullptr);
     ASSERT_NE(workspace.ptr, nullptr);
     namespace r = cuop::reference;
-    CUOP_CUDA_ASSERT(
-        r::fill_random(gc.in, a.ptr, static_cast<long long>(a_count), 1, -1.f, 1.f, nullptr));
-    CUOP_CUDA_ASSERT(
-        r::fill_random(gc.in, b.ptr, static_cast<long long>(b_count), 2, -1.f, 1.f, nullptr));
-    CUOP_CUDA_ASSERT(
-        r::fill_random(gc.out, c.ptr, static_cast<long long>(c_count), 3, -1.f, 1.f, nullptr));
-    CUOP_CUDA_ASSERT(r::gemm_reference(gc.in, gc.out, gc.b == b_layout::col, a.ptr, p.lda, b.ptr,
-                                       p.ldb, c_arg(), p.ldc, p.m, p.n, p.k, alpha, beta,
-                                       static_cast<float*>(ref.ptr), nullptr));
+    CUOP_CUDA_ASSERT(r::fill_random(gc.in, a.ptr, static_cast<long long>(a_count), 1, -1.f, 1.f, nullptr));
+    CUOP_CUDA_ASSERT(r::fill_random(gc.in, b.ptr, static_cast<long long>(b_count), 2, -1.f, 1.f, nullptr));
+    CUOP_CUDA_ASSERT(r::fill_random(gc.out, c.ptr, static_cast<long long>(c_count), 3, -1.f, 1.f, nullptr));
+    CUOP_CUDA_ASSERT(r::gemm_reference(gc.in, gc.out, gc.b == b_layout::col, a.ptr, p.lda, b.ptr, p.ldb, c_arg(), p.ldc,
+                                       p.m, p.n, p.k, alpha, beta, static_cast<float*>(ref.ptr), nullptr));
     CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
   }
 
   // Poisons D, runs `algo`, returns D's bytes (padding included: poisoned identically each time).
-  void run(const lt_gemm& g, cublasLtHandle_t h, const cublasLtMatmulAlgo_t& algo,
-           std::vector<unsigned char>& host) {
-    CUOP_CUDA_ASSERT(
-        cuop::reference::fill_nan(gc.out, d.ptr, static_cast<long long>(d_count), nullptr));
-    const cublasStatus_t s = g.run(h, algo, a.ptr, b.ptr, c_arg(), d.ptr, alpha, beta,
-                                   workspace.ptr, workspace_limit, nullptr);
+  void run(const lt_gemm& g, cublasLtHandle_t h, const cublasLtMatmulAlgo_t& algo, std::vector<unsigned char>& host) {
+    CUOP_CUDA_ASSERT(cuop::reference::fill_nan(gc.out, d.ptr, static_cast<long long>(d_count), nullptr));
+    const cublasStatus_t s =
+        g.run(h, algo, a.ptr, b.ptr, c_arg(), d.ptr, alpha, beta, workspace.ptr, workspace_limit, nullptr);
     ASSERT_EQ(s, CUBLAS_STATUS_SUCCESS) << cuop::backends::lt_status_text(s);
     CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
     host.resize(d_count * cuop::size_of(gc.out));
@@ -141,18 +134,16 @@ struct fixture {
   void expect_matches_reference(const lt_config& cfg) {
     double atol = cuop::reference::gemm_atol(gc.in, gc.out, p.k);
     const bool reduced_in_output_type =
-        (cfg.reduction &
-         (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE)) != 0;
+        (cfg.reduction & (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE)) != 0;
     if (reduced_in_output_type && gc.out != dtype::f32) {
       const double half_unit = gc.out == dtype::bf16 ? 0x1p-8 : 0x1p-11;  // relative
       atol += std::max(1, cfg.split_k) * half_unit * 4 * std::sqrt(p.k / 9.0);
     }
     cuop::reference::compare_result r{};
-    CUOP_CUDA_ASSERT(cuop::reference::compare_gemm(
-        gc.out, d.ptr, p.ldd, p.m, p.n, static_cast<const float*>(ref.ptr), atol,
-        cuop::reference::gemm_rtol(gc.out), &r, nullptr));
-    EXPECT_EQ(r.bad, 0) << "first bad at row " << r.first_bad_row << " col " << r.first_bad_col
-                        << ", max abs error " << r.max_abs_err;
+    CUOP_CUDA_ASSERT(cuop::reference::compare_gemm(gc.out, d.ptr, p.ldd, p.m, p.n, static_cast<const float*>(ref.ptr),
+                                                   atol, cuop::reference::gemm_rtol(gc.out), &r, nullptr));
+    EXPECT_EQ(r.bad, 0) << "first bad at row " << r.first_bad_row << " col " << r.first_bad_col << ", max abs error "
+                        << r.max_abs_err;
     EXPECT_EQ(r.nan_count, 0);
   }
 };
@@ -198,8 +189,7 @@ TEST(sm80_cublaslt_backend, heuristic_choice_round_trips_bitwise) {
 
     std::vector<lt_config> top;
     std::vector<cublasLtMatmulAlgo_t> algos;
-    ASSERT_EQ(g.heuristic(h.h, 8, workspace_limit, top, &why, &algos), CUBLAS_STATUS_SUCCESS)
-        << why;
+    ASSERT_EQ(g.heuristic(h.h, 8, workspace_limit, top, &why, &algos), CUBLAS_STATUS_SUCCESS) << why;
     ASSERT_GE(top.size(), 1u);
     ASSERT_EQ(algos.size(), top.size());
     const lt_config& first = top[0];
@@ -237,9 +227,7 @@ TEST(sm80_cublaslt_backend, enumerated_space_round_trips) {
     constexpr int budget = 64;
     std::vector<lt_config> space;
     cuop::backends::lt_enumerate_stats stats;
-    ASSERT_EQ(g.enumerate(h.h, workspace_limit, budget, space, &why, {}, &stats),
-              CUBLAS_STATUS_SUCCESS)
-        << why;
+    ASSERT_EQ(g.enumerate(h.h, workspace_limit, budget, space, &why, {}, &stats), CUBLAS_STATUS_SUCCESS) << why;
     ASSERT_GE(space.size(), 1u);
     EXPECT_LE(space.size(), static_cast<std::size_t>(budget));
     EXPECT_GE(stats.algorithms, stats.algorithms_used);
@@ -248,8 +236,7 @@ TEST(sm80_cublaslt_backend, enumerated_space_round_trips) {
     // Distinct, within the workspace, led by the heuristic's first choice.
     std::set<std::string> ids;
     for (const auto& c : space) {
-      EXPECT_TRUE(ids.insert(cuop::backends::lt_config_id(c)).second)
-          << cuop::backends::lt_config_id(c);
+      EXPECT_TRUE(ids.insert(cuop::backends::lt_config_id(c)).second) << cuop::backends::lt_config_id(c);
       EXPECT_LE(c.workspace_bytes, workspace_limit);
     }
     std::vector<lt_config> top;
@@ -261,8 +248,7 @@ TEST(sm80_cublaslt_backend, enumerated_space_round_trips) {
     std::set<int> algos_after_seeds;
     for (std::size_t i = static_cast<std::size_t>(stats.seeds); i < space.size(); ++i)
       algos_after_seeds.insert(space[i].algo_id);
-    EXPECT_GE(static_cast<int>(algos_after_seeds.size()),
-              std::min(stats.algorithms_used, budget - stats.seeds));
+    EXPECT_GE(static_cast<int>(algos_after_seeds.size()), std::min(stats.algorithms_used, budget - stats.seeds));
 
     // The same call gives the same list.
     std::vector<lt_config> again;

@@ -109,8 +109,9 @@ void check_problem(dtype t, const kc::conv_shape& sh) {
     }
     const bool from_heuristic = &c - candidates.data() < static_cast<std::ptrdiff_t>(listed.size());
     if (from_heuristic) EXPECT_EQ(bad, 0) << id << ": max error " << worst << ", atol " << atol;
-    else if (bad > 0) std::printf("  %s misses the tolerance: %lld of %lld wrong, max error %.3g (atol %.3g)\n",
-                                  id.c_str(), bad, yn, worst, atol);
+    else if (bad > 0)
+      std::printf("  %s misses the tolerance: %lld of %lld wrong, max error %.3g (atol %.3g)\n", id.c_str(), bad, yn,
+                  worst, atol);
     ++ran;
   }
   EXPECT_GT(ran, 0);

@@ -87,9 +87,8 @@ kc::conv_shape shape_of(const variant& v) {
 std::string describe(const variant& v) {
   char text[256];
   std::snprintf(text, sizeof text, "%s %s n%d c%d %dx%d k%d r%dx%d pad %dx%d dil %d %s alpha %g beta %g",
-                std::string(cuop::name_of(v.t)).c_str(), std::string(kc::name_of(v.lay)).c_str(), v.n, v.c, v.h,
-                v.w, v.k, v.r, v.s, v.pad_h, v.pad_w, v.dil, bk::fft_conv_config_id(v.cfg).c_str(), v.alpha,
-                v.beta);
+                std::string(cuop::name_of(v.t)).c_str(), std::string(kc::name_of(v.lay)).c_str(), v.n, v.c, v.h, v.w,
+                v.k, v.r, v.s, v.pad_h, v.pad_w, v.dil, bk::fft_conv_config_id(v.cfg).c_str(), v.alpha, v.beta);
   return text;
 }
 

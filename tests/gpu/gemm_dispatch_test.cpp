@@ -25,13 +25,13 @@ struct dispatch_case {
   dtype in, out;
   b_layout b;
   int m, n, k;
-  int pad;      // extra elements in every leading dimension
+  int pad;  // extra elements in every leading dimension
   float beta;
 };
 
 void check(const dispatch_case& c) {
-  const long long lda = c.k + c.pad, ldb = (c.b == b_layout::col ? c.k : c.n) + c.pad,
-                  ldc = c.n + c.pad, ldd = c.n + c.pad;
+  const long long lda = c.k + c.pad, ldb = (c.b == b_layout::col ? c.k : c.n) + c.pad, ldc = c.n + c.pad,
+                  ldd = c.n + c.pad;
   const long long b_rows = c.b == b_layout::col ? c.n : c.k;
   device_buffer a(static_cast<std::size_t>(c.m * lda) * 2), b(static_cast<std::size_t>(b_rows * ldb) * 2),
       cm(static_cast<std::size_t>(c.m * ldc) * cuop::size_of(c.out)),
@@ -42,9 +42,9 @@ void check(const dispatch_case& c) {
   CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.in, b.ptr, b_rows * ldb, 2, -1.f, 1.f, nullptr));
   CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.out, cm.ptr, c.m * ldc, 3, -1.f, 1.f, nullptr));
   CUOP_CUDA_ASSERT(cuop::reference::fill_nan(c.out, d.ptr, c.m * ldd, nullptr));
-  CUOP_CUDA_ASSERT(cuop::reference::gemm_reference(c.in, c.out, c.b == b_layout::col, a.ptr, lda, b.ptr, ldb,
-                                                   cm.ptr, ldc, c.m, c.n, c.k, 1.f, c.beta,
-                                                   static_cast<float*>(ref.ptr), nullptr));
+  CUOP_CUDA_ASSERT(cuop::reference::gemm_reference(c.in, c.out, c.b == b_layout::col, a.ptr, lda, b.ptr, ldb, cm.ptr,
+                                                   ldc, c.m, c.n, c.k, 1.f, c.beta, static_cast<float*>(ref.ptr),
+                                                   nullptr));
   cuop::gemm_problem p;
   p.in = c.in;
   p.out = c.out;
@@ -66,8 +66,8 @@ void check(const dispatch_case& c) {
   CUOP_CUDA_ASSERT(cuop::reference::compare_gemm(c.out, d.ptr, ldd, c.m, c.n, static_cast<float*>(ref.ptr),
                                                  cuop::reference::gemm_atol(c.in, c.out, c.k) * 2,
                                                  cuop::reference::gemm_rtol(c.out), &r, nullptr));
-  EXPECT_EQ(r.bad, 0) << "first bad at row " << r.first_bad_row << " col " << r.first_bad_col
-                      << ", max abs error " << r.max_abs_err;
+  EXPECT_EQ(r.bad, 0) << "first bad at row " << r.first_bad_row << " col " << r.first_bad_col << ", max abs error "
+                      << r.max_abs_err;
   EXPECT_EQ(r.nan_count, 0);
 }
 
@@ -76,10 +76,10 @@ void check(const dispatch_case& c) {
 TEST(sm80_gemm_dispatch, tuned_and_untuned_shapes) {
   CUOP_REQUIRE_GPU();
   for (const auto& c : std::initializer_list<dispatch_case>{
-           {dtype::bf16, dtype::bf16, b_layout::col, 1, 4096, 4096, 0, 0.f},     // tuned decode
-           {dtype::bf16, dtype::bf16, b_layout::col, 128, 4096, 4096, 0, 0.f},   // tuned
-           {dtype::bf16, dtype::bf16, b_layout::col, 3, 1000, 4000, 0, 0.f},     // untuned: nearest
-           {dtype::bf16, dtype::bf16, b_layout::col, 129, 7, 4097, 0, 0.f},      // awkward
+           {dtype::bf16, dtype::bf16, b_layout::col, 1, 4096, 4096, 0, 0.f},    // tuned decode
+           {dtype::bf16, dtype::bf16, b_layout::col, 128, 4096, 4096, 0, 0.f},  // tuned
+           {dtype::bf16, dtype::bf16, b_layout::col, 3, 1000, 4000, 0, 0.f},    // untuned: nearest
+           {dtype::bf16, dtype::bf16, b_layout::col, 129, 7, 4097, 0, 0.f},     // awkward
            {dtype::f16, dtype::f16, b_layout::col, 64, 1024, 4096, 0, 0.f},
            // Odd K (lda, ldb odd): tuned choices on packed operands (pack: 1, ours or cuBLASLt's),
            // and their neighbours, misaligned (packed too) and aligned (the packing dropped).
@@ -100,10 +100,10 @@ TEST(sm80_gemm_dispatch, tuned_and_untuned_shapes) {
 
 TEST(sm80_gemm_dispatch, untuned_types_layouts_and_padding_use_the_heuristic) {
   CUOP_REQUIRE_GPU();
-  for (const auto& c : std::initializer_list<dispatch_case>{
-           {dtype::bf16, dtype::f32, b_layout::col, 64, 256, 512, 0, 0.5f},
-           {dtype::f16, dtype::f16, b_layout::row, 100, 300, 200, 0, 0.f},
-           {dtype::bf16, dtype::bf16, b_layout::col, 16, 4096, 4096, 8, 0.5f}}) {
+  for (const auto& c :
+       std::initializer_list<dispatch_case>{{dtype::bf16, dtype::f32, b_layout::col, 64, 256, 512, 0, 0.5f},
+                                            {dtype::f16, dtype::f16, b_layout::row, 100, 300, 200, 0, 0.f},
+                                            {dtype::bf16, dtype::bf16, b_layout::col, 16, 4096, 4096, 8, 0.5f}}) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
     check(c);
   }

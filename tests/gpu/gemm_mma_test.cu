@@ -44,7 +44,7 @@ struct layout {
   float alpha, beta;
 };
 
-const std::vector<shape> shapes = {{1, 1, 1},      {7, 7, 7},     {129, 129, 129}, {4097, 7, 1},
+const std::vector<shape> shapes = {{1, 1, 1},      {7, 7, 7},      {129, 129, 129}, {4097, 7, 1},
                                    {1, 4097, 129}, {7, 129, 4097}, {129, 1, 4097},  {257, 263, 1000}};
 const std::vector<layout> layouts = {
     {-1, -1, -1, 0, 0, 0, 1.f, 0.f},   // aligned: 16-byte paths wherever the shape allows
@@ -53,9 +53,7 @@ const std::vector<layout> layouts = {
     {-1, -1, -1, 0, 1, 0, -1.f, 0.f},  // aligned A, misaligned B pointer
 };
 
-long long leading(int dim, int pad) {
-  return pad < 0 ? (dim + 7LL) / 8 * 8 : dim + static_cast<long long>(pad);
-}
+long long leading(int dim, int pad) { return pad < 0 ? (dim + 7LL) / 8 * 8 : dim + static_cast<long long>(pad); }
 
 bool is_nan_bits(dtype t, const unsigned char* p) {
   if (t == dtype::f32) {
@@ -83,10 +81,9 @@ struct harness {
     const long long lda = leading(sh.k, lo.a_pad);
     const long long ldb = leading(b_col ? sh.k : sh.n, lo.b_pad);
     const long long ldd = leading(sh.n, lo.d_pad);
-    SCOPED_TRACE(kg::instance_name(cfg) + " m " + std::to_string(sh.m) + " n " + std::to_string(sh.n) +
-                 " k " + std::to_string(sh.k) + " lda " + std::to_string(lda) + " ldb " +
-                 std::to_string(ldb) + " ldd " + std::to_string(ldd) + " offsets " +
-                 std::to_string(lo.a_off) + "/" + std::to_string(lo.b_off) + "/" +
+    SCOPED_TRACE(kg::instance_name(cfg) + " m " + std::to_string(sh.m) + " n " + std::to_string(sh.n) + " k " +
+                 std::to_string(sh.k) + " lda " + std::to_string(lda) + " ldb " + std::to_string(ldb) + " ldd " +
+                 std::to_string(ldd) + " offsets " + std::to_string(lo.a_off) + "/" + std::to_string(lo.b_off) + "/" +
                  std::to_string(lo.d_off) + " beta " + std::to_string(lo.beta));
     kg::launch_plan plan;
     const std::string why = kg::plan_launch(cfg, sh.m, sh.n, sh.k, dev, plan);
@@ -121,24 +118,23 @@ struct harness {
     const void* b_data = b + lo.b_off * is;
     const void* c_data = lo.beta != 0.f ? c + lo.d_off * os : nullptr;
     void* d_data = d + lo.d_off * os;
-    CUOP_CUDA_ASSERT(ref::gemm_reference(cfg.in, cfg.out, b_col, a_data, lda, b_data, ldb, c_data, ldd,
-                                         sh.m, sh.n, sh.k, lo.alpha, lo.beta, expect, nullptr));
+    CUOP_CUDA_ASSERT(ref::gemm_reference(cfg.in, cfg.out, b_col, a_data, lda, b_data, ldb, c_data, ldd, sh.m, sh.n,
+                                         sh.k, lo.alpha, lo.beta, expect, nullptr));
 
-    const kg::gemm_args args{a_data, b_data, c_data, d_data, sh.m,     sh.n,     sh.k,
-                             lda,    ldb,    ldd,    ldd,    lo.alpha, lo.beta,  workspace};
+    const kg::gemm_args args{a_data, b_data, c_data, d_data, sh.m,     sh.n,    sh.k,
+                             lda,    ldb,    ldd,    ldd,    lo.alpha, lo.beta, workspace};
     // gemm_atol bounds the error of the dot product; alpha scales it.
-    const double atol =
-        ref::gemm_atol(cfg.in, cfg.out, sh.k) * (std::fabs(lo.alpha) > 1.f ? std::fabs(lo.alpha) : 1.f);
+    const double atol = ref::gemm_atol(cfg.in, cfg.out, sh.k) * (std::fabs(lo.alpha) > 1.f ? std::fabs(lo.alpha) : 1.f);
     for (int rep = 0; rep < 2; ++rep) {
       CUOP_CUDA_ASSERT(ref::fill_nan(cfg.out, d, d_count, nullptr));
       CUOP_CUDA_ASSERT(kg::launch(kernel, plan, args, nullptr));
       CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
       ref::compare_result r;
-      CUOP_CUDA_ASSERT(ref::compare_gemm(cfg.out, d_data, ldd, sh.m, sh.n, expect, atol,
-                                         ref::gemm_rtol(cfg.out), &r, nullptr));
-      EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row << " col "
-                          << r.first_bad_col << ", " << r.nan_count << " NaN, max abs err "
-                          << r.max_abs_err << ", max rel err " << r.max_rel_err;
+      CUOP_CUDA_ASSERT(
+          ref::compare_gemm(cfg.out, d_data, ldd, sh.m, sh.n, expect, atol, ref::gemm_rtol(cfg.out), &r, nullptr));
+      EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row << " col " << r.first_bad_col
+                          << ", " << r.nan_count << " NaN, max abs err " << r.max_abs_err << ", max rel err "
+                          << r.max_rel_err;
       EXPECT_EQ(r.nan_count, 0);
     }
 
@@ -192,8 +188,8 @@ void check_config(const kg::gemm_config& cfg) {
     }
 }
 
-kg::gemm_config mma_cfg(dtype in, dtype out, kg::b_layout b, int bm, int bn, int bk, int wm, int wn,
-                        int stages, int group_m, int split_k, int pack = 0) {
+kg::gemm_config mma_cfg(dtype in, dtype out, kg::b_layout b, int bm, int bn, int bk, int wm, int wn, int stages,
+                        int group_m, int split_k, int pack = 0) {
   kg::gemm_config c;
   c.fam = kg::family::mma;
   c.in = in;
@@ -217,39 +213,39 @@ constexpr kg::b_layout row = kg::b_layout::row;
 
 }  // namespace
 
-#define CUOP_MMA_TEST(NAME, TI, TO, DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK)                    \
-  TEST(sm80_gemm_mma, NAME) {                                                                    \
-    CUOP_REQUIRE_GPU();                                                                          \
-    check_config<kg::mma<TI, TO, BL == col, BM, BN, BK, WM, WN, S, G, SK>>(                      \
-        mma_cfg(DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK));                                      \
+#define CUOP_MMA_TEST(NAME, TI, TO, DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK) \
+  TEST(sm80_gemm_mma, NAME) {                                                 \
+    CUOP_REQUIRE_GPU();                                                       \
+    check_config<kg::mma<TI, TO, BL == col, BM, BN, BK, WM, WN, S, G, SK>>(   \
+        mma_cfg(DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK));                   \
   }
 
 // The common large tile; column-major B.
-CUOP_MMA_TEST(bf16_f32_col_m128_n128_k32_wm64_wn64_s4_g8_sk1, bf16, float, dtype::bf16, dtype::f32,
-              col, 128, 128, 32, 64, 64, 4, 8, 1)
+CUOP_MMA_TEST(bf16_f32_col_m128_n128_k32_wm64_wn64_s4_g8_sk1, bf16, float, dtype::bf16, dtype::f32, col, 128, 128, 32,
+              64, 64, 4, 8, 1)
 // Row-major B (ldmatrix.trans), 16-bit output.
-CUOP_MMA_TEST(f16_f16_row_m128_n128_k32_wm64_wn64_s3_g8_sk1, __half, __half, dtype::f16, dtype::f16,
-              row, 128, 128, 32, 64, 64, 3, 8, 1)
+CUOP_MMA_TEST(f16_f16_row_m128_n128_k32_wm64_wn64_s3_g8_sk1, __half, __half, dtype::f16, dtype::f16, row, 128, 128, 32,
+              64, 64, 3, 8, 1)
 // Split-K, block_k 64, bf16 output.
-CUOP_MMA_TEST(bf16_bf16_col_m64_n64_k64_wm32_wn32_s3_g4_sk3, bf16, bf16, dtype::bf16, dtype::bf16, col,
-              64, 64, 64, 32, 32, 3, 4, 3)
+CUOP_MMA_TEST(bf16_bf16_col_m64_n64_k64_wm32_wn32_s3_g4_sk3, bf16, bf16, dtype::bf16, dtype::bf16, col, 64, 64, 64, 32,
+              32, 3, 4, 3)
 // Split-K with one k step per tile (fragment buffers alternate by tile), row-major B.
-CUOP_MMA_TEST(f16_f32_row_m64_n128_k16_wm32_wn64_s4_g1_sk3, __half, float, dtype::f16, dtype::f32, row,
-              64, 128, 16, 32, 64, 4, 1, 3)
+CUOP_MMA_TEST(f16_f32_row_m64_n128_k16_wm32_wn64_s4_g1_sk3, __half, float, dtype::f16, dtype::f32, row, 64, 128, 16, 32,
+              64, 4, 1, 3)
 // pack: 1 (A and B copied to aligned, zero-padded rows of the workspace first), both layouts,
 // with and without split-K: the packed copies follow the split-K regions of the workspace.
-#define CUOP_MMA_PACK_TEST(NAME, TI, TO, DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK)               \
-  TEST(sm80_gemm_mma, NAME) {                                                                    \
-    CUOP_REQUIRE_GPU();                                                                          \
-    check_config<kg::mma<TI, TO, BL == col, BM, BN, BK, WM, WN, S, G, SK>>(                      \
-        mma_cfg(DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK, 1));                                   \
+#define CUOP_MMA_PACK_TEST(NAME, TI, TO, DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK) \
+  TEST(sm80_gemm_mma, NAME) {                                                      \
+    CUOP_REQUIRE_GPU();                                                            \
+    check_config<kg::mma<TI, TO, BL == col, BM, BN, BK, WM, WN, S, G, SK>>(        \
+        mma_cfg(DI, DO, BL, BM, BN, BK, WM, WN, S, G, SK, 1));                     \
   }
-CUOP_MMA_PACK_TEST(bf16_bf16_col_m64_n32_k64_wm32_wn16_s8_g1_sk2_pk1, bf16, bf16, dtype::bf16,
-                   dtype::bf16, col, 64, 32, 64, 32, 16, 8, 1, 2)
-CUOP_MMA_PACK_TEST(f16_f32_row_m128_n128_k32_wm64_wn64_s4_g8_sk1_pk1, __half, float, dtype::f16,
-                   dtype::f32, row, 128, 128, 32, 64, 64, 4, 8, 1)
-CUOP_MMA_PACK_TEST(f16_f16_col_m128_n128_k32_wm64_wn64_s4_g8_sk1_pk1, __half, __half, dtype::f16,
-                   dtype::f16, col, 128, 128, 32, 64, 64, 4, 8, 1)
+CUOP_MMA_PACK_TEST(bf16_bf16_col_m64_n32_k64_wm32_wn16_s8_g1_sk2_pk1, bf16, bf16, dtype::bf16, dtype::bf16, col, 64, 32,
+                   64, 32, 16, 8, 1, 2)
+CUOP_MMA_PACK_TEST(f16_f32_row_m128_n128_k32_wm64_wn64_s4_g8_sk1_pk1, __half, float, dtype::f16, dtype::f32, row, 128,
+                   128, 32, 64, 64, 4, 8, 1)
+CUOP_MMA_PACK_TEST(f16_f16_col_m128_n128_k32_wm64_wn64_s4_g8_sk1_pk1, __half, __half, dtype::f16, dtype::f16, col, 128,
+                   128, 32, 64, 64, 4, 8, 1)
 // Tiles that are not powers of two (6 warps; B rows of 6 chunks), two stages.
-CUOP_MMA_TEST(bf16_bf16_row_m96_n48_k32_wm48_wn16_s2_g2_sk1, bf16, bf16, dtype::bf16, dtype::bf16, row,
-              96, 48, 32, 48, 16, 2, 2, 1)
+CUOP_MMA_TEST(bf16_bf16_row_m96_n48_k32_wm48_wn16_s2_g2_sk1, bf16, bf16, dtype::bf16, dtype::bf16, row, 96, 48, 32, 48,
+              16, 2, 2, 1)

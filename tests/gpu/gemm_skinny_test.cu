@@ -59,9 +59,7 @@ const std::vector<layout> layouts = {
     {-1, -1, -1, -1, 3, 0, 0, 0, 0.5f, 0.5f},  // misaligned A pointer, aligned B
 };
 
-long long leading(int dim, int pad) {
-  return pad < 0 ? (dim + 7LL) / 8 * 8 : dim + static_cast<long long>(pad);
-}
+long long leading(int dim, int pad) { return pad < 0 ? (dim + 7LL) / 8 * 8 : dim + static_cast<long long>(pad); }
 
 bool is_nan_bits(dtype t, const unsigned char* p) {
   if (t == dtype::f32) {
@@ -91,12 +89,11 @@ struct harness {
     const long long ldb = leading(b_col ? sh.k : sh.n, lo.b_pad);
     const long long ldc = leading(sh.n, lo.c_pad);
     const long long ldd = leading(sh.n, lo.d_pad);
-    SCOPED_TRACE(kg::instance_name(cfg) + " m " + std::to_string(sh.m) + " n " + std::to_string(sh.n) +
-                 " k " + std::to_string(sh.k) + " lda " + std::to_string(lda) + " ldb " +
-                 std::to_string(ldb) + " ldc " + std::to_string(ldc) + " ldd " + std::to_string(ldd) +
-                 " offsets " + std::to_string(lo.a_off) + "/" + std::to_string(lo.b_off) + "/" +
-                 std::to_string(lo.c_off) + "/" + std::to_string(lo.d_off) + " alpha " +
-                 std::to_string(lo.alpha) + " beta " + std::to_string(lo.beta));
+    SCOPED_TRACE(kg::instance_name(cfg) + " m " + std::to_string(sh.m) + " n " + std::to_string(sh.n) + " k " +
+                 std::to_string(sh.k) + " lda " + std::to_string(lda) + " ldb " + std::to_string(ldb) + " ldc " +
+                 std::to_string(ldc) + " ldd " + std::to_string(ldd) + " offsets " + std::to_string(lo.a_off) + "/" +
+                 std::to_string(lo.b_off) + "/" + std::to_string(lo.c_off) + "/" + std::to_string(lo.d_off) +
+                 " alpha " + std::to_string(lo.alpha) + " beta " + std::to_string(lo.beta));
     kg::launch_plan plan;
     const std::string why = kg::plan_launch(cfg, sh.m, sh.n, sh.k, dev, plan);
     const long long gx = (sh.n + block_n - 1) / block_n, gy = (sh.m + m_tile - 1) / m_tile;
@@ -110,9 +107,10 @@ struct harness {
     ASSERT_EQ(plan.grid_z, static_cast<unsigned>(cfg.split_k));
     ASSERT_EQ(plan.smem_bytes, 0u);
     // The layout skinny.cuh documents: counters, then f32 partials[tiles][split_k][m_tile * block_n].
-    const std::size_t ws = cfg.split_k == 1 ? 0
-                                            : static_cast<std::size_t>(kg::skinny_split_counter_bytes +
-                                                                       4LL * gx * gy * cfg.split_k * m_tile * block_n);
+    const std::size_t ws =
+        cfg.split_k == 1
+            ? 0
+            : static_cast<std::size_t>(kg::skinny_split_counter_bytes + 4LL * gx * gy * cfg.split_k * m_tile * block_n);
     ASSERT_EQ(plan.workspace_bytes, ws);
 
     const std::size_t is = cuop::size_of(cfg.in), os = cuop::size_of(cfg.out);
@@ -145,8 +143,8 @@ struct harness {
     const void* c_data = c + lo.c_off * os;
     void* d_data = d + lo.d_off * os;
     CUOP_CUDA_ASSERT(ref::gemm_reference(cfg.in, cfg.out, b_col, a_data, lda, b_data, ldb,
-                                         lo.beta != 0.f ? c_data : nullptr, ldc, sh.m, sh.n, sh.k,
-                                         lo.alpha, lo.beta, expect, nullptr));
+                                         lo.beta != 0.f ? c_data : nullptr, ldc, sh.m, sh.n, sh.k, lo.alpha, lo.beta,
+                                         expect, nullptr));
 
     const kg::gemm_args args{a_data, b_data, c_data, d_data, sh.m,     sh.n,    sh.k,
                              lda,    ldb,    ldc,    ldd,    lo.alpha, lo.beta, workspace};
@@ -156,11 +154,10 @@ struct harness {
       CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
       ref::compare_result r;
       CUOP_CUDA_ASSERT(ref::compare_gemm(cfg.out, d_data, ldd, sh.m, sh.n, expect,
-                                         ref::gemm_atol(cfg.in, cfg.out, sh.k), ref::gemm_rtol(cfg.out),
-                                         &r, nullptr));
-      EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row << " col "
-                          << r.first_bad_col << ", " << r.nan_count << " NaN, max abs err "
-                          << r.max_abs_err << ", max rel err " << r.max_rel_err;
+                                         ref::gemm_atol(cfg.in, cfg.out, sh.k), ref::gemm_rtol(cfg.out), &r, nullptr));
+      EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row << " col " << r.first_bad_col
+                          << ", " << r.nan_count << " NaN, max abs err " << r.max_abs_err << ", max rel err "
+                          << r.max_rel_err;
       EXPECT_EQ(r.nan_count, 0);
     }
 
@@ -204,8 +201,8 @@ void check_config(const kg::gemm_config& cfg) {
     }
 }
 
-kg::gemm_config skinny_cfg(dtype in, dtype out, kg::b_layout b, int block_n, int threads, int m_tile,
-                           int k_chunk, int split_k) {
+kg::gemm_config skinny_cfg(dtype in, dtype out, kg::b_layout b, int block_n, int threads, int m_tile, int k_chunk,
+                           int split_k) {
   kg::gemm_config c;
   c.fam = kg::family::skinny;
   c.in = in;
@@ -225,30 +222,22 @@ constexpr kg::b_layout row = kg::b_layout::row;
 
 }  // namespace
 
-#define CUOP_SKINNY_TEST(NAME, TI, TO, DI, DO, BL, BN, T, MT, KC, SK)                           \
-  TEST(sm80_gemm_skinny, NAME) {                                                                \
-    CUOP_REQUIRE_GPU();                                                                         \
-    check_config<kg::skinny<TI, TO, BL == col, BN, T, MT, KC, SK>, MT, BN>(                     \
-        skinny_cfg(DI, DO, BL, BN, T, MT, KC, SK));                                             \
+#define CUOP_SKINNY_TEST(NAME, TI, TO, DI, DO, BL, BN, T, MT, KC, SK)                                                  \
+  TEST(sm80_gemm_skinny, NAME) {                                                                                       \
+    CUOP_REQUIRE_GPU();                                                                                                \
+    check_config<kg::skinny<TI, TO, BL == col, BN, T, MT, KC, SK>, MT, BN>(skinny_cfg(DI, DO, BL, BN, T, MT, KC, SK)); \
   }
 
 // Decode workhorse: a warp per column, one row of A, 4 loads in flight per lane (prefetched).
-CUOP_SKINNY_TEST(bf16_f32_col_n8_t256_m1_kc32_sk1, bf16, float, dtype::bf16, dtype::f32, col,
-                 8, 256, 1, 32, 1)
+CUOP_SKINNY_TEST(bf16_f32_col_n8_t256_m1_kc32_sk1, bf16, float, dtype::bf16, dtype::f32, col, 8, 256, 1, 32, 1)
 // 4 columns per warp, 64 accumulators (two sums per lane after the reduce-scatter), split-K 4,
 // bf16 output.
-CUOP_SKINNY_TEST(bf16_bf16_col_n16_t128_m16_kc16_sk4, bf16, bf16, dtype::bf16, dtype::bf16, col,
-                 16, 128, 16, 16, 4)
+CUOP_SKINNY_TEST(bf16_bf16_col_n16_t128_m16_kc16_sk4, bf16, bf16, dtype::bf16, dtype::bf16, col, 16, 128, 16, 16, 4)
 // 4 warps per column (K split inside the block, partials added in shared memory), split-K 3.
-CUOP_SKINNY_TEST(f16_f32_col_n2_t256_m8_kc8_sk3, __half, float, dtype::f16, dtype::f32, col,
-                 2, 256, 8, 8, 3)
+CUOP_SKINNY_TEST(f16_f32_col_n2_t256_m8_kc8_sk3, __half, float, dtype::f16, dtype::f32, col, 2, 256, 8, 8, 3)
 // 5 rows (padded to 8 values), 8 loads in flight per lane, f16 output.
-CUOP_SKINNY_TEST(f16_f16_col_n8_t256_m5_kc64_sk1, __half, __half, dtype::f16, dtype::f16, col,
-                 8, 256, 5, 64, 1)
+CUOP_SKINNY_TEST(f16_f16_col_n8_t256_m5_kc64_sk1, __half, __half, dtype::f16, dtype::f16, col, 8, 256, 5, 64, 1)
 // Row-major B: 8 threads across 64 columns, 32 along K (4 per warp, 8 warps added in shared memory).
-CUOP_SKINNY_TEST(bf16_f32_row_n64_t256_m4_kc32_sk1, bf16, float, dtype::bf16, dtype::f32, row,
-                 64, 256, 4, 32, 1)
+CUOP_SKINNY_TEST(bf16_f32_row_n64_t256_m4_kc32_sk1, bf16, float, dtype::bf16, dtype::f32, row, 64, 256, 4, 32, 1)
 // Row-major B wider than a warp (64 threads across 512 columns, 2 along K), 3 rows, split-K 4.
-CUOP_SKINNY_TEST(f16_f32_row_n512_t128_m3_kc16_sk4, __half, float, dtype::f16, dtype::f32, row,
-                 512, 128, 3, 16, 4)
-
+CUOP_SKINNY_TEST(f16_f32_row_n512_t128_m3_kc16_sk4, __half, float, dtype::f16, dtype::f32, row, 512, 128, 3, 16, 4)

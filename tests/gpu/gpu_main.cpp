@@ -6,7 +6,6 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   const int result = RUN_ALL_TESTS();
   const auto& unit = *testing::UnitTest::GetInstance();
-  if (result == 0 && unit.test_to_run_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count())
-    return 77;
+  if (result == 0 && unit.test_to_run_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count()) return 77;
   return result;
 }

@@ -57,15 +57,14 @@ inline std::string gpu_unavailable_reason() {
 }  // namespace cuop::test
 
 // First statement of every GPU test body.
-#define CUOP_REQUIRE_GPU()                                                          \
-  do {                                                                              \
-    if (const std::string cuop_why = ::cuop::test::gpu_unavailable_reason();        \
-        !cuop_why.empty())                                                          \
-      GTEST_SKIP() << cuop_why;                                                     \
+#define CUOP_REQUIRE_GPU()                                                                      \
+  do {                                                                                          \
+    if (const std::string cuop_why = ::cuop::test::gpu_unavailable_reason(); !cuop_why.empty()) \
+      GTEST_SKIP() << cuop_why;                                                                 \
   } while (0)
 
-#define CUOP_CUDA_ASSERT(expr)                                                      \
-  do {                                                                              \
-    const cudaError_t cuop_e = (expr);                                              \
-    ASSERT_EQ(cuop_e, cudaSuccess) << #expr << ": " << cudaGetErrorString(cuop_e);  \
+#define CUOP_CUDA_ASSERT(expr)                                                     \
+  do {                                                                             \
+    const cudaError_t cuop_e = (expr);                                             \
+    ASSERT_EQ(cuop_e, cudaSuccess) << #expr << ": " << cudaGetErrorString(cuop_e); \
   } while (0)

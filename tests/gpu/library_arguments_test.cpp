@@ -40,9 +40,10 @@ TEST(sm80_library_arguments, default_streams_give_the_right_answer) {
   cases.push_back(cuop::test::softmax_case(dtype::f16, 1000, 1000));
   cases.push_back(cuop::test::gemm_case(dtype::f16, dtype::f16, kg::b_layout::col, 127, 1031, 4093));
   cases.push_back(cuop::test::gemm_case(dtype::bf16, dtype::bf16, kg::b_layout::col, 1000, 1000, 1000));
-  cases.push_back(cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 2, 20, 20, 32, 32, 3, 1, 1, 1)));
-  cases.push_back(cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 2, 28, 28, 512, 512, 7, 1, 3, 512),
-                                        1.f, 0.f, 1));
+  cases.push_back(
+      cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 2, 20, 20, 32, 32, 3, 1, 1, 1)));
+  cases.push_back(cuop::test::conv_case(
+      dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 2, 28, 28, 512, 512, 7, 1, 3, 512), 1.f, 0.f, 1));
   for (auto& c : cases) {
     SCOPED_TRACE(c->name());
     ASSERT_EQ(c->prepare(), "");
@@ -126,7 +127,7 @@ TEST(sm80_library_arguments, outputs_overlapping_inputs_are_refused) {
     CUOP_CUDA_ASSERT(cudaMemcpy(bytes.data(), p, bytes.size() * 4, cudaMemcpyDeviceToHost));
     for (int r = 0; r < 4; ++r)
       for (int c = 0; c < 100; ++c) {
-        EXPECT_EQ(bytes[r * 200 + c], 0.f);            // the input slice, untouched
+        EXPECT_EQ(bytes[r * 200 + c], 0.f);                // the input slice, untouched
         EXPECT_FLOAT_EQ(bytes[r * 200 + 100 + c], 0.01f);  // softmax of zeros
       }
   }
@@ -173,13 +174,15 @@ TEST(sm80_library_arguments, gemm_in_place_c_is_d) {
     p.n = 1031;
     p.k = 4093;
     p.beta = 0.5f;
-    cuop::test::device_buffer a(static_cast<std::size_t>(m) * 4093 * 2), b(1031ull * 4093 * 2), cd(static_cast<std::size_t>(m) * 1031 * 2),
-        want(static_cast<std::size_t>(m) * 1031 * 2), ref(static_cast<std::size_t>(m) * 1031 * 4);
+    cuop::test::device_buffer a(static_cast<std::size_t>(m) * 4093 * 2), b(1031ull * 4093 * 2),
+        cd(static_cast<std::size_t>(m) * 1031 * 2), want(static_cast<std::size_t>(m) * 1031 * 2),
+        ref(static_cast<std::size_t>(m) * 1031 * 4);
     CUOP_CUDA_ASSERT(cuop::reference::fill_random(dtype::bf16, a.get(), 1LL * m * 4093, 1, -1.f, 1.f, nullptr));
     CUOP_CUDA_ASSERT(cuop::reference::fill_random(dtype::bf16, b.get(), 1031LL * 4093, 2, -1.f, 1.f, nullptr));
     CUOP_CUDA_ASSERT(cuop::reference::fill_random(dtype::bf16, cd.get(), 1LL * m * 1031, 3, -1.f, 1.f, nullptr));
-    CUOP_CUDA_ASSERT(cuop::reference::gemm_reference(dtype::bf16, dtype::bf16, true, a.get(), 4093, b.get(), 4093, cd.get(),
-                                                     1031, m, 1031, 4093, 1.f, 0.5f, static_cast<float*>(ref.get()), nullptr));
+    CUOP_CUDA_ASSERT(cuop::reference::gemm_reference(dtype::bf16, dtype::bf16, true, a.get(), 4093, b.get(), 4093,
+                                                     cd.get(), 1031, m, 1031, 4093, 1.f, 0.5f,
+                                                     static_cast<float*>(ref.get()), nullptr));
     CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
     ASSERT_EQ(cuop::gemm(p, a.get(), b.get(), cd.get(), cd.get()), status::success);
     cuop::reference::compare_result r{};

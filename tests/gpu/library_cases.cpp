@@ -23,8 +23,8 @@ std::string failed(const char* what, cudaError_t e) { return std::string(what) +
 std::string bad_elements(const reference::compare_result& r) {
   if (r.bad == 0 && r.nan_count == 0) return {};
   char text[256];
-  std::snprintf(text, sizeof text, "%lld bad elements (%lld NaN), first at row %lld col %lld, max abs error %g",
-                r.bad, r.nan_count, r.first_bad_row, r.first_bad_col, r.max_abs_err);
+  std::snprintf(text, sizeof text, "%lld bad elements (%lld NaN), first at row %lld col %lld, max abs error %g", r.bad,
+                r.nan_count, r.first_bad_row, r.first_bad_col, r.max_abs_err);
   return text;
 }
 
@@ -61,10 +61,9 @@ class softmax_op final : public op_case {
 
   std::string check(cudaStream_t s) override {
     reference::compare_result r{};
-    if (auto e = reference::compare_softmax(m_p.type, out(), m_p.rows, m_p.cols, m_p.out_stride,
-                                            static_cast<const float*>(m_ref.get()),
-                                            reference::softmax_tolerance(m_p.type, m_p.cols),
-                                            reference::softmax_rtol(m_p.type), &r, s);
+    if (auto e = reference::compare_softmax(
+            m_p.type, out(), m_p.rows, m_p.cols, m_p.out_stride, static_cast<const float*>(m_ref.get()),
+            reference::softmax_tolerance(m_p.type, m_p.cols), reference::softmax_rtol(m_p.type), &r, s);
         e != cudaSuccess)
       return failed("compare_softmax", e);
     return bad_elements(r);
@@ -120,7 +119,8 @@ class gemm_op final : public op_case {
     m_c = device_buffer(static_cast<std::size_t>(m_d_count) * eo);
     m_d = device_buffer(static_cast<std::size_t>(m_d_count) * eo);
     m_ref = device_buffer(static_cast<std::size_t>(m_p.m) * m_p.n * sizeof(float));
-    if (!m_a.get() || !m_b.get() || !m_c.get() || !m_d.get() || !m_ref.get()) return "gemm operands: out of device memory";
+    if (!m_a.get() || !m_b.get() || !m_c.get() || !m_d.get() || !m_ref.get())
+      return "gemm operands: out of device memory";
     cudaError_t r = reference::fill_random(m_p.in, m_a.get(), m_a_count, 1, -1.f, 1.f, nullptr);
     if (r == cudaSuccess) r = reference::fill_random(m_p.in, m_b.get(), m_b_count, 2, -1.f, 1.f, nullptr);
     if (r == cudaSuccess) r = reference::fill_random(m_p.out, m_c.get(), m_d_count, 3, -1.f, 1.f, nullptr);
@@ -172,9 +172,10 @@ class conv_op final : public op_case {
   std::string name() const override {
     const auto& sh = m_p.shape;
     return "conv2d " + std::string(name_of(m_p.type)) + " " + std::string(kc::name_of(sh.lay)) + " n" +
-           std::to_string(sh.n) + " " + std::to_string(sh.h) + "x" + std::to_string(sh.w) + " c" + std::to_string(sh.c) +
-           " k" + std::to_string(sh.k) + " " + std::to_string(sh.r) + "x" + std::to_string(sh.s) + " g" +
-           std::to_string(sh.groups) + (m_p.beta != 0.f ? " beta" : "") + (m_offset ? " misaligned" : "");
+           std::to_string(sh.n) + " " + std::to_string(sh.h) + "x" + std::to_string(sh.w) + " c" +
+           std::to_string(sh.c) + " k" + std::to_string(sh.k) + " " + std::to_string(sh.r) + "x" +
+           std::to_string(sh.s) + " g" + std::to_string(sh.groups) + (m_p.beta != 0.f ? " beta" : "") +
+           (m_offset ? " misaligned" : "");
   }
 
   std::string prepare() override {
@@ -188,11 +189,13 @@ class conv_op final : public op_case {
     m_y = device_buffer((m_yn + m_offset) * e);
     m_y0 = device_buffer(m_yn * e);
     m_ref = device_buffer(m_yn * sizeof(float));
-    if (!m_x.get() || !m_w.get() || !m_y.get() || !m_y0.get() || !m_ref.get()) return "conv operands: out of device memory";
+    if (!m_x.get() || !m_w.get() || !m_y.get() || !m_y0.get() || !m_ref.get())
+      return "conv operands: out of device memory";
     cudaError_t r = reference::fill_random(m_p.type, x(), m_xn, 1, -1.f, 1.f, nullptr);
     if (r == cudaSuccess) r = reference::fill_random(m_p.type, w(), m_wn, 2, -1.f, 1.f, nullptr);
     if (r == cudaSuccess) r = reference::fill_random(m_p.type, m_y0.get(), m_yn, 3, -1.f, 1.f, nullptr);
-    if (r == cudaSuccess) r = reference::conv2d_reference(m_p.type, sh, x(), w(), static_cast<float*>(m_ref.get()), nullptr);
+    if (r == cudaSuccess)
+      r = reference::conv2d_reference(m_p.type, sh, x(), w(), static_cast<float*>(m_ref.get()), nullptr);
     if (r == cudaSuccess) r = cudaDeviceSynchronize();
     if (r != cudaSuccess) return failed("conv operands and reference", r);
     m_before = to_host(m_p.type, m_y0.get(), m_yn);
@@ -224,7 +227,8 @@ class conv_op final : public op_case {
     long long bad = 0, first = -1;
     double worst = 0;
     for (long long i = 0; i < m_yn; ++i) {
-      const double expect = m_p.alpha * static_cast<double>(m_reference[i]) + (m_p.beta != 0.f ? m_p.beta * m_before[i] : 0.0);
+      const double expect =
+          m_p.alpha * static_cast<double>(m_reference[i]) + (m_p.beta != 0.f ? m_p.beta * m_before[i] : 0.0);
       const double err = std::isfinite(got[i]) ? std::fabs(got[i] - expect) : INFINITY;
       if (!(err <= atol + rtol * std::fabs(expect) + (m_p.beta != 0.f ? rtol : 0.0))) {
         if (first < 0) first = i;

@@ -112,7 +112,8 @@ using case_maker = std::function<std::unique_ptr<op_case>(int variant)>;
 // mode's first capture is the shape's first call.
 void every_mode(const std::vector<case_maker>& cases) {
   int variant = 0;
-  for (const auto mode : {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeRelaxed}) {
+  for (const auto mode :
+       {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeRelaxed}) {
     for (const auto& make : cases) {
       auto c = make(variant), twin = make(variant);
       graph_story(*c, *twin, mode);
@@ -127,11 +128,11 @@ TEST(sm80_library_graph, softmax_first_call_and_replays) {
   CUOP_REQUIRE_GPU();
   using cuop::test::softmax_case;
   every_mode({
-      [](int v) { return softmax_case(dtype::f16, 65536 - v, 128); },          // warp_row
-      [](int v) { return softmax_case(dtype::f32, 4096 - v, 4096); },          // block_row
-      [](int v) { return softmax_case(dtype::f32, 256 - v, 262144 - v); },     // split_row, one block a segment
-      [](int v) { return softmax_case(dtype::bf16, 3 + v, 300000 + v); },      // split_row, cooperative default
-      [](int v) { return softmax_case(dtype::f32, 5, 100003 + v, 1, 3); },     // misaligned, padded
+      [](int v) { return softmax_case(dtype::f16, 65536 - v, 128); },       // warp_row
+      [](int v) { return softmax_case(dtype::f32, 4096 - v, 4096); },       // block_row
+      [](int v) { return softmax_case(dtype::f32, 256 - v, 262144 - v); },  // split_row, one block a segment
+      [](int v) { return softmax_case(dtype::bf16, 3 + v, 300000 + v); },   // split_row, cooperative default
+      [](int v) { return softmax_case(dtype::f32, 5, 100003 + v, 1, 3); },  // misaligned, padded
   });
 }
 
@@ -140,14 +141,18 @@ TEST(sm80_library_graph, gemm_first_call_and_replays) {
   using cuop::test::gemm_case;
   const auto col = kg::b_layout::col;
   every_mode({
-      [=](int v) { return gemm_case(dtype::bf16, dtype::bf16, col, 1, 4096 - v, 4096); },    // skinny
-      [=](int v) { return gemm_case(dtype::f16, dtype::f16, col, 127 - v, 1031, 4093); },    // mma split-K, packed
-      [=](int v) { return gemm_case(dtype::bf16, dtype::bf16, col, 1000 - v, 1000, 1000); }, // cuBLASLt configuration
-      [=](int v) { return gemm_case(dtype::bf16, dtype::bf16, col, 128 - v, 4096, 4096); },  // cuBLASLt heuristic
-      [=](int v) { return gemm_case(dtype::bf16, dtype::bf16, col, 4096 - v, 4096, 4093); }, // cuBLASLt on packed operands
+      [=](int v) { return gemm_case(dtype::bf16, dtype::bf16, col, 1, 4096 - v, 4096); },     // skinny
+      [=](int v) { return gemm_case(dtype::f16, dtype::f16, col, 127 - v, 1031, 4093); },     // mma split-K, packed
+      [=](int v) { return gemm_case(dtype::bf16, dtype::bf16, col, 1000 - v, 1000, 1000); },  // cuBLASLt configuration
+      [=](int v) { return gemm_case(dtype::bf16, dtype::bf16, col, 128 - v, 4096, 4096); },   // cuBLASLt heuristic
+      [=](int v) {
+        return gemm_case(dtype::bf16, dtype::bf16, col, 4096 - v, 4096, 4093);
+      },  // cuBLASLt on packed operands
       [=](int v) { return gemm_case(dtype::bf16, dtype::f32, col, 64 + v, 256, 512, 0, 0.5f); },  // untuned, beta
       [=](int v) { return gemm_case(dtype::f16, dtype::f16, kg::b_layout::row, 100 + v, 300, 200); },
-      [=](int v) { return gemm_case(dtype::bf16, dtype::bf16, col, 64 + v, 4096, 4096, 0, 0.f, 1); },  // views 2 bytes off
+      [=](int v) {
+        return gemm_case(dtype::bf16, dtype::bf16, col, 64 + v, 4096, 4096, 0, 0.f, 1);
+      },  // views 2 bytes off
   });
 }
 
@@ -157,12 +162,20 @@ TEST(sm80_library_graph, conv2d_first_call_and_replays) {
   using cuop::test::conv_shape_of;
   const auto nhwc = kc::layout::nhwc, nchw = kc::layout::nchw;
   every_mode({
-      [=](int v) { return conv_case(dtype::f16, conv_shape_of(nhwc, 2 + v, 28, 28, 512, 512, 7, 1, 3, 512)); },  // depthwise
+      [=](int v) {
+        return conv_case(dtype::f16, conv_shape_of(nhwc, 2 + v, 28, 28, 512, 512, 7, 1, 3, 512));
+      },  // depthwise
       [=](int v) { return conv_case(dtype::f16, conv_shape_of(nhwc, 8, 32 - v, 32, 1024, 1024, 31, 1, 15, 1024)); },
-      [=](int v) { return conv_case(dtype::f16, conv_shape_of(nhwc, 32 - v, 56, 56, 64, 64, 3, 1, 1, 1)); },     // cuDNN configuration
-      [=](int v) { return conv_case(dtype::bf16, conv_shape_of(nhwc, 2 + v, 12, 12, 16, 32, 3, 1, 1, 1)); },     // cuDNN heuristic
-      [=](int v) { return conv_case(dtype::f32, conv_shape_of(nchw, 1, 256 - v, 256, 32, 32, 11, 1, 5, 1)); },   // FFT
-      [=](int v) { return conv_case(dtype::f16, conv_shape_of(nhwc, 2 + v, 28, 28, 512, 512, 7, 1, 3, 512), 1.f, 0.f, 1); },
+      [=](int v) {
+        return conv_case(dtype::f16, conv_shape_of(nhwc, 32 - v, 56, 56, 64, 64, 3, 1, 1, 1));
+      },  // cuDNN configuration
+      [=](int v) {
+        return conv_case(dtype::bf16, conv_shape_of(nhwc, 2 + v, 12, 12, 16, 32, 3, 1, 1, 1));
+      },  // cuDNN heuristic
+      [=](int v) { return conv_case(dtype::f32, conv_shape_of(nchw, 1, 256 - v, 256, 32, 32, 11, 1, 5, 1)); },  // FFT
+      [=](int v) {
+        return conv_case(dtype::f16, conv_shape_of(nhwc, 2 + v, 28, 28, 512, 512, 7, 1, 3, 512), 1.f, 0.f, 1);
+      },
       [=](int v) { return conv_case(dtype::f16, conv_shape_of(nhwc, 2 + v, 20, 20, 32, 32, 3, 1, 1, 1), 1.f, 0.f, 1); },
   });
 }
@@ -172,8 +185,8 @@ TEST(sm80_library_graph, conv2d_first_call_and_replays) {
 TEST(sm80_library_graph, conv2d_with_beta_in_a_larger_graph) {
   CUOP_REQUIRE_GPU();
   for (const int offset : {0, 1}) {
-    auto c = cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 3, 20, 20, 32, 32, 3, 1, 1, 1),
-                                   2.f, 0.5f, offset);
+    auto c = cuop::test::conv_case(
+        dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 3, 20, 20, 32, 32, 3, 1, 1, 1), 2.f, 0.5f, offset);
     SCOPED_TRACE(c->name());
     ASSERT_EQ(c->prepare(), "");
     stream_owner s;
@@ -187,7 +200,8 @@ TEST(sm80_library_graph, blocking_stream_capture_and_the_legacy_stream) {
   CUOP_REQUIRE_GPU();
   auto sm = cuop::test::softmax_case(dtype::f32, 33, 50000);
   auto gm = cuop::test::gemm_case(dtype::f16, dtype::f16, kg::b_layout::col, 127, 1031, 4093);
-  auto cv = cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 2, 20, 20, 32, 32, 3, 1, 1, 1));
+  auto cv =
+      cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 2, 20, 20, 32, 32, 3, 1, 1, 1));
   for (auto* c : {sm.get(), gm.get(), cv.get()}) {
     SCOPED_TRACE(c->name());
     ASSERT_EQ(c->prepare(), "");
@@ -249,10 +263,12 @@ TEST(sm80_library_graph_fresh, every_op_first_under_capture) {
   cases.push_back(cuop::test::softmax_case(dtype::f32, 255, 262143));
   cases.push_back(cuop::test::gemm_case(dtype::bf16, dtype::bf16, kg::b_layout::col, 999, 1000, 1000));
   cases.push_back(cuop::test::gemm_case(dtype::f16, dtype::f16, kg::b_layout::col, 126, 1031, 4093));
-  cases.push_back(cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 31, 56, 56, 64, 64, 3, 1, 1, 1)));
-  cases.push_back(cuop::test::conv_case(dtype::f32, cuop::test::conv_shape_of(kc::layout::nchw, 1, 255, 256, 32, 32, 11, 1, 5, 1)));
-  cases.push_back(cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 3, 28, 28, 512, 512, 7, 1, 3, 512),
-                                        1.f, 0.f, 1));
+  cases.push_back(
+      cuop::test::conv_case(dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 31, 56, 56, 64, 64, 3, 1, 1, 1)));
+  cases.push_back(
+      cuop::test::conv_case(dtype::f32, cuop::test::conv_shape_of(kc::layout::nchw, 1, 255, 256, 32, 32, 11, 1, 5, 1)));
+  cases.push_back(cuop::test::conv_case(
+      dtype::f16, cuop::test::conv_shape_of(kc::layout::nhwc, 3, 28, 28, 512, 512, 7, 1, 3, 512), 1.f, 0.f, 1));
   // Operands and references first (the reference kernels are not the library's).
   for (auto& c : cases) ASSERT_EQ(c->prepare(), "") << c->name();
   stream_owner s;

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <barrier>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>

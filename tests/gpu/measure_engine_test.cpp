@@ -68,9 +68,9 @@ TEST(measure_engine, single_launches_settle_and_record_a_clock_per_sample) {
   measure::timer_options o;
   o.clock = clock.get();
   o.l2_bytes = info.l2_bytes;
-  const auto t = measure::time_launches(
-      [&](cudaStream_t st) { return test::launch_scaled_copy(b.in[0], b.out[0], n, 2.f, st); }, s, &flusher,
-      nullptr, o);
+  const auto t =
+      measure::time_launches([&](cudaStream_t st) { return test::launch_scaled_copy(b.in[0], b.out[0], n, 2.f, st); },
+                             s, &flusher, nullptr, o);
   ASSERT_EQ(t.error, cudaSuccess) << cudaGetErrorString(t.error);
   EXPECT_EQ(t.batch, 1);
   EXPECT_GE(t.samples_us.size(), 10u);
@@ -79,8 +79,11 @@ TEST(measure_engine, single_launches_settle_and_record_a_clock_per_sample) {
   EXPECT_GE(t.warmup_launches, 16);
   EXPECT_FALSE(t.stop_reason.empty());
   EXPECT_EQ(t.clock_source, clock->name());
-  if (clock->kind() != measure::sm_clock::source::none)
-    for (double mhz : t.clocks_mhz) EXPECT_TRUE(mhz > 100 && mhz < 5000) << mhz;
+  if (clock->kind() != measure::sm_clock::source::none) {
+    for (double mhz : t.clocks_mhz) {
+      EXPECT_TRUE(mhz > 100 && mhz < 5000) << mhz;
+    }
+  }
   const auto sum = measure::summarize(t.samples_us);
   std::cout << "copy of 128 MB: median " << sum.median << " us, " << t.samples_us.size() << " samples, stop "
             << t.stop_reason << ", warm-up " << t.warmup_ms << " ms (" << t.warmup_launches << " launches"
@@ -148,9 +151,9 @@ TEST(measure_engine, short_kernels_are_timed_as_graphs_over_every_buffer_set) {
   }
   const auto ms = measure::summarize(single.samples_us), mb = measure::summarize(batched.samples_us);
   std::cout << "copy of 256 KB: single launches median " << ms.median << " us (CI " << ms.ci_lo << "-" << ms.ci_hi
-            << ", stop " << single.stop_reason << "); graphs of " << batched.batch << " over "
-            << batched.buffer_sets << " sets median " << mb.median << " us (CI " << mb.ci_lo << "-" << mb.ci_hi
-            << ", stop " << batched.stop_reason << ")\n";
+            << ", stop " << single.stop_reason << "); graphs of " << batched.batch << " over " << batched.buffer_sets
+            << " sets median " << mb.median << " us (CI " << mb.ci_lo << "-" << mb.ci_hi << ", stop "
+            << batched.stop_reason << ")\n";
   cudaStreamDestroy(stream);
 }
 
@@ -190,8 +193,8 @@ TEST(measure_engine, nvml_reads_this_gpu_and_its_environment) {
   EXPECT_GT(now, 0u);
   std::vector<unsigned> pids;
   EXPECT_TRUE(nvml->compute_pids(pids));  // this process holds a context: usually listed
-  std::cout << "NVML: " << nvml->sm_clock_mhz() << " MHz, reasons " << measure::describe_clock_reasons(reasons)
-            << ", " << now << " C (slowdown " << slowdown << " C), " << pids.size() << " compute processes\n";
+  std::cout << "NVML: " << nvml->sm_clock_mhz() << " MHz, reasons " << measure::describe_clock_reasons(reasons) << ", "
+            << now << " C (slowdown " << slowdown << " C), " << pids.size() << " compute processes\n";
 }
 
 TEST(measure_engine, the_worker_answers_the_environment_and_batches_short_softmax_trials) {
@@ -238,9 +241,9 @@ TEST(measure_engine, the_worker_answers_the_environment_and_batches_short_softma
     EXPECT_GT(resp.batch, 1) << name << ": " << resp.note;
     EXPECT_EQ(resp.clocks_mhz.size(), resp.samples_us.size());
     std::cout << name << ": median " << measure::summarize(resp.samples_us).median << " us, batch " << resp.batch
-              << " over " << resp.buffer_sets << " sets, stop " << resp.stop_reason << ", warm-up "
-              << resp.warmup_ms << " ms" << (resp.warmup_capped ? " (capped)" : "") << ", clock "
-              << resp.clock_source << (resp.note.empty() ? "" : ", note: " + resp.note) << '\n';
+              << " over " << resp.buffer_sets << " sets, stop " << resp.stop_reason << ", warm-up " << resp.warmup_ms
+              << " ms" << (resp.warmup_capped ? " (capped)" : "") << ", clock " << resp.clock_source
+              << (resp.note.empty() ? "" : ", note: " + resp.note) << '\n';
   }
   std::filesystem::remove_all(dir);
 }

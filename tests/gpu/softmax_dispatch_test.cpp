@@ -19,8 +19,8 @@ struct device_buffer {
 struct dispatch_case {
   cuop::dtype type;
   long long rows, cols;
-  int misalign;      // elements added to both pointers
-  long long pad;     // extra elements between rows
+  int misalign;   // elements added to both pointers
+  long long pad;  // extra elements between rows
 };
 
 void check_dispatch(const dispatch_case& c) {
@@ -33,8 +33,8 @@ void check_dispatch(const dispatch_case& c) {
   auto* out_p = static_cast<char*>(out.ptr) + c.misalign * elem;
   CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, in.ptr, static_cast<long long>(count), 11, -8.f, 8.f, nullptr));
   CUOP_CUDA_ASSERT(cuop::reference::fill_nan(c.type, out.ptr, static_cast<long long>(count), nullptr));
-  CUOP_CUDA_ASSERT(cuop::reference::softmax_reference(c.type, in_p, c.rows, c.cols, stride,
-                                                       static_cast<float*>(ref.ptr), nullptr));
+  CUOP_CUDA_ASSERT(
+      cuop::reference::softmax_reference(c.type, in_p, c.rows, c.cols, stride, static_cast<float*>(ref.ptr), nullptr));
   const cuop::softmax_problem p{c.type, c.rows, c.cols, stride, stride};
   cuop::softmax_choice choice;
   ASSERT_EQ(cuop::softmax_which(p, choice), cuop::status::success);
@@ -44,14 +44,14 @@ void check_dispatch(const dispatch_case& c) {
   // Compare row by row through a dense copy: the reference is dense (stride cols).
   std::vector<char> host(static_cast<std::size_t>(c.rows * stride) * elem);
   device_buffer dense(static_cast<std::size_t>(c.rows * c.cols) * elem);
-  CUOP_CUDA_ASSERT(cudaMemcpy2D(dense.ptr, c.cols * elem, out_p, stride * elem, c.cols * elem, c.rows,
-                                cudaMemcpyDeviceToDevice));
+  CUOP_CUDA_ASSERT(
+      cudaMemcpy2D(dense.ptr, c.cols * elem, out_p, stride * elem, c.cols * elem, c.rows, cudaMemcpyDeviceToDevice));
   cuop::reference::compare_result r{};
   CUOP_CUDA_ASSERT(cuop::reference::compare_softmax(
       c.type, dense.ptr, c.rows, c.cols, c.cols, static_cast<float*>(ref.ptr),
       cuop::reference::softmax_tolerance(c.type, c.cols), cuop::reference::softmax_rtol(c.type), &r, nullptr));
-  EXPECT_EQ(r.bad, 0) << "first bad at row " << r.first_bad_row << " col " << r.first_bad_col
-                      << ", max abs error " << r.max_abs_err;
+  EXPECT_EQ(r.bad, 0) << "first bad at row " << r.first_bad_row << " col " << r.first_bad_col << ", max abs error "
+                      << r.max_abs_err;
   EXPECT_EQ(r.nan_count, 0);
 }
 
@@ -87,7 +87,9 @@ TEST(sm80_softmax_dispatch, tuned_shapes_report_their_entry) {
   // A shape nobody tunes: never reported as exact.
   ASSERT_EQ(cuop::softmax_which({cuop::dtype::bf16, 3, 77777, 0, 0}, choice), cuop::status::success);
   EXPECT_FALSE(choice.exact_shape);
-  if (std::string(choice.source) == "tuned") EXPECT_GT(choice.tuned_cols, 0);
+  if (std::string(choice.source) == "tuned") {
+    EXPECT_GT(choice.tuned_cols, 0);
+  }
 }
 
 TEST(sm80_softmax_dispatch, bad_arguments_are_statuses) {

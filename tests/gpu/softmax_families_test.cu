@@ -37,8 +37,7 @@ __global__ void __launch_bounds__(K::block_threads) entry(ks::softmax_args a) {
 
 // Columns [begin, end) of every row set to -inf.
 template <typename T>
-__global__ void set_neg_inf(T* data, long long rows, long long stride, long long begin,
-                            long long end) {
+__global__ void set_neg_inf(T* data, long long rows, long long stride, long long begin, long long end) {
   const long long width = end - begin;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < rows * width;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -49,8 +48,7 @@ __global__ void set_neg_inf(T* data, long long rows, long long stride, long long
   }
 }
 
-cudaError_t fill_neg_inf(cuop::dtype t, void* data, long long rows, long long stride,
-                         long long begin, long long end) {
+cudaError_t fill_neg_inf(cuop::dtype t, void* data, long long rows, long long stride, long long begin, long long end) {
   if (end <= begin) return cudaSuccess;
   if (t == cuop::dtype::f32) set_neg_inf<<<256, 256>>>(static_cast<float*>(data), rows, stride, begin, end);
   else if (t == cuop::dtype::f16) set_neg_inf<<<256, 256>>>(static_cast<__half*>(data), rows, stride, begin, end);
@@ -68,8 +66,8 @@ struct layout {
   int in_off, out_off;
 };
 
-const std::vector<shape> shapes = {{1, 1},    {7, 3},     {65537, 3},  {65537, 128}, {129, 1000},
-                                   {33, 4097}, {1, 100003}, {3, 100003}};
+const std::vector<shape> shapes = {{1, 1},      {7, 3},     {65537, 3},  {65537, 128},
+                                   {129, 1000}, {33, 4097}, {1, 100003}, {3, 100003}};
 const std::vector<layout> layouts = {{0, 0, 0, 0}, {0, 0, 1, 1}, {0, 0, 1, 0},
                                      {0, 0, 0, 1}, {5, 3, 0, 0}, {5, 3, 1, 1}};
 
@@ -98,10 +96,9 @@ struct harness {
   ~harness() { cudaFree(workspace); }
 
   void run_case(const shape& sh, const layout& lo, int repeats) {
-    SCOPED_TRACE(ks::instance_name(cfg) + " rows " + std::to_string(sh.rows) + " cols " +
-                 std::to_string(sh.cols) + " in_pad " + std::to_string(lo.in_pad) + " out_pad " +
-                 std::to_string(lo.out_pad) + " in_off " + std::to_string(lo.in_off) +
-                 " out_off " + std::to_string(lo.out_off));
+    SCOPED_TRACE(ks::instance_name(cfg) + " rows " + std::to_string(sh.rows) + " cols " + std::to_string(sh.cols) +
+                 " in_pad " + std::to_string(lo.in_pad) + " out_pad " + std::to_string(lo.out_pad) + " in_off " +
+                 std::to_string(lo.in_off) + " out_off " + std::to_string(lo.out_off));
     ks::launch_plan plan;
     const std::string why = ks::plan_launch(cfg, sh.rows, sh.cols, dev, plan);
     const long long held = ks::cols_per_owner(cfg);
@@ -127,8 +124,8 @@ struct harness {
       }
     }
     if (!why.empty()) return;
-    ASSERT_EQ(plan.smem_opt_in, plan.smem_bytes > 0 && static_cast<long long>(plan.smem_bytes) +
-                                                           dev.static_smem > ks::default_smem_per_block);
+    ASSERT_EQ(plan.smem_opt_in, plan.smem_bytes > 0 && static_cast<long long>(plan.smem_bytes) + dev.static_smem >
+                                                           ks::default_smem_per_block);
 
     const cuop::dtype t = cfg.type;
     const std::size_t es = cuop::size_of(t);
@@ -162,11 +159,9 @@ struct harness {
 
       ref::compare_result r;
       CUOP_CUDA_ASSERT(ref::compare_softmax(t, out_data, sh.rows, sh.cols, out_stride, expect,
-                                            ref::softmax_tolerance(t, sh.cols),
-                                            ref::softmax_rtol(t), &r, nullptr));
-      EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row
-                          << " col " << r.first_bad_col << ", " << r.nan_count
-                          << " NaN, max abs err " << r.max_abs_err << ", max rel err "
+                                            ref::softmax_tolerance(t, sh.cols), ref::softmax_rtol(t), &r, nullptr));
+      EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row << " col " << r.first_bad_col
+                          << ", " << r.nan_count << " NaN, max abs err " << r.max_abs_err << ", max rel err "
                           << r.max_rel_err;
       EXPECT_EQ(r.nan_count, 0);
     }
@@ -200,15 +195,14 @@ void prepare(const ks::softmax_config& cfg, ks::device_limits& dev) {
   CUOP_CUDA_ASSERT(cudaGetDeviceProperties(&prop, device));
   const int sm = prop.major * 10 + prop.minor;
   if (sm < ks::min_sm(cfg.fam))
-    GTEST_SKIP() << ks::name_of(cfg.fam) << " needs sm_" << ks::min_sm(cfg.fam)
-                 << " or newer, device is sm_" << sm;
+    GTEST_SKIP() << ks::name_of(cfg.fam) << " needs sm_" << ks::min_sm(cfg.fam) << " or newer, device is sm_" << sm;
   // A build without code for the family's architecture (CMAKE_CUDA_ARCHITECTURES=80 on an H200,
   // run through compute_80 PTX) carries cluster_row's trapping stub; dispatch never picks it there.
   cudaFuncAttributes attr{};
   CUOP_CUDA_ASSERT(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&entry<K>)));
   if (attr.ptxVersion < ks::min_sm(cfg.fam))
-    GTEST_SKIP() << ks::name_of(cfg.fam) << " needs code for sm_" << ks::min_sm(cfg.fam)
-                 << "; this build's is compute_" << attr.ptxVersion << " PTX";
+    GTEST_SKIP() << ks::name_of(cfg.fam) << " needs code for sm_" << ks::min_sm(cfg.fam) << "; this build's is compute_"
+                 << attr.ptxVersion << " PTX";
   CUOP_CUDA_ASSERT(ks::query_limits(device, reinterpret_cast<const void*>(&entry<K>), cfg, dev));
   ASSERT_GT(dev.max_resident_blocks, 0) << "kernel cannot be resident";
   if (cfg.fam == ks::family::cluster_row)
@@ -305,15 +299,15 @@ constexpr ks::family split = ks::family::split_row;
 
 }  // namespace
 
-#define CUOP_WARP_TEST(NAME, T, DT, V, TPR, RPB, C)                                  \
-  TEST(sm80_softmax_warp_row, NAME) {                                               \
-    CUOP_REQUIRE_GPU();                                                             \
-    check_family<ks::warp_row<T, V, TPR, RPB, C>>(warp_cfg(DT, V, TPR, RPB, C));    \
+#define CUOP_WARP_TEST(NAME, T, DT, V, TPR, RPB, C)                              \
+  TEST(sm80_softmax_warp_row, NAME) {                                            \
+    CUOP_REQUIRE_GPU();                                                          \
+    check_family<ks::warp_row<T, V, TPR, RPB, C>>(warp_cfg(DT, V, TPR, RPB, C)); \
   }
-#define CUOP_BLOCK_TEST(FAM, NAME, T, DT, V, B, C)                                   \
-  TEST(sm80_softmax_##FAM, NAME) {                                                  \
-    CUOP_REQUIRE_GPU();                                                             \
-    check_family<ks::FAM<T, V, B, C>>(block_cfg(ks::family::FAM, DT, V, B, C));     \
+#define CUOP_BLOCK_TEST(FAM, NAME, T, DT, V, B, C)                              \
+  TEST(sm80_softmax_##FAM, NAME) {                                              \
+    CUOP_REQUIRE_GPU();                                                         \
+    check_family<ks::FAM<T, V, B, C>>(block_cfg(ks::family::FAM, DT, V, B, C)); \
   }
 
 CUOP_WARP_TEST(f32_v4_t32_r4_c8, float, dtype::f32, 4, 32, 4, 8)
@@ -363,9 +357,9 @@ ks::softmax_config with_smem(ks::softmax_config c, int smem_chunks) {
   c.smem_chunks = smem_chunks;
   return c;
 }
-#define CUOP_SMEM_TEST(NAME, T, DT, V, B, C, S)                                                  \
-  TEST(sm80_softmax_block_row, NAME) {                                                          \
-    CUOP_REQUIRE_GPU();                                                                         \
+#define CUOP_SMEM_TEST(NAME, T, DT, V, B, C, S)                                                                 \
+  TEST(sm80_softmax_block_row, NAME) {                                                                          \
+    CUOP_REQUIRE_GPU();                                                                                         \
     check_family<ks::block_row<T, V, B, C, 0, S>>(with_smem(block_cfg(ks::family::block_row, DT, V, B, C), S)); \
   }
 CUOP_SMEM_TEST(f32_v4_b256_c2_p0_s3, float, dtype::f32, 4, 256, 2, 3)
@@ -385,9 +379,9 @@ CUOP_BLOCK_TEST(split_row, f32_v1_b32_c1, float, dtype::f32, 1, 32, 1)
 // far beyond the resident blocks, and the second repeat checks the counter and epoch reset and
 // that the claims do not outlive their launch), without and with segments partly in shared
 // memory.
-#define CUOP_SPLIT_P0_TEST(NAME, T, DT, V, B, C, S)                                                \
-  TEST(sm80_softmax_split_row, NAME) {                                                            \
-    CUOP_REQUIRE_GPU();                                                                           \
+#define CUOP_SPLIT_P0_TEST(NAME, T, DT, V, B, C, S)                                                             \
+  TEST(sm80_softmax_split_row, NAME) {                                                                          \
+    CUOP_REQUIRE_GPU();                                                                                         \
     check_family<ks::split_row<T, V, B, C, 0, S>>(with_smem(block_cfg(ks::family::split_row, DT, V, B, C), S)); \
   }
 CUOP_SPLIT_P0_TEST(f32_v4_b256_c4_p0, float, dtype::f32, 4, 256, 4, 0)
@@ -400,10 +394,10 @@ CUOP_SPLIT_P0_TEST(f32_v4_b512_c6_p0_s10, float, dtype::f32, 4, 512, 6, 10)
 CUOP_SPLIT_P0_TEST(f32_v4_b512_c4_p0_s6, float, dtype::f32, 4, 512, 4, 6)
 CUOP_SPLIT_P0_TEST(f32_v4_b768_c4_p0_s4, float, dtype::f32, 4, 768, 4, 4)
 
-#define CUOP_CLUSTER_TEST(NAME, T, DT, V, B, C, K)                                   \
-  TEST(sm90_softmax_cluster_row, NAME) {                                              \
-    CUOP_REQUIRE_GPU();                                                               \
-    check_family<ks::cluster_row<T, V, B, C, K>>(cluster_cfg(DT, V, B, C, K));        \
+#define CUOP_CLUSTER_TEST(NAME, T, DT, V, B, C, K)                             \
+  TEST(sm90_softmax_cluster_row, NAME) {                                       \
+    CUOP_REQUIRE_GPU();                                                        \
+    check_family<ks::cluster_row<T, V, B, C, K>>(cluster_cfg(DT, V, B, C, K)); \
   }
 
 // Prefetching and not, every cluster size (16 is non-portable), 4- to 16-byte and scalar
@@ -423,13 +417,12 @@ CUOP_CLUSTER_TEST(f32_v1_b32_c1_k8, float, dtype::f32, 1, 32, 1, 8)
 // whole split or cluster block, must write zeros, not NaN.
 TEST(sm80_softmax_warp_row, neg_inf_segment) {
   CUOP_REQUIRE_GPU();
-  check_neg_inf_segment<ks::warp_row<float, 4, 32, 4, 8>>(warp_cfg(dtype::f32, 4, 32, 4, 8),
-                                                          {129, 200}, 0, 128);
+  check_neg_inf_segment<ks::warp_row<float, 4, 32, 4, 8>>(warp_cfg(dtype::f32, 4, 32, 4, 8), {129, 200}, 0, 128);
 }
 TEST(sm80_softmax_block_row, neg_inf_segment) {
   CUOP_REQUIRE_GPU();
-  check_neg_inf_segment<ks::block_row<float, 4, 128, 2>>(
-      block_cfg(ks::family::block_row, dtype::f32, 4, 128, 2), {129, 700}, 0, 512);
+  check_neg_inf_segment<ks::block_row<float, 4, 128, 2>>(block_cfg(ks::family::block_row, dtype::f32, 4, 128, 2),
+                                                         {129, 700}, 0, 512);
 }
 // The register part all finite, the shared-memory part -inf (and the reverse).
 TEST(sm80_softmax_block_row, neg_inf_segment_smem) {
@@ -446,30 +439,28 @@ TEST(sm80_softmax_split_row, neg_inf_segment_p0_smem) {
 }
 TEST(sm80_softmax_split_row, neg_inf_segment) {
   CUOP_REQUIRE_GPU();
-  check_neg_inf_segment<ks::split_row<float, 4, 256, 4>>(block_cfg(split, dtype::f32, 4, 256, 4),
-                                                         {33, 20000}, 4096, 12000);
+  check_neg_inf_segment<ks::split_row<float, 4, 256, 4>>(block_cfg(split, dtype::f32, 4, 256, 4), {33, 20000}, 4096,
+                                                         12000);
 }
 TEST(sm90_softmax_cluster_row, neg_inf_segment) {
   CUOP_REQUIRE_GPU();
-  check_neg_inf_segment<ks::cluster_row<float, 4, 256, 4, 4>>(cluster_cfg(dtype::f32, 4, 256, 4, 4),
-                                                              {33, 16000}, 4000, 9000);
+  check_neg_inf_segment<ks::cluster_row<float, 4, 256, 4, 4>>(cluster_cfg(dtype::f32, 4, 256, 4, 4), {33, 16000}, 4000,
+                                                              9000);
 }
 TEST(sm90_softmax_cluster_row, neg_inf_segment_bf16) {
   CUOP_REQUIRE_GPU();
-  check_neg_inf_segment<ks::cluster_row<__nv_bfloat16, 8, 256, 8, 4>>(
-      cluster_cfg(dtype::bf16, 8, 256, 8, 4), {33, 60000}, 100, 40000);
+  check_neg_inf_segment<ks::cluster_row<__nv_bfloat16, 8, 256, 8, 4>>(cluster_cfg(dtype::bf16, 8, 256, 8, 4),
+                                                                      {33, 60000}, 100, 40000);
 }
 
 TEST(sm80_softmax_split_row, all_neg_inf_rows_finish) {
   CUOP_REQUIRE_GPU();
-  check_all_neg_inf_rows_finish<ks::split_row<float, 4, 256, 1>>(block_cfg(split, dtype::f32, 4, 256, 1),
-                                                                 64, 5000);
+  check_all_neg_inf_rows_finish<ks::split_row<float, 4, 256, 1>>(block_cfg(split, dtype::f32, 4, 256, 1), 64, 5000);
 }
 
 TEST(sm90_softmax_cluster_row, all_neg_inf_rows_finish) {
   CUOP_REQUIRE_GPU();
-  check_all_neg_inf_rows_finish<ks::cluster_row<float, 4, 256, 1, 8>>(
-      cluster_cfg(dtype::f32, 4, 256, 1, 8), 64, 5000);
+  check_all_neg_inf_rows_finish<ks::cluster_row<float, 4, 256, 1, 8>>(cluster_cfg(dtype::f32, 4, 256, 1, 8), 64, 5000);
 }
 
 // More segments in a row than blocks can be resident: plan_launch refuses such a plan (every row
@@ -520,8 +511,8 @@ void check_fallback(ks::softmax_config cfg, long long rows, bool in_place) {
     ref::compare_result r;
     CUOP_CUDA_ASSERT(ref::compare_softmax(t, dst, rows, cols, cols, expect, ref::softmax_tolerance(t, cols),
                                           ref::softmax_rtol(t), &r, nullptr));
-    EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row << " col "
-                        << r.first_bad_col << ", " << r.nan_count << " NaN, max abs err " << r.max_abs_err;
+    EXPECT_EQ(r.bad, 0) << "launch " << rep << ": first bad at row " << r.first_bad_row << " col " << r.first_bad_col
+                        << ", " << r.nan_count << " NaN, max abs err " << r.max_abs_err;
   }
   cudaFree(in);
   cudaFree(out);
@@ -579,8 +570,8 @@ TEST(sm80_softmax_split_row, stale_bytes_under_the_claims_do_not_match) {
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
   ref::compare_result r;
   CUOP_CUDA_ASSERT(ref::compare_softmax(dtype::f32, out, rows, cols, cols, expect,
-                                        ref::softmax_tolerance(dtype::f32, cols),
-                                        ref::softmax_rtol(dtype::f32), &r, nullptr));
+                                        ref::softmax_tolerance(dtype::f32, cols), ref::softmax_rtol(dtype::f32), &r,
+                                        nullptr));
   EXPECT_EQ(r.bad, 0) << "first bad at row " << r.first_bad_row << " col " << r.first_bad_col;
   cudaFree(in);
   cudaFree(out);

@@ -19,8 +19,8 @@ using cuop::runner::worker_process;
 // A kernel with the softmax entry signature whose body misbehaves.
 std::string faulty(const std::string& name, const std::string& body) {
   return "#include <cuop/kernels/softmax/args.cuh>\n"
-         "extern \"C\" __global__ void __launch_bounds__(256) " + name +
-         "(cuop::kernels::softmax::softmax_args a) {\n" + body + "\n}\n";
+         "extern \"C\" __global__ void __launch_bounds__(256) " +
+         name + "(cuop::kernels::softmax::softmax_args a) {\n" + body + "\n}\n";
 }
 
 class worker_isolation : public testing::Test {
@@ -61,8 +61,9 @@ class worker_isolation : public testing::Test {
 };
 
 std::string status_of(const worker_process::outcome& o) {
-  return o.kind == worker_process::outcome_kind::answered ? o.answer.value("status", "?")
-         : o.kind == worker_process::outcome_kind::timed_out ? "timeout" : "died";
+  return o.kind == worker_process::outcome_kind::answered    ? o.answer.value("status", "?")
+         : o.kind == worker_process::outcome_kind::timed_out ? "timeout"
+                                                             : "died";
 }
 
 }  // namespace
@@ -78,18 +79,19 @@ TEST_F(worker_isolation, faults_are_recorded_and_the_sweep_goes_on) {
   const auto trap = trial(w, faulty("trap_kernel", "__trap();"), "trap_kernel");
   EXPECT_EQ(status_of(trap), "crashed") << trap.answer.dump();
 
-  const auto oob = trial(w, faulty("oob_kernel",
-      "reinterpret_cast<float*>(a.out)[(1ll << 40) + threadIdx.x] = 1.f;"), "oob_kernel");
+  const auto oob =
+      trial(w, faulty("oob_kernel", "reinterpret_cast<float*>(a.out)[(1ll << 40) + threadIdx.x] = 1.f;"), "oob_kernel");
   EXPECT_EQ(status_of(oob), "crashed") << oob.answer.dump();
 
-  const auto wrong = trial(w, faulty("wrong_kernel",
-      "long long i = blockIdx.x * 256ll + threadIdx.x;"
-      "for (; i < a.rows * a.cols; i += gridDim.x * 256ll) reinterpret_cast<float*>(a.out)[i] = 0.5f;"),
-      "wrong_kernel");
+  const auto wrong =
+      trial(w,
+            faulty("wrong_kernel",
+                   "long long i = blockIdx.x * 256ll + threadIdx.x;"
+                   "for (; i < a.rows * a.cols; i += gridDim.x * 256ll) reinterpret_cast<float*>(a.out)[i] = 0.5f;"),
+            "wrong_kernel");
   EXPECT_EQ(status_of(wrong), "wrong_answer") << wrong.answer.dump();
 
-  const auto hang = trial(w, faulty("hang_kernel",
-      "for (;;) asm volatile(\"nanosleep.u32 1000;\");"), "hang_kernel");
+  const auto hang = trial(w, faulty("hang_kernel", "for (;;) asm volatile(\"nanosleep.u32 1000;\");"), "hang_kernel");
   EXPECT_EQ(status_of(hang), "timeout") << hang.message;
 
   // After all that, a healthy configuration still measures.

@@ -34,10 +34,10 @@ TEST(batch_plan, written_and_read_back) {
   EXPECT_NE(core::read_file(s / "plan.json").value_or("").find("\"*\": 11"), std::string::npos);
   EXPECT_EQ(runner::planned_launches(plan, "softmax_f16_65536x128"), 241);
   EXPECT_EQ(runner::planned_launches(plan, "softmax_f16_65536x128", "any"), 241);
-  EXPECT_EQ(runner::planned_launches(plan, "gemm_bf16_4096x4096x4096"), 1);  // single launches, forced
+  EXPECT_EQ(runner::planned_launches(plan, "gemm_bf16_4096x4096x4096"), 1);     // single launches, forced
   EXPECT_EQ(runner::planned_launches(plan, "conv2d_x", "cudnn_heuristic"), 1);  // its own
   EXPECT_EQ(runner::planned_launches(plan, "conv2d_x", "fft_t64"), 11);         // the problem's
-  EXPECT_EQ(runner::planned_launches(plan, "softmax_f32_8x32"), 0);          // not named: the timer decides
+  EXPECT_EQ(runner::planned_launches(plan, "softmax_f32_8x32"), 0);             // not named: the timer decides
 }
 
 TEST(batch_plan, per_configuration_entries_are_read) {
@@ -49,7 +49,8 @@ TEST(batch_plan, per_configuration_entries_are_read) {
   EXPECT_EQ(runner::planned_launches(plan, "q", "z"), 0);  // no "*": the timer decides
   const auto m = test::error_of([&] { runner::read_batch_plan(plan_file(s, R"({"p": {"a": 0}})")); });
   EXPECT_NE(m.find("plan.json: \"p a\": launches per sample must be a whole number from 1 to 4096, got 0"),
-            std::string::npos) << m;
+            std::string::npos)
+      << m;
 }
 
 TEST(batch_plan, bad_files_are_refused_naming_the_file_and_entry) {
@@ -63,7 +64,8 @@ TEST(batch_plan, bad_files_are_refused_naming_the_file_and_entry) {
   for (const char* bad : {"0", "-3", "2.5", "\"8\"", "5000"}) {
     m = test::error_of([&] { runner::read_batch_plan(plan_file(s, std::string("{\"p\": ") + bad + "}")); });
     EXPECT_NE(m.find("plan.json: \"p\": launches per sample must be a whole number from 1 to 4096, got "),
-              std::string::npos) << bad << ": " << m;
+              std::string::npos)
+        << bad << ": " << m;
   }
   EXPECT_TRUE(runner::read_batch_plan(plan_file(s, "{}")).empty());
 }

@@ -124,10 +124,10 @@ TEST(bootstrap, one_side_with_samples_and_one_without_is_approximate) {
 TEST(bootstrap, a_side_with_nothing_to_compare_is_an_error) {
   median_evidence empty, some;
   some.samples = {1, 2, 3};
-  EXPECT_NE(cuop::test::error_of([&] { bootstrap_median_ratio(empty, some, {}); }).find("baseline"),
-            std::string::npos);
+  EXPECT_NE(cuop::test::error_of([&] { bootstrap_median_ratio(empty, some, {}); }).find("baseline"), std::string::npos);
   const std::vector<double> bad = {1, -2, 3};
-  EXPECT_NE(cuop::test::error_of([&] { bootstrap_median_ratio(some.samples, bad, {}); })
-                .find("candidate: a sample is not a positive finite time"),
+  EXPECT_NE(cuop::test::error_of([&] {
+              bootstrap_median_ratio(some.samples, bad, {});
+            }).find("candidate: a sample is not a positive finite time"),
             std::string::npos);
 }

@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "xml_check.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/gate/comparison.hpp"
 #include "tuner/report/compare_report.hpp"
+#include "xml_check.hpp"
 
 namespace {
 
@@ -19,8 +19,8 @@ std::vector<double> around(double us, double step) {
   return v;
 }
 
-gate::measured_trial trial(const std::string& problem, const std::string& instance, double us,
-                           double step, bool samples = true) {
+gate::measured_trial trial(const std::string& problem, const std::string& instance, double us, double step,
+                           bool samples = true) {
   gate::measured_trial t;
   t.problem = problem;
   t.op = "softmax";
@@ -33,8 +33,7 @@ gate::measured_trial trial(const std::string& problem, const std::string& instan
   return t;
 }
 
-gate::result_set set(const std::string& source, const std::string& gpu,
-                     std::vector<gate::measured_trial> trials) {
+gate::result_set set(const std::string& source, const std::string& gpu, std::vector<gate::measured_trial> trials) {
   gate::result_set s;
   s.source = source;
   s.envs.push_back({gpu, 132, "580.95", "13.0", "", "key", "hash", "rev"});
@@ -45,14 +44,14 @@ gate::result_set set(const std::string& source, const std::string& gpu,
 // One of each verdict, a winner that changed, a problem on one side only, and a <&"> in a name
 // to prove escaping.
 gate::comparison mixed(bool other_gpu = false) {
-  const auto base = set("base <&\"> .json", "NVIDIA H200",
-                        {trial("p_faster", "x", 100, 0.01), trial("p_noisy", "x", 100, 3),
-                         trial("p_same", "x", 100, 0.01), trial("p_slower", "x", 100, 0.01),
-                         trial("p_slower", "y", 105, 0.01), trial("p_gone", "x", 10, 0.01)});
-  const auto cand = set("cand.db", other_gpu ? "NVIDIA A100-SXM4-80GB" : "NVIDIA H200",
-                        {trial("p_faster", "x", 80, 0.01), trial("p_noisy", "x", 103, 3),
-                         trial("p_same", "x", 100.2, 0.01, false), trial("p_slower", "x", 120, 0.01),
-                         trial("p_slower", "y", 110, 0.01)});
+  const auto base =
+      set("base <&\"> .json", "NVIDIA H200",
+          {trial("p_faster", "x", 100, 0.01), trial("p_noisy", "x", 100, 3), trial("p_same", "x", 100, 0.01),
+           trial("p_slower", "x", 100, 0.01), trial("p_slower", "y", 105, 0.01), trial("p_gone", "x", 10, 0.01)});
+  const auto cand =
+      set("cand.db", other_gpu ? "NVIDIA A100-SXM4-80GB" : "NVIDIA H200",
+          {trial("p_faster", "x", 80, 0.01), trial("p_noisy", "x", 103, 3), trial("p_same", "x", 100.2, 0.01, false),
+           trial("p_slower", "x", 120, 0.01), trial("p_slower", "y", 110, 0.01)});
   gate::compare_options o;
   o.allow_different_env = other_gpu;
   return gate::compare(base, cand, o);
@@ -87,8 +86,9 @@ TEST(compare_report, table) {
 TEST(compare_report, markdown_has_the_table_slowest_news_first) {
   const auto out = report::render_markdown(mixed());
   EXPECT_EQ(out.rfind("### cuop-tune compare: 1 SLOWER, 1 FASTER, 1 SAME, 1 AMBIGUOUS\n", 0), 0u) << out;
-  const auto header = out.find("| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | configuration |\n"
-                               "| --- | --- | ---: | ---: | --- | ---: | --- |\n");
+  const auto header = out.find(
+      "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | configuration |\n"
+      "| --- | --- | ---: | ---: | --- | ---: | --- |\n");
   ASSERT_NE(header, std::string::npos) << out;
   const auto slower = out.find("| **SLOWER** | p_slower |"), ambiguous = out.find("| **AMBIGUOUS** | p_noisy |"),
              faster = out.find("| **FASTER** | p_faster |"), same = out.find("| SAME | p_same |");
@@ -127,11 +127,10 @@ TEST(compare_report, junit_is_well_formed_with_a_failure_per_slower) {
   EXPECT_EQ(check.elements.at("testsuites"), 1);
   EXPECT_EQ(check.elements.at("testcase"), 5);  // 4 compared, 1 only in the baseline
   EXPECT_EQ(check.elements.at("failure"), 1);
-  EXPECT_EQ(check.elements.at("skipped"), 2);   // the AMBIGUOUS one and the one-sided one
+  EXPECT_EQ(check.elements.at("skipped"), 2);  // the AMBIGUOUS one and the one-sided one
   EXPECT_NE(xml.find("tests=\"5\" failures=\"1\" errors=\"0\" skipped=\"2\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("base &lt;&amp;&quot;&gt; .json"), std::string::npos) << xml;
-  EXPECT_NE(xml.find("<failure type=\"SLOWER\" message=\"SLOWER: median 100.00 us -&gt; 110.00 us"),
-            std::string::npos)
+  EXPECT_NE(xml.find("<failure type=\"SLOWER\" message=\"SLOWER: median 100.00 us -&gt; 110.00 us"), std::string::npos)
       << xml;
 }
 
@@ -140,16 +139,13 @@ TEST(compare_report, a_warning_is_in_every_format) {
   ASSERT_EQ(c.warnings.size(), 1u);
   const auto table = report::render_table(c);
   EXPECT_EQ(table.rfind("warning: comparing different environments", 0), 0u) << table;
-  EXPECT_NE(report::render_markdown(c).find("> **warning:** comparing different environments"),
-            std::string::npos);
-  EXPECT_NE(nlohmann::json::parse(report::render_json(c))["warnings"][0].get<std::string>().find(
-                "NVIDIA A100-SXM4-80GB"),
-            std::string::npos);
+  EXPECT_NE(report::render_markdown(c).find("> **warning:** comparing different environments"), std::string::npos);
+  EXPECT_NE(
+      nlohmann::json::parse(report::render_json(c))["warnings"][0].get<std::string>().find("NVIDIA A100-SXM4-80GB"),
+      std::string::npos);
   const auto xml = report::render_junit(c);
   EXPECT_TRUE(test::check_xml(xml).ok);
-  EXPECT_NE(xml.find("<property name=\"warning\" value=\"comparing different environments"),
-            std::string::npos)
-      << xml;
+  EXPECT_NE(xml.find("<property name=\"warning\" value=\"comparing different environments"), std::string::npos) << xml;
 }
 
 TEST(compare_report, formats_by_name) {

@@ -41,8 +41,7 @@ gate::measured_trial trial(const std::string& problem, const std::string& instan
   return t;
 }
 
-gate::result_set set(const std::string& source, const std::string& gpu,
-                     std::vector<gate::measured_trial> trials) {
+gate::result_set set(const std::string& source, const std::string& gpu, std::vector<gate::measured_trial> trials) {
   gate::result_set s;
   s.source = source;
   s.envs.push_back({gpu, 132, "580.95", "13.0", "", "key", "hash", "rev"});
@@ -69,8 +68,8 @@ void fill(store::database& db) {
   run.env.driver = "580.95";
   run.env.cuda_runtime = "13.0";
   const auto id = db.begin_run(run);
-  for (const auto& [instance, us] : {std::pair{"softmax_f32_block_row_v4_b128_c8", 41.0},
-                                     std::pair{"softmax_f32_block_row_v4_b256_c4", 44.0}}) {
+  for (const auto& [instance, us] :
+       {std::pair{"softmax_f32_block_row_v4_b128_c8", 41.0}, std::pair{"softmax_f32_block_row_v4_b256_c4", 44.0}}) {
     store::trial_record t;
     t.run_id = id;
     t.env_key = run.env.key();
@@ -90,12 +89,12 @@ void fill(store::database& db) {
 }  // namespace
 
 TEST(compare, winners_are_compared_per_problem_and_one_sided_problems_listed) {
-  const auto base = set("a", "NVIDIA H200",
-                        {trial("p1", "x", 10.0, around(10.0)), trial("p1", "y", 9.0, around(9.0)),
-                         trial("p2", "x", 50.0, around(50.0))});
-  const auto cand = set("b", "NVIDIA H200",
-                        {trial("p1", "x", 10.0, around(10.0)), trial("p1", "y", 12.0, around(12.0)),
-                         trial("p3", "x", 5.0, around(5.0))});
+  const auto base = set(
+      "a", "NVIDIA H200",
+      {trial("p1", "x", 10.0, around(10.0)), trial("p1", "y", 9.0, around(9.0)), trial("p2", "x", 50.0, around(50.0))});
+  const auto cand = set(
+      "b", "NVIDIA H200",
+      {trial("p1", "x", 10.0, around(10.0)), trial("p1", "y", 12.0, around(12.0)), trial("p3", "x", 5.0, around(5.0))});
   const auto c = gate::compare(base, cand, {});
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_TRUE(c.rows[0].winner);
@@ -109,8 +108,8 @@ TEST(compare, winners_are_compared_per_problem_and_one_sided_problems_listed) {
 TEST(compare, batched_and_single_launch_timings_are_never_compared) {
   auto batched = trial("p1", "x", 9.8, around(9.8));
   batched.batch = 241;
-  const auto base = set("committed", "NVIDIA H200",
-                        {trial("p1", "x", 11.7, around(11.7)), trial("p2", "x", 50.0, around(50.0))});
+  const auto base =
+      set("committed", "NVIDIA H200", {trial("p1", "x", 11.7, around(11.7)), trial("p2", "x", 50.0, around(50.0))});
   const auto cand = set("now", "NVIDIA H200", {batched, trial("p2", "x", 50.0, around(50.0))});
   const auto c = gate::compare(base, cand, {});
   ASSERT_EQ(c.rows.size(), 1u);  // p2 only: p1's 16% "speed-up" is the batching, not the code
@@ -135,8 +134,8 @@ TEST(compare, per_config_adds_each_configuration_on_both_sides) {
   const auto base = set("a", "NVIDIA H200",
                         {trial("p1", "x", 100.0, around(100.0)), trial("p1", "y", 90.0, around(90.0)),
                          trial("p1", "z", 95.0, around(95.0))});
-  const auto cand = set("b", "NVIDIA H200",
-                        {trial("p1", "x", 100.0, around(100.0)), trial("p1", "y", 99.0, around(99.0))});
+  const auto cand =
+      set("b", "NVIDIA H200", {trial("p1", "x", 100.0, around(100.0)), trial("p1", "y", 99.0, around(99.0))});
   gate::compare_options o;
   o.per_config = true;
   const auto c = gate::compare(base, cand, o);
@@ -168,7 +167,7 @@ TEST(compare, another_driver_is_another_environment_and_unknown_fields_match_any
   auto cand = set("b", "NVIDIA H200", {trial("p1", "x", 100.0, around(100.0))});
   cand.envs[0].driver = "590.10";
   EXPECT_NE(test::error_of([&] { gate::compare(base, cand, {}); }).find("driver 590.10"), std::string::npos);
-  cand.envs[0].driver = "";  // a results file that does not say
+  cand.envs[0].driver = "";                    // a results file that does not say
   cand.envs[0].source_hash = "other kernels";  // what a comparison compares: never refused
   cand.envs[0].env_key = "other key";
   EXPECT_TRUE(gate::compare(base, cand, {}).warnings.empty());
@@ -177,17 +176,15 @@ TEST(compare, another_driver_is_another_environment_and_unknown_fields_match_any
 TEST(compare, nothing_in_common_is_an_error) {
   const auto base = set("a", "NVIDIA H200", {trial("p1", "x", 100.0, around(100.0))});
   const auto cand = set("b", "NVIDIA H200", {trial("p2", "x", 100.0, around(100.0))});
-  EXPECT_NE(test::error_of([&] { gate::compare(base, cand, {}); }).find("nothing to compare"),
-            std::string::npos);
+  EXPECT_NE(test::error_of([&] { gate::compare(base, cand, {}); }).find("nothing to compare"), std::string::npos);
 }
 
 TEST(compare, a_pair_keeps_its_interval_whatever_else_is_compared) {
   const auto p1 = trial("p1", "x", 100.0, around(100.0, 0.3));
   const auto p1b = trial("p1", "x", 101.0, around(101.0, 0.3));
   const auto alone = gate::compare(set("a", "NVIDIA H200", {p1}), set("b", "NVIDIA H200", {p1b}), {});
-  const auto with_more = gate::compare(
-      set("a", "NVIDIA H200", {trial("p0", "x", 7.0, around(7.0)), p1}),
-      set("b", "NVIDIA H200", {trial("p0", "x", 7.0, around(7.0)), p1b}), {});
+  const auto with_more = gate::compare(set("a", "NVIDIA H200", {trial("p0", "x", 7.0, around(7.0)), p1}),
+                                       set("b", "NVIDIA H200", {trial("p0", "x", 7.0, around(7.0)), p1b}), {});
   ASSERT_EQ(with_more.rows.size(), 2u);
   EXPECT_EQ(alone.rows[0].ci.lo, with_more.rows[1].ci.lo);
   EXPECT_EQ(alone.rows[0].ci.hi, with_more.rows[1].ci.hi);
@@ -205,8 +202,8 @@ TEST(compare, committed_results_files_load_with_and_without_samples) {
     // CIs, those measured since (their winners carry samples_us) are bootstrapped: a file
     // against itself is A/A data, never a change (a wide stored CI may leave it AMBIGUOUS).
     const auto c = gate::compare(s, s, {});
-    const auto without = std::ranges::count_if(gate::fastest_per_problem(s),
-                                               [](const auto& e) { return e.second->samples_us.empty(); });
+    const auto without =
+        std::ranges::count_if(gate::fastest_per_problem(s), [](const auto& e) { return e.second->samples_us.empty(); });
     EXPECT_EQ(c.approximate_rows(), without) << path;
     EXPECT_EQ(c.count(verdict::slower) + c.count(verdict::faster), 0) << path;
   }
@@ -222,10 +219,13 @@ TEST(compare, fixture_scenarios) {
   EXPECT_EQ(same.count(verdict::same), 3) << same.rows[0].ci.lo;
   const auto slower = gate::compare(base, gate::load_result_set(data + "/slower", all), {});
   ASSERT_EQ(slower.count(verdict::slower), 1);
-  for (const auto& r : slower.rows)
-    if (r.verdict == verdict::slower) EXPECT_EQ(r.problem, "softmax_f32_4096x4096");
-  const auto old = gate::compare(gate::load_result_set(data + "/no-samples", all),
-                                 gate::load_result_set(data + "/same", all), {});
+  for (const auto& r : slower.rows) {
+    if (r.verdict == verdict::slower) {
+      EXPECT_EQ(r.problem, "softmax_f32_4096x4096");
+    }
+  }
+  const auto old =
+      gate::compare(gate::load_result_set(data + "/no-samples", all), gate::load_result_set(data + "/same", all), {});
   EXPECT_EQ(old.approximate_rows(), 3);
   EXPECT_EQ(old.count(verdict::slower), 0);
   gate::load_options gemm_only;

@@ -59,9 +59,7 @@ extern "C" __global__ void tiny(float* p) {
 }
 )";
 
-request tiny_request(const std::string& target_name) {
-  return {k_tiny, "tiny", target_name, 256, 0};
-}
+request tiny_request(const std::string& target_name) { return {k_tiny, "tiny", target_name, 256, 0}; }
 
 }  // namespace
 
@@ -194,10 +192,8 @@ TEST(compile_device_flags, reads_the_file_named_by_the_environment) {
   const auto flags = device_flags();
   ::setenv("CUOP_DEVICE_FLAGS_FILE", (dir.path / "absent.txt").c_str(), 1);
   EXPECT_THROW(device_flags(), cuop::error);
-  if (old != nullptr)
-    ::setenv("CUOP_DEVICE_FLAGS_FILE", saved.c_str(), 1);
-  else
-    ::unsetenv("CUOP_DEVICE_FLAGS_FILE");
+  if (old != nullptr) ::setenv("CUOP_DEVICE_FLAGS_FILE", saved.c_str(), 1);
+  else ::unsetenv("CUOP_DEVICE_FLAGS_FILE");
   EXPECT_EQ(flags, (std::vector<std::string>{"-std=c++20", "-DFOO=1"}));
 }
 

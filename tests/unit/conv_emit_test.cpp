@@ -13,12 +13,12 @@ namespace kc = cuop::kernels::conv;
 
 namespace {
 
-const std::map<std::string, long long> depthwise_dims = {
-    {"n", 32}, {"h", 28}, {"w", 28}, {"c", 512}, {"k", 512}, {"r", 7}, {"s", 7}, {"stride", 1},
-    {"pad", 3}, {"dilation", 1}, {"groups", 512}, {"layout", 0}};
-const std::map<std::string, long long> dense_dims = {
-    {"n", 4}, {"h", 256}, {"w", 256}, {"c", 32}, {"k", 32}, {"r", 15}, {"s", 15}, {"stride", 1},
-    {"pad", 7}, {"dilation", 1}, {"groups", 1}, {"layout", 1}};
+const std::map<std::string, long long> depthwise_dims = {{"n", 32},  {"h", 28},       {"w", 28},       {"c", 512},
+                                                         {"k", 512}, {"r", 7},        {"s", 7},        {"stride", 1},
+                                                         {"pad", 3}, {"dilation", 1}, {"groups", 512}, {"layout", 0}};
+const std::map<std::string, long long> dense_dims = {{"n", 4},   {"h", 256},      {"w", 256},    {"c", 32},
+                                                     {"k", 32},  {"r", 15},       {"s", 15},     {"stride", 1},
+                                                     {"pad", 7}, {"dilation", 1}, {"groups", 1}, {"layout", 1}};
 
 result_trial trial(const std::string& dt, const std::map<std::string, long long>& dims, const std::string& family,
                    std::map<std::string, long long> params, const std::string& instance, double us) {
@@ -63,18 +63,20 @@ result_file h200_results(double depthwise_us, int stage = 1) {
   auto dw = depthwise_config();
   if (stage == 4) dw.vec = 8, dw.cvecs = 4, dw.block_c = 32, dw.tile_h = 16, dw.tile_w = 32, dw.ph = dw.pw = 1;
   dw.stage = stage;
-  f.trials.push_back(trial("f16", depthwise_dims, "cudnn", {{"rank", 0}, {"workspace_mb", 256}},
-                           "conv2d_f16_cudnn_heuristic", 100));
-  f.trials.push_back(trial("f16", depthwise_dims, "cudnn", {{"engine", 57}, {"k2", 4}}, "conv2d_f16_cudnn_dnn_e57_k2v4", 99));
+  f.trials.push_back(
+      trial("f16", depthwise_dims, "cudnn", {{"rank", 0}, {"workspace_mb", 256}}, "conv2d_f16_cudnn_heuristic", 100));
+  f.trials.push_back(
+      trial("f16", depthwise_dims, "cudnn", {{"engine", 57}, {"k2", 4}}, "conv2d_f16_cudnn_dnn_e57_k2v4", 99));
   f.trials.push_back(trial("f16", depthwise_dims, "depthwise", params_of(dw), kc::instance_name(dw), depthwise_us));
-  f.trials.push_back(trial("f32", dense_dims, "cudnn", {{"rank", 0}, {"workspace_mb", 256}},
-                           "conv2d_f32_cudnn_heuristic", 5000));
-  f.trials.push_back(trial("f32", dense_dims, "fft", {{"tile", 64}, {"pad", 0}, {"kb", 4}}, "conv2d_f32_fft_t64_p0_kb4",
-                           900));
+  f.trials.push_back(
+      trial("f32", dense_dims, "cudnn", {{"rank", 0}, {"workspace_mb", 256}}, "conv2d_f32_cudnn_heuristic", 5000));
+  f.trials.push_back(
+      trial("f32", dense_dims, "fft", {{"tile", 64}, {"pad", 0}, {"kb", 4}}, "conv2d_f32_fft_t64_p0_kb4", 900));
   auto wrong = trial("f32", dense_dims, "cudnn", {{"engine", 6}}, "conv2d_f32_cudnn_dnn_e6", 100);
   wrong.status = "wrong_answer";
   f.trials.push_back(wrong);
-  for (const char* target : {"sm_80", "sm_90a"}) f.builds.push_back({kc::instance_name(dw), target, "ok", "", 96, 0, 0, 0});
+  for (const char* target : {"sm_80", "sm_90a"})
+    f.builds.push_back({kc::instance_name(dw), target, "ok", "", 96, 0, 0, 0});
   f.builds.push_back({kc::instance_name(dw), "sm_100a", "rejected", "too much shared memory", 0, 0, 0, 0});
   return f;
 }

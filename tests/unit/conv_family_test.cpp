@@ -101,7 +101,8 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
   f32.stage = 1;
   f32.vec = 8;  // 32 bytes
   EXPECT_TRUE(contains(kc::check_config(f32), "vec 8 x 4 bytes is not a 2-, 4-, 8- or 16-byte vector"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 20, 4, 8, 1, 4, 1)), "block_c 20 is not a multiple of vec x cvecs = 8"));
+  EXPECT_TRUE(
+      contains(kc::check_config(cfg(8, 1, 20, 4, 8, 1, 4, 1)), "block_c 20 is not a multiple of vec x cvecs = 8"));
   EXPECT_TRUE(contains(kc::check_config(cfg(2, 1, 4, 4, 64, 1, 4, 1)), "not a multiple of 16 bytes"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 6, 1, 4, 1)), "tile_w 6 is not a multiple of pw 4"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 6, 8, 4, 4, 1)), "tile_h 6 is not a multiple of ph 4"));
@@ -111,8 +112,9 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 6)), "stage 6 is not 0, 1, 2, 3, 4 or 5"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, 1)), "block of 1 threads"));
   EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, 1)), "");
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, 1)),
-                       "block of 4 threads ((block_c / (vec x cvecs)) x (tile_h / ph) x (tile_w / pw)) outside 32..1024"));
+  EXPECT_TRUE(
+      contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, 1)),
+               "block of 4 threads ((block_c / (vec x cvecs)) x (tile_h / ph) x (tile_w / pw)) outside 32..1024"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 256, 8, 32, 1, 1, 1)), "block of 8192 threads"));
   kc::depthwise_config nchw = cfg(8, 1, 32, 4, 8, 1, 4, 0);
   nchw.lay = kc::layout::nchw;
@@ -120,8 +122,9 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
   kc::depthwise_config big = cfg(8, 1, 64, 8, 16, 1, 4, 1);
   big.r = big.s = 31;  // 31 x 31 f32 taps, then the (8 - 1 + 31) x (16 - 1 + 31) patch of halves
   EXPECT_EQ(kc::smem_bytes(big), 961LL * 64 * 4 + 38LL * 46 * 64 * 2);
-  EXPECT_TRUE(contains(kc::check_config(big),
-                       "shared memory of 469760 bytes > 232448 (227 KiB, the largest opt-in shared memory per block of any target)"));
+  EXPECT_TRUE(contains(
+      kc::check_config(big),
+      "shared memory of 469760 bytes > 232448 (227 KiB, the largest opt-in shared memory per block of any target)"));
   big.r = 33;
   EXPECT_TRUE(contains(kc::check_config(big), "filter 33x31 outside 1..31"));
 }
@@ -156,7 +159,7 @@ TEST(conv_depthwise, tensor_core_stage_3) {
   // modulo 32 (4 chunks a pixel); then nine words of tap pairs per channel, tap row and chunk.
   EXPECT_EQ(kc::smem_bytes(c), 32 * 680 * 4 + 32 * 7 * 1 * 9 * 4);
   EXPECT_EQ(kc::min_blocks_per_sm(c), 2);  // 2 x (95104 + 1024) <= 228 KiB
-  c.block_c = 16;                           // 2 chunks a pixel: the plane padded to 16 modulo 32
+  c.block_c = 16;                          // 2 chunks a pixel: the plane padded to 16 modulo 32
   EXPECT_EQ(kc::smem_bytes(c), 16 * 688 * 4 + 16 * 7 * 1 * 9 * 4);
   c.r = c.s = 31;  // four 8-tap chunks a tap row; 58 patch rows of 9 units = 2088 words, padded to 2096
   EXPECT_EQ(kc::smem_bytes(c), 16 * 2096 * 4 + 16 * 31 * 4 * 9 * 4);
@@ -283,20 +286,25 @@ TEST(conv_depthwise, segment_stage_5) {
   EXPECT_EQ(with([](auto& d) { d.lay = kc::layout::nchw; }), "stage 5 (tensor cores) is NHWC only");
   EXPECT_EQ(with([](auto& d) { d.stride = 2; }), "stage 5 (tensor cores) is stride 1 only");
   EXPECT_EQ(with([](auto& d) { d.r = d.s = 9; }), "stage 5: filter 9x9 > 7x7 (16 input columns a tile row)");
-  EXPECT_EQ(with([](auto& d) { d.block_c = 64; }), "stage 5 takes vec 8, cvecs 4, block_c 16 or 32 and pw 1 (got vec 8, cvecs 4, block_c 64, pw 1)");
-  EXPECT_EQ(with([](auto& d) { d.ph = 8, d.tile_h = 32; }), "stage 5: segments of ph 8 rows (1..7: 16 ph accumulators a lane)");
+  EXPECT_EQ(with([](auto& d) { d.block_c = 64; }),
+            "stage 5 takes vec 8, cvecs 4, block_c 16 or 32 and pw 1 (got vec 8, cvecs 4, block_c 64, pw 1)");
+  EXPECT_EQ(with([](auto& d) { d.ph = 8, d.tile_h = 32; }),
+            "stage 5: segments of ph 8 rows (1..7: 16 ph accumulators a lane)");
   EXPECT_EQ(with([](auto& d) { d.tile_h = 30; }), "stage 5: tile_h 30 is not a multiple of ph 7");
   EXPECT_EQ(with([](auto& d) { d.tile_w = 20; }), "stage 5: tile_w 20 is not a multiple of 8");
   EXPECT_EQ(with([](auto& d) { d.tile_w = 24; }),
-            "stage 5: 4 segments x 3 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 column tiles)");
+            "stage 5: 4 segments x 3 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 "
+            "column tiles)");
   EXPECT_EQ(with([](auto& d) { d.tile_h = 21; }),
-            "stage 5: 3 segments x 4 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 column tiles)");
+            "stage 5: 3 segments x 4 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 "
+            "column tiles)");
   EXPECT_EQ(with([](auto& d) { d.tile_h = 14, d.tile_w = 256; }),
             "stage 5: the TMA box of block_c x (tile_w + 7) x (tile_h + r - 1) = 16 x 263 x 20 has a side > 256");
   EXPECT_EQ(with([](auto& d) { d.block_c = 32, d.tile_h = 16, d.ph = 2, d.tile_w = 128; }),
             "stage 5: 64 warps > 32");  // 8 segments x 16 column tiles: eight slot sets of 8 warps
-  EXPECT_EQ(with([](auto& d) { d.block_c = 32, d.tile_h = 56, d.tile_w = 32; }),
-            "shared memory of 322512 bytes > 232448 (227 KiB, the largest opt-in shared memory per block of any target)");
+  EXPECT_EQ(
+      with([](auto& d) { d.block_c = 32, d.tile_h = 56, d.tile_w = 32; }),
+      "shared memory of 322512 bytes > 232448 (227 KiB, the largest opt-in shared memory per block of any target)");
 
   // 32 channels a block: 64-byte pixels, 8 warps a slot set. Two boxes of 34 x 39 pixels of 64
   // bytes plus a slack pixel (84992 each, rounded to 1024), 32 channels' tap pairs and raw taps;
@@ -324,7 +332,7 @@ TEST(conv_depthwise, segment_stage_5) {
   EXPECT_EQ(p.block_x, 128u);
   dev.sms = 0;
   EXPECT_EQ(kc::plan_launch(planned, sh, dev, p), "");
-  EXPECT_EQ(p.grid_x, 2u * 2u * 8u * 32u);  // 56 / 28 x 56 / 32 (rounded up) tiles, 8 groups, 32 images
+  EXPECT_EQ(p.grid_x, 2u * 2u * 8u * 32u);                  // 56 / 28 x 56 / 32 (rounded up) tiles, 8 groups, 32 images
   const auto wide = depthwise_shape(32, 28, 512, 7, 1, 3);  // 32 groups: 264 rounds down to 256
   dev.sms = 132;
   EXPECT_EQ(kc::plan_launch(kc::for_shape(c, dtype::f16, wide), wide, dev, p), "");
@@ -350,10 +358,10 @@ TEST(conv_depthwise, launch_plan) {
   const auto c = kc::for_shape(cfg(8, 1, 32, 8, 8, 2, 4, 1), dtype::f16, sh);
   kc::launch_plan p;
   ASSERT_EQ(kc::plan_launch(c, sh, h200(), p), "");
-  EXPECT_EQ(p.grid_x, 7u * 7u);   // 56 / 8 rows x 56 / 8 columns of tiles
-  EXPECT_EQ(p.grid_y, 4u);        // 128 / 32 channel groups
+  EXPECT_EQ(p.grid_x, 7u * 7u);  // 56 / 8 rows x 56 / 8 columns of tiles
+  EXPECT_EQ(p.grid_y, 4u);       // 128 / 32 channel groups
   EXPECT_EQ(p.grid_z, 32u);
-  EXPECT_EQ(p.block_x, 32u);      // 4 channel threads x 4 row threads x 2 column threads
+  EXPECT_EQ(p.block_x, 32u);  // 4 channel threads x 4 row threads x 2 column threads
   EXPECT_EQ(p.smem_bytes, static_cast<std::size_t>(49 * 32 * 4 + 14 * 14 * 32 * 2));
   auto other = sh;
   other.r = 5;

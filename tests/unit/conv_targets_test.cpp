@@ -8,17 +8,17 @@
 #include <gtest/gtest.h>
 
 #include "cuop/kernels/conv/family.hpp"
+#include "test_support.hpp"
 #include "tuner/compile/compile.hpp"
 #include "tuner/ops/conv_op.hpp"
-#include "test_support.hpp"
 
 namespace {
 
 namespace kc = cuop::kernels::conv;
 using cuop::compile::build_status;
 
-kc::depthwise_config cfg(cuop::dtype t, kc::layout l, int r, int stride, int vec, int block_c, int tile_h,
-                         int tile_w, int ph, int pw, int stage) {
+kc::depthwise_config cfg(cuop::dtype t, kc::layout l, int r, int stride, int vec, int block_c, int tile_h, int tile_w,
+                         int ph, int pw, int stage) {
   kc::depthwise_config c;
   c.t = t;
   c.lay = l;
@@ -37,15 +37,15 @@ kc::depthwise_config cfg(cuop::dtype t, kc::layout l, int r, int stride, int vec
 
 cuop::compile::result build(const kc::depthwise_config& c, const char* target) {
   cuop::compile::compiler cc("", cuop::compile::default_include_dirs());
-  return cc.build({cuop::ops::conv_entry_source(c), kc::instance_name(c), target, kc::threads_per_block(c),
-                   kc::smem_bytes(c)});
+  return cc.build(
+      {cuop::ops::conv_entry_source(c), kc::instance_name(c), target, kc::threads_per_block(c), kc::smem_bytes(c)});
 }
 
 // A well-formed configuration built for each target (test_support.hpp).
 void compiles_everywhere(const kc::depthwise_config& c, bool no_spills) {
   ASSERT_EQ(kc::check_config(c), "");
-  cuop::test::expect_builds_everywhere(kc::instance_name(c), [&](const char* target) { return build(c, target); },
-                                       no_spills);
+  cuop::test::expect_builds_everywhere(
+      kc::instance_name(c), [&](const char* target) { return build(c, target); }, no_spills);
 }
 
 }  // namespace
@@ -53,8 +53,9 @@ void compiles_everywhere(const kc::depthwise_config& c, bool no_spills) {
 TEST(conv_targets, depthwise_compiles_for_every_target) {
   using cuop::dtype;
   const kc::layout nhwc = kc::layout::nhwc, nchw = kc::layout::nchw;
-  for (const auto& c : {cfg(dtype::f16, nhwc, 7, 1, 4, 32, 8, 16, 2, 4, 2), cfg(dtype::bf16, nhwc, 3, 2, 4, 64, 4, 8, 2, 2, 0),
-                        cfg(dtype::f16, nchw, 7, 1, 8, 32, 8, 8, 2, 4, 1), cfg(dtype::f32, nchw, 31, 1, 4, 16, 4, 8, 1, 4, 1)}) {
+  for (const auto& c :
+       {cfg(dtype::f16, nhwc, 7, 1, 4, 32, 8, 16, 2, 4, 2), cfg(dtype::bf16, nhwc, 3, 2, 4, 64, 4, 8, 2, 2, 0),
+        cfg(dtype::f16, nchw, 7, 1, 8, 32, 8, 8, 2, 4, 1), cfg(dtype::f32, nchw, 31, 1, 4, 16, 4, 8, 1, 4, 1)}) {
     compiles_everywhere(c, true);
     if (testing::Test::HasFatalFailure()) return;
   }
@@ -86,14 +87,11 @@ TEST(conv_targets, tensor_core_stages_compile_for_every_target) {
     kc::depthwise_config c;
     bool no_spills;
   };
-  for (const auto& [c, no_spills] : {expect{mma(dtype::f16, 7, 4, 32, 28, 32, 4), true},
-                                     expect{mma(dtype::f16, 7, 4, 32, 28, 32, 3), true},
-                                     expect{mma(dtype::bf16, 31, 2, 16, 16, 16, 3), true},
-                                     expect{mma(dtype::f16, 7, 4, 32, 16, 32, 4), false},
-                                     expect{mma(dtype::bf16, 7, 4, 32, 16, 64, 4), false},
-                                     expect{seg(dtype::f16, 16, 28, 32, 7), false},
-                                     expect{seg(dtype::bf16, 16, 16, 32, 4), false},
-                                     expect{seg(dtype::bf16, 32, 16, 32, 4), false}}) {
+  for (const auto& [c, no_spills] :
+       {expect{mma(dtype::f16, 7, 4, 32, 28, 32, 4), true}, expect{mma(dtype::f16, 7, 4, 32, 28, 32, 3), true},
+        expect{mma(dtype::bf16, 31, 2, 16, 16, 16, 3), true}, expect{mma(dtype::f16, 7, 4, 32, 16, 32, 4), false},
+        expect{mma(dtype::bf16, 7, 4, 32, 16, 64, 4), false}, expect{seg(dtype::f16, 16, 28, 32, 7), false},
+        expect{seg(dtype::bf16, 16, 16, 32, 4), false}, expect{seg(dtype::bf16, 32, 16, 32, 4), false}}) {
     compiles_everywhere(c, no_spills);
     if (testing::Test::HasFatalFailure()) return;
   }

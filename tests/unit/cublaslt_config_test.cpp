@@ -18,8 +18,8 @@ using cuop::backends::lt_config_id;
 using cuop::backends::parse_lt_config_id;
 using cuop::backends::same_identity;
 
-lt_config make(std::int32_t a, std::uint32_t t, std::uint32_t s, std::int32_t k, std::uint32_t r,
-               std::uint32_t w, std::uint32_t c, std::uint16_t i, std::uint16_t cl) {
+lt_config make(std::int32_t a, std::uint32_t t, std::uint32_t s, std::int32_t k, std::uint32_t r, std::uint32_t w,
+               std::uint32_t c, std::uint16_t i, std::uint16_t cl) {
   lt_config x;
   x.algo_id = a;
   x.tile = t;
@@ -102,11 +102,9 @@ TEST(cublaslt_config, unknown_field) {
   const std::string why = parse_error("lt_a66_t18_s22_x3_k1_r0_w0_c0_i0_cl0");
   EXPECT_NE(why.find("unknown field \"x\""), std::string::npos) << why;
   EXPECT_NE(why.find("expected one of: a, t, s, k, r, w, c, i, cl"), std::string::npos) << why;
-  EXPECT_NE(parse_error("lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0_z1").find("unknown field \"z\""),
-            std::string::npos);
+  EXPECT_NE(parse_error("lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0_z1").find("unknown field \"z\""), std::string::npos);
   // Keys are lowercase.
-  EXPECT_NE(parse_error("lt_A66_t18_s22_k1_r0_w0_c0_i0_cl0").find("has no name"),
-            std::string::npos);
+  EXPECT_NE(parse_error("lt_A66_t18_s22_k1_r0_w0_c0_i0_cl0").find("has no name"), std::string::npos);
 }
 
 TEST(cublaslt_config, missing_field) {
@@ -154,10 +152,8 @@ TEST(cublaslt_config, garbage) {
     EXPECT_NE(why.find("lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0"), std::string::npos) << why;  // example
   }
   EXPECT_NE(parse_error("lt__a66").find("empty field"), std::string::npos);
-  EXPECT_NE(parse_error("lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0_").find("empty field"),
-            std::string::npos);
-  EXPECT_NE(parse_error("lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0 ").find("bad value \"0 \""),
-            std::string::npos);
+  EXPECT_NE(parse_error("lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0_").find("empty field"), std::string::npos);
+  EXPECT_NE(parse_error("lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0 ").find("bad value \"0 \""), std::string::npos);
   // Bytes that are not printable are shown escaped, never raw.
   const std::string why = parse_error(std::string("lt_a6\x01_t1", 10));
   EXPECT_NE(why.find("\\x01"), std::string::npos) << why;
@@ -208,15 +204,13 @@ TEST(cublaslt_config, distinct_configs_have_distinct_ids) {
   auto small = [&](int n) { return static_cast<std::uint32_t>(gen() % n); };
   std::vector<lt_config> configs;
   for (int i = 0; i < 1000; ++i)
-    configs.push_back(make(static_cast<std::int32_t>(small(4)), small(3), small(3),
-                           static_cast<std::int32_t>(small(3)), small(2), small(2), small(2),
-                           static_cast<std::uint16_t>(small(2)),
+    configs.push_back(make(static_cast<std::int32_t>(small(4)), small(3), small(3), static_cast<std::int32_t>(small(3)),
+                           small(2), small(2), small(2), static_cast<std::uint16_t>(small(2)),
                            static_cast<std::uint16_t>(small(3))));
   for (std::size_t i = 0; i < configs.size(); ++i) {
     expect_round_trip(configs[i]);
     for (std::size_t j = i + 1; j < configs.size() && j < i + 40; ++j)
-      EXPECT_EQ(same_identity(configs[i], configs[j]),
-                lt_config_id(configs[i]) == lt_config_id(configs[j]));
+      EXPECT_EQ(same_identity(configs[i], configs[j]), lt_config_id(configs[i]) == lt_config_id(configs[j]));
   }
 }
 

@@ -28,8 +28,7 @@ struct custom_files {
   // A sweep file with `candidate` as its only candidate, written beside the header.
   std::string sweep(const std::string& candidate) const {
     const auto path = dir / "sweep.yaml";
-    std::ofstream(path) << "op: softmax\nproblems:\n  - {rows: 64, cols: 1000, dtype: f16}\ncandidates:\n"
-                        << candidate;
+    std::ofstream(path) << "op: softmax\nproblems:\n  - {rows: 64, cols: 1000, dtype: f16}\ncandidates:\n" << candidate;
     return path;
   }
 };
@@ -62,28 +61,33 @@ TEST(custom_softmax, mistakes_name_the_place) {
   custom_files f;
   const auto at = [&](const std::string& where) { return f.dir / "sweep.yaml" + ":" + where + ": "; };
   EXPECT_EQ(error_of([&] {
-              cuop::spec::load(f.sweep("  - family: block_row\n    source: my_softmax.cuh\n"
-                                       "    params: {vec: [4], block_threads: [128], chunks: [2]}\n"));
+              cuop::spec::load(
+                  f.sweep("  - family: block_row\n    source: my_softmax.cuh\n"
+                          "    params: {vec: [4], block_threads: [128], chunks: [2]}\n"));
             }),
             at("6:5") + "\"source\" belongs to family \"custom\" only, not \"block_row\"");
   EXPECT_EQ(error_of([&] {
-              cuop::spec::load(f.sweep("  - family: custom\n    source: my_softmax.cuh\n"
-                                       "    params: {block_threads: [128]}\n"));
+              cuop::spec::load(
+                  f.sweep("  - family: custom\n    source: my_softmax.cuh\n"
+                          "    params: {block_threads: [128]}\n"));
             }),
             at("5:5") + "missing required key \"kernel\" for family \"custom\"");
   EXPECT_EQ(error_of([&] {
-              cuop::spec::load(f.sweep("  - family: custom\n    source: missing.cuh\n    kernel: mine::soft\n"
-                                       "    params: {block_threads: [128]}\n"));
+              cuop::spec::load(
+                  f.sweep("  - family: custom\n    source: missing.cuh\n    kernel: mine::soft\n"
+                          "    params: {block_threads: [128]}\n"));
             }),
             at("6:13") + "no such source file \"missing.cuh\" (looked for \"" + (f.dir / "missing.cuh") + "\")");
   EXPECT_EQ(error_of([&] {
-              cuop::spec::load(f.sweep("  - family: custom\n    source: my_softmax.cuh\n    kernel: \"soft<int>\"\n"
-                                       "    params: {block_threads: [128]}\n"));
+              cuop::spec::load(
+                  f.sweep("  - family: custom\n    source: my_softmax.cuh\n    kernel: \"soft<int>\"\n"
+                          "    params: {block_threads: [128]}\n"));
             }),
             at("7:13") + "\"kernel\" must name a class template, e.g. my_ns::my_softmax; got \"soft<int>\"");
   EXPECT_EQ(error_of([&] {
-              cuop::spec::load(f.sweep("  - family: custom\n    source: my_softmax.cuh\n    kernel: mine::soft\n"
-                                       "    params: {threads: [128]}\n"));
+              cuop::spec::load(
+                  f.sweep("  - family: custom\n    source: my_softmax.cuh\n    kernel: mine::soft\n"
+                          "    params: {threads: [128]}\n"));
             }),
             at("8:13") + "missing parameter \"block_threads\" for family \"custom\"");
 }

@@ -45,13 +45,13 @@ TEST(device_pool, bad_lists_are_refused_naming_the_entry) {
 TEST(device_pool, identical_gpus_pool_and_other_models_are_kept_apart) {
   auto absent = gpu(3, "", "");
   absent.present = false;
-  const auto pools = runner::pools_by_model({gpu(0, "NVIDIA H200", "GPU-b"), gpu(1, "NVIDIA L4", "GPU-c", 89),
-                                             gpu(2, "NVIDIA H200", "GPU-a"), absent});
+  const auto pools = runner::pools_by_model(
+      {gpu(0, "NVIDIA H200", "GPU-b"), gpu(1, "NVIDIA L4", "GPU-c", 89), gpu(2, "NVIDIA H200", "GPU-a"), absent});
   ASSERT_EQ(pools.size(), 2u);
   ASSERT_EQ(pools[0].devices.size(), 2u);
   EXPECT_EQ(pools[0].uuid(), "GPU-a,GPU-b");  // sorted: the same pool, however it is listed
   EXPECT_EQ(pools[0].describe(), "NVIDIA H200 x2 (devices 0, 2)");
-  EXPECT_EQ(pools[1].uuid(), "GPU-c");         // one GPU: its own UUID, as a one-GPU sweep keys it
+  EXPECT_EQ(pools[1].uuid(), "GPU-c");  // one GPU: its own UUID, as a one-GPU sweep keys it
   EXPECT_EQ(pools[1].describe(), "NVIDIA L4 (device 1)");
 
   auto other_driver = gpu(1, "NVIDIA H200", "GPU-d");

@@ -9,14 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <regex>
 #include <set>
-#include <fmt/format.h>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -39,12 +39,12 @@ const std::string source_dir = CUOP_SOURCE_DIR;
 // The values every field is given in turn.
 std::vector<json> hostile_values() {
   std::vector<json> out;
-  for (const std::string& s : std::vector<std::string>
-       {"\"", "\\", "\n", "*/", "??/", std::string("a\0b", 3), "#include <cstdlib>\n", "\"); std::system(\"id\"); //",
-        "*/ static int p = std::system(\"id\"); /*", "x\\\n#define private public", "\x1b[31mred", "\u2028",
-        "NVIDIA H200\"\n#include \"x", "", "f64"})
+  for (const std::string& s : std::vector<std::string>{
+           "\"", "\\", "\n", "*/", "?\?/", std::string("a\0b", 3), "#include <cstdlib>\n",
+           "\"); std::system(\"id\"); //", "*/ static int p = std::system(\"id\"); /*", "x\\\n#define private public",
+           "\x1b[31mred", "\u2028", "NVIDIA H200\"\n#include \"x", "", "f64"})
     out.push_back(s);
-  for (const json v : {json(-1), json(0), json(1LL << 40), json(1e300), json(-0.5), json(nullptr), json(true),
+  for (const json& v : {json(-1), json(0), json(1LL << 40), json(1e300), json(-0.5), json(nullptr), json(true),
                        json::array(), json::object(), json::array({1, 2, 3})})
     out.push_back(v);
   return out;
@@ -74,7 +74,8 @@ json small_results(const std::string& op) {
     if (runs.contains(r["id"].get<long long>())) out["runs"].push_back(r);
   const auto* fam = out["trials"][0]["family"].get_ptr<const std::string*>();
   out["runs"][0]["family_hashes"] = json::object();
-  if (*fam != "cublaslt" && *fam != "cudnn" && *fam != "fft") out["runs"][0]["family_hashes"][*fam] = "0123456789abcdef";
+  if (*fam != "cublaslt" && *fam != "cudnn" && *fam != "fft")
+    out["runs"][0]["family_hashes"][*fam] = "0123456789abcdef";
   return out;
 }
 
@@ -87,7 +88,8 @@ struct emitted_files {
 // when the file is refused.
 emitted_files emit_from(const fs::path& dir, const json& results) {
   fs::remove_all(dir);
-  const std::string gpu = results.contains("gpu") && results["gpu"].is_string() ? results["gpu"].get<std::string>() : "";
+  const std::string gpu =
+      results.contains("gpu") && results["gpu"].is_string() ? results["gpu"].get<std::string>() : "";
   std::string op = results.contains("op") && results["op"].is_string() ? results["op"].get<std::string>() : "x";
   if (op.empty() || op.find_first_of(std::string("/\0", 2)) != std::string::npos) op = "x";  // a folder name
   const auto path = dir / op / (emit::slug(gpu) + ".json");
@@ -97,8 +99,8 @@ emitted_files emit_from(const fs::path& dir, const json& results) {
   const std::vector<std::string> targets = {"80", "90a", "100a"};
   emitted_files out;
   std::set<emit::cited_run> cited;
-  for (const auto& e : {emit::emit_softmax(files, targets), emit::emit_gemm(files, targets),
-                        emit::emit_conv(files, targets)}) {
+  for (const auto& e :
+       {emit::emit_softmax(files, targets), emit::emit_gemm(files, targets), emit::emit_conv(files, targets)}) {
     out.code.push_back(e.header);
     out.code.push_back(e.instantiation);
     cited.insert(e.cited.begin(), e.cited.end());
@@ -214,7 +216,8 @@ TEST_P(emit_hostile, every_field_is_refused_or_stays_data) {
         const std::string message = e.what();
         const std::string at = pointer.to_string();  // "" for the root, else "/trials/0/dtype"
         const std::string top = at.empty() ? "" : at.substr(1, at.find('/', 1) - 1);
-        const bool element = at.find('/', 1) != std::string::npos && (top == "runs" || top == "trials" || top == "builds");
+        const bool element =
+            at.find('/', 1) != std::string::npos && (top == "runs" || top == "trials" || top == "builds");
         // A run's id is also the trials' reference to it: they say they lost their run.
         const bool named = message.find(element ? top + "[0]" : std::string(".json")) != std::string::npos ||
                            (top == "runs" && message.find(".run: run ") != std::string::npos);
@@ -224,7 +227,7 @@ TEST_P(emit_hostile, every_field_is_refused_or_stays_data) {
       ++accepted;
       ASSERT_EQ(out.code.size(), reference_code.size());
       const std::string what = pointer.to_string() + " = " + bad[pointer].dump(-1, ' ', true);
-      EXPECT_NO_THROW((void)json::parse(out.provenance)) << what;
+      EXPECT_NO_THROW([[maybe_unused]] const json parsed = json::parse(out.provenance)) << what;
       for (const std::string& text : out.code)
         for (unsigned char ch : text) ASSERT_TRUE(ch >= 0x20 || ch == '\n') << what;
       if (bad[pointer].is_string()) {
@@ -253,7 +256,10 @@ INSTANTIATE_TEST_SUITE_P(ops, emit_hostile, ::testing::Values("softmax", "gemm",
 TEST(emit_hostile_literal, escapes_keep_every_byte_and_nothing_else) {
   EXPECT_EQ(emit::cxx_string_literal("NVIDIA H200"), "\"NVIDIA H200\"");
   EXPECT_EQ(emit::cxx_string_literal("a\"b\\c?\n"), "\"a\\042b\\134c\\077\\012\"");
-  EXPECT_EQ(emit::cxx_string_literal(std::string("\0" "9", 2)), "\"\\0009\"");  // octal: never runs into the next digit
+  EXPECT_EQ(emit::cxx_string_literal(std::string("\0"
+                                                 "9",
+                                                 2)),
+            "\"\\0009\"");  // octal: never runs into the next digit
   EXPECT_EQ(emit::cxx_string_literal("\xc3\xa9"), "\"\\303\\251\"");
 }
 

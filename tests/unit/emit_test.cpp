@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cuop/kernels/softmax/family.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/emit/results_file.hpp"
 #include "tuner/emit/softmax_emit.hpp"
-#include "cuop/kernels/softmax/family.hpp"
 
 using namespace cuop::emit;
 
@@ -81,8 +81,8 @@ TEST(emit, tuned_target_models_the_verified_winners) {
       << out.header;
   EXPECT_NE(out.header.find("detail::entry_source::tuned, 40, \"softmax_f32_block_row_v4_b256_c4\""), std::string::npos)
       << out.header;
-  EXPECT_NE(out.header.find("// softmax_f32_block_row_v4_b256_c4"), std::string::npos);  // its column
-  EXPECT_EQ(out.header.find("softmax_f32_block_row_v2_b512_c4"), std::string::npos);      // wrong answer
+  EXPECT_NE(out.header.find("// softmax_f32_block_row_v4_b256_c4"), std::string::npos);    // its column
+  EXPECT_EQ(out.header.find("softmax_f32_block_row_v2_b512_c4"), std::string::npos);       // wrong answer
   EXPECT_EQ(out.header.find("\"softmax_f32_block_row_v4_b1024_c1\""), std::string::npos);  // slower than the rule
 }
 
@@ -90,9 +90,11 @@ TEST(emit, tuned_target_models_the_verified_winners) {
 // the grid from that field) and the unit instantiates the `_p0` template.
 TEST(emit, a_persistent_0_winner_keeps_its_grid_choice_in_the_table) {
   auto f = h200_results();
-  f.trials.push_back(trial("bf16", 8192, 8192, "block_row", {{"vec", 8}, {"block_threads", 256}, {"chunks", 4}, {"persistent", 0}},
+  f.trials.push_back(trial("bf16", 8192, 8192, "block_row",
+                           {{"vec", 8}, {"block_threads", 256}, {"chunks", 4}, {"persistent", 0}},
                            "softmax_bf16_block_row_v8_b256_c4_p0", 70));  // the default rule's
-  f.trials.push_back(trial("bf16", 8192, 8192, "block_row", {{"vec", 8}, {"block_threads", 512}, {"chunks", 2}, {"persistent", 0}},
+  f.trials.push_back(trial("bf16", 8192, 8192, "block_row",
+                           {{"vec", 8}, {"block_threads", 512}, {"chunks", 2}, {"persistent", 0}},
                            "softmax_bf16_block_row_v8_b512_c2_p0", 60));
   f.builds.push_back({"softmax_bf16_block_row_v8_b512_c2_p0", "sm_90a", "ok", "", 40, 0, 0, 0});
   const auto out = emit_softmax({f}, {"90a"});
@@ -142,7 +144,8 @@ TEST(emit, no_results_gives_the_default_rule_only) {
   EXPECT_EQ(out.header.find("entry_source::tuned"), std::string::npos);
   EXPECT_NE(out.header.find("softmax_model_count = 0;"), std::string::npos);
   EXPECT_NE(out.header.find("entry_source::fallback"), std::string::npos);
-  EXPECT_NE(out.instantiation.find("softmax_kernels[" + std::to_string(default_rule_configs()) + "]"), std::string::npos);
+  EXPECT_NE(out.instantiation.find("softmax_kernels[" + std::to_string(default_rule_configs()) + "]"),
+            std::string::npos);
 }
 
 TEST(emit, instantiation_defines_each_kernel_once) {
@@ -153,9 +156,7 @@ TEST(emit, instantiation_defines_each_kernel_once) {
   EXPECT_EQ(out.instantiation.find(def, first + 1), std::string::npos);
 }
 
-TEST(emit, unknown_target_is_an_error) {
-  EXPECT_THROW(emit_softmax({}, {"sm_91"}), cuop::error);
-}
+TEST(emit, unknown_target_is_an_error) { EXPECT_THROW(emit_softmax({}, {"sm_91"}), cuop::error); }
 
 TEST(results_file, write_if_changed_reports_changes_only) {
   const auto dir = std::filesystem::temp_directory_path() / "cuop-emit-test";

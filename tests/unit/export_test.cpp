@@ -24,7 +24,7 @@ store::trial_record trial(std::int64_t run, const std::string& env, const std::s
   t.run_id = run;
   t.env_key = env;
   t.problem = {"softmax_f32_" + std::to_string(rows) + "x1024", "softmax", "f32",
-               R"({"cols":1024,"rows":)" + std::to_string(rows) + "}", rows * 8192LL};
+               R"({"cols":1024,"rows":)" + std::to_string(rows) + "}", static_cast<double>(rows * 8192LL)};
   t.config = {instance, "softmax", "block_row", "f32", cuop::test::block_row_params(instance)};
   t.status = "ok";
   t.median_us = t.min_us = t.q1_us = t.q3_us = t.mean_us = us;
@@ -131,7 +131,8 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
     ADD_FAILURE() << "an update from another driver was accepted";
   } catch (const error& e) {
     EXPECT_NE(std::string(e.what()).find("nvidia-h200.json: cannot update: its driver is 13.0, the database's 13.1"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(emit::read_results_file(path).trials.size(), before);
 

@@ -92,7 +92,7 @@ TEST(fft_conv_config, fast_sizes) {
   EXPECT_EQ(fast_fft_size(1, 1), 1);
   EXPECT_EQ(fast_fft_size(1 << 30, 1), 1 << 30);
   EXPECT_EQ(fast_fft_size((1 << 30) + 1, 1), 0);  // beyond an int's powers of two
-  EXPECT_EQ(fast_fft_size(100, 2), 0);             // unknown mode
+  EXPECT_EQ(fast_fft_size(100, 2), 0);            // unknown mode
   const auto smooth = [](int m) {
     for (int f : {2, 3, 5, 7})
       while (m % f == 0) m /= f;
@@ -136,7 +136,7 @@ TEST(fft_conv_config, unsupported_problems_say_why) {
   auto huge = shape(1, 1, 20000, 1, 3, 1);
   EXPECT_NE(check_fft_conv(dtype::f32, huge, any).find("input patch 20002x20002 exceeds"), std::string::npos);
   EXPECT_EQ(check_fft_conv(dtype::f32, huge, {256, 0, 4}), "");  // tiled, it fits
-  EXPECT_EQ(plan_fft_conv(dtype::f32, huge, any).lh, 0);           // refused: all zero
+  EXPECT_EQ(plan_fft_conv(dtype::f32, huge, any).lh, 0);         // refused: all zero
   EXPECT_EQ(plan_fft_conv(dtype::f32, huge, any).workspace_bytes, 0);
 }
 
@@ -158,10 +158,10 @@ TEST(fft_conv_config, whole_output_plan) {
   EXPECT_EQ(z.x_batch, 2 * 3);
   EXPECT_EQ(z.w_batch, 5 * 3);
   EXPECT_EQ(z.y_batch, 2 * 5);
-  EXPECT_EQ(z.real_bytes, 13568);      // the most transforms (15) of 225 floats: 13500 -> 256s
-  EXPECT_EQ(z.x_spectra_bytes, 5888);  // 6 * 120 * 8 = 5760
-  EXPECT_EQ(z.w_spectra_bytes, 14592); // 15 * 120 * 8 = 14400
-  EXPECT_EQ(z.y_spectra_bytes, 9728);  // 10 * 120 * 8 = 9600
+  EXPECT_EQ(z.real_bytes, 13568);       // the most transforms (15) of 225 floats: 13500 -> 256s
+  EXPECT_EQ(z.x_spectra_bytes, 5888);   // 6 * 120 * 8 = 5760
+  EXPECT_EQ(z.w_spectra_bytes, 14592);  // 15 * 120 * 8 = 14400
+  EXPECT_EQ(z.y_spectra_bytes, 9728);   // 10 * 120 * 8 = 9600
   EXPECT_EQ(z.buffer_bytes, 13568 + 5888 + 14592 + 9728);
   EXPECT_EQ(z.fft_work_bytes, 14592);
   EXPECT_EQ(z.workspace_bytes, z.buffer_bytes + z.fft_work_bytes);
@@ -180,7 +180,7 @@ TEST(fft_conv_config, tiled_plan_with_dilation_and_uneven_edges) {
   EXPECT_EQ(z.tiles_h, 3);  // 16 + 16 + 5
   EXPECT_EQ(z.tiles_w, 3);  // 16 + 16 + 13
   EXPECT_EQ(z.in_h, 16 + 12);
-  EXPECT_EQ(z.lh, 28);      // 2^2 * 7
+  EXPECT_EQ(z.lh, 28);  // 2^2 * 7
   EXPECT_EQ(z.x_batch, 1 * 9 * 5);
   EXPECT_EQ(z.y_batch, 1 * 9 * 7);
   EXPECT_EQ(plan_fft_conv(dtype::f16, sh, {16, 1, 2}).lw, 32);

@@ -36,8 +36,9 @@ TEST(family_sources, the_closure_follows_project_headers_only) {
   std::ofstream(dir / "cuop/k/unused.cuh") << "int u;\n";
   EXPECT_EQ(ops::header_closure({"cuop/k/a.cuh"}, dir.path.string()),
             (std::vector<std::string>{"cuop/k/a.cuh", "cuop/k/b.cuh", "cuop/k/c.cuh"}));
-  EXPECT_NE(test::error_of([&] { ops::header_closure({"cuop/k/missing.cuh"}, dir.path.string()); })
-                .find("cannot read kernel header \"cuop/k/missing.cuh\""),
+  EXPECT_NE(test::error_of([&] {
+              ops::header_closure({"cuop/k/missing.cuh"}, dir.path.string());
+            }).find("cannot read kernel header \"cuop/k/missing.cuh\""),
             std::string::npos);
 }
 
@@ -87,8 +88,9 @@ TEST(freshness, trials_of_changed_families_are_stale_per_run) {
 
 TEST(freshness, acknowledgements_name_both_hashes_and_a_reason) {
   test::scratch dir("cuop-stale");
-  std::ofstream(dir / "stale.txt") << "# comment\n\nsoftmax split_row 1111111111111111 2222222222222222 not measured again\n"
-                                      "gemm mma - 3333333333333333 recorded none\n";
+  std::ofstream(dir / "stale.txt")
+      << "# comment\n\nsoftmax split_row 1111111111111111 2222222222222222 not measured again\n"
+         "gemm mma - 3333333333333333 recorded none\n";
   const auto acks = emit::read_acknowledgements(dir / "stale.txt");
   ASSERT_EQ(acks.size(), 2u);
   EXPECT_EQ(acks[0].reason, "not measured again");

@@ -30,13 +30,14 @@ std::string load_error(const std::string& file) {
 // [0, max, max]}, {pow2: [1, 2^62]}); parameter values are ints now, so the bound is refused
 // where it stands, before any enumeration.
 TEST(fuzz_findings, range_to_int64_max) {
-  EXPECT_EQ(load_error("range_to_int64_max.yaml"),
-            finding("range_to_int64_max.yaml") + ":6:28: expected an integer from 0 to 2147483647 for \"range\" "
-            "of parameter \"vec\", got \"9223372036854775806\"");
+  EXPECT_EQ(load_error("range_to_int64_max.yaml"), finding("range_to_int64_max.yaml") +
+                                                       ":6:28: expected an integer from 0 to 2147483647 for \"range\" "
+                                                       "of parameter \"vec\", got \"9223372036854775806\"");
 }
 
 TEST(fuzz_findings, range_step_of_int64_max) {
-  EXPECT_NE(load_error("range_step_of_int64_max.yaml").find("expected an integer from 0 to 2147483647"), std::string::npos);
+  EXPECT_NE(load_error("range_step_of_int64_max.yaml").find("expected an integer from 0 to 2147483647"),
+            std::string::npos);
 }
 
 TEST(fuzz_findings, pow2_to_2_pow_62) {

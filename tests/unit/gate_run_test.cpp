@@ -90,13 +90,17 @@ std::string stand_in(const scratch& s, const std::string& name, int protocol = r
          "here=$(dirname \"$0\")\n"
          "if [ \"$1\" = worker ]; then\n"
          "  read line\n"
-         "  echo '{\"protocol\":" << protocol << ",\"present\":true,\"index\":0,\"name\":\"NVIDIA H200\","
+         "  echo '{\"protocol\":"
+      << protocol
+      << ",\"present\":true,\"index\":0,\"name\":\"NVIDIA H200\","
          "\"uuid\":\"GPU-test\",\"sm_count\":132,\"cc\":90,\"driver\":\"13.0\",\"runtime\":\"13.0\"}'\n"
          "  read line\n"
          "  exit 0\n"
          "fi\n"
          "n=$(cat \"$here/count\" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > \"$here/count\"\n"
-         "echo \"" << name << " $*\" >> \"$here/../log.txt\"\n"
+         "echo \""
+      << name
+      << " $*\" >> \"$here/../log.txt\"\n"
          "plan=-; prev=\n"
          "for a in \"$@\"; do [ \"$prev\" = --batch-plan ] && plan=$(tr -d ' \\n' < \"$a\"); prev=$a; done\n"
          "echo \"$plan\" >> \"$here/../plans.txt\"\n"
@@ -114,10 +118,11 @@ std::vector<std::string> log_lines(const scratch& s, const std::string& file = "
 }
 
 std::string suite(const scratch& s) {
-  std::ofstream(s / "suite.yaml") << "op: softmax\n"
-                                     "problems: [{rows: 4096, cols: 4096, dtype: f32}]\n"
-                                     "candidates: [{family: block_row, params: {vec: 4, block_threads: 128, chunks: 8}}]\n"
-                                     "measure: {min_samples: 10, max_samples: 50, max_time_s: 1, timeout_s: 30}\n";
+  std::ofstream(s / "suite.yaml")
+      << "op: softmax\n"
+         "problems: [{rows: 4096, cols: 4096, dtype: f32}]\n"
+         "candidates: [{family: block_row, params: {vec: 4, block_threads: 128, chunks: 8}}]\n"
+         "measure: {min_samples: 10, max_samples: 50, max_time_s: 1, timeout_s: 30}\n";
   return s / "suite.yaml";
 }
 
@@ -154,8 +159,8 @@ TEST(gate_run, abba_rounds_run_in_order_pool_per_build_and_retry_what_is_ambiguo
   std::string order;
   for (const auto& line : log) order += line.substr(0, 1);
   EXPECT_EQ(order, "abbaabba");
-  EXPECT_NE(log[0].find("sweep --db " + (s / "kept/gate.db") + " --device 0 " + (s / "suite.yaml")),
-            std::string::npos) << log[0];
+  EXPECT_NE(log[0].find("sweep --db " + (s / "kept/gate.db") + " --device 0 " + (s / "suite.yaml")), std::string::npos)
+      << log[0];
   EXPECT_NE(log[1].find(s / "kept/gate.round2-b.db"), std::string::npos) << log[1];
   EXPECT_EQ(log[0].find("--only"), std::string::npos);
   // Round 1 is timed as the timer decides; its way (single launches here, per configuration)
@@ -244,9 +249,10 @@ TEST(gate_run, a_sweep_that_fails_stops_the_gate_and_an_unmeasurable_problem_is_
 
   // A database of another problem only: the suite's problem is named.
   scratch t;
-  std::ofstream(t / "suite.yaml") << "op: softmax\n"
-                                     "problems: [{rows: 4096, cols: 4096, dtype: f32}, {rows: 8, cols: 32, dtype: f32}]\n"
-                                     "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1}}]\n";
+  std::ofstream(t / "suite.yaml")
+      << "op: softmax\n"
+         "problems: [{rows: 4096, cols: 4096, dtype: f32}, {rows: 8, cols: 32, dtype: f32}]\n"
+         "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1}}]\n";
   write_db(t / "a/1.db", "new", {{x, around(100, 41, 0.01)}});
   write_db(t / "baseline.db", "old", {{x, around(100, 41, 0.01)}});
   gate::gate_options p;
@@ -254,8 +260,8 @@ TEST(gate_run, a_sweep_that_fails_stops_the_gate_and_an_unmeasurable_problem_is_
   p.self = stand_in(t, "a");
   p.baseline = t / "baseline.db";
   message = test::error_of([&] { gate::run_gate(p); });
-  EXPECT_NE(message.find("no verified result for 1 of the problems it measured: softmax_f32_8x32"),
-            std::string::npos) << message;
+  EXPECT_NE(message.find("no verified result for 1 of the problems it measured: softmax_f32_8x32"), std::string::npos)
+      << message;
 }
 
 TEST(gate_run, another_protocol_is_refused_before_anything_is_measured) {
@@ -267,7 +273,8 @@ TEST(gate_run, another_protocol_is_refused_before_anything_is_measured) {
   const auto message = test::error_of([&] { gate::run_gate(o); });
   EXPECT_NE(message.find(fmt::format("speaks protocol {}, this cuop-tune speaks protocol {}",
                                      runner::protocol_version + 1, runner::protocol_version)),
-            std::string::npos) << message;
+            std::string::npos)
+      << message;
   EXPECT_TRUE(log_lines(s).empty());
 }
 

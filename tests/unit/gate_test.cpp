@@ -29,8 +29,8 @@ using namespace cuop;
 using gate::build;
 using measure::verdict;
 
-gate::measured_trial trial(const std::string& problem, const std::string& instance,
-                           std::vector<double> samples, int env = 0) {
+gate::measured_trial trial(const std::string& problem, const std::string& instance, std::vector<double> samples,
+                           int env = 0) {
   gate::measured_trial t;
   t.problem = problem;
   t.op = "softmax";
@@ -63,8 +63,7 @@ std::vector<double> around(double us, int n = 21, double step = 0.01) {
   return v;
 }
 
-gate::comparison_row row(const std::string& problem, const std::string& instance, bool winner,
-                         verdict v) {
+gate::comparison_row row(const std::string& problem, const std::string& instance, bool winner, verdict v) {
   gate::comparison_row r;
   r.problem = problem;
   r.winner = winner;
@@ -105,8 +104,8 @@ TEST(gate_abba, fewer_than_one_cycle_is_a_usage_error) {
 }
 
 TEST(gate_abba, rounds_pool_their_samples_per_configuration) {
-  const auto r1 = set("round 1", {trial("p1", "x", {10, 10, 10}), trial("p1", "y", {20, 21, 22}),
-                                  trial("p2", "x", {5, 5})});
+  const auto r1 =
+      set("round 1", {trial("p1", "x", {10, 10, 10}), trial("p1", "y", {20, 21, 22}), trial("p2", "x", {5, 5})});
   const auto r4 = set("round 4", {trial("p1", "x", {12, 12, 12}), trial("p1", "y", {23, 24, 25})});
   const auto pooled = gate::pool_rounds({&r1, &r4}, "this build (rounds 1, 4)");
   EXPECT_EQ(pooled.set.source, "this build (rounds 1, 4)");
@@ -133,7 +132,8 @@ TEST(gate_abba, rounds_timed_with_different_launches_are_never_pooled) {
   EXPECT_EQ(pooled.set.trials[0].instance, "y");
   ASSERT_EQ(pooled.dropped.size(), 1u);
   EXPECT_NE(pooled.dropped[0].find("p1 x: timed in batches of different launches across rounds (1, 241)"),
-            std::string::npos) << pooled.dropped[0];
+            std::string::npos)
+      << pooled.dropped[0];
 }
 
 TEST(gate_abba, what_one_builds_pool_left_out_the_other_loses_too) {
@@ -180,7 +180,7 @@ TEST(gate_abba, a_round_without_raw_samples_is_left_out_and_nothing_left_is_an_e
 
 TEST(gate_retry, only_ambiguous_rows_are_measured_again) {
   gate::comparison c;
-  c.rows = {row("p1", "x", true, verdict::same), row("p2", "y", true, verdict::ambiguous),
+  c.rows = {row("p1", "x", true, verdict::same),       row("p2", "y", true, verdict::ambiguous),
             row("p2", "y", false, verdict::ambiguous), row("p2", "z", false, verdict::same),
             row("p3", "w", false, verdict::ambiguous), row("p4", "v", true, verdict::slower)};
   const auto targets = gate::select_retries(c);
@@ -196,8 +196,10 @@ TEST(gate_retry, a_winner_target_pools_every_new_trial_of_its_problem) {
   const auto old = set("this build", {trial("p1", "x", around(10)), trial("p1", "y", around(11)),
                                       trial("p1", "z", around(12)), trial("p2", "x", around(20))});
   // The retry verified x and y again (z failed this time) and ran p2 too (an --only overlap).
-  const auto fresh = set("retry", {trial("p1", "x", around(10.5, 41)), trial("p1", "y", around(9.5, 41)),
-                                   trial("p2", "x", around(30, 41))}, "rev2");
+  const auto fresh =
+      set("retry",
+          {trial("p1", "x", around(10.5, 41)), trial("p1", "y", around(9.5, 41)), trial("p2", "x", around(30, 41))},
+          "rev2");
   auto fresh_w = fresh;
   fresh_w.trials.push_back(trial("p1", "w", around(13, 41)));  // new in the retry
   const auto merged = gate::pool_retry(old, fresh_w, {{"p1", ""}});
@@ -282,8 +284,7 @@ TEST(gate_retry, an_ambiguous_row_measured_again_and_pooled_is_decided) {
 // ---- the baseline and the report ------------------------------------------------------------
 
 TEST(gate_baseline, only_the_suites_problems_are_kept) {
-  auto s = set("results/", {trial("p1", "x", around(10)), trial("p2", "x", around(10)),
-                            trial("p3", "y", around(10))});
+  auto s = set("results/", {trial("p1", "x", around(10)), trial("p2", "x", around(10)), trial("p3", "y", around(10))});
   const auto kept = gate::keep_problems(s, {"p1", "p3", "p9"});
   ASSERT_EQ(kept.trials.size(), 2u);
   EXPECT_EQ(kept.trials[0].problem, "p1");
@@ -294,8 +295,8 @@ TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_ver
   // The committed results come from the full sweep; the suite lists x and y only.
   const auto baseline = set("results", {trial("p1", "x", around(12)), trial("p1", "y", around(14)),
                                         trial("p1", "best-of-sweep", around(8)), trial("p2", "x", around(20))});
-  const auto candidate = set("this build", {trial("p1", "x", around(12)), trial("p1", "y", around(14)),
-                                            trial("p2", "x", around(20))});
+  const auto candidate =
+      set("this build", {trial("p1", "x", around(12)), trial("p1", "y", around(14)), trial("p2", "x", around(20))});
   std::vector<std::string> warnings;
   const auto kept = gate::among_candidate_configurations(baseline, candidate, warnings);
   ASSERT_EQ(kept.trials.size(), 3u);
@@ -303,7 +304,8 @@ TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_ver
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("p1: the baseline's best, best-of-sweep (8.00 us), is not among this build's verified "
                              "configurations of the suite: compared among those only"),
-            std::string::npos) << warnings[0];
+            std::string::npos)
+      << warnings[0];
   const auto c = gate::compare(kept, candidate, {});
   ASSERT_EQ(c.rows.size(), 2u);
   EXPECT_EQ(c.rows[0].verdict, verdict::same);  // 12 against 12, not 12 against 8
@@ -330,7 +332,8 @@ TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_ver
   EXPECT_EQ(mine.trials[0].instance, "y");
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("p1: this build's best, x (10.00 us), has no baseline timed the same way"),
-            std::string::npos) << warnings[0];
+            std::string::npos)
+      << warnings[0];
   EXPECT_EQ(gate::compare(alike, mine, {}).rows.size(), 1u);
 }
 
@@ -417,9 +420,8 @@ TEST(gate_suite_run, the_sweep_command_names_the_database_device_problems_and_fi
   run.cache_dir = "/c";
   run.jobs = 3;
   EXPECT_EQ(gate::sweep_command("/bin/cuop-tune", "x.db", run),
-            (std::vector<std::string>{"/bin/cuop-tune", "sweep", "--db", "x.db", "--device", "1", "--cache",
-                                      "/c", "-j", "3", "--only", "softmax_f32_8x32,softmax_f32_16x32",
-                                      "a.yaml", "b.yaml"}));
+            (std::vector<std::string>{"/bin/cuop-tune", "sweep", "--db", "x.db", "--device", "1", "--cache", "/c", "-j",
+                                      "3", "--only", "softmax_f32_8x32,softmax_f32_16x32", "a.yaml", "b.yaml"}));
   run.only.clear();
   run.cache_dir.clear();
   run.jobs = 0;
@@ -487,13 +489,15 @@ TEST(gate_suite_run, only_the_same_protocol_is_accepted) {
   EXPECT_NO_THROW(gate::require_same_protocol(same, "other"));
   runner::device_info old;
   old.protocol = 0;
-  EXPECT_NE(test::error_of([&] { gate::require_same_protocol(old, "old/build"); })
-                .find("old/build speaks no protocol version"),
+  EXPECT_NE(test::error_of([&] {
+              gate::require_same_protocol(old, "old/build");
+            }).find("old/build speaks no protocol version"),
             std::string::npos);
   runner::device_info newer;
   newer.protocol = runner::protocol_version + 1;
-  EXPECT_NE(test::error_of([&] { gate::require_same_protocol(newer, "new"); })
-                .find(fmt::format("new speaks protocol {}", runner::protocol_version + 1)),
+  EXPECT_NE(test::error_of([&] {
+              gate::require_same_protocol(newer, "new");
+            }).find(fmt::format("new speaks protocol {}", runner::protocol_version + 1)),
             std::string::npos);
   // A worker that does not say is an old one.
   EXPECT_EQ(runner::device_info_from_json({{"present", false}}).protocol, 0);

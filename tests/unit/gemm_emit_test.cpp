@@ -39,26 +39,36 @@ result_file h200_results() {
   f.cc = 90;
   f.runs.push_back({1, "2026-11-30T16:00:00Z", "configs/gemm.yaml", "abc", "rev"});
   // Decode: our skinny kernel beats the heuristic.
-  f.trials.push_back(trial(1, 4096, 4096, "cublaslt", {{"rank", 0}, {"workspace_mb", 32}},
-                           "gemm_bf16_cublaslt_heuristic", 15));
+  f.trials.push_back(
+      trial(1, 4096, 4096, "cublaslt", {{"rank", 0}, {"workspace_mb", 32}}, "gemm_bf16_cublaslt_heuristic", 15));
   f.trials.push_back(trial(1, 4096, 4096, "skinny", skinny, skinny_name, 12));
   // Prefill: a listed cuBLASLt configuration wins; a faster wrong answer never does.
-  f.trials.push_back(trial(4096, 4096, 4096, "cublaslt", {{"rank", 0}, {"workspace_mb", 32}},
-                           "gemm_bf16_cublaslt_heuristic", 180));
+  f.trials.push_back(
+      trial(4096, 4096, 4096, "cublaslt", {{"rank", 0}, {"workspace_mb", 32}}, "gemm_bf16_cublaslt_heuristic", 180));
   f.trials.push_back(trial(4096, 4096, 4096, "cublaslt",
-                           {{"algo", 66}, {"tile", 23}, {"stages", 35}, {"split_k", 1}, {"reduction", 0},
-                            {"swizzle", 0}, {"custom", 4}, {"inner", 0}, {"cluster", 3}},
+                           {{"algo", 66},
+                            {"tile", 23},
+                            {"stages", 35},
+                            {"split_k", 1},
+                            {"reduction", 0},
+                            {"swizzle", 0},
+                            {"custom", 4},
+                            {"inner", 0},
+                            {"cluster", 3}},
                            lt_name, 175));
-  auto wrong = trial(4096, 4096, 4096, "cublaslt", {{"algo", 24}}, "gemm_bf16_cublaslt_lt_a24_t20_s0_k3_r1_w0_c0_i0_cl0", 100);
+  auto wrong =
+      trial(4096, 4096, 4096, "cublaslt", {{"algo", 24}}, "gemm_bf16_cublaslt_lt_a24_t20_s0_k3_r1_w0_c0_i0_cl0", 100);
   wrong.status = "wrong_answer";
   f.trials.push_back(wrong);
-  for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) f.builds.push_back({skinny_name, target, "ok", "", 56, 0, 0, 0});
+  for (const char* target : {"sm_80", "sm_90a", "sm_100a"})
+    f.builds.push_back({skinny_name, target, "ok", "", 56, 0, 0, 0});
   return f;
 }
 
 std::string table_line_of(const std::string& header, const std::string& arch, const std::string& shape) {
   // "// tuned 1x4096x4096 <- ..." comment followed by the entry "{90, ..."
-  const auto at = header.find("    {" + arch + ", \"NVIDIA H200\", dtype::bf16, dtype::bf16, kernels::gemm::b_layout::col, " + shape);
+  const auto at = header.find("    {" + arch +
+                              ", \"NVIDIA H200\", dtype::bf16, dtype::bf16, kernels::gemm::b_layout::col, " + shape);
   if (at == std::string::npos) return {};
   return header.substr(at, header.find("\"},\n", at) + 3 - at);  // the entry's three lines
 }
@@ -120,8 +130,9 @@ TEST(gemm_emit, a_challenger_must_clearly_beat_the_heuristic) {
   result_file f = h200_results();
   f.trials.clear();
   const std::map<std::string, long long> ref_params = {{"rank", 0}, {"workspace_mb", 32}};
-  const std::map<std::string, long long> lt = {{"algo", 66}, {"tile", 23}, {"stages", 35}, {"split_k", 1}, {"reduction", 0},
-                                                {"swizzle", 0}, {"custom", 4}, {"inner", 0}, {"cluster", 3}};
+  const std::map<std::string, long long> lt = {{"algo", 66},   {"tile", 23},     {"stages", 35},
+                                               {"split_k", 1}, {"reduction", 0}, {"swizzle", 0},
+                                               {"custom", 4},  {"inner", 0},     {"cluster", 3}};
   // 1.5% faster with separated intervals: within the 2% tie margin, the heuristic stays.
   f.trials.push_back(trial(2048, 1024, 4096, "cublaslt", ref_params, "gemm_bf16_cublaslt_heuristic", 100));
   auto close = trial(2048, 1024, 4096, "cublaslt", lt, lt_name, 98.5);

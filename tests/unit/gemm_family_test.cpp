@@ -65,7 +65,6 @@ TEST(gemm_family, names_round_trip) {
   EXPECT_EQ(kg::header_of(kg::family::skinny), "cuop/kernels/gemm/skinny.cuh");
 }
 
-
 TEST(gemm_family, instance_and_template_names) {
   kg::gemm_config c = mma_128();
   EXPECT_EQ(kg::instance_name(c), "gemm_bf16_f32_col_mma_m128_n128_k32_wm64_wn64_s4_g8_sk1");
@@ -76,13 +75,11 @@ TEST(gemm_family, instance_and_template_names) {
   c.b = kg::b_layout::row;
   c.split_k = 3;
   EXPECT_EQ(kg::instance_name(c), "gemm_f16_f16_row_mma_m128_n128_k32_wm64_wn64_s4_g8_sk3");
-  EXPECT_EQ(kg::template_name(c),
-            "cuop::kernels::gemm::mma<__half, __half, false, 128, 128, 32, 64, 64, 4, 8, 3>");
+  EXPECT_EQ(kg::template_name(c), "cuop::kernels::gemm::mma<__half, __half, false, 128, 128, 32, 64, 64, 4, 8, 3>");
 
   const kg::gemm_config s = skinny_64();
   EXPECT_EQ(kg::instance_name(s), "gemm_bf16_f32_col_skinny_n64_t256_m8_kc64_sk4");
-  EXPECT_EQ(kg::template_name(s),
-            "cuop::kernels::gemm::skinny<__nv_bfloat16, float, true, 64, 256, 8, 64, 4>");
+  EXPECT_EQ(kg::template_name(s), "cuop::kernels::gemm::skinny<__nv_bfloat16, float, true, 64, 256, 8, 64, 4>");
 }
 
 TEST(gemm_family, every_parameter_changes_the_name) {
@@ -99,8 +96,8 @@ TEST(gemm_family, every_parameter_changes_the_name) {
 
 TEST(gemm_family, params_round_trip) {
   EXPECT_EQ(kg::param_names(kg::family::mma),
-            (std::vector<std::string_view>{"block_m", "block_n", "block_k", "warp_m", "warp_n",
-                                           "stages", "group_m", "split_k"}));
+            (std::vector<std::string_view>{"block_m", "block_n", "block_k", "warp_m", "warp_n", "stages", "group_m",
+                                           "split_k"}));
   EXPECT_EQ(kg::param_names(kg::family::skinny),
             (std::vector<std::string_view>{"block_n", "threads", "m_tile", "k_chunk", "split_k"}));
   kg::gemm_config c;
@@ -155,7 +152,11 @@ TEST(gemm_family, mma_check_config) {
   EXPECT_TRUE(contains(why([](auto& c) { c.warp_m = 24; }), "warp_m 24"));
   EXPECT_TRUE(contains(why([](auto& c) { c.warp_n = 8; }), "warp_n 8"));
   EXPECT_TRUE(contains(why([](auto& c) { c.warp_n = 0; }), "warp_n 0"));
-  EXPECT_TRUE(contains(why([](auto& c) { c.warp_m = 16; c.warp_n = 16; }), "block of 2048 threads > 1024"));
+  EXPECT_TRUE(contains(why([](auto& c) {
+                         c.warp_m = 16;
+                         c.warp_n = 16;
+                       }),
+                       "block of 2048 threads > 1024"));
   EXPECT_TRUE(contains(why([](auto& c) { c.block_k = 48; }), "block_k 48 is not 16, 32 or 64"));
   EXPECT_TRUE(contains(why([](auto& c) { c.block_k = 128; }), "block_k 128"));
   EXPECT_TRUE(contains(why([](auto& c) { c.stages = 1; }), "stages 1"));
@@ -164,12 +165,30 @@ TEST(gemm_family, mma_check_config) {
   EXPECT_TRUE(contains(why([](auto& c) { c.in = dtype::f32; }), "input dtype f32"));
   EXPECT_TRUE(contains(why([](auto& c) { c.out = dtype::f16; }), "output dtype f16"));
   // 4 * (256 + 256) * 64 * 2 = 262144 bytes > 227 KiB; 3 stages (196608) fit.
-  EXPECT_TRUE(contains(why([](auto& c) { c.block_m = 256; c.block_n = 256; c.block_k = 64; }),
+  EXPECT_TRUE(contains(why([](auto& c) {
+                         c.block_m = 256;
+                         c.block_n = 256;
+                         c.block_k = 64;
+                       }),
                        "shared memory of 262144 bytes"));
-  EXPECT_EQ(why([](auto& c) { c.block_m = 256; c.block_n = 256; c.block_k = 64; c.stages = 3; }), "");
+  EXPECT_EQ(why([](auto& c) {
+              c.block_m = 256;
+              c.block_n = 256;
+              c.block_k = 64;
+              c.stages = 3;
+            }),
+            "");
   // Output of the input type, both B layouts, f16 inputs.
-  EXPECT_EQ(why([](auto& c) { c.out = dtype::bf16; c.b = kg::b_layout::row; }), "");
-  EXPECT_EQ(why([](auto& c) { c.in = dtype::f16; c.out = dtype::f16; }), "");
+  EXPECT_EQ(why([](auto& c) {
+              c.out = dtype::bf16;
+              c.b = kg::b_layout::row;
+            }),
+            "");
+  EXPECT_EQ(why([](auto& c) {
+              c.in = dtype::f16;
+              c.out = dtype::f16;
+            }),
+            "");
 }
 
 TEST(gemm_family, mma_plan_launch) {
@@ -212,8 +231,7 @@ TEST(gemm_family, mma_plan_launch) {
 
   // Device limits.
   dev.max_smem_per_block = 48 * 1024;
-  EXPECT_TRUE(contains(kg::plan_launch(c, 64, 64, 64, dev, p),
-                       "shared memory of 65536 bytes > device limit 49152"));
+  EXPECT_TRUE(contains(kg::plan_launch(c, 64, 64, 64, dev, p), "shared memory of 65536 bytes > device limit 49152"));
   dev.max_smem_per_block = 0;  // unknown: not checked
   EXPECT_EQ(kg::plan_launch(c, 64, 64, 64, dev, p), "");
   dev.max_threads_per_block = 64;
@@ -274,7 +292,8 @@ TEST(gemm_family, mma_pack) {
 
   // The regions alone (the cuBLASLt path packs after its own workspace).
   kg::pack_plan pp;
-  EXPECT_EQ(kg::plan_pack(true, 127, 1031, 4093, 100, pp), 256u + (2u * 127 * 4096 + 255) / 256 * 256 + 2u * 1031 * 4096);
+  EXPECT_EQ(kg::plan_pack(true, 127, 1031, 4093, 100, pp),
+            256u + (2u * 127 * 4096 + 255) / 256 * 256 + 2u * 1031 * 4096);
   EXPECT_EQ(pp.a_offset, 256u);
   EXPECT_EQ(pp.k, 4096);
 
@@ -288,8 +307,7 @@ TEST(gemm_family, flops_and_bytes) {
   EXPECT_DOUBLE_EQ(kg::gemm_flops(4096, 4096, 4096), 2.0 * 4096.0 * 4096.0 * 4096.0);
   EXPECT_DOUBLE_EQ(kg::gemm_flops(65536, 65536, 65536), 2.0 * 65536.0 * 65536.0 * 65536.0);
   EXPECT_DOUBLE_EQ(kg::gemm_bytes(dtype::bf16, dtype::f32, 2, 3, 5), 2.0 * (2 * 5 + 5 * 3) + 4.0 * 2 * 3);
-  EXPECT_DOUBLE_EQ(kg::gemm_bytes(dtype::f16, dtype::f16, 1, 4096, 4096),
-                   2.0 * (4096 + 4096.0 * 4096) + 2.0 * 4096);
+  EXPECT_DOUBLE_EQ(kg::gemm_bytes(dtype::f16, dtype::f16, 1, 4096, 4096), 2.0 * (4096 + 4096.0 * 4096) + 2.0 * 4096);
 }
 
 }  // namespace

@@ -67,10 +67,8 @@ TEST(gemm_skinny_plan, rejections_say_why) {
   EXPECT_EQ(check_skinny(cfg(col, 8, 2048, 1, 32, 1)), "threads 2048 > 1024");
   EXPECT_EQ(check_skinny(cfg(col, 8, 256, 0, 32, 1)), "m_tile 0 outside 1..64");
   EXPECT_EQ(check_skinny(cfg(col, 8, 256, 65, 32, 1)), "m_tile 65 outside 1..64");
-  EXPECT_EQ(check_skinny(cfg(col, 8, 256, 1, 12, 1)),
-            "k_chunk 12 is not a positive multiple of 8 (one 16-byte load)");
-  EXPECT_EQ(check_skinny(cfg(col, 8, 256, 1, 0, 1)),
-            "k_chunk 0 is not a positive multiple of 8 (one 16-byte load)");
+  EXPECT_EQ(check_skinny(cfg(col, 8, 256, 1, 12, 1)), "k_chunk 12 is not a positive multiple of 8 (one 16-byte load)");
+  EXPECT_EQ(check_skinny(cfg(col, 8, 256, 1, 0, 1)), "k_chunk 0 is not a positive multiple of 8 (one 16-byte load)");
   EXPECT_EQ(check_skinny(cfg(col, 8, 256, 1, 264, 1)), "k_chunk 264 > 256");
   EXPECT_EQ(check_skinny(cfg(col, 8, 256, 1, 32, 0)), "split_k 0 < 1");
   EXPECT_EQ(check_skinny(cfg(col, 8, 256, 1, 32, 257)), "split_k 257 > 256");
@@ -78,14 +76,11 @@ TEST(gemm_skinny_plan, rejections_say_why) {
   EXPECT_TRUE(contains(check_skinny(cfg(col, 12, 256, 1, 32, 1)),
                        "block_n 12 is neither a multiple nor a divisor of the 8 warps"));
   EXPECT_TRUE(contains(check_skinny(cfg(row, 12, 256, 1, 32, 1)), "block_n 12 is not a multiple of 8"));
-  EXPECT_EQ(check_skinny(cfg(row, 24, 96, 1, 32, 1)),
-            "block_n / 8 = 3 neither divides 32 nor is a multiple of 32");
+  EXPECT_EQ(check_skinny(cfg(row, 24, 96, 1, 32, 1)), "block_n / 8 = 3 neither divides 32 nor is a multiple of 32");
   EXPECT_EQ(check_skinny(cfg(row, 1024, 64, 1, 32, 1)), "block_n / 8 = 128 does not divide threads 64");
   // Registers: m_tile x columns per thread accumulators, and B loaded per step.
-  EXPECT_EQ(check_skinny(cfg(col, 64, 128, 64, 8, 1)),
-            "m_tile 64 x 16 columns per thread = 1024 accumulators > 256");
-  EXPECT_EQ(check_skinny(cfg(row, 64, 256, 64, 8, 1)),
-            "m_tile 64 x 8 columns per thread = 512 accumulators > 256");
+  EXPECT_EQ(check_skinny(cfg(col, 64, 128, 64, 8, 1)), "m_tile 64 x 16 columns per thread = 1024 accumulators > 256");
+  EXPECT_EQ(check_skinny(cfg(row, 64, 256, 64, 8, 1)), "m_tile 64 x 8 columns per thread = 512 accumulators > 256");
   EXPECT_EQ(check_skinny(cfg(col, 64, 256, 8, 64, 1)),
             "k_chunk 64 x 8 columns per thread loads 256 registers of b per step > 128");
   // Shared memory: 32 warps share each of 16 x 64 outputs.

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "cuop/kernels/gemm/family.hpp"
+#include "test_support.hpp"
 #include "tuner/compile/compile.hpp"
 #include "tuner/ops/gemm_op.hpp"
-#include "test_support.hpp"
 
 namespace {
 
@@ -35,8 +35,8 @@ cuop::compile::result build(const kg::gemm_config& c, const char* target) {
   kg::device_limits any;
   any.max_smem_per_block = 0;
   EXPECT_EQ(kg::plan_launch(c, 1, 1, 1, any, plan), "");
-  return cc.build({cuop::ops::gemm_entry_source(c), kg::instance_name(c), target,
-                   kg::threads_per_block(c), static_cast<long long>(plan.smem_bytes)});
+  return cc.build({cuop::ops::gemm_entry_source(c), kg::instance_name(c), target, kg::threads_per_block(c),
+                   static_cast<long long>(plan.smem_bytes)});
 }
 
 }  // namespace
@@ -52,8 +52,8 @@ TEST(gemm_targets, every_family_compiles_for_every_target) {
   skinny.split_k = 2;
   for (const auto& c : {mma(128, 128, 32, 4), skinny}) {
     ASSERT_EQ(kg::check_config(c), "");
-    cuop::test::expect_builds_everywhere(kg::instance_name(c), [&](const char* target) { return build(c, target); },
-                                         true);
+    cuop::test::expect_builds_everywhere(
+        kg::instance_name(c), [&](const char* target) { return build(c, target); }, true);
   }
 }
 

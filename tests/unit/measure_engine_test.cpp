@@ -177,7 +177,7 @@ TEST(batching, long_kernels_and_ops_without_sets_stay_single) {
   const long long l2 = 60LL << 20;
   EXPECT_EQ(plan_batch(25.0, 20.0, 1 << 20, l2).launches, 1);
   EXPECT_EQ(plan_batch(5.0, 0.0, 1 << 20, l2).launches, 1);   // threshold 0: never
-  EXPECT_EQ(plan_batch(5.0, 20.0, 0, l2).launches, 1);       // no sets offered
+  EXPECT_EQ(plan_batch(5.0, 20.0, 0, l2).launches, 1);        // no sets offered
   EXPECT_EQ(plan_batch(0.0, 20.0, 1 << 20, l2).launches, 1);  // no estimate
 }
 
@@ -274,10 +274,10 @@ TEST(environment_check, a_run_is_judged_on_both_ends_and_survives_json) {
 TEST(race, clearly_slower_candidates_are_dropped_and_the_leader_stays) {
   using cuop::strategy::race_entry;
   const std::vector<race_entry> e = {
-      {10.0, 9.9, 10.1},   // 0: the leader
-      {10.15, 10.0, 10.3}, // 1: overlaps: stays
-      {10.4, 10.25, 10.5}, // 2: above 10.1 but within 2%: stays
-      {11.0, 10.9, 11.1},  // 3: clearly slower: dropped
+      {10.0, 9.9, 10.1},    // 0: the leader
+      {10.15, 10.0, 10.3},  // 1: overlaps: stays
+      {10.4, 10.25, 10.5},  // 2: above 10.1 but within 2%: stays
+      {11.0, 10.9, 11.1},   // 3: clearly slower: dropped
   };
   EXPECT_EQ(cuop::strategy::race_leader(e), 0u);
   EXPECT_EQ(cuop::strategy::race_survivors(e, 0.02), (std::vector<std::size_t>{0, 1, 2}));
@@ -373,13 +373,13 @@ TEST(measure_settings, new_keys_parse_with_defaults_and_race_is_a_strategy) {
   EXPECT_EQ(d.measure.stable_batches, 3);
   EXPECT_DOUBLE_EQ(d.measure.batch_below_us, 20);
   EXPECT_TRUE(d.measure.env_check);
-  const auto s = cuop::spec::parse(
-      sweep_head +
-          "measure: {warmup_cap_ms: 800, stable_batches: 4, stable_change: 0.05, batch_below_us: 0, "
-          "env_check: false, max_temp_c: 80, race_round_s: 0.1, race_margin: 0.03, race_rounds: 2, "
-          "race_final_rounds: 6}\n"
-          "strategy: race\n",
-      "x.yaml");
+  const auto s =
+      cuop::spec::parse(sweep_head +
+                            "measure: {warmup_cap_ms: 800, stable_batches: 4, stable_change: 0.05, batch_below_us: 0, "
+                            "env_check: false, max_temp_c: 80, race_round_s: 0.1, race_margin: 0.03, race_rounds: 2, "
+                            "race_final_rounds: 6}\n"
+                            "strategy: race\n",
+                        "x.yaml");
   EXPECT_EQ(s.strategy, "race");
   EXPECT_EQ(s.measure.warmup_cap_ms, 800);
   EXPECT_EQ(s.measure.stable_batches, 4);

@@ -45,13 +45,12 @@ TEST(memory_ranges, malformed_or_oversized_operands_are_refused) {
   EXPECT_FALSE(make_range(at(0x1000), -1, 4, 4, 2, r));
   EXPECT_FALSE(make_range(at(0x1000), 4, -1, 4, 2, r));
   EXPECT_FALSE(make_range(at(0x1000), 4, 4, -4, 2, r));
-  EXPECT_FALSE(make_range(at(0x1000), 2, 8, 7, 2, r));   // ld < cols
-  EXPECT_FALSE(make_range(at(0x1000), 2, 8, 8, 0, r));   // no element size
+  EXPECT_FALSE(make_range(at(0x1000), 2, 8, 7, 2, r));  // ld < cols
+  EXPECT_FALSE(make_range(at(0x1000), 2, 8, 8, 0, r));  // no element size
   // Spans past max_span_bytes: a shape whose byte offsets would overflow, or past any memory.
   EXPECT_FALSE(make_range(at(0x1000), 1LL << 40, 1LL << 20, 1LL << 20, 2, r));
   EXPECT_FALSE(make_range(at(0x1000), 3, 1, 1LL << 62, 2, r));  // (rows - 1) * ld overflows int64 bytes
-  EXPECT_FALSE(make_range(at(0x1000), 9223372036854775807LL, 9223372036854775807LL,
-                          9223372036854775807LL, 4, r));
+  EXPECT_FALSE(make_range(at(0x1000), 9223372036854775807LL, 9223372036854775807LL, 9223372036854775807LL, 4, r));
   EXPECT_FALSE(make_range(at(0x1000), 1, static_cast<long long>(max_span_bytes / 2) + 1, 0, 2, r));
   EXPECT_TRUE(make_range(at(0x1000), 1, static_cast<long long>(max_span_bytes / 2), 0, 2, r));
   // A range that would wrap past the end of the address space.
@@ -60,12 +59,12 @@ TEST(memory_ranges, malformed_or_oversized_operands_are_refused) {
 }
 
 TEST(memory_ranges, contiguous_operands_overlap_when_their_bytes_meet) {
-  const auto a = range(0x1000, 1, 100, 100, 2);  // [0x1000, 0x10c8)
-  EXPECT_FALSE(overlaps(a, range(0x10c8, 1, 4, 4, 2)));  // right after
-  EXPECT_TRUE(overlaps(a, range(0x10c6, 1, 4, 4, 2)));   // last element shared
+  const auto a = range(0x1000, 1, 100, 100, 2);              // [0x1000, 0x10c8)
+  EXPECT_FALSE(overlaps(a, range(0x10c8, 1, 4, 4, 2)));      // right after
+  EXPECT_TRUE(overlaps(a, range(0x10c6, 1, 4, 4, 2)));       // last element shared
   EXPECT_FALSE(overlaps(a, range(0x0f00, 1, 128, 128, 2)));  // ends at 0x1000
   EXPECT_TRUE(overlaps(a, range(0x0f00, 1, 129, 129, 2)));
-  EXPECT_TRUE(overlaps(a, a));  // in place
+  EXPECT_TRUE(overlaps(a, a));                           // in place
   EXPECT_FALSE(overlaps(a, range(0x1000, 0, 4, 4, 2)));  // nothing
 }
 
@@ -74,9 +73,9 @@ TEST(memory_ranges, contiguous_operands_overlap_when_their_bytes_meet) {
 TEST(memory_ranges, slices_of_one_packed_buffer_are_exact) {
   const long long ld = 192;  // elements per row of the packed buffer, f16
   const std::uintptr_t base = 0x100000;
-  const auto q = range(base, 64, 64, ld, 2);             // columns [0, 64)
-  const auto k = range(base + 64 * 2, 64, 64, ld, 2);    // [64, 128)
-  const auto v = range(base + 128 * 2, 64, 64, ld, 2);   // [128, 192)
+  const auto q = range(base, 64, 64, ld, 2);            // columns [0, 64)
+  const auto k = range(base + 64 * 2, 64, 64, ld, 2);   // [64, 128)
+  const auto v = range(base + 128 * 2, 64, 64, ld, 2);  // [128, 192)
   EXPECT_FALSE(overlaps(q, k));
   EXPECT_FALSE(overlaps(k, q));
   EXPECT_FALSE(overlaps(q, v));
@@ -95,7 +94,7 @@ TEST(memory_ranges, slices_of_one_packed_buffer_are_exact) {
 }
 
 TEST(memory_ranges, a_row_beside_a_strided_matrix_is_exact) {
-  const auto m = range(0x2000, 8, 4, 16, 4);  // rows of 16 bytes every 64
+  const auto m = range(0x2000, 8, 4, 16, 4);                    // rows of 16 bytes every 64
   EXPECT_FALSE(overlaps(m, range(0x2000 + 16, 1, 12, 12, 4)));  // the gap after row 0
   EXPECT_TRUE(overlaps(m, range(0x2000 + 16, 1, 13, 13, 4)));   // reaches row 1
   EXPECT_TRUE(overlaps(range(0x2000 + 16, 1, 13, 13, 4), m));

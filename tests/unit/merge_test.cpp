@@ -121,7 +121,7 @@ TEST(merge, shards_combine_without_duplicates_and_merging_again_changes_nothing)
   const auto trials = target->trials({});
   ASSERT_EQ(trials.size(), 2u);
   EXPECT_EQ(trials[0].created_at, "2026-12-01T01:00:01Z");  // kept as measured
-  EXPECT_EQ(trials[1].run_id, runs[1].id);                   // re-pointed at the copied run
+  EXPECT_EQ(trials[1].run_id, runs[1].id);                  // re-pointed at the copied run
   store::trial_filter with;
   with.with_samples = true;
   EXPECT_EQ(target->trials(with)[0].sample_us.size(), 3u);
@@ -138,17 +138,19 @@ TEST(merge, shards_combine_without_duplicates_and_merging_again_changes_nothing)
 TEST(merge, conflicts_go_by_environment_validity_and_recency) {
   merge_files f;
   const auto a = gpu("A"), b = gpu("B");
-  write_db(f / "old.db", a, "2026-12-01T01:00:00Z", {{"x", 10, "2026-12-01T01:00:01Z"}, {"y", 20, "2026-12-01T01:00:02Z"}});
+  write_db(f / "old.db", a, "2026-12-01T01:00:00Z",
+           {{"x", 10, "2026-12-01T01:00:01Z"}, {"y", 20, "2026-12-01T01:00:02Z"}});
   // Newer: x measured again on A; y again on A but in a run found invalid; z only here.
-  write_db(f / "new.db", a, "2026-12-01T02:00:00Z", {{"x", 11, "2026-12-01T02:00:01Z"}, {"z", 30, "2026-12-01T02:00:02Z"}});
+  write_db(f / "new.db", a, "2026-12-01T02:00:00Z",
+           {{"x", 11, "2026-12-01T02:00:01Z"}, {"z", 30, "2026-12-01T02:00:02Z"}});
   write_db(f / "bad.db", a, "2026-12-01T03:00:00Z", {{"y", 99, "2026-12-01T03:00:01Z"}}, "invalid");
   write_db(f / "other.db", b, "2026-12-01T00:00:00Z", {{"x", 50, "2026-12-01T00:00:01Z"}});  // another GPU
 
   auto target = database::open(f / "all.db", open_mode::read_write);
   store::merge_databases(*target, f / "all.db", {f / "new.db"});
   const auto r = store::merge_databases(*target, f / "all.db", {f / "old.db", f / "bad.db", f / "other.db"});
-  EXPECT_EQ(r.trials_kept, 2);      // old x (the target's is newer), bad y (the target's is valid)
-  EXPECT_EQ(r.trials_added, 2);     // old y, other x (another environment)
+  EXPECT_EQ(r.trials_kept, 2);   // old x (the target's is newer), bad y (the target's is valid)
+  EXPECT_EQ(r.trials_added, 2);  // old y, other x (another environment)
   EXPECT_EQ(r.trials_replaced, 0);
   EXPECT_DOUBLE_EQ(median_of(*target, "x", a.key()), 11);  // the newer measurement
   EXPECT_DOUBLE_EQ(median_of(*target, "y", a.key()), 20);  // not the invalid run's 99
@@ -174,7 +176,9 @@ TEST(merge, a_newer_schema_or_the_target_itself_is_refused_before_anything_is_wr
     sqlite3_close(h);
   }
   auto target = database::open(f / "all.db", open_mode::read_write);
-  EXPECT_EQ(test::error_of([&] { store::merge_databases(*target, f / "all.db", {f / "good.db", f / "future.db"}); }),
+  EXPECT_EQ(test::error_of([&] {
+              store::merge_databases(*target, f / "all.db", {f / "good.db", f / "future.db"});
+            }),
             f / "future.db" + ": database schema " + std::to_string(store::schema_version + 1) +
                 " is newer than this cuop-tune (" + std::to_string(store::schema_version) +
                 "); use a newer cuop-tune or another --db");

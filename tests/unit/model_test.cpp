@@ -17,9 +17,9 @@ const float nan = std::numeric_limits<float>::quiet_NaN();
 // Four anchors on a line (one feature), two candidates.
 struct line_model {
   double features[4] = {0, 1, 2, 3};
-  float speedup[8] = {0.2f, nan,   // anchor 0: candidate 0 20% faster (log), 1 not measured
-                      0.2f, 0.1f,  // anchor 1
-                      0.05f, 0.3f, // anchor 2
+  float speedup[8] = {0.2f,  nan,   // anchor 0: candidate 0 20% faster (log), 1 not measured
+                      0.2f,  0.1f,  // anchor 1
+                      0.05f, 0.3f,  // anchor 2
                       -0.1f, 0.3f};
   unsigned char trusted[2] = {1, 1};
   detail::choice_model_view view(int k, double radius, double margin, double reach = 0) const {
@@ -35,7 +35,7 @@ TEST(nearest_choice, the_worst_case_of_the_neighbours_decides) {
   q = 1.6;  // anchors 2 and 1: candidate 0's worst is 0.05, candidate 1's 0.1
   EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, all), 1);
   EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.2), &q, all), -1);  // no clear win: the baseline
-  q = 2.6;  // anchors 3 and 2: candidate 0 lost at 3
+  q = 2.6;                                                            // anchors 3 and 2: candidate 0 lost at 3
   EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, all), 1);
   q = 10;  // nothing within the radius
   EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, all), -1);
@@ -51,8 +51,12 @@ TEST(nearest_choice, unusable_untrusted_and_left_out_candidates_are_skipped) {
   EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, [](int c) { return c != 1; }), -1);
   m.trusted[0] = 1;
   q = 3;  // anchor 3 left out: anchors 2 and 1 vote (a unit past their span: reach 1 allows it)
-  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 1), &q, [](int) { return true; }, 3), 1);
-  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02), &q, [](int) { return true; }, 3), -1);
+  EXPECT_EQ(detail::nearest_choice(
+                m.view(2, 3, 0.02, 1), &q, [](int) { return true; }, 3),
+            1);
+  EXPECT_EQ(detail::nearest_choice(
+                m.view(2, 3, 0.02), &q, [](int) { return true; }, 3),
+            -1);
   q = 0.4;  // one anchor within the radius (not at it): no choice
   EXPECT_EQ(detail::nearest_choice(m.view(2, 0.5, 0.02), &q, [](int) { return true; }), -1);
 }
@@ -107,7 +111,8 @@ TEST(model_fit, a_candidate_that_loses_where_validation_chose_it_is_not_trusted)
   // Deterministic.
   const auto g = model::fit(anchors, {2, 3.0, 0.0198, 1.0});
   EXPECT_EQ(g.log_speedup.size(), f.log_speedup.size());
-  for (std::size_t i = 0; i < f.log_speedup.size(); ++i) EXPECT_EQ(std::isnan(g.log_speedup[i]) || g.log_speedup[i] == f.log_speedup[i], true);
+  for (std::size_t i = 0; i < f.log_speedup.size(); ++i)
+    EXPECT_EQ(std::isnan(g.log_speedup[i]) || g.log_speedup[i] == f.log_speedup[i], true);
 }
 
 TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
@@ -132,9 +137,12 @@ TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
     for (long long cols = 1; cols <= (1LL << 23); cols = cols * 3 / 2 + 1) {
       const auto c = ks::default_config(t, cols);
       EXPECT_TRUE(ks::check_config(c).empty()) << cols;
-      EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const auto& o) { return ks::instance_name(o) == ks::instance_name(c); }))
+      EXPECT_TRUE(std::any_of(all.begin(), all.end(),
+                              [&](const auto& o) { return ks::instance_name(o) == ks::instance_name(c); }))
           << ks::instance_name(c) << " is not among default_configs";
-      if (c.fam != ks::family::split_row) EXPECT_GE(ks::cols_per_owner(c), cols) << ks::instance_name(c);
+      if (c.fam != ks::family::split_row) {
+        EXPECT_GE(ks::cols_per_owner(c), cols) << ks::instance_name(c);
+      }
     }
   }
 }

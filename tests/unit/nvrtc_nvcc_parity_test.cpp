@@ -34,20 +34,16 @@ std::string quoted(const std::string& s) {
 
 // Compiles `source` with nvcc the way the library build does (device flags, same includes) and
 // returns ptxas' report; fails the test when nvcc fails.
-std::string nvcc_ptxas_log(const std::string& source, const std::string& entry,
-                           const std::string& target_name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("cuop_parity_" + std::to_string(::getpid()) + "_" + target_name);
+std::string nvcc_ptxas_log(const std::string& source, const std::string& entry, const std::string& target_name) {
+  const fs::path dir = fs::temp_directory_path() / ("cuop_parity_" + std::to_string(::getpid()) + "_" + target_name);
   fs::create_directories(dir);
   const fs::path cu = dir / (entry + ".cu");
   std::ofstream(cu) << source;
   const std::string arch = target_name.substr(3);  // "sm_90a" -> "90a"
-  std::string cmd =
-      quoted(nvcc_path()) + " -cubin -gencode arch=compute_" + arch + ",code=sm_" + arch;
+  std::string cmd = quoted(nvcc_path()) + " -cubin -gencode arch=compute_" + arch + ",code=sm_" + arch;
   for (const auto& f : device_flags()) cmd += " " + quoted(f);
   for (const auto& d : default_include_dirs()) cmd += " " + quoted("-I" + d);
-  cmd += " -Xptxas -v " + quoted(cu.string()) + " -o " + quoted((dir / "out.cubin").string()) +
-         " 2>&1";
+  cmd += " -Xptxas -v " + quoted(cu.string()) + " -o " + quoted((dir / "out.cubin").string()) + " 2>&1";
   std::string out;
   if (FILE* pipe = ::popen(cmd.c_str(), "r")) {
     std::array<char, 4096> buf;
@@ -62,8 +58,8 @@ std::string nvcc_ptxas_log(const std::string& source, const std::string& entry,
   return out;
 }
 
-void expect_same_usage(const std::string& source, const std::string& entry,
-                       const std::string& target_name, int block_threads) {
+void expect_same_usage(const std::string& source, const std::string& entry, const std::string& target_name,
+                       int block_threads) {
   SCOPED_TRACE(entry + " on " + target_name);
   const compiler c("", default_include_dirs());
   const result nvrtc = c.build({source, entry, target_name, block_threads, 0});
@@ -72,9 +68,7 @@ void expect_same_usage(const std::string& source, const std::string& entry,
   const resource_usage nvcc = parse_ptxas_log(nvcc_log, entry);
   // Known cause of a register difference with CUDA 13.0: NVRTC addresses shared memory with
   // 64-bit pointers where nvcc's cicc uses 32-bit ones (compare the PTX of both).
-  EXPECT_EQ(nvrtc.usage.registers, nvcc.registers) << "nvrtc:\n"
-                                                   << nvrtc.log << "nvcc:\n"
-                                                   << nvcc_log;
+  EXPECT_EQ(nvrtc.usage.registers, nvcc.registers) << "nvrtc:\n" << nvrtc.log << "nvcc:\n" << nvcc_log;
   EXPECT_EQ(nvrtc.usage.smem_static, nvcc.smem_static);
   EXPECT_EQ(nvrtc.usage.stack_bytes, nvcc.stack_bytes);
   EXPECT_EQ(nvrtc.usage.spill_stores, nvcc.spill_stores);

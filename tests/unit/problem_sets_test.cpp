@@ -74,10 +74,10 @@ TEST(problem_sets, grid_value_forms) {
 // Nested loops over the op's dimensions in its order (not the file's), the last fastest; each
 // shape in every dtype in the listed order, as a listed problem with `dtypes` is.
 TEST(problem_sets, grid_order_and_dtypes) {
-  EXPECT_EQ(keys_of(sweep("softmax", "  - grid: {cols: [77, 64], rows: [2, 1], dtypes: [bf16, f16]}\n")),
-            (std::vector<std::string>{"softmax_bf16_2x77", "softmax_f16_2x77", "softmax_bf16_2x64", "softmax_f16_2x64",
-                                      "softmax_bf16_1x77", "softmax_f16_1x77", "softmax_bf16_1x64",
-                                      "softmax_f16_1x64"}));
+  EXPECT_EQ(
+      keys_of(sweep("softmax", "  - grid: {cols: [77, 64], rows: [2, 1], dtypes: [bf16, f16]}\n")),
+      (std::vector<std::string>{"softmax_bf16_2x77", "softmax_f16_2x77", "softmax_bf16_2x64", "softmax_f16_2x64",
+                                "softmax_bf16_1x77", "softmax_f16_1x77", "softmax_bf16_1x64", "softmax_f16_1x64"}));
   // `dtype` with a list crosses too; no dtype: the top-level dtypes.
   EXPECT_EQ(keys_of(sweep("softmax", "  - grid: {rows: 1, cols: 2, dtype: [f32, f16]}\n")),
             (std::vector<std::string>{"softmax_f32_1x2", "softmax_f16_1x2"}));
@@ -93,13 +93,13 @@ TEST(problem_sets, gemm_grid) {
 
 // Named values (layout) by name, dimensions with a fallback left out.
 TEST(problem_sets, conv2d_grid_names_and_fallbacks) {
-  EXPECT_EQ(keys_of(sweep("conv2d",
-                          "  - grid: {n: 1, h: 14, w: 14, c: 64, k: 64, r: [3, 5], s: 3, groups: 64, layout: [nhwc, "
-                          "nchw], dtype: f16}\n")),
-            (std::vector<std::string>{"conv2d_f16_nhwc_1x14x14x64_k64_r3x3_s1_p0_d1_g64",
-                                      "conv2d_f16_nchw_1x14x14x64_k64_r3x3_s1_p0_d1_g64",
-                                      "conv2d_f16_nhwc_1x14x14x64_k64_r5x3_s1_p0_d1_g64",
-                                      "conv2d_f16_nchw_1x14x14x64_k64_r5x3_s1_p0_d1_g64"}));
+  EXPECT_EQ(
+      keys_of(sweep("conv2d",
+                    "  - grid: {n: 1, h: 14, w: 14, c: 64, k: 64, r: [3, 5], s: 3, groups: 64, layout: [nhwc, "
+                    "nchw], dtype: f16}\n")),
+      (std::vector<std::string>{
+          "conv2d_f16_nhwc_1x14x14x64_k64_r3x3_s1_p0_d1_g64", "conv2d_f16_nchw_1x14x14x64_k64_r3x3_s1_p0_d1_g64",
+          "conv2d_f16_nhwc_1x14x14x64_k64_r5x3_s1_p0_d1_g64", "conv2d_f16_nchw_1x14x14x64_k64_r5x3_s1_p0_d1_g64"}));
 }
 
 TEST(problem_sets, grid_where_keeps_the_problems_it_holds_for) {
@@ -135,24 +135,26 @@ TEST(problem_sets, sample_is_pinned_for_a_seed) {
 
 // conv2d: a uniform stride, named layouts drawn, fallbacks, and `dtypes` crossing each draw.
 TEST(problem_sets, conv2d_sample_is_pinned_for_a_seed) {
-  EXPECT_EQ(keys_of(sweep("conv2d",
-                          "  - sample: {count: 4, seed: 11, n: 1, h: {choice: [56, 28, 14]}, w: 28, c: {log_uniform: "
-                          "[16, 1024]}, k: 64, r: [1, 3], s: 3, stride: {uniform: [1, 2]}, layout: {choice: [nhwc, "
-                          "nchw]}, dtypes: [f16, bf16]}\n")),
-            (std::vector<std::string>{
-                "conv2d_f16_nhwc_1x28x28x189_k64_r3x3_s1_p0_d1_g1", "conv2d_bf16_nhwc_1x28x28x189_k64_r3x3_s1_p0_d1_g1",
-                "conv2d_f16_nchw_1x56x28x54_k64_r3x3_s2_p0_d1_g1", "conv2d_bf16_nchw_1x56x28x54_k64_r3x3_s2_p0_d1_g1",
-                "conv2d_f16_nhwc_1x56x28x358_k64_r3x3_s1_p0_d1_g1", "conv2d_bf16_nhwc_1x56x28x358_k64_r3x3_s1_p0_d1_g1",
-                "conv2d_f16_nchw_1x14x28x549_k64_r1x3_s2_p0_d1_g1", "conv2d_bf16_nchw_1x14x28x549_k64_r1x3_s2_p0_d1_g1"}));
+  EXPECT_EQ(
+      keys_of(sweep("conv2d",
+                    "  - sample: {count: 4, seed: 11, n: 1, h: {choice: [56, 28, 14]}, w: 28, c: {log_uniform: "
+                    "[16, 1024]}, k: 64, r: [1, 3], s: 3, stride: {uniform: [1, 2]}, layout: {choice: [nhwc, "
+                    "nchw]}, dtypes: [f16, bf16]}\n")),
+      (std::vector<std::string>{
+          "conv2d_f16_nhwc_1x28x28x189_k64_r3x3_s1_p0_d1_g1", "conv2d_bf16_nhwc_1x28x28x189_k64_r3x3_s1_p0_d1_g1",
+          "conv2d_f16_nchw_1x56x28x54_k64_r3x3_s2_p0_d1_g1", "conv2d_bf16_nchw_1x56x28x54_k64_r3x3_s2_p0_d1_g1",
+          "conv2d_f16_nhwc_1x56x28x358_k64_r3x3_s1_p0_d1_g1", "conv2d_bf16_nhwc_1x56x28x358_k64_r3x3_s1_p0_d1_g1",
+          "conv2d_f16_nchw_1x14x28x549_k64_r1x3_s2_p0_d1_g1", "conv2d_bf16_nchw_1x14x28x549_k64_r1x3_s2_p0_d1_g1"}));
 }
 
 // A sample's problems are distinct, within the laws' bounds, and satisfy `where`; duplicates and
 // failures are drawn again, so asking for every problem there is gets them all.
 TEST(problem_sets, sample_draws_distinct_problems_within_bounds_and_where) {
-  const auto s = parse(sweep("softmax",
-                             "  - sample: {count: 300, seed: 1, rows: {uniform: [1, 40]}, cols: {log_uniform: [2, 100]}, "
-                             "dtype: f16, where: \"rows % 2 == 0\"}\n"),
-                       "x.yaml");
+  const auto s =
+      parse(sweep("softmax",
+                  "  - sample: {count: 300, seed: 1, rows: {uniform: [1, 40]}, cols: {log_uniform: [2, 100]}, "
+                  "dtype: f16, where: \"rows % 2 == 0\"}\n"),
+            "x.yaml");
   ASSERT_EQ(s.problems.size(), 300u);
   std::set<std::string> keys;
   for (const auto& p : s.problems) {
@@ -164,8 +166,11 @@ TEST(problem_sets, sample_draws_distinct_problems_within_bounds_and_where) {
     EXPECT_LE(p.dims.at("cols"), 100);
   }
   // Every problem of a small space: 2 x 3 of them.
-  EXPECT_EQ(parse(sweep("softmax", "  - sample: {count: 6, seed: 5, rows: [1, 2], cols: {choice: [3, 4, 5]}, dtype: f16}\n"),
-                  "x.yaml").problems.size(), 6u);
+  EXPECT_EQ(
+      parse(sweep("softmax", "  - sample: {count: 6, seed: 5, rows: [1, 2], cols: {choice: [3, 4, 5]}, dtype: f16}\n"),
+            "x.yaml")
+          .problems.size(),
+      6u);
   EXPECT_EQ(softmax_error("  - sample: {count: 7, seed: 5, rows: [1, 2], cols: {choice: [3, 4, 5]}, dtype: f16}\n"),
             "x.yaml:3:5: sample found 6 of the 7 problems asked in 700 draws (distinct): widen the ranges, lower "
             "\"count\" or change \"seed\"");
@@ -180,20 +185,23 @@ TEST(problem_sets, duplicates_between_sets_and_listed_problems) {
   EXPECT_EQ(softmax_error("  - grid: {rows: [1, 2], cols: 64, dtype: f16}\n"
                           "  - {rows: 2, cols: 64, dtype: f16}\n"),
             "x.yaml:4:5: duplicate problem \"softmax_f16_2x64\" (first at x.yaml:3:5, in grid)");
-  EXPECT_EQ(softmax_error("  - grid: {rows: {range: [1, 10]}, cols: 64, dtype: f16}\n"
-                          "  - grid: {rows: {range: [5, 20]}, cols: 64, dtype: f16}\n"),
-            "x.yaml:4:5: duplicate problem \"softmax_f16_5x64\" in grid (first at x.yaml:3:5, in grid), and 5 more from "
-            "there");
+  EXPECT_EQ(
+      softmax_error("  - grid: {rows: {range: [1, 10]}, cols: 64, dtype: f16}\n"
+                    "  - grid: {rows: {range: [5, 20]}, cols: 64, dtype: f16}\n"),
+      "x.yaml:4:5: duplicate problem \"softmax_f16_5x64\" in grid (first at x.yaml:3:5, in grid), and 5 more from "
+      "there");
 }
 
 TEST(problem_sets, limits) {
   // One set: 100000 problems at most.
-  EXPECT_EQ(keys_of(sweep("softmax", "  - grid: {rows: {range: [1, 1000]}, cols: {range: [1, 100]}, dtype: f16}\n")).size(),
-            100000u);
+  EXPECT_EQ(
+      keys_of(sweep("softmax", "  - grid: {rows: {range: [1, 1000]}, cols: {range: [1, 100]}, dtype: f16}\n")).size(),
+      100000u);
   EXPECT_EQ(softmax_error("  - grid: {rows: {range: [1, 1000]}, cols: {range: [1, 100]}, dtype: [f16, bf16]}\n"),
             "x.yaml:3:5: grid has 200000 problems (1000 rows x 100 cols x 2 dtypes), more than the limit of 100000 per "
             "set");
-  EXPECT_EQ(softmax_error("  - sample: {count: 60000, seed: 1, rows: {uniform: [1, 1000000]}, cols: 8, dtypes: [f16, bf16]}\n"),
+  EXPECT_EQ(softmax_error(
+                "  - sample: {count: 60000, seed: 1, rows: {uniform: [1, 1000000]}, cols: 8, dtypes: [f16, bf16]}\n"),
             "x.yaml:3:5: sample has 120000 problems (count 60000 x 2 dtypes), more than the limit of 100000 per set");
   EXPECT_EQ(softmax_error("  - sample: {count: 100001, seed: 1, rows: 1, cols: 8, dtype: f16}\n"),
             "x.yaml:3:21: expected an integer in [1, 100000] for \"count\", got \"100001\"");
@@ -202,10 +210,15 @@ TEST(problem_sets, limits) {
                           "  - grid: {rows: {range: [1, 1000]}, cols: {range: [2, 101]}, dtype: f16}\n"),
             "x.yaml:4:5: grid has 100000 problems: with the 1 before it, more than the limit of 100000 per sweep file");
   // A dimension's bounds: gemm's are ints.
-  EXPECT_EQ(error_of([] { parse(sweep("gemm", "  - grid: {m: {log2: [0, 31]}, n: 8, k: 8, dtype: f16}\n"), "x.yaml"); }),
-            "x.yaml:3:26: expected an integer in [1, 2147483647] for \"log2\" of \"m\", got 2^31 = \"2147483648\"");
-  EXPECT_EQ(error_of([] { parse(sweep("gemm", "  - sample: {count: 1, seed: 1, m: {uniform: [1, 4294967296]}, n: 8, k: 8, "
-                                             "dtype: f16}\n"), "x.yaml"); }),
+  EXPECT_EQ(
+      error_of([] { parse(sweep("gemm", "  - grid: {m: {log2: [0, 31]}, n: 8, k: 8, dtype: f16}\n"), "x.yaml"); }),
+      "x.yaml:3:26: expected an integer in [1, 2147483647] for \"log2\" of \"m\", got 2^31 = \"2147483648\"");
+  EXPECT_EQ(error_of([] {
+              parse(sweep("gemm",
+                          "  - sample: {count: 1, seed: 1, m: {uniform: [1, 4294967296]}, n: 8, k: 8, "
+                          "dtype: f16}\n"),
+                    "x.yaml");
+            }),
             "x.yaml:3:50: expected an integer in [1, 2147483647] for \"uniform\" of \"m\", got \"4294967296\"");
   EXPECT_EQ(softmax_error("  - sample: {count: 1, seed: 1, rows: {log_uniform: [0, 8]}, cols: 8, dtype: f16}\n"),
             "x.yaml:3:54: expected a positive integer for \"log_uniform\" of \"rows\", got \"0\"");
@@ -214,14 +227,15 @@ TEST(problem_sets, limits) {
 }
 
 TEST(problem_sets, every_bad_field_of_a_set_is_said) {
-  EXPECT_EQ(softmax_error("  - sample: {count: 0, rows: {normal: [1, 2]}, cols: [a], dtype: f8, where: \"rowz > 1\"}\n"),
-            "x.yaml:3:21: expected a positive integer for \"count\", got \"0\"\n"
-            "x.yaml:3:13: missing required key \"seed\" in sample\n"
-            "x.yaml:3:31: unknown key \"normal\" in \"rows\" (expected one of: choice, uniform, log_uniform)\n"
-            "x.yaml:3:55: expected a positive integer for \"cols\", got \"a\"\n"
-            "x.yaml:3:66: unknown dtype \"f8\" (expected one of: f32, f16, bf16)\n"
-            "x.yaml:3:77: unknown symbol \"rowz\" in constraint \"rowz > 1\" (did you mean \"rows\"?)\n"
-            "x.yaml: 6 errors");
+  EXPECT_EQ(
+      softmax_error("  - sample: {count: 0, rows: {normal: [1, 2]}, cols: [a], dtype: f8, where: \"rowz > 1\"}\n"),
+      "x.yaml:3:21: expected a positive integer for \"count\", got \"0\"\n"
+      "x.yaml:3:13: missing required key \"seed\" in sample\n"
+      "x.yaml:3:31: unknown key \"normal\" in \"rows\" (expected one of: choice, uniform, log_uniform)\n"
+      "x.yaml:3:55: expected a positive integer for \"cols\", got \"a\"\n"
+      "x.yaml:3:66: unknown dtype \"f8\" (expected one of: f32, f16, bf16)\n"
+      "x.yaml:3:77: unknown symbol \"rowz\" in constraint \"rowz > 1\" (did you mean \"rows\"?)\n"
+      "x.yaml: 6 errors");
 }
 
 }  // namespace

@@ -102,8 +102,7 @@ TEST(softmax_family, cluster_row_plan_rejects) {
   dev.sm_count = 132;
   dev.max_active_clusters = 32;
   ks::launch_plan p;
-  EXPECT_EQ(ks::plan_launch(c, 1024, 65537, dev, p),
-            "cols 65537 > 65536 held by a cluster of 4 blocks of 16384");
+  EXPECT_EQ(ks::plan_launch(c, 1024, 65537, dev, p), "cols 65537 > 65536 held by a cluster of 4 blocks of 16384");
   dev.max_active_clusters = -1;
   EXPECT_EQ(ks::plan_launch(c, 1024, 65536, dev, p),
             "a cluster of 4 blocks of 512 threads cannot be resident on this device");
@@ -230,8 +229,7 @@ TEST(softmax_family, static_shared_memory_counts_towards_the_opt_in_and_the_limi
   c.smem_chunks = 6;
   dev.max_smem_per_block = 49152 + 271;  // one byte short of dynamic + static
   dev.static_smem = 272;
-  EXPECT_EQ(ks::plan_launch(c, 256, 262144, dev, p),
-            "shared memory 49152 + 272 static bytes > device limit 49423");
+  EXPECT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "shared memory 49152 + 272 static bytes > device limit 49423");
 }
 
 // split_row with persistent 0: one block per (row, segment), an ordinary launch with per-row
@@ -251,8 +249,9 @@ TEST(softmax_family, split_row_persistent_0_is_one_block_per_row_segment) {
   EXPECT_EQ(p.grid_x, 256u * 8u);
   EXPECT_FALSE(p.cooperative);
   EXPECT_EQ(p.smem_bytes, 10u * 512u * 16u);
-  EXPECT_EQ(p.workspace_bytes, static_cast<std::size_t>(ks::split_row_header_bytes +
-                                                       256 * 8 * (ks::split_row_slot_bytes + ks::split_row_claim_bytes)));
+  EXPECT_EQ(p.workspace_bytes,
+            static_cast<std::size_t>(ks::split_row_header_bytes +
+                                     256 * 8 * (ks::split_row_slot_bytes + ks::split_row_claim_bytes)));
   // Fewer than the 8 segments of a row: every row would meet only through the fallback's claims.
   dev.max_resident_blocks = 7;
   EXPECT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "cols 262144 need 8 blocks of 32768 > 7 co-resident blocks");

@@ -19,8 +19,7 @@ using cuop::space::verdict;
 using cuop::test::error_of;
 
 std::size_t accepted(const std::vector<verdict>& vs) {
-  return static_cast<std::size_t>(
-      std::count_if(vs.begin(), vs.end(), [](const verdict& v) { return v.accepted; }));
+  return static_cast<std::size_t>(std::count_if(vs.begin(), vs.end(), [](const verdict& v) { return v.accepted; }));
 }
 
 std::vector<std::int64_t> values_of(const cuop::space::point& p) {
@@ -59,8 +58,7 @@ TEST(space, enumeration_order_and_counts) {
   EXPECT_EQ(values_of(vs[6].config), (std::vector<std::int64_t>{1, 32, 1, 4}));
   EXPECT_EQ(values_of(vs[23].config), (std::vector<std::int64_t>{2, 32, 5, 1}));
   EXPECT_EQ(vs[0].config.family, "warp_row");
-  EXPECT_EQ(cuop::space::str(vs[0].config),
-            "warp_row(vec=1, threads_per_row=16, rows_per_block=1, chunks=4)");
+  EXPECT_EQ(cuop::space::str(vs[0].config), "warp_row(vec=1, threads_per_row=16, rows_per_block=1, chunks=4)");
   // Parameters keep the candidate's order, not the family's.
   EXPECT_EQ(vs[24].config.family, "block_row");
   EXPECT_EQ(cuop::space::str(vs[24].config), "block_row(chunks=1, vec=4, block_threads=32)");
@@ -116,8 +114,7 @@ constraints: ["vec * elem_bytes <= 8"]
   EXPECT_TRUE(f16[5].accepted);
   EXPECT_TRUE(f16[7].accepted);
   // vec=4, chunks=4: 512 columns held for 256, more than twice what the row needs.
-  EXPECT_EQ(f16[8].reason,
-            "constraint \"vec * threads_per_row * chunks < 2 * cols\" (c.yaml:14:9) is false");
+  EXPECT_EQ(f16[8].reason, "constraint \"vec * threads_per_row * chunks < 2 * cols\" (c.yaml:14:9) is false");
 }
 
 TEST(space, guarded_division_and_operator_precedence) {
@@ -159,12 +156,16 @@ candidates:
 TEST(space, unknown_symbol_is_reported_by_check_constraints) {
   auto s = cuop::spec::parse(order_sweep, "order.yaml");
   s.candidates[1].constraints.push_back({"block_thread <= 1024", {"order.yaml", 20, 7}});
-  EXPECT_EQ(error_of([&] { cuop::space::check_constraints(s, {"rows", "cols"}); }),
+  EXPECT_EQ(error_of([&] {
+              cuop::space::check_constraints(s, {"rows", "cols"});
+            }),
             "order.yaml:20:7: unknown symbol \"block_thread\" in constraint \"block_thread <= "
             "1024\" (did you mean \"block_threads\"?)");
   // A problem field the op does not have is unknown too.
   s.candidates[1].constraints.back() = {"batch * vec > 0", {"order.yaml", 21, 7}};
-  EXPECT_EQ(error_of([&] { cuop::space::check_constraints(s, {"rows", "cols"}); }),
+  EXPECT_EQ(error_of([&] {
+              cuop::space::check_constraints(s, {"rows", "cols"});
+            }),
             "order.yaml:21:7: unknown symbol \"batch\" in constraint \"batch * vec > 0\" (expected "
             "one of: chunks, vec, block_threads, rows, cols, elem_bytes)");
 }
@@ -172,7 +173,9 @@ TEST(space, unknown_symbol_is_reported_by_check_constraints) {
 TEST(space, syntax_error_names_the_constraint) {
   auto s = cuop::spec::parse(order_sweep, "order.yaml");
   s.constraints.push_back({"(vec + 1", {"order.yaml", 30, 3}});
-  EXPECT_EQ(error_of([&] { cuop::space::check_constraints(s, {"rows", "cols"}); }),
+  EXPECT_EQ(error_of([&] {
+              cuop::space::check_constraints(s, {"rows", "cols"});
+            }),
             "order.yaml:30:3: constraint \"(vec + 1\": missing parenthesis");
 }
 
@@ -203,8 +206,7 @@ candidates:
 )";
   const auto s = cuop::spec::parse(text, "configs/x.yaml");
   EXPECT_EQ(accepted(enumerate(s, s.problems[0])), 15u);  // all but 1 * 32 * 1
-  EXPECT_EQ(cuop::space::empty_problems(s),
-            (std::vector<std::string>{"softmax_f32_8x4096", "softmax_f16_8x8192"}));
+  EXPECT_EQ(cuop::space::empty_problems(s), (std::vector<std::string>{"softmax_f32_8x4096", "softmax_f16_8x8192"}));
   EXPECT_EQ(error_of([&] { cuop::space::require_nonempty(s); }),
             "configs/x.yaml: no configuration satisfies the constraints for problem "
             "softmax_f32_8x4096");
@@ -229,9 +231,9 @@ candidates:
 
 TEST(space, real_sweeps_load_and_have_no_empty_problem) {
   // Each shipped sweep with the most trials its GPU-minute budget allows.
-  const std::pair<const char*, std::size_t> sweeps[] = {
-      {"softmax.yaml", 900}, {"softmax-smoke.yaml", 650}, {"gemm.yaml", 3200},
-      {"conv.yaml", 900},    {"gate/gemm.yaml", 60},      {"gate/conv.yaml", 60}};
+  const std::pair<const char*, std::size_t> sweeps[] = {{"softmax.yaml", 900},  {"softmax-smoke.yaml", 650},
+                                                        {"gemm.yaml", 3200},    {"conv.yaml", 900},
+                                                        {"gate/gemm.yaml", 60}, {"gate/conv.yaml", 60}};
   for (const auto& [name, budget] : sweeps) {
     SCOPED_TRACE(name);
     const std::string path = std::string(CUOP_TEST_DATA_DIR) + "/../../configs/" + name;

@@ -26,9 +26,8 @@ TEST(spec, full_example_parses) {
   EXPECT_EQ(s.file, fixture("valid_full.yaml"));
   EXPECT_EQ(s.op, "softmax");
   ASSERT_EQ(s.problems.size(), 6u);
-  const std::vector<std::string> keys = {"softmax_f32_4096x4096",  "softmax_f16_32768x1024",
-                                         "softmax_bf16_32768x1024", "softmax_f32_65536x128",
-                                         "softmax_f16_65536x128",  "softmax_bf16_65536x128"};
+  const std::vector<std::string> keys = {"softmax_f32_4096x4096", "softmax_f16_32768x1024", "softmax_bf16_32768x1024",
+                                         "softmax_f32_65536x128", "softmax_f16_65536x128",  "softmax_bf16_65536x128"};
   for (std::size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(s.problems[i].key(s.op), keys[i]);
   EXPECT_EQ(s.problems[1].dims.at("rows"), 32768);
   EXPECT_EQ(s.problems[1].dims.at("cols"), 1024);
@@ -50,8 +49,7 @@ TEST(spec, full_example_parses) {
 
   const auto& block = s.candidates[1];
   EXPECT_EQ(block.params[1].name, "block_threads");
-  EXPECT_EQ(block.params[1].values,
-            (std::vector<std::int64_t>{128, 256, 384, 512, 640, 768, 896, 1024}));
+  EXPECT_EQ(block.params[1].values, (std::vector<std::int64_t>{128, 256, 384, 512, 640, 768, 896, 1024}));
   EXPECT_EQ(block.params[2].values, (std::vector<std::int64_t>{2}));  // a scalar is one value
 
   ASSERT_EQ(s.constraints.size(), 1u);
@@ -105,23 +103,28 @@ TEST(spec, messages_use_the_name_as_given) {
 // family without it refuses it.
 TEST(spec, optional_parameter_may_be_left_out_and_is_suggested) {
   const std::string head = "op: softmax\nproblems: [{rows: 4, cols: 4, dtype: f32}]\n";
-  const auto with = parse(head + "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1, "
-                                 "persistent: [0, 1]}}]\n", "x.yaml");
+  const auto with = parse(head +
+                              "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1, "
+                              "persistent: [0, 1]}}]\n",
+                          "x.yaml");
   ASSERT_EQ(with.candidates.size(), 1u);
   ASSERT_EQ(with.candidates[0].params.size(), 4u);
   EXPECT_EQ(with.candidates[0].params[3].name, "persistent");
   EXPECT_EQ(with.candidates[0].params[3].values, (std::vector<std::int64_t>{0, 1}));
-  const auto without = parse(head + "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1}}]\n",
-                             "x.yaml");
+  const auto without =
+      parse(head + "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1}}]\n", "x.yaml");
   EXPECT_EQ(without.candidates[0].params.size(), 3u);
   EXPECT_EQ(error_of([&] {
-              parse(head + "candidates: [{family: warp_row, params: {vec: 1, threads_per_row: 32, rows_per_block: 2, "
-                           "chunks: 1, persistant: 0}}]\n", "x.yaml");
+              parse(head +
+                        "candidates: [{family: warp_row, params: {vec: 1, threads_per_row: 32, rows_per_block: 2, "
+                        "chunks: 1, persistant: 0}}]\n",
+                    "x.yaml");
             }),
             "x.yaml:3:101: unknown parameter \"persistant\" for family \"warp_row\" (did you mean \"persistent\"?)");
   EXPECT_NE(error_of([&] {
-              parse(head + "candidates: [{family: cluster_row, params: {vec: 1, block_threads: 32, chunks: 1, cluster: 2, "
-                           "persistent: 0}}]\n",
+              parse(head +
+                        "candidates: [{family: cluster_row, params: {vec: 1, block_threads: 32, chunks: 1, cluster: 2, "
+                        "persistent: 0}}]\n",
                     "x.yaml");
             }).find("unknown parameter \"persistent\" for family \"cluster_row\""),
             std::string::npos);
@@ -169,44 +172,34 @@ const bad_case bad_cases[] = {
     {"bad_missing_candidates.yaml", "1:1: missing required key \"candidates\""},
     {"bad_unknown_op.yaml", "1:5: unknown op \"sofmax\" (did you mean \"softmax\"?)"},
     {"bad_problems_not_list.yaml", "2:11: expected a list for \"problems\", got a map"},
-    {"bad_unknown_family.yaml",
-     "5:13: unknown family \"warp_rows\" for op \"softmax\" (did you mean \"warp_row\"?)"},
-    {"bad_unknown_param.yaml",
-     "7:7: unknown parameter \"vecs\" for family \"block_row\" (did you mean \"vec\"?)"},
+    {"bad_unknown_family.yaml", "5:13: unknown family \"warp_rows\" for op \"softmax\" (did you mean \"warp_row\"?)"},
+    {"bad_unknown_param.yaml", "7:7: unknown parameter \"vecs\" for family \"block_row\" (did you mean \"vec\"?)"},
     {"bad_missing_param.yaml", "7:7: missing parameter \"chunks\" for family \"warp_row\""},
     {"bad_unknown_dtype.yaml", "2:15: unknown dtype \"f64\" (expected one of: f32, f16, bf16)"},
-    {"bad_no_dtype.yaml",
-     "4:5: problem has no dtype (give \"dtype\" or \"dtypes\", here or at the top level)"},
+    {"bad_no_dtype.yaml", "4:5: problem has no dtype (give \"dtype\" or \"dtypes\", here or at the top level)"},
     {"bad_unknown_target.yaml", "7:18: unknown target \"sm_90\" (did you mean \"sm_90a\"?)"},
-    {"bad_unknown_strategy.yaml",
-     "7:11: unknown strategy \"exhaustiv\" (did you mean \"exhaustive\"?)"},
+    {"bad_unknown_strategy.yaml", "7:11: unknown strategy \"exhaustiv\" (did you mean \"exhaustive\"?)"},
     {"bad_string_for_int.yaml", "3:12: expected a positive integer for \"rows\", got \"many\""},
     {"bad_zero_dim.yaml", "3:24: expected a positive integer for \"cols\", got \"0\""},
-    {"bad_range_lo_gt_hi.yaml",
-     "8:30: \"range\" of parameter \"block_threads\" has lo > hi: [512, 128]"},
-    {"bad_range_step.yaml",
-     "8:41: expected a positive step for \"range\" of parameter \"block_threads\", got \"0\""},
-    {"bad_pow2_bound.yaml",
-     "8:34: bound \"768\" of \"pow2\" of parameter \"block_threads\" is not a power of two"},
+    {"bad_range_lo_gt_hi.yaml", "8:30: \"range\" of parameter \"block_threads\" has lo > hi: [512, 128]"},
+    {"bad_range_step.yaml", "8:41: expected a positive step for \"range\" of parameter \"block_threads\", got \"0\""},
+    {"bad_pow2_bound.yaml", "8:34: bound \"768\" of \"pow2\" of parameter \"block_threads\" is not a power of two"},
     {"bad_empty_list.yaml", "7:12: empty list for parameter \"vec\""},
     {"bad_duplicate_value.yaml", "7:19: duplicate value \"2\" for parameter \"vec\""},
-    {"bad_duplicate_problem.yaml",
-     "4:5: duplicate problem \"softmax_f16_4096x4096\" (first at " CUOP_TEST_DATA_DIR
-     "/spec/bad_duplicate_problem.yaml:3:5)"},
+    {"bad_duplicate_problem.yaml", "4:5: duplicate problem \"softmax_f16_4096x4096\" (first at " CUOP_TEST_DATA_DIR
+                                   "/spec/bad_duplicate_problem.yaml:3:5)"},
     {"bad_min_gt_max_samples.yaml", "8:16: min_samples \"50\" is greater than max_samples \"20\""},
     {"bad_rel_ci.yaml", "7:19: expected a number in (0, 1) for \"rel_ci\", got \"0\""},
     {"bad_timeout.yaml", "7:37: timeout_s \"2\" must be greater than max_time_s \"5\""},
     {"bad_flush_l2.yaml", "7:21: expected true or false for \"flush_l2\", got \"sometimes\""},
-    {"bad_unknown_measure_key.yaml",
-     "8:3: unknown key \"warmup\" in \"measure\" (did you mean \"warmup_ms\"?)"},
+    {"bad_unknown_measure_key.yaml", "8:3: unknown key \"warmup\" in \"measure\" (did you mean \"warmup_ms\"?)"},
     {"bad_unknown_symbol.yaml",
      "8:9: unknown symbol \"vex\" in constraint \"vex * elem_bytes <= 16\" (did you mean "
      "\"vec\"?)"},
     {"bad_shared_constraint_symbol.yaml",
      "10:5: unknown symbol \"threads_per_row\" in constraint \"threads_per_row <= 32\" for family "
      "\"block_row\" (expected one of: vec, block_threads, chunks, rows, cols, elem_bytes)"},
-    {"bad_constraint_syntax.yaml",
-     "7:19: constraint \"vec * <= 16\": unexpected token \"<= 16 \" found at position 6"},
+    {"bad_constraint_syntax.yaml", "7:19: constraint \"vec * <= 16\": unexpected token \"<= 16 \" found at position 6"},
 };
 
 INSTANTIATE_TEST_SUITE_P(files, spec_bad, testing::ValuesIn(bad_cases),
@@ -246,14 +239,12 @@ TEST(registry, softmax_families_and_dims) {
   EXPECT_FALSE(op->find_family("block_row")->user_source);
   const auto* warp = op->find_family("warp_row");
   ASSERT_NE(warp, nullptr);
-  EXPECT_EQ(warp->params,
-            (std::vector<std::string>{"vec", "threads_per_row", "rows_per_block", "chunks"}));
+  EXPECT_EQ(warp->params, (std::vector<std::string>{"vec", "threads_per_row", "rows_per_block", "chunks"}));
   EXPECT_EQ(warp->kind, "kernel");
   EXPECT_EQ(warp->optional_params, std::vector<std::string>{"persistent"});
   EXPECT_EQ(op->find_family("block_row")->optional_params, (std::vector<std::string>{"persistent", "smem_chunks"}));
   EXPECT_TRUE(op->find_family("cluster_row")->optional_params.empty());
-  EXPECT_EQ(op->find_family("split_row")->params,
-            (std::vector<std::string>{"vec", "block_threads", "chunks"}));
+  EXPECT_EQ(op->find_family("split_row")->params, (std::vector<std::string>{"vec", "block_threads", "chunks"}));
   EXPECT_EQ(op->find_family("cluster_row")->params,
             (std::vector<std::string>{"vec", "block_threads", "chunks", "cluster"}));
   EXPECT_EQ(op->find_family("nope"), nullptr);
@@ -299,8 +290,8 @@ TEST(spec, conv2d_dimension_errors_name_the_place) {
 TEST(registry, conv2d_dims_and_families) {
   const auto* op = cuop::ops::find_op("conv2d");
   ASSERT_NE(op, nullptr);
-  EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"n", "h", "w", "c", "k", "r", "s", "stride", "pad",
-                                                        "dilation", "groups", "tf32", "layout"}));
+  EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"n", "h", "w", "c", "k", "r", "s", "stride", "pad", "dilation",
+                                                        "groups", "tf32", "layout"}));
   EXPECT_EQ(op->family_names(), (std::vector<std::string>{"depthwise", "cudnn", "fft"}));
   EXPECT_EQ(op->find_family("cudnn")->kind, "library");
   EXPECT_EQ(op->find_family("fft")->kind, "library");

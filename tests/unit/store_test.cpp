@@ -2,11 +2,11 @@
 // crash safety (a writer killed mid-transaction) and WAL concurrency.
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "test_support.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -66,8 +66,8 @@ std::string read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-trial_record make_trial(const std::string& env_key, int rows, const std::string& instance,
-                        double median, std::vector<double> samples = {1.0, 2.0, 3.0}) {
+trial_record make_trial(const std::string& env_key, int rows, const std::string& instance, double median,
+                        std::vector<double> samples = {1.0, 2.0, 3.0}) {
   trial_record t;
   t.env_key = env_key;
   t.problem = {"softmax_f16_" + std::to_string(rows) + "x1024", "softmax", "f16",
@@ -151,9 +151,8 @@ TEST(environment_key, depends_on_fingerprint_fields_only) {
   other_host.git_rev = "fff";
   EXPECT_EQ(other_host.key(), k);  // not part of the fingerprint
 
-  for (std::string environment::*field :
-       {&environment::gpu_uuid, &environment::driver, &environment::cuda_runtime,
-        &environment::build_flags, &environment::source_hash}) {
+  for (std::string environment::*field : {&environment::gpu_uuid, &environment::driver, &environment::cuda_runtime,
+                                          &environment::build_flags, &environment::source_hash}) {
     environment changed = e;
     changed.*field += "x";
     EXPECT_NE(changed.key(), k);
@@ -166,8 +165,7 @@ TEST(environment_key, depends_on_fingerprint_fields_only) {
 }
 
 TEST(utc_now, is_iso8601_utc) {
-  EXPECT_TRUE(std::regex_match(utc_now(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
-      << utc_now();
+  EXPECT_TRUE(std::regex_match(utc_now(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"))) << utc_now();
 }
 
 TEST(migrations, one_step_per_version_in_order) {
@@ -214,8 +212,9 @@ TEST_F(store_test, reopen_keeps_data_and_does_not_migrate_again) {
 TEST_F(store_test, newer_schema_is_rejected_and_file_left_untouched) {
   {
     raw_db raw(m_path);
-    raw.exec("CREATE TABLE future (x INTEGER); INSERT INTO future VALUES (42);"
-             "PRAGMA user_version = 7");
+    raw.exec(
+        "CREATE TABLE future (x INTEGER); INSERT INTO future VALUES (42);"
+        "PRAGMA user_version = 7");
   }
   const std::string before = read_bytes(m_path);
   ASSERT_FALSE(before.empty());
@@ -288,18 +287,15 @@ TEST_F(store_test, read_only_cannot_write_but_can_read) {
   const std::string msg = error_of([&] { ro->put_trial(make_trial("env1", 2048, "k_b", 5.0)); });
   EXPECT_EQ(msg, m_path + ": put_trial: database is open read-only");
   EXPECT_NE(error_of([&] { ro->begin_run({}); }).find("read-only"), std::string::npos);
-  EXPECT_NE(error_of([&] { ro->put_build({"k_a", "sm_90a", "h", "ok"}); }).find("read-only"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { ro->put_build({"k_a", "sm_90a", "h", "ok"}); }).find("read-only"), std::string::npos);
   EXPECT_EQ(ro->trials({}).size(), 1u);
 }
 
 TEST_F(store_test, trial_round_trip_with_samples) {
   auto db = open_rw();
   environment env = make_env();
-  const std::int64_t run_id = db->begin_run({0, "", "", "configs/softmax.yaml", "h", "softmax",
-                                             "measure", "", env});
-  trial_record t = make_trial(env.key(), 4096, "softmax_f16_block_row_v4_c2", 12.5,
-                              {12.0, 12.5, 13.25, 12.75});
+  const std::int64_t run_id = db->begin_run({0, "", "", "configs/softmax.yaml", "h", "softmax", "measure", "", env});
+  trial_record t = make_trial(env.key(), 4096, "softmax_f16_block_row_v4_c2", 12.5, {12.0, 12.5, 13.25, 12.75});
   t.run_id = run_id;
   t.device = 1;
   t.message = "fine";
@@ -356,8 +352,7 @@ TEST_F(store_test, trial_of_unknown_run_is_rejected_by_foreign_key) {
   trial_record t = make_trial("env1", 1024, "k_a", 1.0);
   t.run_id = 999;
   const std::string msg = error_of([&] { db->put_trial(t); });
-  EXPECT_NE(msg.find(m_path + ": put_trial: FOREIGN KEY constraint failed"), std::string::npos)
-      << msg;
+  EXPECT_NE(msg.find(m_path + ": put_trial: FOREIGN KEY constraint failed"), std::string::npos) << msg;
   EXPECT_TRUE(db->trials({}).empty());
 }
 
@@ -439,11 +434,9 @@ TEST_F(store_test, trials_filter_and_order) {
   db->put_trial(other);
 
   std::vector<std::string> order;
-  for (const auto& t : db->trials({.env_key = "env1"}))
-    order.push_back(t.problem.key + "/" + t.config.instance);
-  EXPECT_EQ(order, (std::vector<std::string>{
-                       "softmax_f16_1024x1024/k_a", "softmax_f16_1024x1024/k_b",
-                       "softmax_f16_4096x1024/k_a", "softmax_f16_4096x1024/k_b"}));
+  for (const auto& t : db->trials({.env_key = "env1"})) order.push_back(t.problem.key + "/" + t.config.instance);
+  EXPECT_EQ(order, (std::vector<std::string>{"softmax_f16_1024x1024/k_a", "softmax_f16_1024x1024/k_b",
+                                             "softmax_f16_4096x1024/k_a", "softmax_f16_4096x1024/k_b"}));
 
   EXPECT_EQ(db->trials({.env_key = "env1", .ok_only = true}).size(), 3u);
   EXPECT_EQ(db->trials({.op = "softmax"}).size(), 4u);
@@ -565,8 +558,7 @@ TEST_F(store_test, killed_writer_loses_only_its_open_transaction) {
     try {
       auto db = open_rw();
       db->begin_run({});
-      for (int i = 0; i < committed; ++i)
-        db->put_trial(make_trial("env1", 1024, "k_" + std::to_string(i), 1.0 + i));
+      for (int i = 0; i < committed; ++i) db->put_trial(make_trial("env1", 1024, "k_" + std::to_string(i), 1.0 + i));
       detail::put_trial_before_commit = [] { raise(SIGKILL); };
       std::vector<double> many(300000, 2.5);  // far more than the page cache holds
       db->put_trial(make_trial("env1", 1024, "k_partial", 9.0, std::move(many)));
@@ -666,7 +658,7 @@ TEST_F(store_test, reader_sees_the_last_commit_while_a_write_is_in_progress) {
   detail::put_trial_before_commit = nullptr;
 
   EXPECT_FALSE(reader_failed);
-  EXPECT_EQ(seen_during, 1u);                    // the open write is invisible...
-  EXPECT_EQ(reader->trials({}).size(), 2u);      // ...until committed
+  EXPECT_EQ(seen_during, 1u);                // the open write is invisible...
+  EXPECT_EQ(reader->trials({}).size(), 2u);  // ...until committed
   EXPECT_TRUE(reader->has_trial("env1", "softmax_f16_2048x1024", "k_b"));
 }

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "test_support.hpp"
+#include "tuner/core/files.hpp"
 #include "tuner/emit/current_trials.hpp"
 #include "tuner/emit/results_file.hpp"
-#include "tuner/core/files.hpp"
 #include "tuner/gate/result_set.hpp"
 #include "tuner/store/migrations.hpp"
 #include "tuner/store/store.hpp"
@@ -92,14 +92,16 @@ INSERT INTO samples VALUES (1, 0, 4.5), (1, 1, 4.0), (1, 2, 5.0), (3, 0, 2.5), (
 
 // The version 1 columns of every table, in a stable order.
 std::string v1_content(raw& db) {
-  return db.rows("SELECT id, started_at, finished_at, spec_file, spec_hash, op, mode, state, env_key, gpu_name, "
-                 "gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, git_rev, build_flags, "
-                 "source_hash, hostname FROM runs ORDER BY id") +
-         db.rows("SELECT * FROM problems ORDER BY id") +
-         db.rows("SELECT * FROM configs ORDER BY id") + db.rows("SELECT * FROM builds ORDER BY id") +
-         db.rows("SELECT id, run_id, env_key, problem_id, config_id, device, status, message, min_us, median_us, "
-                 "q1_us, q3_us, mean_us, stdev_us, ci_lo_us, ci_hi_us, samples, gbps, max_error, stop_reason, "
-                 "created_at FROM trials ORDER BY id") +
+  return db.rows(
+             "SELECT id, started_at, finished_at, spec_file, spec_hash, op, mode, state, env_key, gpu_name, "
+             "gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, git_rev, build_flags, "
+             "source_hash, hostname FROM runs ORDER BY id") +
+         db.rows("SELECT * FROM problems ORDER BY id") + db.rows("SELECT * FROM configs ORDER BY id") +
+         db.rows("SELECT * FROM builds ORDER BY id") +
+         db.rows(
+             "SELECT id, run_id, env_key, problem_id, config_id, device, status, message, min_us, median_us, "
+             "q1_us, q3_us, mean_us, stdev_us, ci_lo_us, ci_hi_us, samples, gbps, max_error, stop_reason, "
+             "created_at FROM trials ORDER BY id") +
          db.rows("SELECT trial_id, idx, time_us FROM samples ORDER BY trial_id, idx");
 }
 

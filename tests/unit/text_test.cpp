@@ -11,7 +11,6 @@ using cuop::core::is_utf8;
 using cuop::core::printable;
 using cuop::core::printable_lines;
 
-
 TEST(text, control_characters_are_escaped) {
   EXPECT_EQ(printable("a\nb\rc\td"), "a\\nb\\rc\\td");
   EXPECT_EQ(printable("\x1b[31mred\x07\x7f"), "\\x1b[31mred\\x07\\x7f");
@@ -20,21 +19,28 @@ TEST(text, control_characters_are_escaped) {
 }
 
 TEST(text, valid_utf8_stays_as_it_is) {
-  EXPECT_EQ(printable("caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(printable("caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80");
   EXPECT_EQ(printable("quotes \" and \\ backslashes"), "quotes \" and \\ backslashes");
 }
 
 TEST(text, bytes_that_are_not_utf8_are_escaped_one_by_one) {
-  EXPECT_EQ(printable("a\xff" "b"), "a\\xffb");
-  EXPECT_EQ(printable("\xc0\x80"), "\\xc0\\x80");                  // overlong NUL
-  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");          // a surrogate
+  EXPECT_EQ(printable("a\xff"
+                      "b"),
+            "a\\xffb");
+  EXPECT_EQ(printable("\xc0\x80"), "\\xc0\\x80");                    // overlong NUL
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
   EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
   EXPECT_EQ(printable("\xe6\x97"), "\\xe6\\x97");                    // cut short
 }
 
 TEST(text, terminal_controls_beyond_ascii_are_escaped) {
-  EXPECT_EQ(printable("\xc2\x9b" "2J"), "\\u009b2J");                   // C1 CSI
-  EXPECT_EQ(printable("abc\xe2\x80\xae" "def"), "abc\\u202edef");        // right-to-left override
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "2J"),
+            "\\u009b2J");  // C1 CSI
+  EXPECT_EQ(printable("abc\xe2\x80\xae"
+                      "def"),
+            "abc\\u202edef");                                            // right-to-left override
   EXPECT_EQ(printable("\xe2\x81\xa6x\xe2\x80\xa8"), "\\u2066x\\u2028");  // isolate, line separator
 }
 

@@ -52,7 +52,7 @@ std::vector<std::string> letters(int n) {
 
 TEST(transfer, budget_counts_trials_or_a_fraction_of_the_candidates) {
   EXPECT_EQ(trials(12).for_problem(100), 12u);
-  EXPECT_EQ(trials(12).for_problem(5), 5u);     // never more than there are
+  EXPECT_EQ(trials(12).for_problem(5), 5u);  // never more than there are
   EXPECT_EQ(trials(12).for_problem(0), 0u);
   EXPECT_EQ(fraction(0.25).for_problem(100), 25u);
   EXPECT_EQ(fraction(0.25).for_problem(10), 3u);  // rounded up
@@ -66,8 +66,11 @@ TEST(transfer, budget_counts_trials_or_a_fraction_of_the_candidates) {
 }
 
 TEST(transfer, visits_by_group_then_features_whatever_the_input_order) {
-  std::vector<shape_point> shapes = {{"f16_c", "f16", {3, 1}}, {"bf16_a", "bf16", {9, 9}}, {"f16_a", "f16", {1, 5}},
-                                     {"f16_b", "f16", {1, 2}}, {"bf16_b", "bf16", {2, 2}}};
+  std::vector<shape_point> shapes = {{"f16_c", "f16", {3, 1}},
+                                     {"bf16_a", "bf16", {9, 9}},
+                                     {"f16_a", "f16", {1, 5}},
+                                     {"f16_b", "f16", {1, 2}},
+                                     {"bf16_b", "bf16", {2, 2}}};
   const auto keys = [](const std::vector<shape_point>& s) {
     std::vector<std::string> out;
     for (const auto i : strategy::visit_order(s)) out.push_back(s[i].key);
@@ -108,8 +111,12 @@ TEST(transfer, nearest_measured_problems_are_of_the_same_group_nearest_first) {
 }
 
 TEST(transfer, winners_are_the_best_and_what_the_data_cannot_tell_from_it) {
-  const auto p = known("p", {1}, {timed("slow", 20), timed("best", 10), {"overlapping", 10.6, 9.9, 11.3},
-                                  timed("near", 10.25), timed("runner_up", 10.8)});
+  const auto p = known("p", {1},
+                       {timed("slow", 20),
+                        timed("best", 10),
+                        {"overlapping", 10.6, 9.9, 11.3},
+                        timed("near", 10.25),
+                        timed("runner_up", 10.8)});
   const auto w = strategy::winners_of(p);
   ASSERT_EQ(w.size(), 3u);
   EXPECT_EQ(w[0].instance, "best");
@@ -181,7 +188,8 @@ TEST(transfer, random_order_is_reproducible_from_its_seed) {
   EXPECT_NE(once, strategy::seeded_order(names, 2, "softmax_f16_1024x1024"));
   EXPECT_NE(once, strategy::seeded_order(names, 1, "softmax_f16_1024x2048"));  // each problem its own order
   // The sequence itself is fixed (splitmix64, Fisher-Yates): the same on every platform and build.
-  EXPECT_EQ(strategy::seeded_order(letters(8), 1, "p"), (std::vector<std::string>{"e", "d", "c", "h", "b", "f", "a", "g"}));
+  EXPECT_EQ(strategy::seeded_order(letters(8), 1, "p"),
+            (std::vector<std::string>{"e", "d", "c", "h", "b", "f", "a", "g"}));
 }
 
 TEST(transfer, to_measure_counts_what_was_measured_before_against_the_budget) {

@@ -77,8 +77,7 @@ TEST(verdict, a_difference_under_the_floor_is_never_slower_or_faster) {
 TEST(verdict, a_a_data_is_same) {
   std::mt19937_64 rng(11);
   for (int i = 0; i < 30; ++i)
-    EXPECT_EQ(compare_samples(rng, 40, 100, 1.0, 0.01, three_percent, static_cast<std::uint64_t>(i)),
-              verdict::same)
+    EXPECT_EQ(compare_samples(rng, 40, 100, 1.0, 0.01, three_percent, static_cast<std::uint64_t>(i)), verdict::same)
         << "repeat " << i;
 }
 

@@ -11,7 +11,7 @@ namespace cuop::test {
 
 struct xml_check {
   bool ok = false;
-  std::string problem;             // why not, when !ok
+  std::string problem;  // why not, when !ok
   std::map<std::string, int> elements;
 };
 
@@ -62,12 +62,17 @@ inline xml_check check_xml(const std::string& doc) {
     // Attributes: name="value" pairs, separated by spaces.
     std::size_t a = name_end == std::string::npos ? tag.size() : name_end;
     while (a < tag.size()) {
-      if (tag[a] == ' ') { ++a; continue; }
+      if (tag[a] == ' ') {
+        ++a;
+        continue;
+      }
       const auto eq = tag.find('=', a);
-      if (eq == std::string::npos || eq + 1 >= tag.size() || tag[eq + 1] != '"') return r.problem = "bad attribute in <" + name + ">", r;
+      if (eq == std::string::npos || eq + 1 >= tag.size() || tag[eq + 1] != '"')
+        return r.problem = "bad attribute in <" + name + ">", r;
       const auto close = tag.find('"', eq + 2);
       if (close == std::string::npos) return r.problem = "unterminated attribute in <" + name + ">", r;
-      if (!xml_text_ok(tag.substr(eq + 2, close - eq - 2))) return r.problem = "bad attribute value in <" + name + ">", r;
+      if (!xml_text_ok(tag.substr(eq + 2, close - eq - 2)))
+        return r.problem = "bad attribute value in <" + name + ">", r;
       a = close + 1;
     }
     ++r.elements[name];

@@ -53,7 +53,7 @@ TEST(yaml_guard, keys_comments_and_flows_after_a_closed_node_pass) {
   EXPECT_EQ(place("[a, b]: 1\n"), "none");
   EXPECT_EQ(place("k: \"a\n  b\"\nj: 1\n"), "none");
   EXPECT_EQ(place("k: it's \"fine\" here\n"), "none");  // quotes inside a plain scalar
-  EXPECT_EQ(place("k: a[1] b{c} d\n"), "none");           // brackets too
+  EXPECT_EQ(place("k: a[1] b{c} d\n"), "none");         // brackets too
   EXPECT_EQ(place("- &x \"a\"\n- !t [1]  \n"), "none");
 }
 

@@ -73,7 +73,7 @@ struct prepared {
   launch_fn launch;
   std::function<bool(side&, cudaStream_t)> check;  // compares the output just written
   std::function<void(cuop::choice_policy, side&)> describe;
-  std::function<void(cudaStream_t)> poison;        // fills the output with NaN
+  std::function<void(cudaStream_t)> poison;  // fills the output with NaN
   std::string key;
 };
 
@@ -255,8 +255,8 @@ double cold_us(prepared& pr, cuop::choice_policy c, cuop::measure::l2_flusher& f
 // give each side one median per round: what moves between rounds (clocks, the other side's state)
 // widens the interval where the samples of one stretch alone would not.
 void time_both(prepared& pr, side& tuned, side& base, std::vector<double>& round_log_ratios,
-               cuop::measure::l2_flusher& flusher, cudaStream_t s, int min_samples, int max_samples,
-               double budget_ms, int rounds) {
+               cuop::measure::l2_flusher& flusher, cudaStream_t s, int min_samples, int max_samples, double budget_ms,
+               int rounds) {
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
@@ -274,16 +274,16 @@ void time_both(prepared& pr, side& tuned, side& base, std::vector<double>& round
       const bool tuned_first = (i + r) % 2 == 0;
       for (int k = 0; k < 2; ++k) {
         const bool t = (k == 0) == tuned_first;
-        const double us = cold_us(pr, t ? cuop::choice_policy::tuned : cuop::choice_policy::baseline, flusher, s,
-                                  start, stop);
+        const double us =
+            cold_us(pr, t ? cuop::choice_policy::tuned : cuop::choice_policy::baseline, flusher, s, start, stop);
         (t ? t_round : b_round).push_back(us);
         spent_us += us;
       }
     }
     tuned.samples_us.insert(tuned.samples_us.end(), t_round.begin(), t_round.end());
     base.samples_us.insert(base.samples_us.end(), b_round.begin(), b_round.end());
-    round_log_ratios.push_back(std::log(cuop::measure::summarize(b_round).median /
-                                        cuop::measure::summarize(t_round).median));
+    round_log_ratios.push_back(
+        std::log(cuop::measure::summarize(b_round).median / cuop::measure::summarize(t_round).median));
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
@@ -303,9 +303,17 @@ std::pair<double, double> round_interval(const std::vector<double>& logs) {
 
 json side_json(const side& sd) {
   const auto sum = cuop::measure::summarize(sd.samples_us);
-  return {{"instance", sd.instance}, {"source", sd.source}, {"kind", sd.kind},   {"ran", sd.ran},
-          {"correct", sd.correct},   {"error", sd.error},   {"max_abs_err", sd.max_abs_err},
-          {"median_us", sum.median}, {"ci_lo_us", sum.ci_lo}, {"ci_hi_us", sum.ci_hi}, {"samples", sum.count}};
+  return {{"instance", sd.instance},
+          {"source", sd.source},
+          {"kind", sd.kind},
+          {"ran", sd.ran},
+          {"correct", sd.correct},
+          {"error", sd.error},
+          {"max_abs_err", sd.max_abs_err},
+          {"median_us", sum.median},
+          {"ci_lo_us", sum.ci_lo},
+          {"ci_hi_us", sum.ci_hi},
+          {"samples", sum.count}};
 }
 
 }  // namespace
@@ -320,7 +328,8 @@ int main(int argc, char** argv) {
   const double budget_ms = argc > 4 ? std::atof(argv[4]) : 60.0;
   const int rounds = argc > 5 ? std::atoi(argv[5]) : 6;
   if (min_samples < 5 || max_samples < min_samples || !(budget_ms > 0) || rounds < 2 || rounds > 10) {
-    std::fprintf(stderr, "cuop-holdout-runner: need 5 <= MIN_SAMPLES <= MAX_SAMPLES, BUDGET_MS > 0, 2 <= ROUNDS <= 10\n");
+    std::fprintf(stderr,
+                 "cuop-holdout-runner: need 5 <= MIN_SAMPLES <= MAX_SAMPLES, BUDGET_MS > 0, 2 <= ROUNDS <= 10\n");
     return 2;
   }
   // CUOP_HOLDOUT_AA=1: an A/A run, the baseline on both sides, to see the comparison's own noise.

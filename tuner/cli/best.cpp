@@ -66,7 +66,7 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     if (run.state == "invalid") invalid[run.id] = &run;
     else gpu_of_run[run.id] = run.env.gpu_name;
   }
-  std::map<std::int64_t, int> ignored;  // trials of invalid runs, per run
+  std::map<std::int64_t, int> ignored;                           // trials of invalid runs, per run
   std::map<std::pair<std::string, std::string>, best_row> rows;  // by (gpu, problem key)
   for (const auto& t : trials) {
     if (t.status == "rejected") continue;
@@ -85,10 +85,10 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     if (!r.best || t.median_us < r.best->median_us) r.best = &t;
   }
   for (const auto& [id, count] : ignored)
-    fmt::print(stderr, "cuop-tune: run {} is invalid ({}): its {} {} not trusted\n", id,
-               invalid.at(id)->state_reason.empty() ? "no reason stored" : core::printable(invalid.at(id)->state_reason),
-               count,
-               count == 1 ? "trial is" : "trials are");
+    fmt::print(
+        stderr, "cuop-tune: run {} is invalid ({}): its {} {} not trusted\n", id,
+        invalid.at(id)->state_reason.empty() ? "no reason stored" : core::printable(invalid.at(id)->state_reason),
+        count, count == 1 ? "trial is" : "trials are");
   // An empty answer says why, so that it is not taken for a failure to read the database.
   if (rows.empty())
     fmt::print(stderr, "cuop-tune: {}: no timed trial of op \"{}\" (compile-validation runs time nothing)\n",
@@ -97,12 +97,18 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [key, r] : rows) {
       if (!r.best) continue;
-      out.push_back({{"gpu", key.first}, {"problem", key.second}, {"instance", r.best->config.instance},
-                     {"median_us", r.best->median_us}, {"gbps", r.best->gbps},
+      out.push_back({{"gpu", key.first},
+                     {"problem", key.second},
+                     {"instance", r.best->config.instance},
+                     {"median_us", r.best->median_us},
+                     {"gbps", r.best->gbps},
                      {compute ? "tflops" : "rate_gbps", rate_of(adapter, *r.best)},
                      {"speedup_over_first", r.first->median_us / r.best->median_us},
-                     {"ok", r.ok}, {"trials", r.total}, {"env_key", r.best->env_key},
-                     {"ci_us", {r.best->ci_lo_us, r.best->ci_hi_us}}, {"ties", ties_of(r)}});
+                     {"ok", r.ok},
+                     {"trials", r.total},
+                     {"env_key", r.best->env_key},
+                     {"ci_us", {r.best->ci_lo_us, r.best->ci_hi_us}},
+                     {"ties", ties_of(r)}});
     }
     // A database is anyone's file: a GPU name that is not UTF-8 is shown, not an exception.
     fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -116,33 +122,36 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     if (gpu_and_key.first != gpu) {
       gpu = gpu_and_key.first;
       if (md)
-        fmt::print("\n{}\n\n| problem | best configuration | median us | {}{} | vs first | ok/trials | ties |\n"
-                   "| --- | --- | ---: | ---: |{} ---: | ---: | ---: |\n", core::printable(gpu), unit, compute ? " | GB/s" : "",
-                   compute ? " ---: |" : "");
+        fmt::print(
+            "\n{}\n\n| problem | best configuration | median us | {}{} | vs first | ok/trials | ties |\n"
+            "| --- | --- | ---: | ---: |{} ---: | ---: | ---: |\n",
+            core::printable(gpu), unit, compute ? " | GB/s" : "", compute ? " ---: |" : "");
       else
         fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8}{} {:>9} {:>10} {:>5}\n", core::printable(gpu), "problem",
-                   "best configuration", "median us", unit, compute ? fmt::format(" {:>8}", "GB/s") : "",
-                   "vs first", "ok/trials", "ties");
+                   "best configuration", "median us", unit, compute ? fmt::format(" {:>8}", "GB/s") : "", "vs first",
+                   "ok/trials", "ties");
     }
     const std::string counts = fmt::format("{}/{}", r.ok, r.total);
     if (!r.best) {
-      if (md)
-        fmt::print("| {} | (none verified) | | | | {} | |\n", key, counts);
+      if (md) fmt::print("| {} | (none verified) | | | | {} | |\n", key, counts);
       else
-        fmt::print("{:<28} {:<40} {:>10} {:>8} {:>9} {:>10} {:>5}\n", key, "(none verified)", "-", "-", "-", counts, "-");
+        fmt::print("{:<28} {:<40} {:>10} {:>8} {:>9} {:>10} {:>5}\n", key, "(none verified)", "-", "-", "-", counts,
+                   "-");
       continue;
     }
     const double speedup = r.first->median_us / r.best->median_us;
     // Compute ops show GB/s as well: a depthwise convolution is memory-bound, so its bandwidth
     // says more than its (small) TFLOP/s.
-    const std::string gbps = !compute ? "" : md ? fmt::format(" | {:.0f}", r.best->gbps)
-                                                : fmt::format(" {:>8.0f}", r.best->gbps);
+    const std::string gbps = !compute ? ""
+                             : md     ? fmt::format(" | {:.0f}", r.best->gbps)
+                                      : fmt::format(" {:>8.0f}", r.best->gbps);
     // Ties: how many others the data cannot tell from the best (their CIs overlap its own).
     const auto ties = ties_of(r);
     const std::string tied = ties.empty() ? "-" : std::to_string(ties.size());
     if (md)
-      fmt::print("| {} | `{}` | {:.2f} | {:.{}f}{} | {:.2f}x | {} | {} |\n", key, core::printable(r.best->config.instance),
-                 r.best->median_us, rate_of(adapter, *r.best), compute ? 1 : 0, gbps, speedup, counts, tied);
+      fmt::print("| {} | `{}` | {:.2f} | {:.{}f}{} | {:.2f}x | {} | {} |\n", key,
+                 core::printable(r.best->config.instance), r.best->median_us, rate_of(adapter, *r.best),
+                 compute ? 1 : 0, gbps, speedup, counts, tied);
     else
       fmt::print("{:<28} {:<40} {:>10.2f} {:>8.{}f}{} {:>8.2f}x {:>10} {:>5}\n", key,
                  core::printable(r.best->config.instance), r.best->median_us, rate_of(adapter, *r.best),
@@ -160,8 +169,7 @@ void add_best(CLI::App& app, action& run) {
   auto format = std::make_shared<std::string>("table");
   cmd->add_option("--db", *db, "SQLite database")->check(non_empty_path());
   cmd->add_option("--op", *op, "Operator")->check(CLI::IsMember(ops::op_names()));
-  cmd->add_option("--format", *format, "table, markdown or json")
-      ->check(CLI::IsMember({"table", "markdown", "json"}));
+  cmd->add_option("--format", *format, "table, markdown or json")->check(CLI::IsMember({"table", "markdown", "json"}));
   cmd->callback([&run, db, op, format] { run = [db, op, format] { return run_best(*db, *op, *format); }; });
 }
 

@@ -28,8 +28,8 @@ int run_compare(const compare_cli& o) {
 }  // namespace
 
 void add_compare(CLI::App& app, action& run) {
-  auto* cmd = app.add_subcommand(
-      "compare", "Compare two result sets (databases or results files); exit 3 if anything is SLOWER");
+  auto* cmd = app.add_subcommand("compare",
+                                 "Compare two result sets (databases or results files); exit 3 if anything is SLOWER");
   auto o = std::make_shared<compare_cli>();
   cmd->add_option("baseline", o->baseline, "Baseline: a database, a results file or a results folder")
       ->required()

@@ -72,14 +72,15 @@ void report_stale(const Outputs& outputs, bool quiet) {
     }
   }
   if (stale && quiet)
-    fmt::print(stderr, "cuop-tune: warning: {} dispatch entries were measured on other kernel sources (emit without "
-                       "--quiet lists them)\n", stale);
+    fmt::print(stderr,
+               "cuop-tune: warning: {} dispatch entries were measured on other kernel sources (emit without "
+               "--quiet lists them)\n",
+               stale);
 }
 
 int run_emit(const emit_options& o) {
   namespace fs = std::filesystem;
-  if (!fs::is_directory(o.results_dir))
-    throw error(fmt::format("{}: results directory not found", o.results_dir));
+  if (!fs::is_directory(o.results_dir)) throw error(fmt::format("{}: results directory not found", o.results_dir));
   const auto results = emit::read_results(o.results_dir);
   const auto targets = split_list(o.targets);
   struct op_output {

@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "tuner/cli/commands.hpp"
-#include "tuner/core/text.hpp"
 #include "tuner/cli/validators.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/emit/results_file.hpp"
 #include "tuner/ops/registry.hpp"
 
@@ -22,8 +22,7 @@ void add_export(CLI::App& app, action& run) {
   cmd->add_option("--db", o->db, "SQLite database")->check(non_empty_path());
   cmd->add_option("--out", o->out, "Results folder (default: results)")->check(non_empty_path());
   cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember(ops::op_names()));
-  cmd->add_option("--samples", o->samples,
-                  "Raw samples kept per problem: winners (default), all or none")
+  cmd->add_option("--samples", o->samples, "Raw samples kept per problem: winners (default), all or none")
       ->check(CLI::IsMember({"winners", "all", "none"}));
   cmd->add_flag("--update", o->update,
                 "Keep the problems of an existing file that the database does not hold (measure a "
@@ -38,8 +37,8 @@ void add_export(CLI::App& app, action& run) {
       for (const auto& path : written) fmt::print("{}\n", path);
       // Nothing written is said, so that it is not taken for a silent failure.
       if (written.empty())
-        fmt::print(stderr, "cuop-tune: {}: no trial of op \"{}\" to export: nothing written\n",
-                   core::printable(o->db), o->op);
+        fmt::print(stderr, "cuop-tune: {}: no trial of op \"{}\" to export: nothing written\n", core::printable(o->db),
+                   o->op);
       return 0;
     };
   });

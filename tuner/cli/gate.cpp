@@ -25,17 +25,17 @@ int run_gate(gate_cli& o) {
 }  // namespace
 
 void add_gate(CLI::App& app, action& run) {
-  auto* cmd = app.add_subcommand(
-      "gate", "Measure the gate suites and compare them with a baseline or another build; exit 3 "
-              "if anything is SLOWER");
+  auto* cmd = app.add_subcommand("gate",
+                                 "Measure the gate suites and compare them with a baseline or another build; exit 3 "
+                                 "if anything is SLOWER");
   auto o = std::make_shared<gate_cli>();
   auto& g = o->gate;
   cmd->add_option("files", g.specs, "Gate suites (sweep files), normally configs/gate/*.yaml")
       ->required()
       ->check(CLI::ExistingFile);
-  auto* baseline = cmd->add_option("--baseline", g.baseline,
-                                   "Compare with these results: a results folder or file, or a database")
-                       ->check(CLI::ExistingPath);
+  auto* baseline =
+      cmd->add_option("--baseline", g.baseline, "Compare with these results: a results folder or file, or a database")
+          ->check(CLI::ExistingPath);
   auto* against = cmd->add_option("--against", g.against,
                                   "Compare with another build, measured here in A B B A rounds: its "
                                   "cuop-tune binary or build folder")
@@ -44,11 +44,11 @@ void add_gate(CLI::App& app, action& run) {
   cmd->add_option("--cycles", g.cycles, "With --against: A B B A cycles (default 1)")
       ->transform(whole_number(1, 100))
       ->needs(against);
-  cmd->add_option("--retries", g.retries,
-                  "Measure AMBIGUOUS rows again, with more samples, up to N times (default 2)")
+  cmd->add_option("--retries", g.retries, "Measure AMBIGUOUS rows again, with more samples, up to N times (default 2)")
       ->transform(whole_number(0, 10));
-  cmd->add_option("--db", g.db, "This build's database (default: a temporary one); kept, with the "
-                                "gate's other databases beside it")
+  cmd->add_option("--db", g.db,
+                  "This build's database (default: a temporary one); kept, with the "
+                  "gate's other databases beside it")
       ->check(non_empty_path());
   cmd->add_flag("--keep-db", g.keep_db, "Keep the temporary databases (their folder is printed)");
   cmd->add_option("--device", g.device, "CUDA device index")->transform(whole_number(0, max_device_index));

@@ -17,19 +17,21 @@ struct merge_cli {
 
 int run_merge(const merge_cli& o) {
   const auto r = store::merge_databases(o.db, o.sources);
-  fmt::print("merged {} database{} into {}: runs {} added, {} already there; trials {} added, {} replaced by "
-             "newer ones, {} kept (the target's were newer or valid), {} already there; {} configurations, "
-             "{} builds\n",
-             o.sources.size(), o.sources.size() == 1 ? "" : "s", o.db, r.runs_added, r.runs_already,
-             r.trials_added, r.trials_replaced, r.trials_kept, r.trials_identical, r.configs, r.builds);
+  fmt::print(
+      "merged {} database{} into {}: runs {} added, {} already there; trials {} added, {} replaced by "
+      "newer ones, {} kept (the target's were newer or valid), {} already there; {} configurations, "
+      "{} builds\n",
+      o.sources.size(), o.sources.size() == 1 ? "" : "s", o.db, r.runs_added, r.runs_already, r.trials_added,
+      r.trials_replaced, r.trials_kept, r.trials_identical, r.configs, r.builds);
   return 0;
 }
 
 }  // namespace
 
 void add_merge(CLI::App& app, action& run) {
-  auto* cmd = app.add_subcommand("merge", "Combine databases (shards, machines) into one: no duplicates, "
-                                          "newer trials of an environment win, provenance kept");
+  auto* cmd = app.add_subcommand("merge",
+                                 "Combine databases (shards, machines) into one: no duplicates, "
+                                 "newer trials of an environment win, provenance kept");
   auto o = std::make_shared<merge_cli>();
   o->db = default_db_path();
   cmd->add_option("sources", o->sources, "Databases to merge in")->required()->check(CLI::ExistingFile);

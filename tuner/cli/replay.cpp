@@ -69,9 +69,10 @@ std::vector<strategy::trial_budget> parse_budgets(const std::string& text) {
       budget.trials = static_cast<std::size_t>(v);
     }
     if (!ok)
-      throw usage_error(fmt::format("expected a percentage in (0, 100] (\"25%\") or a whole number of trials per "
-                                    "problem from 1 to {}, got {}",
-                                    max_budget_trials, core::quoted(item)));
+      throw usage_error(
+          fmt::format("expected a percentage in (0, 100] (\"25%\") or a whole number of trials per "
+                      "problem from 1 to {}, got {}",
+                      max_budget_trials, core::quoted(item)));
     out.push_back(budget);
   }
   return out;
@@ -104,8 +105,8 @@ emit::result_file load_source(const replay_cli& o) {
   if (files.size() > 1) {
     std::string gpus;
     for (const auto& f : files) gpus += (gpus.empty() ? "" : ", ") + core::quoted(f.gpu);
-    throw usage_error(fmt::format("{}: results of several GPU models ({}): choose one with --gpu",
-                                  core::printable(o.source), gpus));
+    throw usage_error(
+        fmt::format("{}: results of several GPU models ({}): choose one with --gpu", core::printable(o.source), gpus));
   }
   return std::move(files.front());
 }
@@ -175,11 +176,16 @@ void print_table(bool md, const std::vector<std::string>& head, const std::vecto
 nlohmann::json to_json(const strategy::replay_summary& s) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : s.rows) {
-    nlohmann::json row{{"problem", r.key},          {"visit", r.visit},
-                       {"candidates", r.candidates}, {"measured", r.used},
-                       {"from_neighbours", r.neighbour_picks}, {"baseline_measured", r.baseline_measured},
-                       {"best", r.best},             {"best_us", r.best_us},
-                       {"chosen", r.chosen},         {"chosen_us", r.chosen_us}};
+    nlohmann::json row{{"problem", r.key},
+                       {"visit", r.visit},
+                       {"candidates", r.candidates},
+                       {"measured", r.used},
+                       {"from_neighbours", r.neighbour_picks},
+                       {"baseline_measured", r.baseline_measured},
+                       {"best", r.best},
+                       {"best_us", r.best_us},
+                       {"chosen", r.chosen},
+                       {"chosen_us", r.chosen_us}};
     row["regret"] = r.scored() ? nlohmann::json(r.regret()) : nlohmann::json(nullptr);
     rows.push_back(std::move(row));
   }
@@ -249,11 +255,16 @@ int run_replay(const replay_cli& o) {
   }
   const std::size_t exhaustive = results.front().runs.front().exhaustive_trials;
   if (o.format == "json") {
-    nlohmann::json out{{"source", o.source},       {"op", file.op},
-                       {"gpu", file.gpu},          {"strategy", "transfer"},
-                       {"neighbours", o.neighbours}, {"seeds", results.front().seeds},
-                       {"prior", o.prior},         {"problems", problems.size()},
-                       {"exhaustive_trials", exhaustive}, {"budgets", nlohmann::json::array()}};
+    nlohmann::json out{{"source", o.source},
+                       {"op", file.op},
+                       {"gpu", file.gpu},
+                       {"strategy", "transfer"},
+                       {"neighbours", o.neighbours},
+                       {"seeds", results.front().seeds},
+                       {"prior", o.prior},
+                       {"problems", problems.size()},
+                       {"exhaustive_trials", exhaustive},
+                       {"budgets", nlohmann::json::array()}};
     for (const auto& r : results) {
       const auto [lo, hi] = r.regret_range();
       nlohmann::json runs = nlohmann::json::array();
@@ -276,10 +287,10 @@ int run_replay(const replay_cli& o) {
   const bool md = o.format == "markdown";
   const bool several = o.seeds > 1;
   fmt::print("transfer replayed on {} ({} on {}): {} problems, {} trials exhaustive; {} {}, {}, {}\n\n",
-             core::printable(o.source), file.op, core::printable(file.gpu), problems.size(), exhaustive,
-             o.neighbours, o.neighbours == 1 ? "neighbour" : "neighbours",
-             several ? fmt::format("seeds {} to {} (regret: their mean; counts: their sum)", results.front().seeds.front(),
-                                   results.front().seeds.back())
+             core::printable(o.source), file.op, core::printable(file.gpu), problems.size(), exhaustive, o.neighbours,
+             o.neighbours == 1 ? "neighbour" : "neighbours",
+             several ? fmt::format("seeds {} to {} (regret: their mean; counts: their sum)",
+                                   results.front().seeds.front(), results.front().seeds.back())
                      : fmt::format("seed {}", o.seed),
              o.prior == "exhaustive" ? "every other problem known in full" : "nothing known before");
   std::vector<std::vector<std::string>> rows;
@@ -290,7 +301,8 @@ int run_replay(const replay_cli& o) {
     std::vector<std::string> row = {first.budget.str(), std::to_string(first.trials), percent(first.fraction()),
                                     percent(r.mean_regret())};
     if (several) row.push_back(fmt::format("{} - {}", percent(lo), percent(hi)));
-    row.push_back(worst.worst.empty() ? "-" : fmt::format("{} {}", percent(worst.worst_regret), core::printable(worst.worst)));
+    row.push_back(
+        worst.worst.empty() ? "-" : fmt::format("{} {}", percent(worst.worst_regret), core::printable(worst.worst)));
     const auto scored = r.total(&strategy::replay_summary::scored);
     row.push_back(fmt::format("{}/{}", r.total(&strategy::replay_summary::within_5), scored));
     row.push_back(fmt::format("{}/{}", r.total(&strategy::replay_summary::exact), scored));

@@ -25,16 +25,13 @@ void add_report_options(CLI::App& cmd, report_options& o) {
   cmd.add_option("--format", o.format, "table (default), markdown, json or junit")
       ->check(CLI::IsMember({"table", "markdown", "json", "junit"}));
   cmd.add_option("--output", o.output, "Write the report to FILE instead of stdout")->check(non_empty_path());
-  cmd.add_flag("--per-config", o.compare.per_config,
-               "Also compare each configuration verified on both sides");
+  cmd.add_flag("--per-config", o.compare.per_config, "Also compare each configuration verified on both sides");
   cmd.add_option("--threshold-compute", o.compute_pct,
                  "Percent change that matters for compute-bound kernels (default 2)")
       ->transform(number_in(0, 100, false, "a percentage"));
-  cmd.add_option("--threshold-memory", o.memory_pct,
-                 "Percent change that matters for memory-bound kernels (default 3)")
+  cmd.add_option("--threshold-memory", o.memory_pct, "Percent change that matters for memory-bound kernels (default 3)")
       ->transform(number_in(0, 100, false, "a percentage"));
-  cmd.add_option("--threshold-short", o.short_pct,
-                 "Percent change that matters for short kernels (default 5)")
+  cmd.add_option("--threshold-short", o.short_pct, "Percent change that matters for short kernels (default 5)")
       ->transform(number_in(0, 100, false, "a percentage"));
   cmd.add_option("--short-below-us", limits.short_below_us,
                  "A kernel is short when its baseline median is under this (default 20)")
@@ -61,9 +58,9 @@ int deliver_report(const gate::comparison& c, const report_options& o) {
     core::write_atomically(o.output, text);
     // The file has everything; the log still shows what a CI job decided and any warning.
     for (const auto& w : c.warnings) fmt::print(stderr, "cuop-tune: warning: {}\n", core::printable(w));
-    fmt::print("{} compared: {} SLOWER, {} FASTER, {} SAME, {} AMBIGUOUS; written to {}\n",
-               c.rows.size(), c.count(measure::verdict::slower), c.count(measure::verdict::faster),
-               c.count(measure::verdict::same), c.count(measure::verdict::ambiguous), core::printable(o.output));
+    fmt::print("{} compared: {} SLOWER, {} FASTER, {} SAME, {} AMBIGUOUS; written to {}\n", c.rows.size(),
+               c.count(measure::verdict::slower), c.count(measure::verdict::faster), c.count(measure::verdict::same),
+               c.count(measure::verdict::ambiguous), core::printable(o.output));
   }
   return c.regression() ? exit_code::regression : exit_code::ok;
 }

@@ -7,14 +7,14 @@
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
 #include "tuner/compile/compile.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/emit/emitters.hpp"
 #include "tuner/emit/results_file.hpp"
-#include "tuner/spec/spec.hpp"
-#include "tuner/store/store.hpp"
-#include "tuner/core/text.hpp"
 #include "tuner/runner/device_pool.hpp"
 #include "tuner/runner/shard.hpp"
 #include "tuner/runner/sweep.hpp"
+#include "tuner/spec/spec.hpp"
+#include "tuner/store/store.hpp"
 
 namespace cuop::cli {
 
@@ -61,16 +61,16 @@ void print_model_validation(const runner::sweep_options& o) {
 }  // namespace
 
 void add_sweep(CLI::App& app, action& run) {
-  auto* cmd = app.add_subcommand(
-      "sweep", "Compile every candidate for every target, then verify and time them on the GPU");
+  auto* cmd =
+      app.add_subcommand("sweep", "Compile every candidate for every target, then verify and time them on the GPU");
   auto o = std::make_shared<runner::sweep_options>();
   o->db_path = default_db_path();
   o->cache_dir = default_cache_dir();
   cmd->add_option("files", o->files, "Sweep files")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--db", o->db_path, "SQLite database (default $CUOP_DB or ./cuop-tune.db)")
-      ->check(non_empty_path());
+  cmd->add_option("--db", o->db_path, "SQLite database (default $CUOP_DB or ./cuop-tune.db)")->check(non_empty_path());
   cmd->add_option("--cache", o->cache_dir, "Cubin cache folder")->check(non_empty_path());
-  auto* device = cmd->add_option("--device", o->device, "CUDA device index")->transform(whole_number(0, max_device_index));
+  auto* device =
+      cmd->add_option("--device", o->device, "CUDA device index")->transform(whole_number(0, max_device_index));
   cmd->add_option("--devices", o->devices,
                   "all, or device indices (0,1,...): one worker per GPU, problems spread over them; "
                   "identical GPUs pool their results, other models are kept apart")
@@ -79,8 +79,7 @@ void add_sweep(CLI::App& app, action& run) {
         if (text != "all") runner::parse_devices(text, 1 << 20);  // the form only: the count is known later
       }));
   cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: all cores)")->transform(whole_number(1, max_jobs));
-  cmd->add_option("--only", o->only,
-                  "Only the problems whose key contains one of these comma-separated texts")
+  cmd->add_option("--only", o->only, "Only the problems whose key contains one of these comma-separated texts")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             if (text.find_first_not_of(',') != std::string::npos) return {};

@@ -29,10 +29,8 @@ std::string problem_line(const spec::sweep& s, const spec::problem& p) {
   for (const auto& name : op->problem_dims) {
     const auto choices = op->dim(name).choices;
     const std::int64_t v = p.dims.at(name);
-    if (choices.empty())
-      line[name] = v;
-    else
-      line[name] = choices.at(static_cast<std::size_t>(v));
+    if (choices.empty()) line[name] = v;
+    else line[name] = choices.at(static_cast<std::size_t>(v));
   }
   line["at"] = p.where.str();
   return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -75,8 +75,9 @@ int validate_results(const std::string& path) {
   }
   for (const auto& a : acks)
     if (!used.contains(a.line) && folder)
-      problems.push_back(fmt::format("{}:{}: acknowledges a change no results file has ({} {} {} -> {}): remove the line",
-                                     ack_path, a.line, a.op, a.family, a.measured.empty() ? "-" : a.measured, a.current));
+      problems.push_back(
+          fmt::format("{}:{}: acknowledges a change no results file has ({} {} {} -> {}): remove the line", ack_path,
+                      a.line, a.op, a.family, a.measured.empty() ? "-" : a.measured, a.current));
   if (!problems.empty()) throw error(fmt::format("{}", fmt::join(problems, "\n")));
   return 0;
 }

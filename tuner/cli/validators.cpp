@@ -30,8 +30,8 @@ std::string plain(double v) {
 }  // namespace
 
 CLI::Validator number_in(double lo, double hi, bool lo_inclusive, const std::string& noun) {
-  const std::string range = fmt::format("{} {} {} and at most {}", noun, lo_inclusive ? "from" : "greater than",
-                                        plain(lo), plain(hi));
+  const std::string range =
+      fmt::format("{} {} {} and at most {}", noun, lo_inclusive ? "from" : "greater than", plain(lo), plain(hi));
   const std::string wanted = lo_inclusive ? fmt::format("{} from {} to {}", noun, plain(lo), plain(hi)) : range;
   return CLI::Validator(
       [=](std::string& text) -> std::string {
@@ -69,8 +69,7 @@ CLI::Validator unsigned_64() {
 
 CLI::Validator non_empty_path() {
   return CLI::Validator(
-      [](std::string& text) -> std::string { return text.empty() ? "expected a path, got \"\"" : std::string(); },
-      "");
+      [](std::string& text) -> std::string { return text.empty() ? "expected a path, got \"\"" : std::string(); }, "");
 }
 
 }  // namespace cuop::cli

@@ -28,7 +28,7 @@ CLI::Validator unsigned_64();
 CLI::Validator non_empty_path();
 
 // Limits shared by the commands' options.
-inline constexpr long long max_jobs = 1024;         // -j: compile threads
+inline constexpr long long max_jobs = 1024;          // -j: compile threads
 inline constexpr long long max_device_index = 1023;  // --device
 inline constexpr double max_microseconds = 1e6;      // --floor-us, --short-below-us: 1 s
 

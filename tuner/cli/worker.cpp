@@ -1,7 +1,7 @@
 // cuop-tune worker --device N: internal; started by sweep, speaks JSON lines on stdin/stdout.
+#include "tuner/runner/worker.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
-#include "tuner/runner/worker.hpp"
 
 namespace cuop::cli {
 

@@ -37,8 +37,7 @@ resource_usage parse_ptxas_log(const std::string& log, const std::string& entry)
 
 // Empty when `usage` with `block_threads` threads and `dynamic_smem` bytes fits `t`, else a
 // message naming the limit ("128 registers x 1024 threads = 131072 > 65536 registers per block").
-std::string check_limits(const resource_usage& usage, const target& t, int block_threads,
-                         long long dynamic_smem);
+std::string check_limits(const resource_usage& usage, const target& t, int block_threads, long long dynamic_smem);
 
 // Flags used on both paths (NVRTC here, nvcc in CMake via the generated flags file) so what is
 // tuned is what ships.

@@ -11,8 +11,7 @@ namespace cuop::compile::detail {
 
 namespace fs = std::filesystem;
 
-std::optional<cache_entry> cache_load(const std::string& dir, const std::string& target,
-                                      const std::string& key) {
+std::optional<cache_entry> cache_load(const std::string& dir, const std::string& target, const std::string& key) {
   const fs::path base = fs::path(dir) / target / key;
   // The log is written first, so a present cubin means a complete entry.
   auto cubin = core::read_file(base.string() + ".cubin");
@@ -22,8 +21,7 @@ std::optional<cache_entry> cache_load(const std::string& dir, const std::string&
   return cache_entry{std::vector<char>(cubin->begin(), cubin->end()), std::move(*log)};
 }
 
-void cache_store(const std::string& dir, const std::string& target, const std::string& key,
-                 const cache_entry& entry) {
+void cache_store(const std::string& dir, const std::string& target, const std::string& key, const cache_entry& entry) {
   const fs::path folder = fs::path(dir) / target;
   std::error_code ec;
   fs::create_directories(folder, ec);

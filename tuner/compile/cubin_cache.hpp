@@ -15,11 +15,9 @@ struct cache_entry {
 };
 
 // Empty when the entry is absent or incomplete.
-std::optional<cache_entry> cache_load(const std::string& dir, const std::string& target,
-                                      const std::string& key);
+std::optional<cache_entry> cache_load(const std::string& dir, const std::string& target, const std::string& key);
 
 // Throws cuop::error naming the path when the cache cannot be written.
-void cache_store(const std::string& dir, const std::string& target, const std::string& key,
-                 const cache_entry& entry);
+void cache_store(const std::string& dir, const std::string& target, const std::string& key, const cache_entry& entry);
 
 }  // namespace cuop::compile::detail

@@ -74,8 +74,7 @@ std::vector<std::string> default_include_dirs() {
     if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
     // CUDA 13 keeps CCCL (cuda/std, cub, thrust) in include/cccl, which nvcc adds by itself.
     const auto cccl = (std::filesystem::path(dir) / "cccl").string();
-    if (std::filesystem::is_directory(cccl) &&
-        std::find(dirs.begin(), dirs.end(), cccl) == dirs.end())
+    if (std::filesystem::is_directory(cccl) && std::find(dirs.begin(), dirs.end(), cccl) == dirs.end())
       dirs.push_back(cccl);
   }
   return dirs;

@@ -18,26 +18,24 @@ long long registers_allocated(int registers, int block_threads) {
 
 }  // namespace
 
-std::string check_limits(const resource_usage& usage, const target& t, int block_threads,
-                         long long dynamic_smem) {
+std::string check_limits(const resource_usage& usage, const target& t, int block_threads, long long dynamic_smem) {
   if (block_threads > t.max_threads_per_block)
-    return fmt::format("block of {} threads > {} threads per block on {}", block_threads,
-                       t.max_threads_per_block, t.name);
+    return fmt::format("block of {} threads > {} threads per block on {}", block_threads, t.max_threads_per_block,
+                       t.name);
   if (usage.registers > t.max_regs_per_thread)
-    return fmt::format("{} registers > {} registers per thread on {}", usage.registers,
-                       t.max_regs_per_thread, t.name);
+    return fmt::format("{} registers > {} registers per thread on {}", usage.registers, t.max_regs_per_thread, t.name);
   if (block_threads > 0) {
     const long long regs = registers_allocated(usage.registers, block_threads);
     if (regs > t.max_regs_per_block)
-      return fmt::format("{} registers x {} threads = {} > {} registers per block on {}",
-                         usage.registers, block_threads, regs, t.max_regs_per_block, t.name);
+      return fmt::format("{} registers x {} threads = {} > {} registers per block on {}", usage.registers,
+                         block_threads, regs, t.max_regs_per_block, t.name);
   }
   if (usage.smem_static > t.max_static_smem)
-    return fmt::format("static shared memory {} bytes > {} bytes per block on {}",
-                       usage.smem_static, t.max_static_smem, t.name);
+    return fmt::format("static shared memory {} bytes > {} bytes per block on {}", usage.smem_static, t.max_static_smem,
+                       t.name);
   if (usage.smem_static + dynamic_smem > t.max_smem_per_block)
-    return fmt::format("shared memory {} + {} bytes > {} bytes per block on {}", usage.smem_static,
-                       dynamic_smem, t.max_smem_per_block, t.name);
+    return fmt::format("shared memory {} + {} bytes > {} bytes per block on {}", usage.smem_static, dynamic_smem,
+                       t.max_smem_per_block, t.name);
   return {};
 }
 

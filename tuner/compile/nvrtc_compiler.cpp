@@ -4,8 +4,8 @@
 #include <nvrtc.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -43,8 +43,7 @@ std::string headers_hash(const std::vector<std::string>& include_dirs) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec) || is_toolkit_include(dir)) continue;
     std::vector<fs::path> files;
-    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-         it.increment(ec))
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it); it.increment(ec))
       if (it->is_regular_file(ec)) files.push_back(it->path());
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
@@ -78,22 +77,18 @@ struct program {
 };
 
 double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 // One NVRTC compilation into `res` (log, cubin, or the failure). Returns false on failure, with
 // status and message set.
-bool run_nvrtc(const std::string& source, const std::string& entry,
-               const std::vector<std::string>& options, const target& t, int block_threads,
-               long long dynamic_smem, result& res) {
+bool run_nvrtc(const std::string& source, const std::string& entry, const std::vector<std::string>& options,
+               const target& t, int block_threads, long long dynamic_smem, result& res) {
   program prog;
   const std::string name = entry + ".cu";
-  if (nvrtcResult rc =
-          nvrtcCreateProgram(&prog.handle, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  if (nvrtcResult rc = nvrtcCreateProgram(&prog.handle, source.c_str(), name.c_str(), 0, nullptr, nullptr);
       rc != NVRTC_SUCCESS)
-    throw error(fmt::format("nvrtc: cannot create program for \"{}\": {}", entry,
-                            nvrtcGetErrorString(rc)));
+    throw error(fmt::format("nvrtc: cannot create program for \"{}\": {}", entry, nvrtcGetErrorString(rc)));
   std::vector<const char*> argv;
   for (const auto& o : options) argv.push_back(o.c_str());
   const nvrtcResult rc = nvrtcCompileProgram(prog.handle, static_cast<int>(argv.size()), argv.data());
@@ -142,8 +137,7 @@ compiler::compiler(std::string cache_dir, std::vector<std::string> include_dirs)
 result compiler::build(const request& r) const {
   const target* t = find_target(r.target);
   if (t == nullptr)
-    throw error(fmt::format("unknown target \"{}\" (expected one of: {})", r.target,
-                            fmt::join(target_names(), ", ")));
+    throw error(fmt::format("unknown target \"{}\" (expected one of: {})", r.target, fmt::join(target_names(), ", ")));
   const auto start = std::chrono::steady_clock::now();
 
   std::vector<std::string> options = device_flags();
@@ -152,8 +146,8 @@ result compiler::build(const request& r) const {
   for (const auto& dir : m_include_dirs) options.push_back("-I" + dir);
 
   result res;
-  res.source_hash = hash_hex(fmt::format("{}\n{}\n{}\n{}\n{}", r.source, fmt::join(options, " "),
-                                         t->name, nvrtc_version(), m_headers_hash));
+  res.source_hash = hash_hex(
+      fmt::format("{}\n{}\n{}\n{}\n{}", r.source, fmt::join(options, " "), t->name, nvrtc_version(), m_headers_hash));
 
   std::optional<detail::cache_entry> cached;
   if (!m_cache_dir.empty()) cached = detail::cache_load(m_cache_dir, t->name, res.source_hash);
@@ -166,8 +160,7 @@ result compiler::build(const request& r) const {
       res.compile_ms = ms_since(start);
       return res;
     }
-    if (!m_cache_dir.empty())
-      detail::cache_store(m_cache_dir, t->name, res.source_hash, {res.cubin, res.log});
+    if (!m_cache_dir.empty()) detail::cache_store(m_cache_dir, t->name, res.source_hash, {res.cubin, res.log});
   }
   res.cubin_hash = hash_hex(std::string_view(res.cubin.data(), res.cubin.size()));
   try {

@@ -35,8 +35,7 @@ std::optional<std::string> name_after(std::string_view line, std::string_view pr
     rest.remove_prefix(1);
     return std::string(rest.substr(0, rest.find('\'')));
   }
-  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back())))
-    rest.remove_suffix(1);
+  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.remove_suffix(1);
   return std::string(rest);
 }
 
@@ -70,8 +69,7 @@ resource_usage parse_ptxas_log(const std::string& log, const std::string& entry)
     }
   }
   if (!entry_seen) throw error(fmt::format("ptxas log: entry function \"{}\" not found", entry));
-  if (!used_seen)
-    throw error(fmt::format("ptxas log: no resource usage for entry function \"{}\"", entry));
+  if (!used_seen) throw error(fmt::format("ptxas log: no resource usage for entry function \"{}\"", entry));
   return usage;
 }
 

@@ -31,12 +31,9 @@ std::vector<std::string> target_names() {
 
 std::string_view name_of(build_status s) noexcept {
   switch (s) {
-    case build_status::ok:
-      return "ok";
-    case build_status::compile_error:
-      return "compile_error";
-    case build_status::over_limit:
-      return "over_limit";
+    case build_status::ok: return "ok";
+    case build_status::compile_error: return "compile_error";
+    case build_status::over_limit: return "over_limit";
   }
   return "?";
 }

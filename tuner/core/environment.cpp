@@ -24,8 +24,7 @@ std::string kernel_source_hash() {
     if (it->is_regular_file()) files.push_back(it->path());
   std::sort(files.begin(), files.end());
   std::string all;
-  for (const auto& f : files)
-    all += fs::relative(f, root).string() + "\n" + read_file(f.string()).value_or("");
+  for (const auto& f : files) all += fs::relative(f, root).string() + "\n" + read_file(f.string()).value_or("");
   for (const auto& flag : compile::device_flags()) all += flag + "\n";
   return compile::hash_hex(all);
 }

@@ -103,9 +103,7 @@ std::string non_regular_kind(const std::string& path) {
 }
 
 void require_writable_folder(const std::string& path, std::string_view what) {
-  const auto fail = [&](const std::string& why) {
-    return error(fmt::format("{} {}: {}", what, printable(path), why));
-  };
+  const auto fail = [&](const std::string& why) { return error(fmt::format("{} {}: {}", what, printable(path), why)); };
   std::error_code ec;
   if (const auto kind = non_regular_kind(path); fs::exists(path, ec) && kind != "a folder")
     throw fail(kind.empty() ? "not a folder (a file is in the way)" : "not a folder (" + kind + ")");
@@ -116,8 +114,8 @@ void require_writable_folder(const std::string& path, std::string_view what) {
   if (f.fd < 0) throw fail(fmt::format("cannot write in it ({})", std::strerror(errno)));
   // A few KiB, flushed: a full disk refuses the data even when it still has an inode to give.
   const std::string block(4096, '\0');
-  const bool written = ::write(f.fd, block.data(), block.size()) == static_cast<ssize_t>(block.size()) &&
-                       ::fsync(f.fd) == 0;
+  const bool written =
+      ::write(f.fd, block.data(), block.size()) == static_cast<ssize_t>(block.size()) && ::fsync(f.fd) == 0;
   const int why = errno;
   const bool closed = ::close(f.fd) == 0;
   f.fd = -1;

@@ -25,8 +25,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= n; ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], prev2[j - 2] + 1);
     }
     std::swap(prev2, prev);
     std::swap(prev, cur);
@@ -34,8 +33,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[n];
 }
 
-std::optional<std::string> closest_name(std::string_view bad,
-                                        const std::vector<std::string>& names) {
+std::optional<std::string> closest_name(std::string_view bad, const std::vector<std::string>& names) {
   const std::string bad_lower = lower(bad);
   std::optional<std::string> best;
   std::size_t best_score = 0;

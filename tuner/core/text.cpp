@@ -29,8 +29,8 @@ std::pair<std::uint32_t, std::size_t> decode(std::string_view s, std::size_t i) 
 }
 
 bool acts_on_a_terminal(std::uint32_t cp) {
-  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
-         (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
+  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
 }
 
 std::string escape(std::string_view text, bool keep_newlines) {

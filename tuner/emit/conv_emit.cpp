@@ -25,11 +25,11 @@ struct entry {
   dtype type = dtype::f16;
   kc::conv_shape shape;  // the shape its timing is from
   bool is_default = false;
-  std::string kind;      // kernel, cudnn, cudnn_heuristic, fft
+  std::string kind;  // kernel, cudnn, cudnn_heuristic, fft
   kc::depthwise_config config;
   std::string lib_id;
   std::string instance;
-  std::string source;    // tuned, nearest_arch, fallback
+  std::string source;  // tuned, nearest_arch, fallback
   double median_us = 0;
   std::string provenance;
 };
@@ -37,8 +37,8 @@ struct entry {
 // "conv2d_f16_cudnn_<id>" -> "<id>" ("heuristic" for the heuristic's first plan);
 // "conv2d_f32_fft_..." -> "fft_...". Results files are validated: the prefixes hold.
 std::string library_id(const result_trial& t) {
-  const auto prefix = t.family == ops::cudnn_family ? fmt::format("conv2d_{}_cudnn_", t.dtype)
-                                                    : fmt::format("conv2d_{}_", t.dtype);
+  const auto prefix =
+      t.family == ops::cudnn_family ? fmt::format("conv2d_{}_cudnn_", t.dtype) : fmt::format("conv2d_{}_", t.dtype);
   return t.instance.substr(prefix.size());
 }
 
@@ -58,8 +58,7 @@ kc::depthwise_config config_of(const result_trial& t) {
 std::string cxx_config(const kc::depthwise_config& c) {
   std::string out = fmt::format("{{.t = dtype::{}, .lay = kernels::conv::layout::{}, .r = {}, .s = {}, .stride = {}",
                                 name_of(c.t), kc::name_of(c.lay), c.r, c.s, c.stride);
-  for (const auto name : kc::depthwise_param_names())
-    out += fmt::format(", .{} = {}", name, kc::get_param(c, name));
+  for (const auto name : kc::depthwise_param_names()) out += fmt::format(", .{} = {}", name, kc::get_param(c, name));
   return out + "}";
 }
 
@@ -202,8 +201,8 @@ emitted emit_conv(const std::vector<result_file>& results, const std::vector<std
         d ? "default" : fmt::format("{} {}", e.source, ops::conv_problem_key(e.shape)),
         e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, cxx_string_literal(e.gpu), name_of(e.type),
         kc::name_of(sh.lay), d ? 0 : sh.n, d ? 0 : sh.h, d ? 0 : sh.w, d ? 0 : sh.c, d ? 0 : sh.k, d ? 0 : sh.r,
-        d ? 0 : sh.s, d ? 0 : sh.stride_h, d ? 0 : sh.pad_h, d ? 0 : sh.dil_h, d ? 0 : sh.groups,
-        sh.allow_tf32 ? 1 : 0, e.kind, e.kind == "kernel" ? cxx_config(e.config) : "{}", cxx_string_literal(e.lib_id),
+        d ? 0 : sh.s, d ? 0 : sh.stride_h, d ? 0 : sh.pad_h, d ? 0 : sh.dil_h, d ? 0 : sh.groups, sh.allow_tf32 ? 1 : 0,
+        e.kind, e.kind == "kernel" ? cxx_config(e.config) : "{}", cxx_string_literal(e.lib_id),
         e.kind == "kernel" ? kernel_index.at(e.instance) : -1, e.source, e.median_us, cxx_string_literal(e.instance));
   }
   std::vector<unit_kernel> kernels;

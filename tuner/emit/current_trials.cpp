@@ -4,8 +4,7 @@
 
 namespace cuop::emit {
 
-std::map<std::string, gpu_results> current_trials(store::database& db, const std::string& op,
-                                                  bool with_samples) {
+std::map<std::string, gpu_results> current_trials(store::database& db, const std::string& op, bool with_samples) {
   std::map<std::string, gpu_results> out;
   std::map<std::int64_t, std::string> slug_of_run;
   for (auto& r : db.runs()) {
@@ -18,7 +17,7 @@ std::map<std::string, gpu_results> current_trials(store::database& db, const std
   filter.op = op;
   filter.with_samples = with_samples;
   auto trials = db.trials(filter);
-  using problem_slot = std::pair<std::string, std::string>;  // slug, problem key
+  using problem_slot = std::pair<std::string, std::string>;                  // slug, problem key
   std::map<problem_slot, std::pair<std::int64_t, std::string>> current_env;  // -> run, env
   for (const auto& t : trials) {
     if (t.status == "rejected" || !slug_of_run.contains(t.run_id)) continue;
@@ -38,14 +37,12 @@ std::map<std::string, gpu_results> current_trials(store::database& db, const std
   return out;
 }
 
-std::map<std::string, const store::trial_record*> winners(
-    const std::vector<store::trial_record>& trials) {
+std::map<std::string, const store::trial_record*> winners(const std::vector<store::trial_record>& trials) {
   std::map<std::string, const store::trial_record*> best;
   for (const auto& t : trials) {
     if (t.status != "ok") continue;
     auto& b = best[t.problem.key];
-    if (!b || t.median_us < b->median_us ||
-        (t.median_us == b->median_us && t.config.instance < b->config.instance))
+    if (!b || t.median_us < b->median_us || (t.median_us == b->median_us && t.config.instance < b->config.instance))
       b = &t;
   }
   return best;

@@ -11,8 +11,8 @@
 namespace cuop::emit {
 
 struct gpu_results {
-  std::vector<store::run_info> runs;         // every run of the op on this GPU model, by id
-  std::vector<store::trial_record> trials;   // sorted by problem key, then instance
+  std::vector<store::run_info> runs;        // every run of the op on this GPU model, by id
+  std::vector<store::trial_record> trials;  // sorted by problem key, then instance
 };
 
 // Groups the runs of `op` by GPU model (key: slug of the GPU name, "validation" without a GPU).
@@ -22,11 +22,9 @@ struct gpu_results {
 // newest trial per (problem, instance). Constraint rejections are not results, and neither is
 // anything of a run marked "invalid" (its environment failed the checks before or after it). Raw
 // samples are read only when `with_samples`.
-std::map<std::string, gpu_results> current_trials(store::database& db, const std::string& op,
-                                                  bool with_samples);
+std::map<std::string, gpu_results> current_trials(store::database& db, const std::string& op, bool with_samples);
 
 // The fastest "ok" trial per problem key (the first by instance on a tie), or none.
-std::map<std::string, const store::trial_record*> winners(
-    const std::vector<store::trial_record>& trials);
+std::map<std::string, const store::trial_record*> winners(const std::vector<store::trial_record>& trials);
 
 }  // namespace cuop::emit

@@ -81,15 +81,14 @@ nlohmann::json provenance_json(const std::set<cited_run>& cited) {
     nlohmann::json run = {{"id", c.run}};
     for (const auto& r : c.file->runs)
       if (r.id == c.run)
-        run = {{"id", r.id}, {"started_at", r.started_at}, {"spec_file", r.spec_file}, {"git_rev", r.git_rev},
-               {"env_key", r.env_key}, {"family_hashes", r.family_hashes}};
+        run = {{"id", r.id},           {"started_at", r.started_at}, {"spec_file", r.spec_file},
+               {"git_rev", r.git_rev}, {"env_key", r.env_key},       {"family_hashes", r.family_hashes}};
     file["runs"].push_back(std::move(run));
   }
   return out;
 }
 
-std::string emit_banner(const std::vector<std::string>& targets,
-                        const std::set<std::string>& provenance_lines) {
+std::string emit_banner(const std::vector<std::string>& targets, const std::set<std::string>& provenance_lines) {
   std::string provenance;
   for (const auto& line : provenance_lines) provenance += "//   " + line + "\n";
   if (provenance.empty()) provenance = "//   (no measured results: every entry is a default)\n";

@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
-#include <string_view>
-#include <tuple>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "tuner/emit/results_file.hpp"
@@ -33,7 +33,6 @@ chosen_results results_for_target(const std::vector<result_file>& results, const
 
 // Legal on `target`: it compiled and fit there (a build record says ok).
 bool legal_on(const result_file& f, const std::string& instance, const std::string& target);
-
 
 // Each chosen kernel's index in the unit's array: the names in the map's (sorted) order.
 template <typename Config>
@@ -64,8 +63,7 @@ struct cited_run {
 nlohmann::json provenance_json(const std::set<cited_run>& cited);
 
 // The first lines of both generated files: targets and where the measured results come from.
-std::string emit_banner(const std::vector<std::string>& targets,
-                        const std::set<std::string>& provenance_lines);
+std::string emit_banner(const std::vector<std::string>& targets, const std::set<std::string>& provenance_lines);
 
 // One chosen kernel of the instantiation unit.
 struct unit_kernel {

@@ -28,7 +28,7 @@ struct entry {
   kg::gemm_config config;
   std::string lt_id;
   std::string instance;
-  std::string source;             // tuned, nearest_arch, fallback
+  std::string source;  // tuned, nearest_arch, fallback
   double median_us = 0;
   std::string provenance;
 };
@@ -57,9 +57,8 @@ std::string cxx_config(const kg::gemm_config& c) {
   return fmt::format(
       "{{kernels::gemm::family::{}, dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
       "{}, {}, {}, {}, {}, {}, {}, {}, {}}}",
-      kg::name_of(c.fam), name_of(c.in), name_of(c.out), kg::name_of(c.b), c.block_m, c.block_n,
-      c.block_k, c.warp_m, c.warp_n, c.stages, c.group_m, c.threads, c.m_tile, c.k_chunk, c.split_k,
-      c.pack);
+      kg::name_of(c.fam), name_of(c.in), name_of(c.out), kg::name_of(c.b), c.block_m, c.block_n, c.block_k, c.warp_m,
+      c.warp_n, c.stages, c.group_m, c.threads, c.m_tile, c.k_chunk, c.split_k, c.pack);
 }
 
 std::string heuristic_instance(dtype in, dtype out, kg::b_layout b) {
@@ -126,7 +125,8 @@ emitted emit_gemm(const std::vector<result_file>& results, const std::vector<std
     built[ti] = build_models(chosen, traits_for(target, chosen.tuned));
     for (const auto& m : built[ti]) {
       const dtype d = *parse_dtype(m.group);
-      emitted_model em{cc, &m,
+      emitted_model em{cc,
+                       &m,
                        fmt::format("dtype::{0}, dtype::{0}, kernels::gemm::b_layout::{1}", name_of(d),
                                    kg::name_of(kg::b_layout::col)),
                        {}};

@@ -16,9 +16,9 @@ int json_lines::of(const std::string& key, std::size_t index) const {
 json_lines scan_json_lines(std::string_view text) {
   json_lines out;
   int line = 1;
-  int depth = 0;              // open objects and arrays
-  std::string last_string;    // the last string read at depth 1: a key when ':' follows
-  std::string array;          // the top-level array being read ("" when none)
+  int depth = 0;                // open objects and arrays
+  std::string last_string;      // the last string read at depth 1: a key when ':' follows
+  std::string array;            // the top-level array being read ("" when none)
   bool expect_element = false;  // inside a top-level array, before an element's first character
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char ch = text[i];

@@ -11,8 +11,8 @@
 namespace cuop::emit {
 
 struct json_lines {
-  std::map<std::string, int> keys;                    // top-level key -> its line (1-based)
-  std::map<std::string, std::vector<int>> elements;   // top-level array -> each element's line
+  std::map<std::string, int> keys;                   // top-level key -> its line (1-based)
+  std::map<std::string, std::vector<int>> elements;  // top-level array -> each element's line
 
   // The line of `key`, or of element `index` of array `key`; 1 when unknown.
   int of(const std::string& key) const;

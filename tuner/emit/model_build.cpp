@@ -65,7 +65,8 @@ std::string model_report(const std::string& label, const std::vector<built_model
     log_sum += std::log(m.fit.loo.geomean) * m.fit.loo.anchors;
     worst = std::min(worst, m.fit.loo.worst);
   }
-  if (models.empty()) return fmt::format("{}: no model (no verified shape with a verified baseline): the baseline everywhere", label);
+  if (models.empty())
+    return fmt::format("{}: no model (no verified shape with a verified baseline): the baseline everywhere", label);
   return fmt::format(
       "{}: {} model{} of {} tuned shapes, {} candidates ({} trusted); leave-one-out: {:.3f}x the baseline (geometric "
       "mean), worst {:.3f}x, {} of {} slower than {}x, {} without an outcome",
@@ -83,7 +84,8 @@ std::string model_arrays(const std::string& op, const std::string& model_type, i
     const int anchors = static_cast<int>(f.anchors.size());
     const int cols = static_cast<int>(f.candidates.size());
     list += fmt::format(
-        "    // {} tuned shape{} of {}, {} candidate{} <- {}\n    {{{{{}, {}, detail::entry_source::{}, {}, {}, {}, {}, {}, "
+        "    // {} tuned shape{} of {}, {} candidate{} <- {}\n    {{{{{}, {}, detail::entry_source::{}, {}, {}, {}, "
+        "{}, {}, "
         "{{{}, {:.17g}, {:.17g}, {:.17g}}}}}, {}}},\n",
         anchors, anchors == 1 ? "" : "s", m.group, cols, cols == 1 ? "" : "s", m.file->path, e.arch,
         cxx_string_literal(m.file->gpu), m.tuned ? "tuned" : "nearest_arch", anchor, anchors, column, cols, speedup,
@@ -101,7 +103,8 @@ std::string model_arrays(const std::string& op, const std::string& model_type, i
       speedups += "\n";
     }
     for (int c = 0; c < cols; ++c) {
-      columns += fmt::format("    {},  // {}\n", e.columns[static_cast<std::size_t>(c)], f.candidates[static_cast<std::size_t>(c)]);
+      columns += fmt::format("    {},  // {}\n", e.columns[static_cast<std::size_t>(c)],
+                             f.candidates[static_cast<std::size_t>(c)]);
       trusted += fmt::format(" {},", static_cast<int>(f.trusted[static_cast<std::size_t>(c)]));
     }
     anchor += anchors;
@@ -110,7 +113,8 @@ std::string model_arrays(const std::string& op, const std::string& model_type, i
   }
   const auto array = [&](const std::string& type, const std::string& name, const std::string& body,
                          const std::string& empty) {
-    return fmt::format("inline constexpr {} {}_{}[] = {{\n{}}};\n", type, op, name, body.empty() ? "    " + empty + "\n" : body);
+    return fmt::format("inline constexpr {} {}_{}[] = {{\n{}}};\n", type, op, name,
+                       body.empty() ? "    " + empty + "\n" : body);
   };
   std::string out;
   out += fmt::format("inline constexpr int {}_model_count = {};\n", op, models.size());

@@ -28,7 +28,7 @@ struct model_traits {
 struct built_model {
   const result_file* file = nullptr;
   std::string group;
-  bool tuned = false;       // measured on the target's architecture
+  bool tuned = false;  // measured on the target's architecture
   model::fitted fit;
   int without_baseline = 0;  // verified problems left out: no verified baseline to compare with
 };

@@ -102,8 +102,11 @@ std::string render_results(const result_file& f) {
   };
   std::vector<ordered> runs, trials, builds;
   for (const auto& r : f.runs) {
-    ordered run{{"id", r.id}, {"started_at", r.started_at}, {"spec_file", r.spec_file},
-                {"env_key", r.env_key}, {"git_rev", r.git_rev}};
+    ordered run{{"id", r.id},
+                {"started_at", r.started_at},
+                {"spec_file", r.spec_file},
+                {"env_key", r.env_key},
+                {"git_rev", r.git_rev}};
     if (!r.family_hashes.empty()) run["family_hashes"] = r.family_hashes;
     runs.push_back(std::move(run));
   }
@@ -192,8 +195,7 @@ std::string slug(const std::string& gpu_name) {
   for (char c : gpu_name) {
     if (std::isalnum(static_cast<unsigned char>(c)))
       s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    else if (!s.empty() && s.back() != '-')
-      s += '-';
+    else if (!s.empty() && s.back() != '-') s += '-';
   }
   while (!s.empty() && s.back() == '-') s.pop_back();
   return s.empty() ? "validation" : s;
@@ -217,8 +219,8 @@ namespace {
 
 // The results of one GPU model as export writes them (the trials current_trials selected), and
 // the runs its trials come from.
-result_file file_of(store::database& db, const std::string& op, const gpu_results& current,
-                    export_samples samples, std::set<std::int64_t>& used_runs) {
+result_file file_of(store::database& db, const std::string& op, const gpu_results& current, export_samples samples,
+                    std::set<std::int64_t>& used_runs) {
   result_file f;
   const auto& env = current.runs.back().env;  // the newest run's environment describes the file
   f.op = op;
@@ -261,15 +263,15 @@ result_file file_of(store::database& db, const std::string& op, const gpu_result
   std::map<std::pair<std::string, std::string>, store::build_record> builds;
   for (auto& b : db.builds(op)) builds[{b.instance, b.target}] = std::move(b);
   for (const auto& [key, b] : builds)
-    f.builds.push_back({b.instance, b.target, b.status, b.message, b.registers, b.smem_static, b.spill_stores,
-                        b.spill_loads});
+    f.builds.push_back(
+        {b.instance, b.target, b.status, b.message, b.registers, b.smem_static, b.spill_stores, b.spill_loads});
   return f;
 }
 
 }  // namespace
 
-std::vector<std::string> export_results(store::database& db, const std::string& op,
-                                        const std::string& dir, export_samples samples, bool update) {
+std::vector<std::string> export_results(store::database& db, const std::string& op, const std::string& dir,
+                                        export_samples samples, bool update) {
   std::vector<std::string> written;
   for (auto& [s, current] : current_trials(db, op, samples != export_samples::none)) {
     std::set<std::int64_t> used_runs;
@@ -280,9 +282,10 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
       // of one, and would take the rest of the committed configurations with it.
       for (const auto& r : current.runs)
         if (used_runs.contains(r.id) && r.state != "finished")
-          throw error(fmt::format("{}: cannot update from run {}, which is {}: a problem it measured in part "
-                                  "would replace all of the problem's committed results; finish the sweep first",
-                                  path, r.id, r.state.empty() ? "unfinished" : r.state));
+          throw error(
+              fmt::format("{}: cannot update from run {}, which is {}: a problem it measured in part "
+                          "would replace all of the problem's committed results; finish the sweep first",
+                          path, r.id, r.state.empty() ? "unfinished" : r.state));
       f = update_results(read_results_file(path), std::move(f));
     }
     write_if_changed(path, render_results(f));

@@ -60,10 +60,8 @@ enum class export_samples { none, winners, all };
 // Writes <dir>/<op>/<gpu-slug>.json ("validation.json" when no GPU) from the trials
 // current_trials() selects (current_trials.hpp); returns the paths. With `update`, an existing
 // file keeps the problems the database does not hold (results_update.hpp).
-std::vector<std::string> export_results(store::database& db, const std::string& op,
-                                        const std::string& dir,
-                                        export_samples samples = export_samples::winners,
-                                        bool update = false);
+std::vector<std::string> export_results(store::database& db, const std::string& op, const std::string& dir,
+                                        export_samples samples = export_samples::winners, bool update = false);
 
 // What export would write for `op` from `db`, in memory, each file checked by the schema as if
 // read from disk (messages name `label`, the database); paths "<op>/<gpu slug>.json".

@@ -13,8 +13,8 @@
 
 #include "cuop/dtype.hpp"
 #include "tuner/compile/compile.hpp"
-#include "tuner/core/text.hpp"
 #include "tuner/core/suggest.hpp"
+#include "tuner/core/text.hpp"
 #include "tuner/emit/json_lines.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
@@ -24,7 +24,6 @@
 namespace cuop::emit {
 
 using nlohmann::json;
-
 
 namespace {
 
@@ -38,15 +37,14 @@ constexpr std::size_t largest_gpu_name = 255;  // cudaDeviceProp::name holds 256
 // a `+` matches, so a 30000-digit "driver" overflowed the stack; longer values are not matched.
 constexpr std::size_t largest_pattern_text = 256;
 
-const std::vector<std::string> top_keys = {"format", "op",           "gpu",         "cc",
-                                           "sm_count", "driver",     "cuda_runtime", "source_hash",
-                                           "runs",   "trials",       "builds"};
+const std::vector<std::string> top_keys = {"format",       "op",          "gpu",  "cc",     "sm_count", "driver",
+                                           "cuda_runtime", "source_hash", "runs", "trials", "builds"};
 const std::vector<std::string> run_keys = {"id", "started_at", "spec_file", "env_key", "git_rev", "family_hashes"};
-const std::vector<std::string> trial_keys = {"problem", "dtype",  "dims",  "instance", "family",  "params",
-                                             "status",  "median_us", "min_us", "q1_us", "q3_us", "ci_us",
-                                             "samples", "batch",  "gbps",  "run",      "samples_us"};
+const std::vector<std::string> trial_keys = {"problem", "dtype",     "dims",   "instance", "family",    "params",
+                                             "status",  "median_us", "min_us", "q1_us",    "q3_us",     "ci_us",
+                                             "samples", "batch",     "gbps",   "run",      "samples_us"};
 const std::vector<std::string> timing_keys = {"median_us", "min_us", "q1_us", "q3_us", "ci_us", "samples", "gbps"};
-const std::vector<std::string> build_keys = {"instance", "target", "status", "registers",
+const std::vector<std::string> build_keys = {"instance", "target",       "status",      "registers",
                                              "smem",     "spill_stores", "spill_loads", "message"};
 const std::vector<std::string> dtype_names = {"f32", "f16", "bf16"};
 const std::vector<std::string> build_statuses = {"ok", "compile_error", "over_limit"};
@@ -84,8 +82,9 @@ class checker {
     // Another format (a newer cuop-tune's) is said alone: its fields are not ours to judge.
     const auto format = m_root.find("format");
     if (format == m_root.end() || !format->is_string() || format->get<std::string>() != results_format_tag) {
-      fail(m_lines.of("format"), "", fmt::format("unknown results format {} (expected \"{}\")",
-                                                 format == m_root.end() ? "(none)" : kind(*format), results_format_tag));
+      fail(m_lines.of("format"), "",
+           fmt::format("unknown results format {} (expected \"{}\")", format == m_root.end() ? "(none)" : kind(*format),
+                       results_format_tag));
       return finish();
     }
     check_header();
@@ -163,7 +162,8 @@ class checker {
       fail(line, at + key, fmt::format("expected an integer, got {}", kind(*it)));
       return false;
     }
-    const bool too_large = it->is_number_unsigned() && it->get<unsigned long long>() > static_cast<unsigned long long>(hi);
+    const bool too_large =
+        it->is_number_unsigned() && it->get<unsigned long long>() > static_cast<unsigned long long>(hi);
     if (!too_large) out = it->get<long long>();
     if (too_large || out < lo || out > hi) {
       fail(line, at + key, fmt::format("{} is outside [{}, {}]", kind(*it), lo, hi));
@@ -194,8 +194,7 @@ class checker {
     if (!string_field(obj, key, line, at, v)) return;
     if (v.size() > largest_pattern_text)
       fail(line, at + key, fmt::format("longer than {} bytes", largest_pattern_text));
-    else if (!matches(v, pattern))
-      fail(line, at + key, fmt::format("{} is not {}", core::quoted(v), meaning));
+    else if (!matches(v, pattern)) fail(line, at + key, fmt::format("{} is not {}", core::quoted(v), meaning));
   }
 
   void check_header() {
@@ -204,7 +203,8 @@ class checker {
     std::string op;
     if (string_field(m_root, "op", at("op"), "", op)) {
       m_op = ops::find_op(op);
-      if (!m_op) fail(at("op"), "op", fmt::format("unknown op {}{}", core::quoted(op), suggest_suffix(op, ops::op_names())));
+      if (!m_op)
+        fail(at("op"), "op", fmt::format("unknown op {}{}", core::quoted(op), suggest_suffix(op, ops::op_names())));
     }
     std::string gpu;
     if (string_field(m_root, "gpu", at("gpu"), "", gpu))
@@ -294,15 +294,16 @@ class checker {
       sp.dtype = dtype_name;
       for (const auto& [k, v] : dims) sp.dims[k] = v;
       if (const auto key = sp.key(m_op->name); problem != key)
-        fail(line, p + "problem", fmt::format("{} is not the key of its dims and dtype ({})", core::quoted(problem), core::quoted(key)));
-      else if (!(ops::adapter_for(m_op->name).bytes(sp) <= 1e15))
-        fail(line, p + "dims", "a problem no GPU could hold");
+        fail(line, p + "problem",
+             fmt::format("{} is not the key of its dims and dtype ({})", core::quoted(problem), core::quoted(key)));
+      else if (!(ops::adapter_for(m_op->name).bytes(sp) <= 1e15)) fail(line, p + "dims", "a problem no GPU could hold");
     }
     if (!string_field(t, "family", line, p, family)) return;
     const auto* fam = m_op->find_family(family);
     if (!fam) {
-      fail(line, p + "family", fmt::format("unknown family {} of op \"{}\"{}", core::quoted(family), m_op->name,
-                                           suggest_suffix(family, m_op->family_names())));
+      fail(line, p + "family",
+           fmt::format("unknown family {} of op \"{}\"{}", core::quoted(family), m_op->name,
+                       suggest_suffix(family, m_op->family_names())));
       return;
     }
     ops::stored_values params;
@@ -331,8 +332,8 @@ class checker {
     if (why.empty()) expected = m_op->instance_of(ops::stored_config{family, *type, dims, params, ran}, why);
     if (!why.empty()) fail(line, p + "params", why);
     else if (instance != expected)
-      fail(line, p + "instance", fmt::format("{} is not the name of its configuration ({})", core::quoted(instance),
-                                             core::quoted(expected)));
+      fail(line, p + "instance",
+           fmt::format("{} is not the name of its configuration ({})", core::quoted(instance), core::quoted(expected)));
   }
 
   void check_timings(const json& t, int line, const std::string& p, bool ok) {
@@ -350,8 +351,8 @@ class checker {
                       number_field(t, "q1_us", 0, largest_us, line, p, q1) &
                       number_field(t, "q3_us", 0, largest_us, line, p, q3);
     if (have && !(median > 0 && lo <= q1 && q1 <= median && median <= q3))
-      fail(line, p + "median_us", fmt::format("not min <= q1 <= median <= q3 with median > 0 ({} {} {} {})", lo, q1,
-                                              median, q3));
+      fail(line, p + "median_us",
+           fmt::format("not min <= q1 <= median <= q3 with median > 0 ({} {} {} {})", lo, q1, median, q3));
     if (const auto ci = t.find("ci_us"); ci != t.end()) {
       if (!ci->is_array() || ci->size() != 2 || !(*ci)[0].is_number() || !(*ci)[1].is_number() ||
           !std::isfinite((*ci)[0].get<double>()) || !std::isfinite((*ci)[1].get<double>()) ||
@@ -366,8 +367,9 @@ class checker {
     if (const auto s = t.find("samples_us"); s != t.end()) {
       bool good = s->is_array() && s->size() <= 10000000;
       if (good)
-        for (const auto& x : *s) good = good && x.is_number() && std::isfinite(x.get<double>()) &&
-                                        x.get<double>() >= 0 && x.get<double>() <= largest_us;
+        for (const auto& x : *s)
+          good = good && x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() >= 0 &&
+                 x.get<double>() <= largest_us;
       if (!good) fail(line, p + "samples_us", "expected a list of times in [0, 1e9] us");
     }
   }
@@ -376,17 +378,20 @@ class checker {
     std::set<std::pair<std::string, std::string>> seen;
     each("trials", [&](const json& t, int line, const std::string& at) {
       const std::string p = at + ".";
-      check_keys(t, trial_keys, {"problem", "dtype", "dims", "instance", "family", "params", "status", "run"}, line, at);
+      check_keys(t, trial_keys, {"problem", "dtype", "dims", "instance", "family", "params", "status", "run"}, line,
+                 at);
       std::string dtype_name;
       if (string_field(t, "dtype", line, p, dtype_name) && !parse_dtype(dtype_name))
-        fail(line, p + "dtype", fmt::format("unknown dtype {}{}", core::quoted(dtype_name), suggest_suffix(dtype_name, dtype_names)));
+        fail(line, p + "dtype",
+             fmt::format("unknown dtype {}{}", core::quoted(dtype_name), suggest_suffix(dtype_name, dtype_names)));
       ops::stored_values dims;
       const bool dims_ok = check_dims(t, line, p, dims);
       std::string status;
       const std::vector<std::string> statuses(std::begin(store::final_statuses), std::end(store::final_statuses));
       if (string_field(t, "status", line, p, status) &&
           std::find(statuses.begin(), statuses.end(), status) == statuses.end())
-        fail(line, p + "status", fmt::format("unknown status {}{}", core::quoted(status), suggest_suffix(status, statuses)));
+        fail(line, p + "status",
+             fmt::format("unknown status {}{}", core::quoted(status), suggest_suffix(status, statuses)));
       check_identity(t, line, p, dtype_name, dims, dims_ok, status == "ok");
       check_timings(t, line, p, status == "ok");
       long long run = 0;
@@ -408,11 +413,14 @@ class checker {
       std::string instance, target, status, message;
       if (string_field(b, "instance", line, p, instance) && !matches(instance, "[A-Za-z0-9_]{1,256}"))
         fail(line, p + "instance", fmt::format("{} is not an instance name", core::quoted(instance)));
-      if (string_field(b, "target", line, p, target) && std::find(targets.begin(), targets.end(), target) == targets.end())
-        fail(line, p + "target", fmt::format("unknown target {}{}", core::quoted(target), suggest_suffix(target, targets)));
+      if (string_field(b, "target", line, p, target) &&
+          std::find(targets.begin(), targets.end(), target) == targets.end())
+        fail(line, p + "target",
+             fmt::format("unknown target {}{}", core::quoted(target), suggest_suffix(target, targets)));
       if (string_field(b, "status", line, p, status) &&
           std::find(build_statuses.begin(), build_statuses.end(), status) == build_statuses.end())
-        fail(line, p + "status", fmt::format("unknown build status {}{}", core::quoted(status), suggest_suffix(status, build_statuses)));
+        fail(line, p + "status",
+             fmt::format("unknown build status {}{}", core::quoted(status), suggest_suffix(status, build_statuses)));
       if (string_field(b, "message", line, p, message) && message.size() > 65536)
         fail(line, p + "message", "longer than 65536 bytes");
       long long v = 0;

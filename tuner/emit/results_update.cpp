@@ -16,9 +16,10 @@ namespace {
 void require_same_setup(const result_file& old, const result_file& fresh) {
   const auto differs = [&](const char* field, const auto& a, const auto& b) {
     if (a != b)
-      throw error(fmt::format("{}: cannot update: its {} is {}, the database's {}; a results file records "
-                              "one set-up for all its trials (export without --update to replace it)",
-                              old.path, field, a, b));
+      throw error(
+          fmt::format("{}: cannot update: its {} is {}, the database's {}; a results file records "
+                      "one set-up for all its trials (export without --update to replace it)",
+                      old.path, field, a, b));
   };
   differs("op", old.op, fresh.op);
   differs("GPU", old.gpu, fresh.gpu);

@@ -24,7 +24,7 @@ struct entry {
   std::string gpu;
   long long rows = 0, cols = 0;  // the shape its timing is from (0 for defaults)
   ks::softmax_config config;
-  std::string source;            // tuned, nearest_arch, fallback
+  std::string source;  // tuned, nearest_arch, fallback
   double median_us = 0;
   std::string provenance;
 };
@@ -39,10 +39,9 @@ ks::softmax_config config_of(const result_trial& t) {
 }
 
 std::string cxx_config(const ks::softmax_config& c) {
-  return fmt::format(
-      "{{kernels::softmax::family::{}, dtype::{}, {}, {}, {}, {}, {}, {}, {}, {}}}", ks::name_of(c.fam),
-      name_of(c.type), c.vec, c.threads_per_row, c.rows_per_block, c.block_threads, c.chunks,
-      c.cluster, c.persistent, c.smem_chunks);
+  return fmt::format("{{kernels::softmax::family::{}, dtype::{}, {}, {}, {}, {}, {}, {}, {}, {}}}", ks::name_of(c.fam),
+                     name_of(c.type), c.vec, c.threads_per_row, c.rows_per_block, c.block_threads, c.chunks, c.cluster,
+                     c.persistent, c.smem_chunks);
 }
 
 model_traits traits_for(const std::string& target, int cc) {

@@ -13,8 +13,8 @@
 namespace cuop::emit {
 
 struct emitted {
-  std::string header;        // cuop/generated/softmax_dispatch.hpp
-  std::string instantiation; // softmax_instances.cu
+  std::string header;               // cuop/generated/softmax_dispatch.hpp
+  std::string instantiation;        // softmax_instances.cu
   std::vector<std::string> report;  // one line per target: how many entries from which link
   std::set<cited_run> cited;        // the runs its entries were measured in (provenance_json)
   std::vector<std::pair<const result_file*, const result_trial*>> chosen;  // the measured entries' trials

@@ -63,8 +63,8 @@ pooled_rounds pool_rounds(const std::vector<const result_set*>& rounds, std::str
   for (const auto& [key, trials] : found) {  // sorted by problem, then instance
     const auto& [problem, instance] = key;
     if (trials.size() != rounds.size()) {
-      out.dropped.push_back(fmt::format("{} {}: verified in {} of {} rounds", problem, instance,
-                                        trials.size(), rounds.size()));
+      out.dropped.push_back(
+          fmt::format("{} {}: verified in {} of {} rounds", problem, instance, trials.size(), rounds.size()));
       out.dropped_keys.insert(key);
       continue;
     }
@@ -75,9 +75,9 @@ pooled_rounds pool_rounds(const std::vector<const result_set*>& rounds, std::str
     }
     // Samples of CUDA-graph batches and of single launches are different quantities: never pooled.
     if (std::ranges::any_of(trials, [&](const auto* t) { return t->batch != trials.front()->batch; })) {
-      out.dropped.push_back(fmt::format("{} {}: timed in batches of different launches across rounds ({})",
-                                        problem, instance,
-                                        fmt::join(trials | std::views::transform([](const auto* t) { return t->batch; }), ", ")));
+      out.dropped.push_back(
+          fmt::format("{} {}: timed in batches of different launches across rounds ({})", problem, instance,
+                      fmt::join(trials | std::views::transform([](const auto* t) { return t->batch; }), ", ")));
       out.dropped_keys.insert(key);
       continue;
     }
@@ -93,8 +93,8 @@ pooled_rounds pool_rounds(const std::vector<const result_set*>& rounds, std::str
     out.set.trials.push_back(std::move(m));
   }
   if (out.set.trials.empty())
-    throw error(fmt::format("{}: no configuration was verified in all {} of its rounds",
-                            out.set.source, rounds.size()));
+    throw error(
+        fmt::format("{}: no configuration was verified in all {} of its rounds", out.set.source, rounds.size()));
   return out;
 }
 

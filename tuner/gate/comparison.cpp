@@ -42,8 +42,7 @@ compared_side side(const measured_trial& t) {
   return {t.instance, t.median_us, t.sample_count, !t.samples_us.empty(), t.env};
 }
 
-comparison_row compare_pair(const measured_trial& b, const measured_trial& c, bool winner,
-                            const compare_options& o) {
+comparison_row compare_pair(const measured_trial& b, const measured_trial& c, bool winner, const compare_options& o) {
   comparison_row row;
   row.problem = b.problem;
   row.op = b.op;
@@ -83,8 +82,8 @@ std::vector<std::string> env_differences(const result_set& baseline, const resul
     const auto& b = baseline.envs.at(static_cast<std::size_t>(p.baseline->env));
     const auto& c = candidate.envs.at(static_cast<std::size_t>(p.candidate->env));
     if (!same_measurement_env(b, c))
-      out.push_back(fmt::format("baseline {} was measured on {}, candidate {} on {}",
-                                baseline.source, b.describe(), candidate.source, c.describe()));
+      out.push_back(fmt::format("baseline {} was measured on {}, candidate {} on {}", baseline.source, b.describe(),
+                                candidate.source, c.describe()));
   }
   return out;
 }
@@ -99,8 +98,7 @@ int comparison::approximate_rows() const {
   return static_cast<int>(std::ranges::count_if(rows, [](const auto& r) { return r.ci.approximate; }));
 }
 
-comparison compare(const result_set& baseline, const result_set& candidate,
-                   const compare_options& options) {
+comparison compare(const result_set& baseline, const result_set& candidate, const compare_options& options) {
   comparison out;
   out.baseline_source = baseline.source;
   out.candidate_source = candidate.source;
@@ -126,15 +124,16 @@ comparison compare(const result_set& baseline, const result_set& candidate,
   for (const auto& [problem, trials] : cand)
     if (!base.contains(problem)) out.only_in_candidate.push_back(problem);
   if (pairs.empty())
-    throw error(fmt::format("nothing to compare: no problem has verified results in both {} and {}",
-                            baseline.source, candidate.source));
+    throw error(fmt::format("nothing to compare: no problem has verified results in both {} and {}", baseline.source,
+                            candidate.source));
 
   // Checked before any bootstrap: a refused comparison answers at once.
   const auto differences = env_differences(baseline, candidate, pairs);
   if (!differences.empty() && !options.allow_different_env)
-    throw error(fmt::format("{}: timings from different GPUs or environments are not comparable "
-                            "(--allow-different-env compares them anyway)",
-                            fmt::join(differences, "; ")));
+    throw error(
+        fmt::format("{}: timings from different GPUs or environments are not comparable "
+                    "(--allow-different-env compares them anyway)",
+                    fmt::join(differences, "; ")));
   for (const auto& d : differences)
     out.warnings.push_back("comparing different environments (--allow-different-env): " + d);
 
@@ -146,20 +145,21 @@ comparison compare(const result_set& baseline, const result_set& candidate,
         return t.batch > 1 ? fmt::format("in CUDA-graph batches of {} launches", t.batch)
                            : std::string("in single launches");
       };
-      out.warnings.push_back(fmt::format(
-          "{}{}: not compared: the baseline {} was timed {}, the candidate {} {}; measure both the same "
-          "way (a baseline exported before batching is single launches)",
-          p.baseline->problem, p.winner ? "" : " " + p.candidate->instance, p.baseline->instance,
-          how(*p.baseline), p.candidate->instance, how(*p.candidate)));
+      out.warnings.push_back(
+          fmt::format("{}{}: not compared: the baseline {} was timed {}, the candidate {} {}; measure both the same "
+                      "way (a baseline exported before batching is single launches)",
+                      p.baseline->problem, p.winner ? "" : " " + p.candidate->instance, p.baseline->instance,
+                      how(*p.baseline), p.candidate->instance, how(*p.candidate)));
       if (p.winner) out.measured_differently.push_back(p.baseline->problem);
       continue;
     }
     out.rows.push_back(compare_pair(*p.baseline, *p.candidate, p.winner, options));
   }
   if (out.rows.empty())
-    throw error(fmt::format("nothing to compare: every problem in both {} and {} was timed one way on one side "
-                            "and another on the other (batched against single launches)",
-                            baseline.source, candidate.source));
+    throw error(
+        fmt::format("nothing to compare: every problem in both {} and {} was timed one way on one side "
+                    "and another on the other (batched against single launches)",
+                    baseline.source, candidate.source));
   return out;
 }
 

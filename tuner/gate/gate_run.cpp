@@ -74,8 +74,7 @@ result_set load_measured(const std::string& db, const std::string& source) {
   try {
     set = load_result_set(db, {});
   } catch (const error& e) {
-    throw error(fmt::format("{}: nothing measured ({}); the sweep's messages above say why", source,
-                            e.what()));
+    throw error(fmt::format("{}: nothing measured ({}); the sweep's messages above say why", source, e.what()));
   }
   set.source = source;
   return set;
@@ -100,8 +99,10 @@ void fix_timing(gate_context& g, const result_set& reference, const std::string&
   g.batch_plan = (fs::path(g.files.folder()) / "batch-plan.json").string();
   runner::write_batch_plan(g.batch_plan, plan);
   const auto batched = std::ranges::count_if(plan, [](const auto& e) { return e.second.launches > 1; });
-  fmt::print(stderr, "cuop-tune: gate: timing each configuration as {} timed it (winners: {} problems in CUDA-graph "
-             "batches, {} in single launches)\n", what, batched, plan.size() - static_cast<std::size_t>(batched));
+  fmt::print(stderr,
+             "cuop-tune: gate: timing each configuration as {} timed it (winners: {} problems in CUDA-graph "
+             "batches, {} in single launches)\n",
+             what, batched, plan.size() - static_cast<std::size_t>(batched));
 }
 
 suite_run suite(const gate_context& g, const std::vector<std::string>& only, int pass) {
@@ -123,8 +124,8 @@ std::string pass_prefix(int pass) { return pass == 0 ? "" : fmt::format("retry{}
 // configurations verified (a broken kernel, or a run the sweep marked invalid for a bad
 // environment) is an error, never a quiet "only in the baseline". On a retry, its earlier trials
 // stay and a warning says so.
-void require_measured(gate_context& g, const result_set& set, const std::vector<std::string>& wanted,
-                      int pass, const std::string& what) {
+void require_measured(gate_context& g, const result_set& set, const std::vector<std::string>& wanted, int pass,
+                      const std::string& what) {
   const auto missing = missing_problems(set, wanted.empty() ? g.problems : wanted);
   if (missing.empty()) return;
   const auto message = fmt::format(
@@ -146,14 +147,13 @@ result_set measure_this_build(gate_context& g, const std::vector<std::string>& o
 }
 
 // --against: A B B A rounds, each build's pooled.
-std::pair<result_set, result_set> measure_rounds(gate_context& g, const std::vector<std::string>& only,
-                                                 int pass) {
+std::pair<result_set, result_set> measure_rounds(gate_context& g, const std::vector<std::string>& only, int pass) {
   const auto schedule = abba_schedule(g.o.cycles);
   std::vector<result_set> a_rounds, b_rounds;
   for (std::size_t i = 0; i < schedule.size(); ++i) {
     const bool a = schedule[i] == build::a;
-    const auto holds = fmt::format("{}round {} of {}: {}", pass == 0 ? "" : fmt::format("retry {}, ", pass),
-                                   i + 1, schedule.size(), a ? "A, this build" : "B, " + g.o.against);
+    const auto holds = fmt::format("{}round {} of {}: {}", pass == 0 ? "" : fmt::format("retry {}, ", pass), i + 1,
+                                   schedule.size(), a ? "A, this build" : "B, " + g.o.against);
     const auto db = g.files.database(fmt::format("{}round{}-{}", pass_prefix(pass), i + 1, a ? "a" : "b"), holds);
     run_suite(a ? g.self : g.other, db, suite(g, only, pass), holds);
     (a ? a_rounds : b_rounds).push_back(load_measured(db, holds));
@@ -166,16 +166,17 @@ std::pair<result_set, result_set> measure_rounds(gate_context& g, const std::vec
     auto pooled = pool_rounds(ptrs, fmt::format("{} (rounds {})", name, fmt::join(rounds_of(schedule, side), ", ")));
     if (!pooled.dropped.empty())
       g.warnings.push_back(fmt::format("{}{}: {} configurations left out of the pooled rounds: {}",
-                                       pass == 0 ? "" : fmt::format("retry {}: ", pass), name,
-                                       pooled.dropped.size(), fmt::join(pooled.dropped, "; ")));
+                                       pass == 0 ? "" : fmt::format("retry {}: ", pass), name, pooled.dropped.size(),
+                                       fmt::join(pooled.dropped, "; ")));
     return pooled;
   };
   auto a = pool(a_rounds, build::a, "this build");
   auto b = pool(b_rounds, build::b, g.o.against);
   if (const int n = drop_each_others_left_out(a, b); n > 0)
-    g.warnings.push_back(fmt::format("{}{} configurations left out of one build's pool were left out of the "
-                                     "other's too, so both winners are chosen among the same configurations",
-                                     pass == 0 ? "" : fmt::format("retry {}: ", pass), n));
+    g.warnings.push_back(
+        fmt::format("{}{} configurations left out of one build's pool were left out of the "
+                    "other's too, so both winners are chosen among the same configurations",
+                    pass == 0 ? "" : fmt::format("retry {}: ", pass), n));
   return {std::move(a.set), std::move(b.set)};
 }
 
@@ -222,8 +223,8 @@ result_set load_gate_baseline(const std::string& baseline, const std::string& gp
   }
   set = keep_problems(std::move(set), problems);
   if (set.trials.empty())
-    throw error(fmt::format("{}: none of the gate suites' {} problems has verified results there",
-                            baseline, problems.size()));
+    throw error(
+        fmt::format("{}: none of the gate suites' {} problems has verified results there", baseline, problems.size()));
   return set;
 }
 
@@ -248,7 +249,8 @@ result_set among_candidate_configurations(result_set baseline, const result_set&
     if (!comparable(*best))
       warnings.push_back(fmt::format(
           "{}: the baseline's best, {} ({:.2f} us), is not among this build's verified configurations of the "
-          "suite{}: compared among those only", problem, best->instance, best->median_us,
+          "suite{}: compared among those only",
+          problem, best->instance, best->median_us,
           verified.contains({problem, best->instance}) ? " timed the same way" : ""));
   std::erase_if(baseline.trials, [&](const measured_trial& t) { return !comparable(t); });
   return baseline;
@@ -260,9 +262,10 @@ result_set among_baseline_configurations(result_set candidate, const result_set&
   for (const auto& t : baseline.trials) kept.insert({t.problem, t.instance});
   for (const auto& [problem, best] : fastest_per_problem(candidate))
     if (!kept.contains({problem, best->instance}))
-      warnings.push_back(fmt::format(
-          "{}: this build's best, {} ({:.2f} us), has no baseline timed the same way: compared among the "
-          "configurations both have", problem, best->instance, best->median_us));
+      warnings.push_back(
+          fmt::format("{}: this build's best, {} ({:.2f} us), has no baseline timed the same way: compared among the "
+                      "configurations both have",
+                      problem, best->instance, best->median_us));
   std::erase_if(candidate.trials, [&](const measured_trial& t) { return !kept.contains({t.problem, t.instance}); });
   return candidate;
 }
@@ -273,8 +276,9 @@ comparison run_gate(const gate_options& o) {
   if (o.retries < 0) throw usage_error(fmt::format("--retries must be 0 or more, got {}", o.retries));
   if (!o.against.empty()) abba_schedule(o.cycles);  // checks --cycles before anything runs
   if (std::error_code ec; !o.db.empty() && fs::exists(o.db, ec))
-    throw error(o.db + ": already exists; the gate measures into a fresh database (remove it or "
-                       "choose another --db)");
+    throw error(o.db +
+                ": already exists; the gate measures into a fresh database (remove it or "
+                "choose another --db)");
 
   // Every file is parsed before anything runs.
   std::set<std::string> problems;
@@ -297,17 +301,15 @@ comparison run_gate(const gate_options& o) {
   if (!dev.present) throw error(no_gpu_message(dev.error));
   if (!o.against.empty()) {
     if (!other_dev.present)
-      throw error(fmt::format("{} finds no GPU ({}) where this build finds {}", o.against,
-                              other_dev.error, dev.name));
+      throw error(fmt::format("{} finds no GPU ({}) where this build finds {}", o.against, other_dev.error, dev.name));
     if (other_dev.uuid != dev.uuid)
-      throw error(fmt::format("{} sees device {} as {} ({}), this build as {} ({})", o.against,
-                              o.device, other_dev.name, other_dev.uuid, dev.name, dev.uuid));
+      throw error(fmt::format("{} sees device {} as {} ({}), this build as {} ({})", o.against, o.device,
+                              other_dev.name, other_dev.uuid, dev.name, dev.uuid));
   }
-  fmt::print(stderr, "cuop-tune: gate: measuring on device {}: {} ({} SMs, driver {})\n", dev.index,
-             dev.name, dev.sm_count, dev.driver);
+  fmt::print(stderr, "cuop-tune: gate: measuring on device {}: {} ({} SMs, driver {})\n", dev.index, dev.name,
+             dev.sm_count, dev.driver);
 
-  gate_context g{o, o.specs, {problems.begin(), problems.end()}, self, other,
-                 gate_files(o.db, o.keep_db), {}, {}};
+  gate_context g{o, o.specs, {problems.begin(), problems.end()}, self, other, gate_files(o.db, o.keep_db), {}, {}};
   gate_notes notes;
   notes.max_retries = o.retries;
   const bool abba = !o.against.empty();
@@ -339,8 +341,10 @@ comparison run_gate(const gate_options& o) {
     const auto targets = select_retries(result);
     if (targets.empty()) break;
     const auto again = retry_problems(targets);
-    fmt::print(stderr, "cuop-tune: gate: retry {} of {}: {} AMBIGUOUS rows, measuring again, pooled with the earlier passes: {}\n",
-               pass, o.retries, targets.size(), fmt::join(again, ", "));
+    fmt::print(
+        stderr,
+        "cuop-tune: gate: retry {} of {}: {} AMBIGUOUS rows, measuring again, pooled with the earlier passes: {}\n",
+        pass, o.retries, targets.size(), fmt::join(again, ", "));
     if (abba) {
       auto [a, b] = measure_rounds(g, again, pass);
       candidate = pool_retry(candidate, a, targets);
@@ -354,8 +358,7 @@ comparison run_gate(const gate_options& o) {
   }
   apply_retry_counts(result, counts);
   notes.databases = g.files.kept();
-  if (o.keep_db && o.db.empty())
-    fmt::print(stderr, "cuop-tune: gate: databases kept in {}\n", g.files.folder());
+  if (o.keep_db && o.db.empty()) fmt::print(stderr, "cuop-tune: gate: databases kept in {}\n", g.files.folder());
   result.gate = std::move(notes);
   return with_gate_warnings(std::move(result), g);
 }

@@ -14,19 +14,19 @@
 namespace cuop::gate {
 
 struct gate_options {
-  std::vector<std::string> specs;   // the gate suites (sweep files)
-  std::string baseline;             // a results folder or file, or a database
-  std::string against;              // or: another build's cuop-tune binary or build folder
-  int cycles = 1;                   // --against: A B B A cycles
-  int retries = 2;                  // retry passes for AMBIGUOUS rows
-  std::string db;                   // this build's database; "": a temporary folder's
-  bool keep_db = false;             // keep the temporary folder's databases
+  std::vector<std::string> specs;  // the gate suites (sweep files)
+  std::string baseline;            // a results folder or file, or a database
+  std::string against;             // or: another build's cuop-tune binary or build folder
+  int cycles = 1;                  // --against: A B B A cycles
+  int retries = 2;                 // retry passes for AMBIGUOUS rows
+  std::string db;                  // this build's database; "": a temporary folder's
+  bool keep_db = false;            // keep the temporary folder's databases
   int device = 0;
-  std::string cache_dir;            // "": each build's default cubin cache
-  int jobs = 0;                     // compile threads of the sweeps; 0: all cores
+  std::string cache_dir;  // "": each build's default cubin cache
+  int jobs = 0;           // compile threads of the sweeps; 0: all cores
   compare_options compare;
-  std::string self;                 // this build's cuop-tune; "": this process's executable
-                                    // (another one stands in for it in the CPU tests)
+  std::string self;  // this build's cuop-tune; "": this process's executable
+                     // (another one stands in for it in the CPU tests)
 };
 
 // Throws cuop::usage_error on contradictory options, cuop::error when there is no GPU, the other

@@ -48,8 +48,8 @@ class builder {
 
   result_set finish(const load_options& o) && {
     if (m_gpus.size() > 1)
-      throw error(fmt::format("{}: holds results of {} GPU models ({}); choose one with --gpu",
-                              m_set.source, m_gpus.size(), fmt::join(m_gpus, ", ")));
+      throw error(fmt::format("{}: holds results of {} GPU models ({}); choose one with --gpu", m_set.source,
+                              m_gpus.size(), fmt::join(m_gpus, ", ")));
     if (m_set.trials.empty())
       throw error(fmt::format("{}: no verified results{}{}", m_set.source,
                               o.op.empty() ? "" : " of op \"" + o.op + "\"",
@@ -60,8 +60,8 @@ class builder {
     });
     for (std::size_t i = 1; i < t.size(); ++i)
       if (t[i].problem == t[i - 1].problem && t[i].instance == t[i - 1].instance)
-        throw error(fmt::format("{}: \"{}\" on problem {} is there twice (two files of one op and GPU?)",
-                                m_set.source, t[i].instance, t[i].problem));
+        throw error(fmt::format("{}: \"{}\" on problem {} is there twice (two files of one op and GPU?)", m_set.source,
+                                t[i].instance, t[i].problem));
     return std::move(m_set);
   }
 
@@ -81,8 +81,7 @@ result_set load_database(const std::string& path, const load_options& o) {
       for (const auto& r : current.runs) run_of[r.id] = &r;
       for (auto& t : current.trials) {
         const auto* run = run_of.at(t.run_id);  // current_trials keeps only trials of its runs
-        if (t.status != "ok" || run->env.gpu_name.empty() || !gpu_matches(o.gpu, run->env.gpu_name))
-          continue;
+        if (t.status != "ok" || run->env.gpu_name.empty() || !gpu_matches(o.gpu, run->env.gpu_name)) continue;
         const auto& e = run->env;
         measured_trial m;
         m.problem = t.problem.key;
@@ -96,8 +95,8 @@ result_set load_database(const std::string& path, const load_options& o) {
         m.sample_count = t.samples;
         m.batch = t.batch;
         m.samples_us = std::move(t.sample_us);
-        m.env = b.env({e.gpu_name, e.sm_count, e.driver, e.cuda_runtime, e.libraries, e.key(),
-                       e.source_hash, e.git_rev});
+        m.env =
+            b.env({e.gpu_name, e.sm_count, e.driver, e.cuda_runtime, e.libraries, e.key(), e.source_hash, e.git_rev});
         b.add(std::move(m));
       }
     }
@@ -108,10 +107,9 @@ result_set load_database(const std::string& path, const load_options& o) {
 result_set load_results_files(const std::string& path, const load_options& o) {
   const bool folder = fs::is_directory(path);
   builder b(path, folder ? "results files" : "results file");
-  const auto files =
-      folder ? emit::read_results(path)
-             : std::vector<emit::result_file>{emit::parse_results(
-                   core::read_regular_file(path, core::max_results_file_bytes, "results file"), path)};
+  const auto files = folder ? emit::read_results(path)
+                            : std::vector<emit::result_file>{emit::parse_results(
+                                  core::read_regular_file(path, core::max_results_file_bytes, "results file"), path)};
   for (const auto& f : files) {
     if (f.gpu.empty() || !gpu_matches(o.gpu, f.gpu) || (!o.op.empty() && f.op != o.op)) continue;
     // A file records its newest run's environment only; each run adds its own fingerprint.
@@ -133,8 +131,8 @@ result_set load_results_files(const std::string& path, const load_options& o) {
       m.sample_count = t.samples;
       m.batch = t.batch;
       m.samples_us = t.samples_us;
-      m.env = b.env({f.gpu, f.sm_count, f.driver, f.cuda_runtime, "", r ? r->env_key : "",
-                     f.source_hash, r ? r->git_rev : ""});
+      m.env = b.env(
+          {f.gpu, f.sm_count, f.driver, f.cuda_runtime, "", r ? r->env_key : "", f.source_hash, r ? r->git_rev : ""});
       b.add(std::move(m));
     }
   }
@@ -147,8 +145,7 @@ bool is_sqlite_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char head[16] = {};
   in.read(head, sizeof head);
-  return in.gcount() == sizeof head && std::string_view(head, sizeof head) ==
-                                           std::string_view("SQLite format 3\0", 16);
+  return in.gcount() == sizeof head && std::string_view(head, sizeof head) == std::string_view("SQLite format 3\0", 16);
 }
 
 std::string measured_env::describe() const {
@@ -162,12 +159,9 @@ std::string measured_env::describe() const {
 }
 
 bool same_measurement_env(const measured_env& a, const measured_env& b) {
-  const auto agree = [](const std::string& x, const std::string& y) {
-    return x.empty() || y.empty() || x == y;
-  };
+  const auto agree = [](const std::string& x, const std::string& y) { return x.empty() || y.empty() || x == y; };
   return a.gpu == b.gpu && (a.sm_count == 0 || b.sm_count == 0 || a.sm_count == b.sm_count) &&
-         agree(a.driver, b.driver) && agree(a.cuda_runtime, b.cuda_runtime) &&
-         agree(a.libraries, b.libraries);
+         agree(a.driver, b.driver) && agree(a.cuda_runtime, b.cuda_runtime) && agree(a.libraries, b.libraries);
 }
 
 std::map<std::string, const measured_trial*> fastest_per_problem(const result_set& set) {

@@ -11,14 +11,14 @@ namespace cuop::gate {
 // What a timing depends on besides the code measured. Kernel source and build-flag hashes are
 // deliberately absent: they are what a comparison compares.
 struct measured_env {
-  std::string gpu;            // GPU model, "NVIDIA H200"
-  int sm_count = 0;           // 0: unknown
-  std::string driver;         // "" : unknown
+  std::string gpu;     // GPU model, "NVIDIA H200"
+  int sm_count = 0;    // 0: unknown
+  std::string driver;  // "" : unknown
   std::string cuda_runtime;
-  std::string libraries;      // "" : unknown (results files do not record it)
-  std::string env_key;        // store::environment::key(): the whole fingerprint, for the record
-  std::string source_hash;    // for the record
-  std::string git_rev;        // for the record
+  std::string libraries;    // "" : unknown (results files do not record it)
+  std::string env_key;      // store::environment::key(): the whole fingerprint, for the record
+  std::string source_hash;  // for the record
+  std::string git_rev;      // for the record
 
   // "NVIDIA H200 (132 SMs, driver 580.95, CUDA 13.0)"
   std::string describe() const;
@@ -29,7 +29,7 @@ bool same_measurement_env(const measured_env& a, const measured_env& b);
 
 // One verified ("ok") trial.
 struct measured_trial {
-  std::string problem;        // "softmax_f32_4096x4096"
+  std::string problem;  // "softmax_f32_4096x4096"
   std::string op, dtype, instance;
   std::map<std::string, long long> dims;
   double median_us = 0, ci_lo_us = 0, ci_hi_us = 0;
@@ -40,8 +40,8 @@ struct measured_trial {
 };
 
 struct result_set {
-  std::string source;              // the path as given
-  std::string kind;                // "database" or "results file(s)"
+  std::string source;  // the path as given
+  std::string kind;    // "database" or "results file(s)"
   std::vector<measured_env> envs;
   std::vector<measured_trial> trials;  // sorted by problem, then instance; one per pair
 };

@@ -33,13 +33,11 @@ std::vector<std::string> retry_problems(const std::vector<retry_target>& targets
 }
 
 result_set pool_retry(const result_set& old, const result_set& fresh, const std::vector<retry_target>& targets) {
-  std::set<std::string> whole;                              // winner targets' problems
-  std::set<std::pair<std::string, std::string>> configs;    // configuration targets
+  std::set<std::string> whole;                            // winner targets' problems
+  std::set<std::pair<std::string, std::string>> configs;  // configuration targets
   for (const auto& t : targets) {
-    if (t.instance.empty())
-      whole.insert(t.problem);
-    else
-      configs.insert({t.problem, t.instance});
+    if (t.instance.empty()) whole.insert(t.problem);
+    else configs.insert({t.problem, t.instance});
   }
   const auto wanted = [&](const measured_trial& t) {
     return whole.contains(t.problem) || configs.contains({t.problem, t.instance});
@@ -59,9 +57,8 @@ result_set pool_retry(const result_set& old, const result_set& fresh, const std:
     int index = -1;
     for (std::size_t i = 0; i < out.envs.size(); ++i) {
       const auto& o = out.envs[i];
-      if (std::tie(o.gpu, o.sm_count, o.driver, o.cuda_runtime, o.libraries, o.env_key, o.source_hash,
-                   o.git_rev) == std::tie(e.gpu, e.sm_count, e.driver, e.cuda_runtime, e.libraries,
-                                          e.env_key, e.source_hash, e.git_rev))
+      if (std::tie(o.gpu, o.sm_count, o.driver, o.cuda_runtime, o.libraries, o.env_key, o.source_hash, o.git_rev) ==
+          std::tie(e.gpu, e.sm_count, e.driver, e.cuda_runtime, e.libraries, e.env_key, e.source_hash, e.git_rev))
         index = static_cast<int>(i);
     }
     if (index < 0) {
@@ -75,8 +72,7 @@ result_set pool_retry(const result_set& old, const result_set& fresh, const std:
     const auto key = std::make_pair(t.problem, t.instance);
     const auto it = merged.find(key);
     // Pooled only when timed the same way (batched samples and single launches never mix).
-    if (it == merged.end() || it->second.samples_us.empty() || t.samples_us.empty() ||
-        it->second.batch != t.batch) {
+    if (it == merged.end() || it->second.samples_us.empty() || t.samples_us.empty() || it->second.batch != t.batch) {
       auto copy = t;
       copy.env = env_of(t.env);
       merged.insert_or_assign(key, std::move(copy));

@@ -55,7 +55,8 @@ class signals_noted {
   signals_noted& operator=(const signals_noted&) = delete;
 
  private:
-  struct sigaction m_int {}, m_term {};
+  struct sigaction m_int {
+  }, m_term{};
 };
 
 std::string how_it_ended(int status) {
@@ -102,8 +103,7 @@ std::string resolve_cuop_tune(const std::string& path) {
       if (is_executable_file(candidate)) return fs::absolute(candidate).lexically_normal().string();
       tried.push_back(candidate.string());
     }
-    throw error(fmt::format("{}: no cuop-tune binary in this folder (tried {})", path,
-                            fmt::join(tried, ", ")));
+    throw error(fmt::format("{}: no cuop-tune binary in this folder (tried {})", path, fmt::join(tried, ", ")));
   }
   if (!is_executable_file(path)) throw error(path + ": not an executable file");
   return fs::absolute(path).lexically_normal().string();
@@ -113,13 +113,12 @@ runner::device_info ask_worker(const std::string& executable, int device, double
   runner::worker_process worker(device, executable);
   const auto hello = worker.call({{"cmd", "hello"}}, timeout_s);
   if (hello.kind != runner::worker_process::outcome_kind::answered)
-    throw error(fmt::format("{}: its worker did not answer ({}); is it a cuop-tune binary that runs here?",
-                            executable, hello.message));
+    throw error(fmt::format("{}: its worker did not answer ({}); is it a cuop-tune binary that runs here?", executable,
+                            hello.message));
   try {
     return runner::device_info_from_json(hello.answer);
   } catch (const std::exception& e) {
-    throw error(fmt::format("{}: its worker's answer is not a cuop-tune worker's ({})", executable,
-                            e.what()));
+    throw error(fmt::format("{}: its worker's answer is not a cuop-tune worker's ({})", executable, e.what()));
   }
 }
 
@@ -127,14 +126,13 @@ void require_same_protocol(const runner::device_info& other, const std::string& 
   if (other.protocol == runner::protocol_version) return;
   const auto theirs = other.protocol == 0 ? std::string("no protocol version (a build from before `gate`)")
                                           : fmt::format("protocol {}", other.protocol);
-  throw error(fmt::format(
-      "{} speaks {}, this cuop-tune speaks protocol {}: the two builds cannot be gated against each "
-      "other; build both from revisions with the same protocol (tuner/runner/protocol.hpp)",
-      other_path, theirs, runner::protocol_version));
+  throw error(
+      fmt::format("{} speaks {}, this cuop-tune speaks protocol {}: the two builds cannot be gated against each "
+                  "other; build both from revisions with the same protocol (tuner/runner/protocol.hpp)",
+                  other_path, theirs, runner::protocol_version));
 }
 
-std::vector<std::string> sweep_command(const std::string& executable, const std::string& db,
-                                       const suite_run& run) {
+std::vector<std::string> sweep_command(const std::string& executable, const std::string& db, const suite_run& run) {
   std::vector<std::string> argv{executable, "sweep", "--db", db, "--device", std::to_string(run.device)};
   if (!run.cache_dir.empty()) argv.insert(argv.end(), {"--cache", run.cache_dir});
   if (run.jobs > 0) argv.insert(argv.end(), {"-j", std::to_string(run.jobs)});
@@ -144,12 +142,12 @@ std::vector<std::string> sweep_command(const std::string& executable, const std:
   return argv;
 }
 
-void run_suite(const std::string& executable, const std::string& db, const suite_run& run,
-               const std::string& label) {
+void run_suite(const std::string& executable, const std::string& db, const suite_run& run, const std::string& label) {
   std::error_code ec;
   if (fs::exists(db, ec))
-    throw error(db + ": already exists; the gate measures into a fresh database (remove it or "
-                     "choose another --db)");
+    throw error(db +
+                ": already exists; the gate measures into a fresh database (remove it or "
+                "choose another --db)");
   const auto argv = sweep_command(executable, db, run);
   fmt::print(stderr, "cuop-tune: gate: {}: {}\n", label, fmt::join(argv, " "));
   g_signal.store(0);
@@ -157,8 +155,7 @@ void run_suite(const std::string& executable, const std::string& db, const suite
   if (const int s = g_signal.load(); s != 0)
     throw error(fmt::format("{}: interrupted (signal {}); measured trials are in {}", label, s, db));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw error(fmt::format("{}: its sweep failed ({}); its messages are above", label,
-                            how_it_ended(status)));
+    throw error(fmt::format("{}: its sweep failed ({}); its messages are above", label, how_it_ended(status)));
 }
 
 }  // namespace cuop::gate

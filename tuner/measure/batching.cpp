@@ -25,11 +25,11 @@ batch_plan plan_batch(double estimate_us, double threshold_us, std::size_t set_b
                       const batch_limits& limits) {
   if (threshold_us <= 0 || estimate_us <= 0 || estimate_us >= threshold_us || set_bytes == 0) return {};
   const double cold = 2.0 * static_cast<double>(std::max(0LL, l2_bytes));
-  const double needed = std::min(std::floor(cold / static_cast<double>(set_bytes)) + 1,
-                                 static_cast<double>(limits.max_sets));
+  const double needed =
+      std::min(std::floor(cold / static_cast<double>(set_bytes)) + 1, static_cast<double>(limits.max_sets));
   const double by_time = std::ceil(limits.graph_target_us / estimate_us);
-  const int launches = static_cast<int>(
-      std::clamp(std::max(by_time, needed), 2.0, static_cast<double>(limits.max_launches)));
+  const int launches =
+      static_cast<int>(std::clamp(std::max(by_time, needed), 2.0, static_cast<double>(limits.max_launches)));
   return with_sets(launches, set_bytes, l2_bytes, limits);
 }
 

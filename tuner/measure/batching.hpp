@@ -8,9 +8,9 @@
 namespace cuop::measure {
 
 struct batch_plan {
-  int launches = 1;    // per sample; 1: single launches, no graph
-  int sets = 1;        // buffer sets the launches rotate over (launch j uses set j % sets)
-  bool flush = true;   // flush L2 before each graph: the sets together do not exceed 2 x L2
+  int launches = 1;   // per sample; 1: single launches, no graph
+  int sets = 1;       // buffer sets the launches rotate over (launch j uses set j % sets)
+  bool flush = true;  // flush L2 before each graph: the sets together do not exceed 2 x L2
 };
 
 struct batch_limits {
@@ -30,7 +30,6 @@ batch_plan plan_batch(double estimate_us, double threshold_us, std::size_t set_b
 
 // Exactly `launches` per sample (a later round of a trial whose first round chose them): the sets
 // as above, at most `launches` of them. launches <= 1: single launches.
-batch_plan plan_forced_batch(int launches, std::size_t set_bytes, long long l2_bytes,
-                             const batch_limits& limits = {});
+batch_plan plan_forced_batch(int launches, std::size_t set_bytes, long long l2_bytes, const batch_limits& limits = {});
 
 }  // namespace cuop::measure

@@ -95,8 +95,7 @@ class median_source {
 
 }  // namespace
 
-ratio_interval bootstrap_median_ratio(const median_evidence& baseline,
-                                      const median_evidence& candidate,
+ratio_interval bootstrap_median_ratio(const median_evidence& baseline, const median_evidence& candidate,
                                       const bootstrap_options& options) {
   if (options.resamples < 1) throw error("bootstrap: resamples must be at least 1");
   if (!(options.confidence > 0 && options.confidence < 1))
@@ -117,8 +116,7 @@ ratio_interval bootstrap_median_ratio(const median_evidence& baseline,
   return out;
 }
 
-ratio_interval bootstrap_median_ratio(std::span<const double> baseline,
-                                      std::span<const double> candidate,
+ratio_interval bootstrap_median_ratio(std::span<const double> baseline, std::span<const double> candidate,
                                       const bootstrap_options& options) {
   median_evidence b, c;
   b.samples.assign(baseline.begin(), baseline.end());

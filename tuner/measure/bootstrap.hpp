@@ -25,10 +25,10 @@ struct bootstrap_options {
 };
 
 struct ratio_interval {
-  double ratio = 0;              // median(candidate) / median(baseline), from all samples
-  double lo = 0, hi = 0;         // percentile bootstrap interval of that ratio
-  bool approximate = false;      // a side had no samples: its median was drawn from a normal
-                                 // approximation of its stored CI instead of resampled
+  double ratio = 0;          // median(candidate) / median(baseline), from all samples
+  double lo = 0, hi = 0;     // percentile bootstrap interval of that ratio
+  bool approximate = false;  // a side had no samples: its median was drawn from a normal
+                             // approximation of its stored CI instead of resampled
 };
 
 // Each resample draws every side's samples with replacement and takes the ratio of the two
@@ -36,13 +36,11 @@ struct ratio_interval {
 // samples contributes Normal(median, se) draws with se = (ci_hi - ci_lo) / (2 * 1.96).
 // Deterministic for a given seed on every platform (no implementation-defined distributions).
 // Throws cuop::error when a side has neither samples nor a positive median.
-ratio_interval bootstrap_median_ratio(const median_evidence& baseline,
-                                      const median_evidence& candidate,
+ratio_interval bootstrap_median_ratio(const median_evidence& baseline, const median_evidence& candidate,
                                       const bootstrap_options& options);
 
 // The same from raw samples only.
-ratio_interval bootstrap_median_ratio(std::span<const double> baseline,
-                                      std::span<const double> candidate,
+ratio_interval bootstrap_median_ratio(std::span<const double> baseline, std::span<const double> candidate,
                                       const bootstrap_options& options);
 
 }  // namespace cuop::measure

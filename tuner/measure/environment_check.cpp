@@ -57,8 +57,7 @@ std::string assess(const gpu_environment& e, const environment_limits& limits, b
   return fmt::format("{}", fmt::join(bad, ", "));
 }
 
-std::string assess_run(const gpu_environment& before, const gpu_environment& after,
-                       const environment_limits& limits) {
+std::string assess_run(const gpu_environment& before, const gpu_environment& after, const environment_limits& limits) {
   const auto b = assess(before, limits), a = assess(after, limits, true);
   if (b.empty() && a.empty()) return "";
   if (a.empty()) return "before the run: " + b;

@@ -32,14 +32,14 @@ inline constexpr unsigned long long benign_after_load = benign | sw_power_cap;
 }  // namespace clock_reason
 
 struct gpu_environment {
-  bool checked = false;             // NVML answered (false: nothing below is known)
-  std::string error;                // why it was not checked
-  std::vector<unsigned> other_pids; // compute processes on the GPU besides the worker
+  bool checked = false;              // NVML answered (false: nothing below is known)
+  std::string error;                 // why it was not checked
+  std::vector<unsigned> other_pids;  // compute processes on the GPU besides the worker
   bool pids_known = false;
   unsigned long long clock_reasons = 0;
   bool reasons_known = false;
   unsigned temperature_c = 0;
-  unsigned slowdown_c = 0;          // the GPU's slowdown threshold, 0 when unknown
+  unsigned slowdown_c = 0;  // the GPU's slowdown threshold, 0 when unknown
   unsigned sm_clock_mhz = 0;
 };
 
@@ -61,8 +61,7 @@ std::string describe_clock_reasons(unsigned long long mask);
 std::string assess(const gpu_environment& e, const environment_limits& limits, bool after_load = false);
 
 // "" when both are fine, else "before the run: ...; after the run: ...".
-std::string assess_run(const gpu_environment& before, const gpu_environment& after,
-                       const environment_limits& limits);
+std::string assess_run(const gpu_environment& before, const gpu_environment& after, const environment_limits& limits);
 
 nlohmann::json to_json(const gpu_environment& e);
 gpu_environment gpu_environment_from_json(const nlohmann::json& j);

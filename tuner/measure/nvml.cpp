@@ -11,8 +11,8 @@ using nvml_return = int;  // nvmlReturn_t: 0 success, 7 NVML_ERROR_INSUFFICIENT_
 using nvml_handle = void*;
 constexpr nvml_return nvml_success = 0;
 constexpr nvml_return nvml_insufficient_size = 7;
-constexpr int nvml_clock_sm = 1;                      // NVML_CLOCK_SM
-constexpr int nvml_temperature_gpu = 0;               // NVML_TEMPERATURE_GPU
+constexpr int nvml_clock_sm = 1;                        // NVML_CLOCK_SM
+constexpr int nvml_temperature_gpu = 0;                 // NVML_TEMPERATURE_GPU
 constexpr int nvml_temperature_threshold_slowdown = 1;  // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
 
 struct process_info_v1 {  // nvmlProcessInfo_v1_t (nvmlDeviceGetComputeRunningProcesses)

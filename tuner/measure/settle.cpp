@@ -16,8 +16,7 @@ double median_of(std::span<const double> v) {
   return (*std::max_element(s.begin(), s.begin() + static_cast<long>(mid)) + hi) / 2;
 }
 
-bool is_settled(std::span<const double> times_us, std::span<const double> clocks_mhz,
-                const settle_rule& rule) {
+bool is_settled(std::span<const double> times_us, std::span<const double> clocks_mhz, const settle_rule& rule) {
   const auto k = static_cast<std::size_t>(std::max(1, rule.window));
   if (times_us.size() < 2 * k) return false;
 

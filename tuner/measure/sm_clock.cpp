@@ -33,8 +33,7 @@ extern "C" __global__ void cuop_clock_probe(unsigned long long* out, unsigned lo
 
 std::string compile_clock_probe(std::string& log) {
   nvrtcProgram prog{};
-  if (nvrtcCreateProgram(&prog, clock_probe_source(), "cuop_clock_probe.cu", 0, nullptr, nullptr) !=
-      NVRTC_SUCCESS) {
+  if (nvrtcCreateProgram(&prog, clock_probe_source(), "cuop_clock_probe.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) {
     log = "nvrtcCreateProgram failed";
     return {};
   }

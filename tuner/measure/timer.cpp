@@ -103,12 +103,10 @@ class sampler {
 };
 
 // Captures `plan.launches` launches over the rotation's sets into one graph.
-cudaError_t capture(const buffer_rotation& rotation, const batch_plan& plan, cudaStream_t stream,
-                    graph_holder& g) {
+cudaError_t capture(const buffer_rotation& rotation, const batch_plan& plan, cudaStream_t stream, graph_holder& g) {
   if (auto e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal); e != cudaSuccess) return e;
   cudaError_t launched = cudaSuccess;
-  for (int j = 0; j < plan.launches && launched == cudaSuccess; ++j)
-    launched = rotation.launch(j % plan.sets, stream);
+  for (int j = 0; j < plan.launches && launched == cudaSuccess; ++j) launched = rotation.launch(j % plan.sets, stream);
   const cudaError_t ended = cudaStreamEndCapture(stream, &g.graph);
   if (launched != cudaSuccess) return launched;
   if (ended != cudaSuccess) return ended;
@@ -119,8 +117,7 @@ std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) 
 
 }  // namespace
 
-l2_flusher::l2_flusher(long long l2_bytes, mode m)
-    : m_bytes(static_cast<std::size_t>(2 * l2_bytes)), m_mode(m) {
+l2_flusher::l2_flusher(long long l2_bytes, mode m) : m_bytes(static_cast<std::size_t>(2 * l2_bytes)), m_mode(m) {
   if (m_bytes == 0) return;
   if ((m_status = cudaMalloc(&m_buffer, m_bytes)) != cudaSuccess) return;
   if ((m_status = cudaMalloc(reinterpret_cast<void**>(&m_sink), sizeof(unsigned))) != cudaSuccess) return;
@@ -141,8 +138,8 @@ cudaError_t l2_flusher::flush(cudaStream_t stream) {
   return reference::read_sweep(m_buffer, m_bytes, m_sink, stream);
 }
 
-timing time_launches(const launcher& launch, const spec::measure_settings& settings,
-                     l2_flusher* flusher, cudaStream_t stream, const timer_options& options) {
+timing time_launches(const launcher& launch, const spec::measure_settings& settings, l2_flusher* flusher,
+                     cudaStream_t stream, const timer_options& options) {
   timing out;
   out.clock_source = options.clock ? options.clock->name() : "none";
   sampler take(flusher, options.clock, stream);
@@ -177,8 +174,7 @@ timing time_launches(const launcher& launch, const spec::measure_settings& setti
     if (rotation) plan = plan_forced_batch(options.force_batch, rotation->set_bytes, options.l2_bytes);
     else out.note = "batching asked for, but the op provides no buffer sets: single launches";
   } else if (options.force_batch == 0) {
-    if (rotation)
-      plan = plan_batch(estimate_us, settings.batch_below_us, rotation->set_bytes, options.l2_bytes);
+    if (rotation) plan = plan_batch(estimate_us, settings.batch_below_us, rotation->set_bytes, options.l2_bytes);
     else if (settings.batch_below_us > 0 && estimate_us < settings.batch_below_us)
       out.note = "under batch_below_us, but the op provides no buffer sets: single launches";
   }
@@ -189,8 +185,7 @@ timing time_launches(const launcher& launch, const spec::measure_settings& setti
     if (e == cudaSuccess) {
       // Load the graph and let its first replays pass.
       std::vector<double> t, c;
-      e = take.batch([&](cudaStream_t s) { return cudaGraphLaunch(graph.exec, s); }, plan.flush, plan.launches, t,
-                     c);
+      e = take.batch([&](cudaStream_t s) { return cudaGraphLaunch(graph.exec, s); }, plan.flush, plan.launches, t, c);
       if (e != cudaSuccess) {
         // A sticky error is the candidate's failure; otherwise the graph is, and single launches
         // still measure it.
@@ -218,8 +213,7 @@ timing time_launches(const launcher& launch, const spec::measure_settings& setti
                       settings.stable_batches, settings.stable_change});
   const auto sample_start = clock_type::now();
   for (;;) {
-    if ((out.error = take.batch(body, flush, plan.launches, out.samples_us, out.clocks_mhz)) != cudaSuccess)
-      return out;
+    if ((out.error = take.batch(body, flush, plan.launches, out.samples_us, out.clocks_mhz)) != cudaSuccess) return out;
     out.stop_reason = stop.after_batch(out.samples_us, seconds_since(sample_start));
     if (!out.stop_reason.empty()) break;
   }

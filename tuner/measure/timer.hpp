@@ -47,11 +47,11 @@ struct timing {
   std::string stop_reason;         // "ci", "stable_noise", "max_samples", "max_time"
   double warmup_ms = 0;            // warm-up spent before the first kept sample
   int warmup_launches = 0;
-  bool warmup_capped = false;      // the warm-up cap ended it before the clock settled
-  int batch = 1;                   // launches per sample (a CUDA graph when > 1)
-  int buffer_sets = 1;             // buffer sets the batched launches rotated over
+  bool warmup_capped = false;         // the warm-up cap ended it before the clock settled
+  int batch = 1;                      // launches per sample (a CUDA graph when > 1)
+  int buffer_sets = 1;                // buffer sets the batched launches rotated over
   std::string clock_source = "none";  // "nvml", "globaltimer", "none"
-  std::string note;                // e.g. why a short kernel was not batched
+  std::string note;                   // e.g. why a short kernel was not batched
   cudaError_t error = cudaSuccess;
 };
 
@@ -60,8 +60,8 @@ using launcher = std::function<cudaError_t(cudaStream_t)>;
 // An op's cooperation for batched timing: independent buffer sets, each holding everything one
 // launch reads and writes, so consecutive launches in a graph find their data cold.
 struct buffer_rotation {
-  std::size_t set_bytes = 0;                        // bytes one launch's set holds
-  std::function<cudaError_t(int sets)> prepare;     // make sets 0..sets-1 (0: the verified one)
+  std::size_t set_bytes = 0;                                 // bytes one launch's set holds
+  std::function<cudaError_t(int sets)> prepare;              // make sets 0..sets-1 (0: the verified one)
   std::function<cudaError_t(int set, cudaStream_t)> launch;  // the candidate on set `set`
 };
 
@@ -76,11 +76,11 @@ struct timer_options {
   sm_clock* clock = nullptr;
   long long l2_bytes = 0;
   const buffer_rotation* rotation = nullptr;  // null: single launches only
-  int force_batch = 0;  // > 0: exactly this many launches per sample (1: single); 0: decide
+  int force_batch = 0;                        // > 0: exactly this many launches per sample (1: single); 0: decide
 };
 
 // `flusher` may be null (settings.flush_l2 false).
-timing time_launches(const launcher& launch, const spec::measure_settings& settings,
-                     l2_flusher* flusher, cudaStream_t stream, const timer_options& options = {});
+timing time_launches(const launcher& launch, const spec::measure_settings& settings, l2_flusher* flusher,
+                     cudaStream_t stream, const timer_options& options = {});
 
 }  // namespace cuop::measure

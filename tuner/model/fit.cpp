@@ -36,8 +36,8 @@ validation leave_one_out(const fitted& f, std::vector<int>* losers) {
   for (int a = 0; a < static_cast<int>(f.anchors.size()); ++a) {
     const auto& held = f.anchors[static_cast<std::size_t>(a)];
     ++v.anchors;
-    const int c = detail::nearest_choice(view, &f.features[static_cast<std::size_t>(a * f.feature_count)],
-                                         [](int) { return true; }, a);
+    const int c = detail::nearest_choice(
+        view, &f.features[static_cast<std::size_t>(a * f.feature_count)], [](int) { return true; }, a);
     double speedup = 1;
     if (c >= 0) {
       ++v.chosen;
@@ -68,8 +68,10 @@ double conservative_log_speedup(const emit::result_trial& baseline, const emit::
 }
 
 detail::choice_model_view fitted::view() const {
-  return {features.data(), log_speedup.data(),  trusted.data(), static_cast<int>(anchors.size()),
-          feature_count,   static_cast<int>(candidates.size()), params};
+  return {features.data(), log_speedup.data(),
+          trusted.data(),  static_cast<int>(anchors.size()),
+          feature_count,   static_cast<int>(candidates.size()),
+          params};
 }
 
 fitted fit(std::vector<anchor> anchors, detail::choice_params params) {
@@ -89,8 +91,8 @@ fitted fit(std::vector<anchor> anchors, detail::choice_params params) {
     f.features.insert(f.features.end(), a.features.begin(), a.features.end());
     for (const auto& c : f.candidates) {
       const auto it = a.trials.find(c);
-      f.log_speedup.push_back(it == a.trials.end() ? unknown
-                                                   : static_cast<float>(conservative_log_speedup(*a.baseline, *it->second)));
+      f.log_speedup.push_back(
+          it == a.trials.end() ? unknown : static_cast<float>(conservative_log_speedup(*a.baseline, *it->second)));
     }
   }
   f.trusted.assign(f.candidates.size(), 1);

@@ -17,7 +17,7 @@ namespace cuop::model {
 struct anchor {
   std::string problem;
   std::vector<double> features;
-  const emit::result_trial* baseline = nullptr;  // the library's choice (or the default rule's) there
+  const emit::result_trial* baseline = nullptr;             // the library's choice (or the default rule's) there
   std::map<std::string, const emit::result_trial*> trials;  // verified trials that may ship, by instance
 };
 
@@ -38,9 +38,9 @@ struct fitted {
   std::vector<std::string> candidates;              // instances: the model's columns
   std::vector<const emit::result_trial*> examples;  // per candidate, a trial naming its configuration
   std::vector<anchor> anchors;
-  std::vector<double> features;                     // anchors x feature count
-  std::vector<float> log_speedup;                   // anchors x candidates (NaN: not measured)
-  std::vector<unsigned char> trusted;               // per candidate
+  std::vector<double> features;        // anchors x feature count
+  std::vector<float> log_speedup;      // anchors x candidates (NaN: not measured)
+  std::vector<unsigned char> trusted;  // per candidate
   detail::choice_params params;
   validation loo;  // with the final trust
   int feature_count = 0;

@@ -116,8 +116,8 @@ nlohmann::json conv_library::list(dtype t, const kc::conv_shape& sh, const nlohm
   bk::fft_conv_config c;
   if (message = fft_config_of(point.at("params"), c); !message.empty()) return nullptr;
   nlohmann::json params = point.at("params");
-  return nlohmann::json::array({{{"instance", fft_instance(t, c)}, {"family", std::string(fft_family)},
-                                 {"params", params}}});
+  return nlohmann::json::array(
+      {{{"instance", fft_instance(t, c)}, {"family", std::string(fft_family)}, {"params", params}}});
 }
 
 std::string conv_library::prepare(dtype t, const kc::conv_shape& sh, const nlohmann::json& config,
@@ -246,8 +246,8 @@ nlohmann::json conv_library::dnn_list(dtype t, const kc::conv_shape& sh, const n
   const auto add = [&](const bk::cudnn_config& c) {
     const auto id = bk::cudnn_config_id(c);
     if (!seen.insert(id).second) return;
-    out.push_back({{"instance", conv_library_instance(t, id)}, {"family", std::string(cudnn_family)},
-                   {"params", params_of(c)}});
+    out.push_back(
+        {{"instance", conv_library_instance(t, id)}, {"family", std::string(cudnn_family)}, {"params", params_of(c)}});
   };
   for (std::size_t i = 1; i < ranked.size(); ++i) add(ranked[i]);
   if (space > 0) {
@@ -286,8 +286,8 @@ std::string conv_library::dnn_prepare(dtype t, const kc::conv_shape& sh, const n
   return {};
 }
 
-cudaError_t conv_library::dnn_run(const conv_library_call& call, const void* x, const void* w, void* y,
-                                  void* workspace, cudaStream_t stream) {
+cudaError_t conv_library::dnn_run(const conv_library_call& call, const void* x, const void* w, void* y, void* workspace,
+                                  cudaStream_t stream) {
   const auto* p = static_cast<const prepared_plan*>(call.state.get());
   if (p->conv->run(p->plan, x, w, y, workspace, stream) == CUDNN_STATUS_SUCCESS) return cudaSuccess;
   const cudaError_t e = cudaGetLastError();  // the CUDA error says whether the context survived

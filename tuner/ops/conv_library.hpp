@@ -55,8 +55,7 @@ class conv_library {
   // point: {"family": "cudnn", "params": {"top", "space", "workspace_mb"}} or {"family": "fft",
   // "params": {"tile", "pad", "kb"}}. Each listed configuration is {"instance", "family",
   // "params"}; `message` says why nothing was listed.
-  nlohmann::json list(dtype t, const kernels::conv::conv_shape& sh, const nlohmann::json& point,
-                      std::string& message);
+  nlohmann::json list(dtype t, const kernels::conv::conv_shape& sh, const nlohmann::json& point, std::string& message);
 
   // Empty on success, else why cuDNN rejects the configuration for the problem.
   std::string prepare(dtype t, const kernels::conv::conv_shape& sh, const nlohmann::json& config,

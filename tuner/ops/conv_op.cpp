@@ -39,14 +39,12 @@ kc::conv_shape conv_shape_of(const dim_values& dims) {
 std::string conv_problem_key(const dim_values& dims) { return conv_problem_key(conv_shape_of(dims)); }
 
 std::string conv_problem_key(const kc::conv_shape& sh) {
-  return fmt::format("{}_{}x{}x{}x{}_k{}_r{}x{}_s{}_p{}_d{}_g{}{}", kc::name_of(sh.lay), sh.n, sh.h, sh.w,
-                     sh.c, sh.k, sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h, sh.groups,
-                     sh.allow_tf32 ? "_tf32" : "");
+  return fmt::format("{}_{}x{}x{}x{}_k{}_r{}x{}_s{}_p{}_d{}_g{}{}", kc::name_of(sh.lay), sh.n, sh.h, sh.w, sh.c, sh.k,
+                     sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h, sh.groups, sh.allow_tf32 ? "_tf32" : "");
 }
 
 kc::depthwise_config depthwise_config_of(const space::point& p, const spec::problem& problem) {
-  if (p.family != conv_depthwise_family)
-    throw error(fmt::format("unknown conv2d family \"{}\"", p.family));
+  if (p.family != conv_depthwise_family) throw error(fmt::format("unknown conv2d family \"{}\"", p.family));
   const auto t = parse_dtype(problem.dtype);
   if (!t) throw error(fmt::format("unknown dtype \"{}\"", problem.dtype));
   kc::depthwise_config c = kc::for_shape({}, *t, conv_shape_of(problem.dims));
@@ -117,14 +115,12 @@ class conv_ops final : public op_adapter {
     return kc::conv_bytes(parse_dtype(p.dtype).value_or(dtype::f32), conv_shape_of(p.dims));
   }
   double flops(const spec::problem& p) const override { return kc::conv_flops(conv_shape_of(p.dims)); }
-  bool is_library(std::string_view family) const override {
-    return family == cudnn_family || family == fft_family;
-  }
+  bool is_library(std::string_view family) const override { return family == cudnn_family || family == fft_family; }
   kernel_candidate kernel(const space::point& point, const spec::problem& p) const override {
     // A malformed configuration is not an error here (it fails to compile, with the reason).
     const auto c = depthwise_config_of(point, p);
-    return {kc::instance_name(c), conv_entry_source(c), std::string(name_of(c.t)),
-            kc::threads_per_block(c), kc::check_config(c).empty() ? kc::smem_bytes(c) : 0};
+    return {kc::instance_name(c), conv_entry_source(c), std::string(name_of(c.t)), kc::threads_per_block(c),
+            kc::check_config(c).empty() ? kc::smem_bytes(c) : 0};
   }
 };
 

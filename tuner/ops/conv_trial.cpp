@@ -79,13 +79,19 @@ cudaError_t conv_trial_runner::prepare_problem(dtype t, const kc::conv_shape& sh
   return cudaSuccess;
 }
 
-trial_response conv_trial_runner::verify_and_time(const measure::launcher& launch, const set_launcher& on_set,
-                                                  dtype t, const trial_request& request) {
+trial_response conv_trial_runner::verify_and_time(const measure::launcher& launch, const set_launcher& on_set, dtype t,
+                                                  const trial_request& request) {
   const auto& p = *m_problem;
   const auto& sh = p.shape;
   const int last = sh.lay == kc::layout::nhwc ? sh.k : sh.q();  // the innermost dimension
-  const output_check check{t, p.y, last, static_cast<int>(y_count(sh) / last), last, p.reference,
-                           reference::conv_atol(t, sh), reference::conv_rtol(t)};
+  const output_check check{t,
+                           p.y,
+                           last,
+                           static_cast<int>(y_count(sh) / last),
+                           last,
+                           p.reference,
+                           reference::conv_atol(t, sh),
+                           reference::conv_rtol(t)};
   // Short convolutions are timed in batches over copies of x and w (the same values) and outputs
   // of their own; the workspace is shared, as between consecutive single launches.
   const std::size_t es = size_of(t);
@@ -164,19 +170,19 @@ trial_response conv_trial_runner::run(const trial_request& request) {
     r.message = reason;
     return r;
   }
-  const kc::conv_args args{p.x, p.w, p.y, sh.n, sh.c, sh.h, sh.w, sh.k, sh.p(), sh.q(), sh.r, sh.s,
-                           sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, 1.f, 0.f};
+  const kc::conv_args args{p.x,      p.w,      p.y,      sh.n,     sh.c,      sh.h,        sh.w,
+                           sh.k,     sh.p(),   sh.q(),   sh.r,     sh.s,      sh.stride_h, sh.stride_w,
+                           sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, 1.f,         0.f};
   const auto* function = reinterpret_cast<const void*>(kernel);
-  return verify_and_time(
-      [&](cudaStream_t s) { return kc::launch(config, function, plan, args, s); },
-      [&](const std::vector<void*>& set, cudaStream_t s) {
-        auto a = args;
-        a.x = set[0];
-        a.w = set[1];
-        a.y = set[2];
-        return kc::launch(config, function, plan, a, s);
-      },
-      *type, request);
+  return verify_and_time([&](cudaStream_t s) { return kc::launch(config, function, plan, args, s); },
+                         [&](const std::vector<void*>& set, cudaStream_t s) {
+                           auto a = args;
+                           a.x = set[0];
+                           a.w = set[1];
+                           a.y = set[2];
+                           return kc::launch(config, function, plan, a, s);
+                         },
+                         *type, request);
 }
 
 nlohmann::json conv_trial_runner::list_library(const trial_request& request) {

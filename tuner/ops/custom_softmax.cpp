@@ -52,8 +52,8 @@ kernel_candidate custom_softmax_candidate(const space::point& point, const std::
   // Every template argument and the header's contents are in the name, so it never names other code.
   std::string kernel_id = point.kernel;
   std::replace(kernel_id.begin(), kernel_id.end(), ':', '_');
-  std::string instance = fmt::format("softmax_{}_custom_{}_{}", name_of(*type), kernel_id,
-                                     fnv1a_hex(text).substr(0, 8));
+  std::string instance =
+      fmt::format("softmax_{}_custom_{}_{}", name_of(*type), kernel_id, fnv1a_hex(text).substr(0, 8));
   std::string args = std::string(device_type_of(*type));
   for (const auto& [name, value] : point.params) {
     instance += fmt::format("_{}{}", name, value);
@@ -100,9 +100,8 @@ std::string plan_custom_softmax(const nlohmann::json& config, const void* kernel
     return fmt::format("smem_bytes {} + {} static > {} (the device's shared memory per block, opt-in)", smem,
                        dev.static_smem, dev.max_smem_per_block);
   const bool opt_in = ks::needs_smem_opt_in(smem, dev.static_smem);
-  if (opt_in &&
-      (error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem))) !=
-          cudaSuccess)
+  if (opt_in && (error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(smem))) != cudaSuccess)
     return "the dynamic shared memory attribute was refused";
   int per_sm = 0;  // with the launch's dynamic shared memory
   if ((error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads),

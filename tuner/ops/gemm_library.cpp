@@ -22,9 +22,9 @@ namespace {
 
 // The identity fields as the parameters stored with a configuration (integers, by name).
 nlohmann::json params_of(const bk::lt_config& c) {
-  return {{"algo", c.algo_id},       {"tile", c.tile},       {"stages", c.stages},
-          {"split_k", c.split_k},    {"reduction", c.reduction}, {"swizzle", c.swizzle},
-          {"custom", c.custom},      {"inner", c.inner_shape}, {"cluster", c.cluster_shape}};
+  return {{"algo", c.algo_id},    {"tile", c.tile},           {"stages", c.stages},
+          {"split_k", c.split_k}, {"reduction", c.reduction}, {"swizzle", c.swizzle},
+          {"custom", c.custom},   {"inner", c.inner_shape},   {"cluster", c.cluster_shape}};
 }
 
 bk::lt_config config_of(const nlohmann::json& p) {
@@ -47,9 +47,9 @@ struct lt_field {
   long long lo, hi;
 };
 constexpr lt_field lt_fields[] = {
-    {"algo", INT32_MIN, INT32_MAX}, {"tile", 0, UINT32_MAX},     {"stages", 0, UINT32_MAX},
+    {"algo", INT32_MIN, INT32_MAX},    {"tile", 0, UINT32_MAX},      {"stages", 0, UINT32_MAX},
     {"split_k", INT32_MIN, INT32_MAX}, {"reduction", 0, UINT32_MAX}, {"swizzle", 0, UINT32_MAX},
-    {"custom", 0, UINT32_MAX},      {"inner", 0, UINT16_MAX},    {"cluster", 0, UINT16_MAX}};
+    {"custom", 0, UINT32_MAX},         {"inner", 0, UINT16_MAX},     {"cluster", 0, UINT16_MAX}};
 
 std::size_t workspace_limit(const nlohmann::json& params) {
   return static_cast<std::size_t>(params.value("workspace_mb", 32LL)) << 20;
@@ -63,8 +63,8 @@ constexpr const char* pack_suffix = "_pk1";
 struct prepared {
   const bk::lt_gemm* gemm = nullptr;
   cublasLtMatmulAlgo_t algo{};
-  std::size_t lt_workspace = 0;    // cuBLASLt's part, at the start of the workspace
-  kernels::gemm::pack_plan pack;   // after it
+  std::size_t lt_workspace = 0;   // cuBLASLt's part, at the start of the workspace
+  kernels::gemm::pack_plan pack;  // after it
 };
 
 }  // namespace
@@ -146,8 +146,7 @@ gemm_library::~gemm_library() {
   if (m->handle) cublasLtDestroy(m->handle);
 }
 
-nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann::json& point,
-                                  std::string& message) {
+nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann::json& point, std::string& message) {
   const auto& params = point.at("params");
   const bool pack = packed(params);
   const auto* g = m->problem(t, mm, n, k, pack, message);
@@ -159,8 +158,7 @@ nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann:
   const long long workspace_mb = static_cast<long long>(limit >> 20);
 
   std::vector<bk::lt_config> ranked;
-  if (g->heuristic(m->handle, std::max(1, top), limit, ranked, &message) != CUBLAS_STATUS_SUCCESS)
-    return nullptr;
+  if (g->heuristic(m->handle, std::max(1, top), limit, ranked, &message) != CUBLAS_STATUS_SUCCESS) return nullptr;
   if (ranked.empty()) {
     message = "cuBLASLt's heuristic has no algorithm for this problem";
     return nullptr;
@@ -170,9 +168,8 @@ nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann:
   // The heuristic's first choice, whatever it is on the running library: the reference to beat.
   nlohmann::json first = {{"rank", 0}, {"workspace_mb", workspace_mb}};
   if (pack) first["pack"] = 1;
-  out.push_back({{"instance", library_instance(t, "heuristic" + suffix)},
-                 {"family", "cublaslt"},
-                 {"params", std::move(first)}});
+  out.push_back(
+      {{"instance", library_instance(t, "heuristic" + suffix)}, {"family", "cublaslt"}, {"params", std::move(first)}});
   seen.insert(bk::lt_config_id(ranked.front()));
   const auto add = [&](const bk::lt_config& c) {
     const auto id = bk::lt_config_id(c);
@@ -191,8 +188,7 @@ nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann:
   return out;
 }
 
-std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann::json& config,
-                                  library_call& out) {
+std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann::json& config, library_call& out) {
   std::string why;
   const auto& params = config.at("params");
   const bool pack = packed(params);
@@ -221,8 +217,8 @@ std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann:
   return {};
 }
 
-cudaError_t gemm_library::run(const library_call& call, const kernels::gemm::gemm_args& a,
-                              void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+cudaError_t gemm_library::run(const library_call& call, const kernels::gemm::gemm_args& a, void* workspace,
+                              std::size_t workspace_bytes, cudaStream_t stream) {
   const auto* p = static_cast<const prepared*>(call.state.get());
   kernels::gemm::gemm_args in = a;
   if (p->pack.on) {
@@ -231,8 +227,8 @@ cudaError_t gemm_library::run(const library_call& call, const kernels::gemm::gem
     if (const cudaError_t e = kernels::gemm::pack_operands(p->pack, src, in, stream); e != cudaSuccess) return e;
     workspace_bytes = p->lt_workspace;
   }
-  const auto s = p->gemm->run(m->handle, p->algo, in.a, in.b, in.c, in.d, in.alpha, in.beta, workspace,
-                              workspace_bytes, stream);
+  const auto s =
+      p->gemm->run(m->handle, p->algo, in.a, in.b, in.c, in.d, in.alpha, in.beta, workspace, workspace_bytes, stream);
   if (s == CUBLAS_STATUS_SUCCESS) return cudaSuccess;
   // cuBLASLt reports its own status; the CUDA error behind an execution failure is the one
   // that says whether the context survived.

@@ -60,9 +60,7 @@ std::string gemm_entry_definition(const kg::gemm_config& c) {
       kg::threads_per_block(c), kg::instance_name(c), kg::template_name(c));
 }
 
-std::vector<std::string> gemm_entry_includes(const kg::gemm_config& c) {
-  return {std::string(kg::header_of(c.fam))};
-}
+std::vector<std::string> gemm_entry_includes(const kg::gemm_config& c) { return {std::string(kg::header_of(c.fam))}; }
 
 std::string gemm_entry_source(const kg::gemm_config& c) {
   std::string out;
@@ -79,9 +77,7 @@ class gemm_ops final : public op_adapter {
     const auto t = parse_dtype(p.dtype).value_or(dtype::bf16);
     return kg::gemm_bytes(t, t, dim(p, "m"), dim(p, "n"), dim(p, "k"));
   }
-  double flops(const spec::problem& p) const override {
-    return kg::gemm_flops(dim(p, "m"), dim(p, "n"), dim(p, "k"));
-  }
+  double flops(const spec::problem& p) const override { return kg::gemm_flops(dim(p, "m"), dim(p, "n"), dim(p, "k")); }
   bool is_library(std::string_view family) const override { return family == cublaslt_family; }
   kernel_candidate kernel(const space::point& point, const spec::problem& p) const override {
     // A malformed configuration is not an error here: it may be a point the constraints reject
@@ -91,14 +87,12 @@ class gemm_ops final : public op_adapter {
     kg::device_limits any;  // no device: only the configuration's own needs
     any.max_smem_per_block = 0;
     const std::string why = kg::plan_launch(c, 1, 1, 1, any, plan);
-    return {kg::instance_name(c), gemm_entry_source(c), std::string(name_of(c.in)),
-            kg::threads_per_block(c), why.empty() ? static_cast<long long>(plan.smem_bytes) : 0};
+    return {kg::instance_name(c), gemm_entry_source(c), std::string(name_of(c.in)), kg::threads_per_block(c),
+            why.empty() ? static_cast<long long>(plan.smem_bytes) : 0};
   }
 
  private:
-  static int dim(const spec::problem& p, const char* name) {
-    return static_cast<int>(p.dims.at(name));
-  }
+  static int dim(const spec::problem& p, const char* name) { return static_cast<int>(p.dims.at(name)); }
 };
 
 }  // namespace

@@ -55,8 +55,7 @@ bool parse_config(const nlohmann::json& j, dtype t, kg::gemm_config& c, std::str
 }  // namespace
 
 gemm_trial_runner::gemm_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools)
-    : m_device(device), m_stream(stream), m_tools(tools),
-      m_library(std::make_unique<gemm_library>()) {}
+    : m_device(device), m_stream(stream), m_tools(tools), m_library(std::make_unique<gemm_library>()) {}
 
 gemm_trial_runner::~gemm_trial_runner() {
   m_library.reset();
@@ -74,21 +73,19 @@ cudaError_t gemm_trial_runner::prepare_problem(dtype t, int m, int n, int k, std
   if (auto e = cudaMalloc(&p->a, mk * size_of(t)); e != cudaSuccess) return e;
   if (auto e = cudaMalloc(&p->b, nk * size_of(t)); e != cudaSuccess) return e;
   if (auto e = cudaMalloc(&p->d, mn * size_of(t)); e != cudaSuccess) return e;
-  if (auto e = cudaMalloc(reinterpret_cast<void**>(&p->reference), mn * sizeof(float)); e != cudaSuccess)
-    return e;
+  if (auto e = cudaMalloc(reinterpret_cast<void**>(&p->reference), mn * sizeof(float)); e != cudaSuccess) return e;
   p->type = t;
   p->m = m;
   p->n = n;
   p->k = k;
   // Random inputs in [-1, 1], never zeros: zeros hide unwritten outputs and run faster.
-  if (auto e = reference::fill_random(t, p->a, static_cast<long long>(mk), seed, -1.f, 1.f, m_stream);
-      e != cudaSuccess)
+  if (auto e = reference::fill_random(t, p->a, static_cast<long long>(mk), seed, -1.f, 1.f, m_stream); e != cudaSuccess)
     return e;
   if (auto e = reference::fill_random(t, p->b, static_cast<long long>(nk), seed + 1, -1.f, 1.f, m_stream);
       e != cudaSuccess)
     return e;
-  if (auto e = reference::gemm_reference(t, t, true, p->a, k, p->b, k, nullptr, n, m, n, k, 1.f, 0.f,
-                                         p->reference, m_stream);
+  if (auto e = reference::gemm_reference(t, t, true, p->a, k, p->b, k, nullptr, n, m, n, k, 1.f, 0.f, p->reference,
+                                         m_stream);
       e != cudaSuccess)
     return e;
   if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess) return e;
@@ -96,10 +93,11 @@ cudaError_t gemm_trial_runner::prepare_problem(dtype t, int m, int n, int k, std
   return cudaSuccess;
 }
 
-trial_response gemm_trial_runner::verify_and_time(const measure::launcher& launch, const set_launcher& on_set,
-                                                  dtype t, const trial_request& request) {
+trial_response gemm_trial_runner::verify_and_time(const measure::launcher& launch, const set_launcher& on_set, dtype t,
+                                                  const trial_request& request) {
   const auto& p = *m_problem;
-  const output_check check{t, p.d, p.n, p.m, p.n, p.reference, reference::gemm_atol(t, t, p.k), reference::gemm_rtol(t)};
+  const output_check check{
+      t, p.d, p.n, p.m, p.n, p.reference, reference::gemm_atol(t, t, p.k), reference::gemm_rtol(t)};
   // Short GEMMs (decode shapes) are timed in batches over copies of A and B (the same values) and
   // outputs of their own; the workspace is shared, as between consecutive single launches.
   const auto es = size_of(t);
@@ -140,16 +138,15 @@ trial_response gemm_trial_runner::run(const trial_request& request) {
       return trial_failure(e, "workspace allocation");
     void* ws = m_workspace.data();
     const std::size_t ws_bytes = m_workspace.bytes();
-    return verify_and_time(
-        [&](cudaStream_t s) { return m_library->run(call, args, ws, ws_bytes, s); },
-        [&](const std::vector<void*>& set, cudaStream_t s) {
-          auto a = args;
-          a.a = set[0];
-          a.b = set[1];
-          a.d = set[2];
-          return m_library->run(call, a, ws, ws_bytes, s);
-        },
-        *type, request);
+    return verify_and_time([&](cudaStream_t s) { return m_library->run(call, args, ws, ws_bytes, s); },
+                           [&](const std::vector<void*>& set, cudaStream_t s) {
+                             auto a = args;
+                             a.a = set[0];
+                             a.b = set[1];
+                             a.d = set[2];
+                             return m_library->run(call, a, ws, ws_bytes, s);
+                           },
+                           *type, request);
   }
 
   kg::gemm_config config;
@@ -165,8 +162,7 @@ trial_response gemm_trial_runner::run(const trial_request& request) {
   }
   const auto* function = reinterpret_cast<const void*>(kernel);
   kg::device_limits limits;
-  if (auto e = kg::query_limits(m_device, limits); e != cudaSuccess)
-    return trial_failure(e, "the device query");
+  if (auto e = kg::query_limits(m_device, limits); e != cudaSuccess) return trial_failure(e, "the device query");
   kg::launch_plan plan;
   if (auto reason = kg::plan_launch(config, m, n, k, limits, plan); !reason.empty()) {
     r.status = "unsupported";
@@ -177,16 +173,15 @@ trial_response gemm_trial_runner::run(const trial_request& request) {
     return trial_failure(e, "workspace allocation");
   auto run_args = args;
   run_args.workspace = m_workspace.data();
-  return verify_and_time(
-      [&](cudaStream_t s) { return kg::launch(function, plan, run_args, s); },
-      [&](const std::vector<void*>& set, cudaStream_t s) {
-        auto a = run_args;
-        a.a = set[0];
-        a.b = set[1];
-        a.d = set[2];
-        return kg::launch(function, plan, a, s);
-      },
-      *type, request);
+  return verify_and_time([&](cudaStream_t s) { return kg::launch(function, plan, run_args, s); },
+                         [&](const std::vector<void*>& set, cudaStream_t s) {
+                           auto a = run_args;
+                           a.a = set[0];
+                           a.b = set[1];
+                           a.d = set[2];
+                           return kg::launch(function, plan, a, s);
+                         },
+                         *type, request);
 }
 
 nlohmann::json gemm_trial_runner::list_library(const trial_request& request) {

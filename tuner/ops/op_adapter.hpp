@@ -15,9 +15,9 @@ namespace cuop::ops {
 
 // One of our kernel configurations for one problem's dtype, ready to compile.
 struct kernel_candidate {
-  std::string instance;      // stable name, also the extern "C" entry
-  std::string source;        // complete NVRTC translation unit
-  std::string dtype_label;   // stored with the configuration ("bf16")
+  std::string instance;     // stable name, also the extern "C" entry
+  std::string source;       // complete NVRTC translation unit
+  std::string dtype_label;  // stored with the configuration ("bf16")
   int block_threads = 0;
   long long dynamic_smem = 0;
 };

@@ -61,11 +61,20 @@ op_desc gemm_op() {
 op_desc conv2d_op() {
   namespace kc = kernels::conv;
   op_desc op{"conv2d", {}, {}};
-  op.dims = {{"n", 1, {}, {}},        {"h", 1, {}, {}},       {"w", 1, {}, {}},
-             {"c", 1, {}, {}},        {"k", 1, {}, {}},       {"r", 1, {}, {}},
-             {"s", 1, {}, {}},        {"stride", 1, 1, {}},   {"pad", 0, 0, {}},
-             {"dilation", 1, 1, {}},  {"groups", 1, 1, {}},     {"tf32", 0, 0, {}},
-             {"layout", 0, 0, {std::string(kc::name_of(kc::layout::nhwc)), std::string(kc::name_of(kc::layout::nchw))}}};
+  op.dims = {
+      {"n", 1, {}, {}},
+      {"h", 1, {}, {}},
+      {"w", 1, {}, {}},
+      {"c", 1, {}, {}},
+      {"k", 1, {}, {}},
+      {"r", 1, {}, {}},
+      {"s", 1, {}, {}},
+      {"stride", 1, 1, {}},
+      {"pad", 0, 0, {}},
+      {"dilation", 1, 1, {}},
+      {"groups", 1, 1, {}},
+      {"tf32", 0, 0, {}},
+      {"layout", 0, 0, {std::string(kc::name_of(kc::layout::nhwc)), std::string(kc::name_of(kc::layout::nchw))}}};
   for (auto& d : op.dims) {
     d.max = std::numeric_limits<int>::max();  // kernels::conv::conv_shape holds ints
     op.problem_dims.push_back(d.name);

@@ -33,9 +33,9 @@ struct family_desc {
 // layout) is written by name in sweep files and stored as the index of the name.
 struct dim_desc {
   std::string name;
-  std::int64_t min = 1;                     // smallest accepted value
-  std::optional<std::int64_t> fallback;     // the value when a problem omits it (none: required)
-  std::vector<std::string> choices;         // named values, stored as their index
+  std::int64_t min = 1;                                         // smallest accepted value
+  std::optional<std::int64_t> fallback;                         // the value when a problem omits it (none: required)
+  std::vector<std::string> choices;                             // named values, stored as their index
   std::int64_t max = std::numeric_limits<std::int64_t>::max();  // largest accepted value
 };
 
@@ -45,7 +45,7 @@ struct op_desc {
   std::string name;
   std::vector<std::string> problem_dims;  // in the order problem keys use ("rows", "cols")
   std::vector<family_desc> families;
-  std::vector<dim_desc> dims = {};        // problem_dims with their rules; empty: required, >= 1
+  std::vector<dim_desc> dims = {};  // problem_dims with their rules; empty: required, >= 1
   // Problem key after "<op>_<dtype>_"; null: the dimensions joined by "x" in problem_dims order.
   std::string (*key_of)(const dim_values&) = nullptr;
   // The instance name of a stored configuration (stored_config.hpp); "" and `why` when its

@@ -64,8 +64,8 @@ class softmax_ops final : public op_adapter {
   kernel_candidate kernel(const space::point& point, const spec::problem& p) const override {
     if (point.family == custom_family) return custom_softmax_candidate(point, p.dtype);
     const auto c = softmax_config_of(point, p.dtype);
-    return {ks::instance_name(c), softmax_entry_source(c), std::string(name_of(c.type)),
-            ks::threads_per_block(c), ks::dynamic_smem_bytes(c)};
+    return {ks::instance_name(c), softmax_entry_source(c), std::string(name_of(c.type)), ks::threads_per_block(c),
+            ks::dynamic_smem_bytes(c)};
   }
 };
 

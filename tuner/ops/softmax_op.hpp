@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cuop/kernels/softmax/family.hpp"
-#include "tuner/space/space.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/stored_config.hpp"
+#include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace cuop::ops {

@@ -16,9 +16,7 @@ using runner::trial_response;
 
 namespace {
 
-trial_response failure(cudaError_t e, const std::string& during) {
-  return runner::trial_failure(e, during);
-}
+trial_response failure(cudaError_t e, const std::string& during) { return runner::trial_failure(e, during); }
 
 bool parse_config(const nlohmann::json& j, dtype t, ks::softmax_config& c, std::string& message) {
   if (!ks::parse_family(j.at("family").get<std::string>(), c.fam)) {
@@ -37,13 +35,10 @@ bool parse_config(const nlohmann::json& j, dtype t, ks::softmax_config& c, std::
 
 }  // namespace
 
-softmax_trial_runner::softmax_trial_runner(int device, cudaStream_t stream,
-                                           const measure::instruments& tools)
+softmax_trial_runner::softmax_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools)
     : m_device(device), m_stream(stream), m_tools(tools) {}
 
-softmax_trial_runner::~softmax_trial_runner() {
-  release_problem();
-}
+softmax_trial_runner::~softmax_trial_runner() { release_problem(); }
 
 void softmax_trial_runner::release_problem() {
   m_sets.release();
@@ -53,24 +48,21 @@ void softmax_trial_runner::release_problem() {
   m_problem = {};
 }
 
-cudaError_t softmax_trial_runner::prepare_problem(dtype t, long long rows, long long cols,
-                                                  std::uint64_t seed) {
-  if (m_problem.in && m_problem.type == t && m_problem.rows == rows && m_problem.cols == cols)
-    return cudaSuccess;
+cudaError_t softmax_trial_runner::prepare_problem(dtype t, long long rows, long long cols, std::uint64_t seed) {
+  if (m_problem.in && m_problem.type == t && m_problem.rows == rows && m_problem.cols == cols) return cudaSuccess;
   release_problem();
   const auto count = static_cast<std::size_t>(rows * cols);
   if (auto e = cudaMalloc(&m_problem.in, count * size_of(t)); e != cudaSuccess) return e;
   if (auto e = cudaMalloc(&m_problem.out, count * size_of(t)); e != cudaSuccess) return e;
-  if (auto e = cudaMalloc(reinterpret_cast<void**>(&m_problem.reference), count * sizeof(float)); e != cudaSuccess) return e;
+  if (auto e = cudaMalloc(reinterpret_cast<void**>(&m_problem.reference), count * sizeof(float)); e != cudaSuccess)
+    return e;
   m_problem.type = t;
   m_problem.rows = rows;
   m_problem.cols = cols;
   // Random inputs, never zeros: zeros hide unwritten outputs and can run faster than real data.
-  if (auto e = reference::fill_random(t, m_problem.in, rows * cols, seed, -8.0f, 8.0f, m_stream);
-      e != cudaSuccess)
+  if (auto e = reference::fill_random(t, m_problem.in, rows * cols, seed, -8.0f, 8.0f, m_stream); e != cudaSuccess)
     return e;
-  if (auto e = reference::softmax_reference(t, m_problem.in, rows, cols, cols, m_problem.reference,
-                                            m_stream);
+  if (auto e = reference::softmax_reference(t, m_problem.in, rows, cols, cols, m_problem.reference, m_stream);
       e != cudaSuccess)
     return e;
   return cudaStreamSynchronize(m_stream);
@@ -129,12 +121,10 @@ trial_response softmax_trial_runner::run(const trial_request& request) {
   if (auto e = reference::fill_nan(*type, m_problem.out, rows * cols, m_stream); e != cudaSuccess)
     return failure(e, "output poisoning");
   if (auto e = launch(m_stream); e != cudaSuccess) return failure(e, "the verification launch");
-  if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess)
-    return failure(e, "the verification run");
+  if (auto e = cudaStreamSynchronize(m_stream); e != cudaSuccess) return failure(e, "the verification run");
   reference::compare_result cmp{};
   const double atol = reference::softmax_tolerance(*type, cols);
-  if (auto e = reference::compare_softmax(*type, m_problem.out, rows, cols, cols,
-                                          m_problem.reference, atol,
+  if (auto e = reference::compare_softmax(*type, m_problem.out, rows, cols, cols, m_problem.reference, atol,
                                           reference::softmax_rtol(*type), &cmp, m_stream);
       e != cudaSuccess)
     return failure(e, "verification");
@@ -144,8 +134,8 @@ trial_response softmax_trial_runner::run(const trial_request& request) {
     r.message = fmt::format(
         "{} of {} elements wrong ({} NaN), first at row {} column {}, max abs error {:.3g} "
         "(tolerance {:.3g} + {:.3g} x |reference|)",
-        cmp.bad, rows * cols, cmp.nan_count, cmp.first_bad_row, cmp.first_bad_col,
-        cmp.max_abs_err, atol, reference::softmax_rtol(*type));
+        cmp.bad, rows * cols, cmp.nan_count, cmp.first_bad_row, cmp.first_bad_col, cmp.max_abs_err, atol,
+        reference::softmax_rtol(*type));
     return r;
   }
 
@@ -153,13 +143,14 @@ trial_response softmax_trial_runner::run(const trial_request& request) {
   // reads the same values from its own cold buffers. The workspace (split_row's self-resetting
   // slots) is shared, as it is between consecutive single launches.
   const std::size_t tensor_bytes = static_cast<std::size_t>(rows * cols) * size_of(*type);
-  const auto rotation = rotate_buffers(m_sets, {{m_problem.in, tensor_bytes, true}, {m_problem.out, tensor_bytes, false}},
-                                       m_stream, [&](const std::vector<void*>& set, cudaStream_t s) {
-                                         auto a = args;
-                                         a.in = set[0];
-                                         a.out = set[1];
-                                         return ks::launch(function, plan, a, s);
-                                       });
+  const auto rotation =
+      rotate_buffers(m_sets, {{m_problem.in, tensor_bytes, true}, {m_problem.out, tensor_bytes, false}}, m_stream,
+                     [&](const std::vector<void*>& set, cudaStream_t s) {
+                       auto a = args;
+                       a.in = set[0];
+                       a.out = set[1];
+                       return ks::launch(function, plan, a, s);
+                     });
   return time_verified(launch, request, m_tools, &rotation, m_stream, std::move(r));
 }
 

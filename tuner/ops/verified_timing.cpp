@@ -57,8 +57,8 @@ runner::trial_response time_verified(const measure::launcher& launch, const runn
   options.l2_bytes = tools.l2_bytes;
   options.rotation = rotation;
   options.force_batch = request.force_batch;
-  auto t = measure::time_launches(launch, request.measure, request.measure.flush_l2 ? tools.flusher : nullptr,
-                                  stream, options);
+  auto t = measure::time_launches(launch, request.measure, request.measure.flush_l2 ? tools.flusher : nullptr, stream,
+                                  options);
   if (t.error != cudaSuccess) return runner::trial_failure(t.error, "timing");
   r.status = "ok";
   r.samples_us = std::move(t.samples_us);

@@ -10,10 +10,14 @@ namespace {
 using ordered = nlohmann::ordered_json;
 
 ordered env_json(const gate::measured_env& e) {
-  return {{"gpu", e.gpu},           {"sm_count", e.sm_count},
-          {"driver", e.driver},     {"cuda_runtime", e.cuda_runtime},
-          {"libraries", e.libraries}, {"env_key", e.env_key},
-          {"source_hash", e.source_hash}, {"git_rev", e.git_rev}};
+  return {{"gpu", e.gpu},
+          {"sm_count", e.sm_count},
+          {"driver", e.driver},
+          {"cuda_runtime", e.cuda_runtime},
+          {"libraries", e.libraries},
+          {"env_key", e.env_key},
+          {"source_hash", e.source_hash},
+          {"git_rev", e.git_rev}};
 }
 
 ordered side_json(const std::string& source, const std::vector<gate::measured_env>& envs) {
@@ -40,10 +44,15 @@ std::string render_json(const gate::comparison& c) {
   j["baseline"] = side_json(c.baseline_source, c.baseline_envs);
   j["candidate"] = side_json(c.candidate_source, c.candidate_envs);
   j["warnings"] = c.warnings;
-  j["settings"] = {{"thresholds", {{"compute", t.compute}, {"memory", t.memory},
-                                   {"short", t.short_kernel}, {"short_below_us", t.short_below_us},
-                                   {"floor_us", t.floor_us}}},
-                   {"confidence", b.confidence}, {"resamples", b.resamples}, {"seed", b.seed},
+  j["settings"] = {{"thresholds",
+                    {{"compute", t.compute},
+                     {"memory", t.memory},
+                     {"short", t.short_kernel},
+                     {"short_below_us", t.short_below_us},
+                     {"floor_us", t.floor_us}}},
+                   {"confidence", b.confidence},
+                   {"resamples", b.resamples},
+                   {"seed", b.seed},
                    {"per_config", c.options.per_config}};
   j["summary"] = {{"compared", c.rows.size()},
                   {"slower", c.count(measure::verdict::slower)},

@@ -50,10 +50,9 @@ std::string testcase(const gate::comparison_row& r, bool gate) {
                           : r.candidate.instance;
   const auto retried = gate ? fmt::format("; measured again {} time{}", r.retries, r.retries == 1 ? "" : "s") : "";
   body += fmt::format("      <system-out>{}</system-out>\n",
-                      xml(fmt::format("{}: {}; {}{}", measure::verdict_name(r.verdict), reason, config,
-                                      retried)));
-  return fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n{}    </testcase>\n",
-                     xml(r.op), xml(name), body);
+                      xml(fmt::format("{}: {}; {}{}", measure::verdict_name(r.verdict), reason, config, retried)));
+  return fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n{}    </testcase>\n", xml(r.op),
+                     xml(name), body);
 }
 
 std::string skipped_case(const std::string& problem, const std::string& why) {
@@ -70,8 +69,7 @@ std::string one_sided(const std::string& problem, const char* missing_from) {
 }  // namespace
 
 std::string render_junit(const gate::comparison& c) {
-  const auto one_sided_count =
-      c.only_in_baseline.size() + c.only_in_candidate.size() + c.measured_differently.size();
+  const auto one_sided_count = c.only_in_baseline.size() + c.only_in_candidate.size() + c.measured_differently.size();
   const auto tests = c.rows.size() + one_sided_count;
   const auto failures = c.count(verdict::slower);
   const auto skipped = c.count(verdict::ambiguous) + one_sided_count;
@@ -87,8 +85,7 @@ std::string render_junit(const gate::comparison& c) {
   out += property("summary", detail::verdict_counts(c));
   if (const auto gate = detail::gate_text(c); !gate.empty()) out += property("gate", gate);
   for (const auto& w : c.warnings) out += property("warning", w);
-  if (const auto note = detail::approximation_note(c); !note.empty())
-    out += property("approximation", note);
+  if (const auto note = detail::approximation_note(c); !note.empty()) out += property("approximation", note);
   out += "    </properties>\n";
   for (const auto& r : c.rows) out += testcase(r, c.gate.has_value());
   for (const auto& p : c.only_in_baseline) out += one_sided(p, "candidate");

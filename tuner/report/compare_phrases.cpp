@@ -29,8 +29,8 @@ std::string describe_envs(const std::vector<gate::measured_env>& envs) {
 }
 
 std::string verdict_counts(const gate::comparison& c) {
-  return fmt::format("{} SLOWER, {} FASTER, {} SAME, {} AMBIGUOUS", c.count(verdict::slower),
-                     c.count(verdict::faster), c.count(verdict::same), c.count(verdict::ambiguous));
+  return fmt::format("{} SLOWER, {} FASTER, {} SAME, {} AMBIGUOUS", c.count(verdict::slower), c.count(verdict::faster),
+                     c.count(verdict::same), c.count(verdict::ambiguous));
 }
 
 std::string settings_text(const gate::comparison& c) {
@@ -46,15 +46,16 @@ std::string settings_text(const gate::comparison& c) {
 std::string gate_text(const gate::comparison& c) {
   if (!c.gate) return "";
   const auto& g = *c.gate;
-  const auto how = g.mode == "abba"
-                       ? fmt::format("gate: both builds measured on this machine in rounds {} (A this "
-                                     "build, the candidate; B the other, the baseline), each build's "
-                                     "rounds pooled",
-                                     g.schedule)
-                       : std::string("gate: this build measured now against the baseline");
-  auto out = fmt::format("{}; AMBIGUOUS rows measured again with more samples up to {} times ({} "
-                         "retry pass{} run)",
-                         how, g.max_retries, g.retry_passes, g.retry_passes == 1 ? "" : "es");
+  const auto how = g.mode == "abba" ? fmt::format(
+                                          "gate: both builds measured on this machine in rounds {} (A this "
+                                          "build, the candidate; B the other, the baseline), each build's "
+                                          "rounds pooled",
+                                          g.schedule)
+                                    : std::string("gate: this build measured now against the baseline");
+  auto out = fmt::format(
+      "{}; AMBIGUOUS rows measured again with more samples up to {} times ({} "
+      "retry pass{} run)",
+      how, g.max_retries, g.retry_passes, g.retry_passes == 1 ? "" : "es");
   if (!g.databases.empty()) out += fmt::format("; databases: {}", fmt::join(g.databases, ", "));
   return out;
 }
@@ -72,35 +73,27 @@ std::string approximation_note(const gate::comparison& c) {
 }
 
 std::string interval_text(const gate::comparison_row& r) {
-  return fmt::format("{:.3f} [{:.3f}, {:.3f}]{}", r.ci.ratio, r.ci.lo, r.ci.hi,
-                     r.ci.approximate ? "~" : "");
+  return fmt::format("{:.3f} [{:.3f}, {:.3f}]{}", r.ci.ratio, r.ci.lo, r.ci.hi, r.ci.approximate ? "~" : "");
 }
 
-std::string limit_text(const gate::comparison_row& r) {
-  return "+-" + percent(r.effective_threshold);
-}
+std::string limit_text(const gate::comparison_row& r) { return "+-" + percent(r.effective_threshold); }
 
 std::string verdict_reason(const gate::comparison_row& r) {
   const double t = r.effective_threshold;
-  const auto medians = fmt::format("median {:.2f} us -> {:.2f} us", r.baseline.median_us,
-                                   r.candidate.median_us);
-  const auto ci = fmt::format("95% CI of the ratio [{:.3f}, {:.3f}]{}", r.ci.lo, r.ci.hi,
-                              r.ci.approximate ? " (approximate)" : "");
+  const auto medians = fmt::format("median {:.2f} us -> {:.2f} us", r.baseline.median_us, r.candidate.median_us);
+  const auto ci =
+      fmt::format("95% CI of the ratio [{:.3f}, {:.3f}]{}", r.ci.lo, r.ci.hi, r.ci.approximate ? " (approximate)" : "");
   const auto limit = r.effective_threshold > r.rule.threshold
                          ? fmt::format("{} (the {:g} us floor)", percent(t), r.rule.floor_us)
                          : fmt::format("{} ({})", percent(t), r.threshold_kind);
   switch (r.verdict) {
-    case verdict::slower:
-      return fmt::format("{}: {} lies above 1 + {}", medians, ci, limit);
-    case verdict::faster:
-      return fmt::format("{}: {} lies below 1 - {}", medians, ci, limit);
-    case verdict::same:
-      return fmt::format("{}: {} lies within 1 +- {}", medians, ci, limit);
-    case verdict::ambiguous:
-      break;
+    case verdict::slower: return fmt::format("{}: {} lies above 1 + {}", medians, ci, limit);
+    case verdict::faster: return fmt::format("{}: {} lies below 1 - {}", medians, ci, limit);
+    case verdict::same: return fmt::format("{}: {} lies within 1 +- {}", medians, ci, limit);
+    case verdict::ambiguous: break;
   }
-  return fmt::format("{}: {} is neither within nor beyond 1 +- {}; measure again with more samples",
-                     medians, ci, limit);
+  return fmt::format("{}: {} is neither within nor beyond 1 +- {}; measure again with more samples", medians, ci,
+                     limit);
 }
 
 }  // namespace cuop::report::detail

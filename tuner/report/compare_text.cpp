@@ -45,8 +45,7 @@ compare_format parse_compare_format(std::string_view name) {
   if (name == "markdown") return compare_format::markdown;
   if (name == "json") return compare_format::json;
   if (name == "junit") return compare_format::junit;
-  throw usage_error(fmt::format("unknown format \"{}\" (expected one of: table, markdown, json, junit)",
-                                name));
+  throw usage_error(fmt::format("unknown format \"{}\" (expected one of: table, markdown, json, junit)", name));
 }
 
 std::string render_comparison(const gate::comparison& c, compare_format format) {
@@ -69,14 +68,12 @@ std::string render_table(const gate::comparison& c) {
   for (const auto& r : c.rows) width = std::max(width, r.problem.size());
   // `gate` adds how many times each row was measured again.
   const auto retries = [&](const std::string& s) { return c.gate ? fmt::format("{:>7}  ", s) : ""; };
-  out += fmt::format("{:<{}}  {:>11}  {:>12}  {:<24}  {:>8}  {:<9}  {}{}\n", "problem", width,
-                     "baseline us", "candidate us", "ratio [95% CI]", "limit", "verdict",
-                     retries("retries"), "configuration");
+  out += fmt::format("{:<{}}  {:>11}  {:>12}  {:<24}  {:>8}  {:<9}  {}{}\n", "problem", width, "baseline us",
+                     "candidate us", "ratio [95% CI]", "limit", "verdict", retries("retries"), "configuration");
   for (const auto& r : c.rows)
     out += fmt::format("{:<{}}  {:>11.2f}  {:>12.2f}  {:<24}  {:>8}  {:<9}  {}{}\n", r.problem, width,
-                       r.baseline.median_us, r.candidate.median_us, detail::interval_text(r),
-                       detail::limit_text(r), measure::verdict_name(r.verdict),
-                       retries(std::to_string(r.retries)), configuration(r, false));
+                       r.baseline.median_us, r.candidate.median_us, detail::interval_text(r), detail::limit_text(r),
+                       measure::verdict_name(r.verdict), retries(std::to_string(r.retries)), configuration(r, false));
   out += "\n" + problems_line("only in the baseline", c.only_in_baseline);
   out += problems_line("only in the candidate", c.only_in_candidate);
   out += problems_line("not compared (timed differently)", c.measured_differently);
@@ -94,10 +91,11 @@ std::string render_markdown(const gate::comparison& c) {
   out += fmt::format("Baseline `{}`: {}. Candidate `{}`: {}.\n\n", core::printable(c.baseline_source),
                      detail::describe_envs(c.baseline_envs), core::printable(c.candidate_source),
                      detail::describe_envs(c.candidate_envs));
-  out += c.gate ? "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | retries | configuration |\n"
-                  "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |\n"
-                : "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | configuration |\n"
-                  "| --- | --- | ---: | ---: | --- | ---: | --- |\n";
+  out += c.gate
+             ? "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | retries | configuration |\n"
+               "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |\n"
+             : "| verdict | problem | baseline us | candidate us | ratio [95% CI] | limit | configuration |\n"
+               "| --- | --- | ---: | ---: | --- | ---: | --- |\n";
   std::vector<const gate::comparison_row*> rows;
   for (const auto& r : c.rows) rows.push_back(&r);
   std::ranges::stable_sort(rows, {}, [](const auto* r) { return severity(r->verdict); });
@@ -106,10 +104,9 @@ std::string render_markdown(const gate::comparison& c) {
     auto interval = detail::interval_text(*r);
     if (interval.ends_with('~')) interval.insert(interval.size() - 1, "\\");  // not strikethrough
     out += fmt::format("| {} | {} | {:.2f} | {:.2f} | {} | {} | {}{} |\n",
-                       r->verdict == verdict::same ? std::string(name) : fmt::format("**{}**", name),
-                       r->problem, r->baseline.median_us, r->candidate.median_us, interval,
-                       detail::limit_text(*r), c.gate ? fmt::format("{} | ", r->retries) : "",
-                       configuration(*r, true));
+                       r->verdict == verdict::same ? std::string(name) : fmt::format("**{}**", name), r->problem,
+                       r->baseline.median_us, r->candidate.median_us, interval, detail::limit_text(*r),
+                       c.gate ? fmt::format("{} | ", r->retries) : "", configuration(*r, true));
   }
   out += "\n";
   for (const auto& line : {problems_line("Only in the baseline", c.only_in_baseline),

@@ -36,14 +36,10 @@ void progress::draw(bool force) {
   m_last_draw = now;
   const double elapsed = std::chrono::duration<double>(now - m_start).count();
   const double rate = elapsed > 0 ? static_cast<double>(m_done) / elapsed : 0;
-  const std::string eta =
-      rate > 0 ? format_duration(static_cast<double>(m_total - m_done) / rate) : "?";
-  const std::string line = fmt::format("{} {}/{} {:.1f}/s eta {} {}", m_label, m_done, m_total,
-                                       rate, eta, m_best_line);
-  if (m_tty)
-    fmt::print(m_out, "\r\033[K{}", line.substr(0, 160));
-  else
-    fmt::print(m_out, "{}\n", line);
+  const std::string eta = rate > 0 ? format_duration(static_cast<double>(m_total - m_done) / rate) : "?";
+  const std::string line = fmt::format("{} {}/{} {:.1f}/s eta {} {}", m_label, m_done, m_total, rate, eta, m_best_line);
+  if (m_tty) fmt::print(m_out, "\r\033[K{}", line.substr(0, 160));
+  else fmt::print(m_out, "{}\n", line);
   std::fflush(m_out);
 }
 

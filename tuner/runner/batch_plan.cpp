@@ -32,8 +32,7 @@ batch_plan_map read_batch_plan(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw error(fmt::format("{}: not JSON ({})", path, e.what()));
   }
-  if (!j.is_object())
-    throw error(path + ": a batch plan is a JSON object {\"<problem key>\": launches per sample}");
+  if (!j.is_object()) throw error(path + ": a batch plan is a JSON object {\"<problem key>\": launches per sample}");
   batch_plan_map plan;
   for (const auto& [problem, entry] : j.items()) {
     auto& p = plan[problem];

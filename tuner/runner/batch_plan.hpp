@@ -11,7 +11,7 @@ namespace cuop::runner {
 
 // Launches per sample: 1 single launches; > 1 CUDA graphs of that many; 0 the timer decides.
 struct problem_plan {
-  int launches = 0;                     // the problem's configurations not listed below
+  int launches = 0;  // the problem's configurations not listed below
   std::map<std::string, int> by_instance;
 
   bool operator==(const problem_plan&) const = default;

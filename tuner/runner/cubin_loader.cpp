@@ -14,8 +14,8 @@ cubin_loader::~cubin_loader() {
   for (auto& [path, library] : m_libraries) cudaLibraryUnload(library);
 }
 
-cudaError_t cubin_loader::kernel(const std::string& cubin_path, const std::string& entry,
-                                 cudaKernel_t& out, std::string& message) {
+cudaError_t cubin_loader::kernel(const std::string& cubin_path, const std::string& entry, cudaKernel_t& out,
+                                 std::string& message) {
   auto it = m_libraries.find(cubin_path);
   if (it == m_libraries.end()) {
     std::ifstream file(cubin_path, std::ios::binary);
@@ -25,8 +25,7 @@ cudaError_t cubin_loader::kernel(const std::string& cubin_path, const std::strin
     }
     std::vector<char> image((std::istreambuf_iterator<char>(file)), {});
     cudaLibrary_t library{};
-    if (auto e = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr,
-                                     nullptr, 0);
+    if (auto e = cudaLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
         e != cudaSuccess) {
       message = fmt::format("{} while loading {}", describe(e), cubin_path);
       return e;

@@ -18,8 +18,7 @@ class cubin_loader {
   cubin_loader& operator=(const cubin_loader&) = delete;
 
   // On failure `message` says what and where.
-  cudaError_t kernel(const std::string& cubin_path, const std::string& entry, cudaKernel_t& out,
-                     std::string& message);
+  cudaError_t kernel(const std::string& cubin_path, const std::string& entry, cudaKernel_t& out, std::string& message);
 
  private:
   std::map<std::string, cudaLibrary_t> m_libraries;  // by cubin path

@@ -14,15 +14,11 @@ bool is_sticky(cudaError_t e) noexcept {
     case cudaErrorInvalidPc:
     case cudaErrorLaunchTimeout:
     case cudaErrorECCUncorrectable:
-    case cudaErrorUnknown:
-      return true;
-    default:
-      return false;
+    case cudaErrorUnknown: return true;
+    default: return false;
   }
 }
 
-std::string describe(cudaError_t e) {
-  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
-}
+std::string describe(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
 
 }  // namespace cuop::runner

@@ -27,13 +27,11 @@ std::vector<int> parse_devices(const std::string& text, int device_count) {
     int index = -1;
     const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), index);
     if (entry.empty() || ec != std::errc() || end != entry.data() + entry.size() || index < 0)
-      throw error(fmt::format("--devices \"{}\": \"{}\" is not a device index (all, or indices like 0,1)",
-                              text, entry));
+      throw error(
+          fmt::format("--devices \"{}\": \"{}\" is not a device index (all, or indices like 0,1)", text, entry));
     if (index >= device_count)
-      throw error(fmt::format("--devices \"{}\": device {} requested but {} present", text, index,
-                              device_count));
-    if (!seen.insert(index).second)
-      throw error(fmt::format("--devices \"{}\": device {} is named twice", text, index));
+      throw error(fmt::format("--devices \"{}\": device {} requested but {} present", text, index, device_count));
+    if (!seen.insert(index).second) throw error(fmt::format("--devices \"{}\": device {} is named twice", text, index));
     out.push_back(index);
   }
   return out;
@@ -61,7 +59,8 @@ std::vector<device_pool> pools_by_model(const std::vector<device_info>& devices)
   };
   for (const auto& d : devices) {
     if (!d.present) continue;
-    const auto it = std::ranges::find_if(out, [&](const device_pool& p) { return model(p.devices.front()) == model(d); });
+    const auto it =
+        std::ranges::find_if(out, [&](const device_pool& p) { return model(p.devices.front()) == model(d); });
     if (it == out.end()) out.push_back({{d}});
     else it->devices.push_back(d);
   }

@@ -19,7 +19,7 @@ struct device_pool {
   // The environment's GPU identity for the pool: its devices' UUIDs, sorted, joined by ",": one
   // device keeps its own UUID, so a one-GPU run keys its trials as it always did.
   std::string uuid() const;
-  std::string describe() const;      // "NVIDIA H200 x2 (devices 0, 1)"
+  std::string describe() const;  // "NVIDIA H200 x2 (devices 0, 1)"
 };
 
 // Present devices grouped by model, each group in the order its first device was asked for.

@@ -5,10 +5,19 @@ namespace cuop::runner {
 using nlohmann::json;
 
 json to_json(const device_info& d) {
-  return {{"protocol", d.protocol}, {"present", d.present}, {"error", d.error}, {"index", d.index},
-          {"name", d.name},       {"uuid", d.uuid},       {"sm_count", d.sm_count},
-          {"l2_bytes", d.l2_bytes}, {"cc", d.cc},         {"global_mem", d.global_mem},
-          {"driver", d.driver},   {"runtime", d.runtime}, {"device_count", d.device_count}};
+  return {{"protocol", d.protocol},
+          {"present", d.present},
+          {"error", d.error},
+          {"index", d.index},
+          {"name", d.name},
+          {"uuid", d.uuid},
+          {"sm_count", d.sm_count},
+          {"l2_bytes", d.l2_bytes},
+          {"cc", d.cc},
+          {"global_mem", d.global_mem},
+          {"driver", d.driver},
+          {"runtime", d.runtime},
+          {"device_count", d.device_count}};
 }
 
 device_info device_info_from_json(const json& j) {

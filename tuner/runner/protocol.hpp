@@ -30,18 +30,18 @@ struct device_info {
   long long l2_bytes = 0;
   int cc = 0;  // 90 for compute capability 9.0
   long long global_mem = 0;
-  std::string driver;   // CUDA driver API version, e.g. "13.0"
-  std::string runtime;  // CUDA runtime version
-  int device_count = 0; // devices the worker's process sees (sweep --devices all)
+  std::string driver;    // CUDA driver API version, e.g. "13.0"
+  std::string runtime;   // CUDA runtime version
+  int device_count = 0;  // devices the worker's process sees (sweep --devices all)
 };
 
 struct trial_request {
   std::string op = "softmax";
-  std::string cubin_path;    // empty for a library configuration
-  std::string entry;         // kernel name in the cubin
+  std::string cubin_path;  // empty for a library configuration
+  std::string entry;       // kernel name in the cubin
   std::string dtype;
-  nlohmann::json config;     // the family and its parameters
-  nlohmann::json dims;       // the problem's dimensions
+  nlohmann::json config;  // the family and its parameters
+  nlohmann::json dims;    // the problem's dimensions
   spec::measure_settings measure;
   std::uint64_t seed = 1;
   int force_batch = 0;  // > 0: launches per sample fixed (a batch plan, a race's later rounds); 0: the timer decides

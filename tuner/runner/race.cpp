@@ -15,16 +15,15 @@ namespace {
 struct runner_state {
   race_contender c;
   bool live = true;
-  int rounds = 0;                // pooled rounds
-  trial_response first;          // the first round's answer (warm-up, batch, clock source)
+  int rounds = 0;        // pooled rounds
+  trial_response first;  // the first round's answer (warm-up, batch, clock source)
   std::vector<double> samples, clocks;
   bool capped = false;
 };
 
 }  // namespace
 
-void run_race(std::vector<race_contender> field, const spec::measure_settings& settings,
-              const race_callbacks& cb) {
+void run_race(std::vector<race_contender> field, const spec::measure_settings& settings, const race_callbacks& cb) {
   std::vector<runner_state> all;
   for (auto& c : field) {
     runner_state s;

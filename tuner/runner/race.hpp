@@ -21,8 +21,8 @@ struct race_contender {
 
 struct race_callbacks {
   std::function<trial_response(const trial_request&)> measure;  // one round in the worker
-  std::function<void(store::trial_record&)> store;  // summarizes ("ok", "dropped_race") and stores
-  std::function<void()> between;                    // after every round of a contender
+  std::function<void(store::trial_record&)> store;              // summarizes ("ok", "dropped_race") and stores
+  std::function<void()> between;                                // after every round of a contender
 };
 
 // Every contender ends stored once: "ok" (a finalist, all its rounds' samples, stop reason

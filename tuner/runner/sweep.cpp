@@ -27,15 +27,15 @@
 #include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
+#include "tuner/report/progress.hpp"
 #include "tuner/runner/batch_plan.hpp"
 #include "tuner/runner/device_pool.hpp"
-#include "tuner/runner/shard.hpp"
-#include "tuner/report/progress.hpp"
 #include "tuner/runner/protocol.hpp"
 #include "tuner/runner/race.hpp"
+#include "tuner/runner/shard.hpp"
 #include "tuner/runner/sweep_plan.hpp"
-#include "tuner/runner/trial_results.hpp"
 #include "tuner/runner/transfer_knowledge.hpp"
+#include "tuner/runner/trial_results.hpp"
 #include "tuner/runner/worker_process.hpp"
 #include "tuner/space/space.hpp"
 
@@ -75,9 +75,7 @@ struct candidate_build {
   std::map<std::string, compile::result> by_target;
 };
 
-std::string file_hash(const std::string& path) {
-  return compile::hash_hex(core::read_file(path).value_or(""));
-}
+std::string file_hash(const std::string& path) { return compile::hash_hex(core::read_file(path).value_or("")); }
 
 store::problem_record problem_record_of(const spec::sweep& s, const spec::problem& p) {
   store::problem_record r;
@@ -92,15 +90,13 @@ store::problem_record problem_record_of(const spec::sweep& s, const spec::proble
 }
 
 store::config_record config_record_of(const spec::sweep& s, const candidate_build& b) {
-  return {b.kernel.instance, s.op, b.point.family, b.kernel.dtype_label,
-          ops::config_json(b.point).at("params").dump()};
+  return {b.kernel.instance, s.op, b.point.family, b.kernel.dtype_label, ops::config_json(b.point).at("params").dump()};
 }
 
 // A library configuration as the worker lists it: {"instance", "family", "params"}.
-store::config_record config_record_of(const spec::sweep& s, const std::string& dtype,
-                                      const nlohmann::json& listed) {
-  return {listed.at("instance").get<std::string>(), s.op, listed.at("family").get<std::string>(),
-          dtype, listed.at("params").dump()};
+store::config_record config_record_of(const spec::sweep& s, const std::string& dtype, const nlohmann::json& listed) {
+  return {listed.at("instance").get<std::string>(), s.op, listed.at("family").get<std::string>(), dtype,
+          listed.at("params").dump()};
 }
 
 // The sweep target that runs on a device of compute capability `cc`.
@@ -110,8 +106,7 @@ const compile::target* target_for(const spec::sweep& s, int cc) {
   return nullptr;
 }
 
-std::string write_cubin(const std::string& cache_dir, const std::string& instance,
-                        const compile::result& r) {
+std::string write_cubin(const std::string& cache_dir, const std::string& instance, const compile::result& r) {
   const auto path = (fs::path(cache_dir) / "cubins" / fmt::format("{}.{}.cubin", instance, r.cubin_hash)).string();
   if (!fs::exists(path)) core::write_atomically(path, std::string_view(r.cubin.data(), r.cubin.size()));
   return path;
@@ -123,8 +118,15 @@ class sweep_run {
   sweep_run(const spec::sweep& s, const sweep_plan& plan, const sweep_options& o, store::database& db,
             const store::environment& env, const device_info& dev, std::vector<lane> lanes,
             const batch_plan_map& batch_plan)
-      : m_spec(s), m_plan(plan), m_options(o), m_db(db), m_env(env), m_dev(dev), m_lanes(std::move(lanes)),
-        m_op(ops::adapter_for(s.op)), m_shard(o.shard.empty() ? shard{} : parse_shard(o.shard)),
+      : m_spec(s),
+        m_plan(plan),
+        m_options(o),
+        m_db(db),
+        m_env(env),
+        m_dev(dev),
+        m_lanes(std::move(lanes)),
+        m_op(ops::adapter_for(s.op)),
+        m_shard(o.shard.empty() ? shard{} : parse_shard(o.shard)),
         m_batch_plan(batch_plan) {
     if (s.strategy == "transfer") m_transfer = std::make_unique<transfer_knowledge>(s);
   }
@@ -140,25 +142,22 @@ class sweep_run {
   // Problems go to the lanes one at a time: a problem's configurations are all measured on one
   // device, so its winner is chosen among timings of one GPU.
   void measure_all(const compile::target& target);
-  void measure_problem(std::size_t problem, const compile::target& target, report::progress& bar,
-                       const lane& l);
+  void measure_problem(std::size_t problem, const compile::target& target, report::progress& bar, const lane& l);
   // strategy: transfer: the problem's candidates, measured as far as its budget goes.
-  void measure_transfer(std::size_t problem, const compile::target& target, report::progress& bar,
-                        const lane& l);
+  void measure_transfer(std::size_t problem, const compile::target& target, report::progress& bar, const lane& l);
   // Blocks until every instance of `problem` is compiled for every target.
   void wait_for_builds(std::size_t problem);
   // The library configurations the worker lists for a problem, not yet in the database, each
   // with its request (stored as configs); counts the others as skipped (and names them in
   // `measured`, when given).
-  std::vector<race_contender> list_library(std::size_t problem, const space::point& point,
-                                           report::progress& bar, const lane& l,
-                                           std::vector<std::string>* measured = nullptr);
+  std::vector<race_contender> list_library(std::size_t problem, const space::point& point, report::progress& bar,
+                                           const lane& l, std::vector<std::string>* measured = nullptr);
   // A kernel instance's trial, not yet in the database: with its request, or (not built for the
   // target) stored at once; nothing when it is already measured (then named in `measured`, when
   // given, if it was built for the target: one that was not costs no trial).
   std::optional<race_contender> kernel_contender(std::size_t problem, const std::string& instance,
-                                                 const compile::target& target, report::progress& bar,
-                                                 const lane& l, std::vector<std::string>* measured = nullptr);
+                                                 const compile::target& target, report::progress& bar, const lane& l,
+                                                 std::vector<std::string>* measured = nullptr);
   void record_rejections();
   void print_summary();
   store::trial_record blank_trial(std::size_t problem, const store::config_record& c, int device) const;
@@ -188,12 +187,12 @@ class sweep_run {
   shard m_shard;  // the configurations this run measures
   const batch_plan_map& m_batch_plan;
   std::int64_t m_run_id = 0;
-  std::vector<std::vector<std::string>> m_instances;    // per problem: accepted kernel instances
-  std::vector<std::vector<space::point>> m_library;     // per problem: library candidates
-  std::map<std::string, candidate_build> m_builds;     // by instance name
+  std::vector<std::vector<std::string>> m_instances;             // per problem: accepted kernel instances
+  std::vector<std::vector<space::point>> m_library;              // per problem: library candidates
+  std::map<std::string, candidate_build> m_builds;               // by instance name
   std::map<std::string, std::pair<std::string, double>> m_best;  // problem -> instance, median
   int m_measured = 0, m_failed = 0, m_skipped = 0;
-  int m_budgeted = 0;  // strategy: transfer: candidates its budget left out
+  int m_budgeted = 0;                              // strategy: transfer: candidates its budget left out
   std::unique_ptr<transfer_knowledge> m_transfer;  // strategy: transfer only
   // The lanes and the compiler share the database, the display and the counts above: one lock.
   std::mutex m_mutex;
@@ -275,10 +274,18 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
       for (std::size_t j = 0; j < results.size(); ++j) {
         const auto& [name, target] = keys[i + j];
         auto& r = results[j];
-        store::build_record rec{name, target, r.source_hash, std::string(compile::name_of(r.status)),
-                                r.message, r.usage.registers, r.usage.smem_static,
-                                r.usage.stack_bytes, r.usage.spill_stores, r.usage.spill_loads,
-                                r.cubin_hash, r.compile_ms};
+        store::build_record rec{name,
+                                target,
+                                r.source_hash,
+                                std::string(compile::name_of(r.status)),
+                                r.message,
+                                r.usage.registers,
+                                r.usage.smem_static,
+                                r.usage.stack_bytes,
+                                r.usage.spill_stores,
+                                r.usage.spill_loads,
+                                r.cubin_hash,
+                                r.compile_ms};
         m_db.put_build(rec);
         auto& counts = per_target[target];
         (r.status == compile::build_status::ok ? counts.first : counts.second)++;
@@ -297,13 +304,13 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
   }
   bar.finish();
   for (const auto& [target, counts] : per_target)
-    fmt::print(stderr, "[{}] {}: {} configurations compile and fit, {} rejected\n", m_spec.op,
-               target, counts.first, counts.second);
+    fmt::print(stderr, "[{}] {}: {} configurations compile and fit, {} rejected\n", m_spec.op, target, counts.first,
+               counts.second);
   std::size_t library = 0;
   for (const auto& l : m_library) library += l.size();
   if (library > 0)
-    fmt::print(stderr, "[{}] {} library candidates: enumerated and verified on the GPU{}\n",
-               m_spec.op, library, m_dev.present ? "" : " (no GPU: skipped)");
+    fmt::print(stderr, "[{}] {} library candidates: enumerated and verified on the GPU{}\n", m_spec.op, library,
+               m_dev.present ? "" : " (no GPU: skipped)");
 }
 
 void sweep_run::wait_for_builds(std::size_t problem) {
@@ -318,7 +325,7 @@ void sweep_run::wait_for_builds(std::size_t problem) {
   }
   const bool ready = complete();
   lock.unlock();
-  between_trials();  // stopped or failed while waiting
+  between_trials();             // stopped or failed while waiting
   if (!ready) throw aborted{};  // the compiler stopped short (its own error is the one reported)
 }
 
@@ -422,9 +429,8 @@ trial_request sweep_run::base_request(std::size_t p) const {
 
 // Library candidates: the worker lists the configurations the library offers for the problem
 // (the heuristic's first choice always among them), each then measured like a kernel.
-std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::point& point,
-                                                    report::progress& bar, const lane& l,
-                                                    std::vector<std::string>* measured) {
+std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::point& point, report::progress& bar,
+                                                    const lane& l, std::vector<std::string>* measured) {
   const auto& problem = m_spec.problems[p];
   auto listing = base_request(p);
   nlohmann::json ask = to_json(listing);
@@ -432,11 +438,9 @@ std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::
   ask["config"] = ops::config_json(point);
   const auto outcome = l.worker->call(ask, m_spec.measure.timeout_s * 4);
   std::lock_guard lock(m_mutex);
-  if (outcome.kind != worker_process::outcome_kind::answered ||
-      outcome.answer.value("status", "") != "ok") {
-    const auto why = outcome.kind == worker_process::outcome_kind::answered
-                         ? outcome.answer.value("message", "")
-                         : outcome.message;
+  if (outcome.kind != worker_process::outcome_kind::answered || outcome.answer.value("status", "") != "ok") {
+    const auto why =
+        outcome.kind == worker_process::outcome_kind::answered ? outcome.answer.value("message", "") : outcome.message;
     fmt::print(stderr, "[{}] {}: {} could not be enumerated: {}\n", m_spec.op, problem.key(m_spec.op),
                space::str(point), why);
     ++m_failed;
@@ -466,9 +470,8 @@ std::vector<race_contender> sweep_run::list_library(std::size_t p, const space::
 }
 
 std::optional<race_contender> sweep_run::kernel_contender(std::size_t p, const std::string& instance,
-                                                          const compile::target& target,
-                                                          report::progress& bar, const lane& l,
-                                                          std::vector<std::string>* measured) {
+                                                          const compile::target& target, report::progress& bar,
+                                                          const lane& l, std::vector<std::string>* measured) {
   const auto& b = m_builds.at(instance);  // compiled: wait_for_builds
   auto t = blank_trial(p, config_record_of(m_spec, b), l.device);
   const auto& built = b.by_target.at(target.name);
@@ -498,8 +501,7 @@ std::optional<race_contender> sweep_run::kernel_contender(std::size_t p, const s
   return race_contender{std::move(t), std::move(req)};
 }
 
-void sweep_run::measure_problem(std::size_t p, const compile::target& target, report::progress& bar,
-                                const lane& l) {
+void sweep_run::measure_problem(std::size_t p, const compile::target& target, report::progress& bar, const lane& l) {
   const auto run_one = [&](race_contender& c) {
     fill_trial(c.trial, call(l, c.request));
     store_trial(c.trial, bar);
@@ -542,8 +544,7 @@ void sweep_run::measure_problem(std::size_t p, const compile::target& target, re
   run_race(std::move(field), m_spec.measure, cb);
 }
 
-void sweep_run::measure_transfer(std::size_t p, const compile::target& target, report::progress& bar,
-                                 const lane& l) {
+void sweep_run::measure_transfer(std::size_t p, const compile::target& target, report::progress& bar, const lane& l) {
   std::vector<race_contender> field;  // not measured yet
   std::vector<std::string> spent;     // measured before in this environment: they count
   for (const auto& point : m_library[p])
@@ -577,9 +578,9 @@ void sweep_run::measure_all(const compile::target& target) {
   std::size_t total = 0;
   for (const auto& instances : m_instances) total += instances.size();
   const auto devices = m_lanes.size() == 1 ? m_dev.name : fmt::format("{} x{}", m_dev.name, m_lanes.size());
-  report::progress bar(fmt::format("[{}] {} {}", m_spec.op, m_spec.strategy == "exhaustive" ? "measure" : m_spec.strategy,
-                                   devices),
-                       total);
+  report::progress bar(
+      fmt::format("[{}] {} {}", m_spec.op, m_spec.strategy == "exhaustive" ? "measure" : m_spec.strategy, devices),
+      total);
   // The problems in the strategy's order: transfer visits neighbours one after another.
   std::vector<std::size_t> order(m_spec.problems.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -594,8 +595,7 @@ void sweep_run::measure_all(const compile::target& target) {
   std::exception_ptr failure;
   const auto work = [&](const lane& l) {
     try {
-      for (std::size_t i; !m_abort.load() && (i = next++) < order.size();)
-        measure_problem(order[i], target, bar, l);
+      for (std::size_t i; !m_abort.load() && (i = next++) < order.size();) measure_problem(order[i], target, bar, l);
     } catch (const aborted&) {
     } catch (...) {
       std::lock_guard lock(m_mutex);
@@ -653,8 +653,7 @@ void sweep_run::measure_with_compilation(const compile::target& target) {
 
 void sweep_run::print_summary() {
   const bool compute = m_op.flops(m_spec.problems.front()) > 0;
-  fmt::print("\n{:<28} {:>10} {:>9}  {}\n", "problem", "median us", compute ? "TFLOP/s" : "GB/s",
-             "best configuration");
+  fmt::print("\n{:<28} {:>10} {:>9}  {}\n", "problem", "median us", compute ? "TFLOP/s" : "GB/s", "best configuration");
   for (const auto& p : m_spec.problems) {
     const auto key = p.key(m_spec.op);
     const auto it = m_best.find(key);
@@ -662,13 +661,11 @@ void sweep_run::print_summary() {
       fmt::print("{:<28} {:>10} {:>9}  {}\n", key, "-", "-", "(nothing measured in this run)");
       continue;
     }
-    const double rate = compute ? m_op.flops(p) / it->second.second / 1e6
-                                : m_op.bytes(p) / it->second.second / 1e3;
-    fmt::print("{:<28} {:>10.2f} {:>9.{}f}  {}\n", key, it->second.second, rate, compute ? 1 : 0,
-               it->second.first);
+    const double rate = compute ? m_op.flops(p) / it->second.second / 1e6 : m_op.bytes(p) / it->second.second / 1e3;
+    fmt::print("{:<28} {:>10.2f} {:>9.{}f}  {}\n", key, it->second.second, rate, compute ? 1 : 0, it->second.first);
   }
-  fmt::print("\n{} trials measured, {} failed or rejected at run time, {} already in the database{}\n",
-             m_measured, m_failed, m_skipped,
+  fmt::print("\n{} trials measured, {} failed or rejected at run time, {} already in the database{}\n", m_measured,
+             m_failed, m_skipped,
              m_transfer ? fmt::format(", {} left out by the budget ({} per problem)", m_budgeted,
                                       transfer_params_of(m_spec.transfer).budget.str())
                         : std::string());
@@ -682,8 +679,8 @@ int sweep_run::execute() {
   info.op = m_spec.op;
   const compile::target* target = m_dev.present ? target_for(m_spec, m_dev.cc) : nullptr;
   if (m_dev.present && !target)
-    throw error(fmt::format("{}: the device ({}, sm_{}) is not among the sweep's targets", m_spec.file,
-                            m_dev.name, m_dev.cc));
+    throw error(
+        fmt::format("{}: the device ({}, sm_{}) is not among the sweep's targets", m_spec.file, m_dev.name, m_dev.cc));
   info.mode = target ? "measure" : "validate";
   info.state = "running";
   const auto self = core::this_process();
@@ -691,13 +688,14 @@ int sweep_run::execute() {
   info.pid_start = self.start;
   info.env = m_env;
   info.shard = m_shard.str();
-  if (const auto* op = ops::find_op(m_spec.op)) info.family_hashes = nlohmann::json(ops::family_source_hashes(*op)).dump();
+  if (const auto* op = ops::find_op(m_spec.op))
+    info.family_hashes = nlohmann::json(ops::family_source_hashes(*op)).dump();
   m_run_id = m_db.begin_run(info);
 
   try {
     enumerate();
-    fmt::print(stderr, "[{}] {}: {} problems, {} configurations, targets {}\n", m_spec.op,
-               core::printable(m_spec.file), m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
+    fmt::print(stderr, "[{}] {}: {} problems, {} configurations, targets {}\n", m_spec.op, core::printable(m_spec.file),
+               m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
     record_rejections();
     if (!target) {
       const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -715,8 +713,10 @@ int sweep_run::execute() {
         if (checks && !b.checked)
           fmt::print(stderr, "[{}] device {}: environment not checked: {}\n", m_spec.op, l.device, b.error);
         else if (const auto why = measure::assess(b, limits); checks && !why.empty())
-          fmt::print(stderr, "cuop-tune: warning: {}: device {} is not fit to measure on ({}): the run will "
-                             "be marked invalid\n", core::printable(m_spec.file), l.device, why);
+          fmt::print(stderr,
+                     "cuop-tune: warning: {}: device {} is not fit to measure on ({}): the run will "
+                     "be marked invalid\n",
+                     core::printable(m_spec.file), l.device, why);
       }
       measure_with_compilation(*target);
       print_summary();
@@ -747,8 +747,7 @@ int sweep_run::execute() {
     }
   } catch (const interrupted&) {
     m_db.finish_run(m_run_id, "interrupted");
-    throw error(fmt::format("{}: interrupted; finished trials are stored and the next sweep resumes",
-                            m_spec.file));
+    throw error(fmt::format("{}: interrupted; finished trials are stored and the next sweep resumes", m_spec.file));
   } catch (...) {
     m_db.finish_run(m_run_id, "failed");
     throw;
@@ -794,7 +793,8 @@ int run_sweep(const sweep_options& o) {
                             [&](const std::string& t) { return key.find(t) != std::string::npos; });
       });
       if (s.problems.empty()) {
-        fmt::print(stderr, "cuop-tune: {}: no problem matches --only {}: skipped\n", core::printable(f), core::quoted(o.only));
+        fmt::print(stderr, "cuop-tune: {}: no problem matches --only {}: skipped\n", core::printable(f),
+                   core::quoted(o.only));
         specs.pop_back();
         continue;
       }
@@ -817,8 +817,8 @@ int run_sweep(const sweep_options& o) {
   const auto start = [&](int index) {
     workers.push_back(std::make_unique<worker_process>(index));
     const auto hello = workers.back()->call({{"cmd", "hello"}}, 120);
-    device_info d = hello.kind == worker_process::outcome_kind::answered ? device_info_from_json(hello.answer)
-                                                                        : device_info{};
+    device_info d =
+        hello.kind == worker_process::outcome_kind::answered ? device_info_from_json(hello.answer) : device_info{};
     if (hello.kind != worker_process::outcome_kind::answered) d.error = hello.message;
     d.index = index;
     devices.push_back(d);
@@ -851,27 +851,30 @@ int run_sweep(const sweep_options& o) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
   if (pools.empty()) {
-    fmt::print(stderr, "cuop-tune: no GPU to measure on ({}): running the compile-validation sweep only\n",
-               no_gpu);
+    fmt::print(stderr, "cuop-tune: no GPU to measure on ({}): running the compile-validation sweep only\n", no_gpu);
     device_info none;
     none.error = no_gpu;
     const auto env = core::describe_environment(none);
-    for (std::size_t i = 0; i < specs.size(); ++i) sweep_run(specs[i], plans[i], o, *db, env, none, {}, batch_plan).execute();
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      sweep_run(specs[i], plans[i], o, *db, env, none, {}, batch_plan).execute();
     return exit_code::ok;
   }
   // The workers are told each cubin's path in JSON, which holds only UTF-8: found here, before
   // anything is measured, rather than as a JSON exception at the first trial.
   if (!core::is_utf8(o.cache_dir))
-    throw error(fmt::format("--cache {}: not a UTF-8 path; the workers cannot be told the paths of the "
-                            "cubins in it (compile-validation, --validate-only, can use it)",
-                            core::printable(o.cache_dir)));
+    throw error(
+        fmt::format("--cache {}: not a UTF-8 path; the workers cannot be told the paths of the "
+                    "cubins in it (compile-validation, --validate-only, can use it)",
+                    core::printable(o.cache_dir)));
   if (pools.size() > 1)
-    fmt::print(stderr, "cuop-tune: {} GPU models: their results are kept apart, each model measures every "
-                       "sweep in turn\n", pools.size());
+    fmt::print(stderr,
+               "cuop-tune: {} GPU models: their results are kept apart, each model measures every "
+               "sweep in turn\n",
+               pools.size());
   for (const auto& pool : pools) {
     const auto& d = pool.devices.front();
-    fmt::print(stderr, "cuop-tune: measuring on {}: {} SMs, {} MB L2, driver {}\n", pool.describe(),
-               d.sm_count, d.l2_bytes >> 20, d.driver);
+    fmt::print(stderr, "cuop-tune: measuring on {}: {} SMs, {} MB L2, driver {}\n", pool.describe(), d.sm_count,
+               d.l2_bytes >> 20, d.driver);
   }
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const auto& s = specs[i];

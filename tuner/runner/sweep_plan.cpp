@@ -34,7 +34,8 @@ sweep_plan plan_sweep(const spec::sweep& s) {
       try {
         kernel = op.kernel(v.config, p);
       } catch (const error& e) {
-        throw error(fmt::format("{}: problem {}, {}: {}", core::printable(s.file), key, space::str(v.config), e.what()));
+        throw error(
+            fmt::format("{}: problem {}, {}: {}", core::printable(s.file), key, space::str(v.config), e.what()));
       }
       instances.push_back(kernel.instance);
       const std::string name = kernel.instance;  // the key must not be moved from

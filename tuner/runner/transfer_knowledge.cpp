@@ -18,9 +18,7 @@ const ops::op_desc& op_of(const std::string& name) {
   return *op;
 }
 
-bool timed(const store::trial_record& t) {
-  return (t.status == "ok" || t.status == "dropped_race") && t.median_us > 0;
-}
+bool timed(const store::trial_record& t) { return (t.status == "ok" || t.status == "dropped_race") && t.median_us > 0; }
 
 }  // namespace
 

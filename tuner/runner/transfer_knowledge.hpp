@@ -47,12 +47,12 @@ class transfer_knowledge {
 
   const spec::sweep& m_spec;
   strategy::transfer_params m_params;
-  std::vector<strategy::shape_point> m_shapes;      // per problem of the sweep
-  std::vector<std::string> m_baselines;             // per problem of the sweep
+  std::vector<strategy::shape_point> m_shapes;  // per problem of the sweep
+  std::vector<std::string> m_baselines;         // per problem of the sweep
   std::vector<std::size_t> m_order;
   mutable std::mutex m_mutex;
   std::vector<strategy::measured_problem> m_known;
-  std::map<std::string, std::size_t> m_known_at;    // problem key -> index into m_known
+  std::map<std::string, std::size_t> m_known_at;  // problem key -> index into m_known
 };
 
 }  // namespace cuop::runner

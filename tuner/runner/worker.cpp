@@ -34,9 +34,7 @@ std::string format_uuid(const cudaUUID_t& u) {
 
 std::string format_version(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
-void reply(const nlohmann::json& j) {
-  std::cout << j.dump() << '\n' << std::flush;
-}
+void reply(const nlohmann::json& j) { std::cout << j.dump() << '\n' << std::flush; }
 
 // The GPU's state for the sweep's checks before and after a run (NVML; not checked without it).
 measure::gpu_environment read_environment(const measure::nvml_device* nvml, const std::string& why_not) {

@@ -1,7 +1,7 @@
 #include "tuner/runner/worker_process.hpp"
 
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -69,8 +69,7 @@ std::string worker_process::reap() {
   if (m_from_worker >= 0) close(m_from_worker);
   m_to_worker = m_from_worker = -1;
   if (WIFSIGNALED(status))
-    return fmt::format("worker killed by signal {} ({})", WTERMSIG(status),
-                       strsignal(WTERMSIG(status)));
+    return fmt::format("worker killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
   if (WIFEXITED(status)) return fmt::format("worker exited with code {}", WEXITSTATUS(status));
   return "worker ended";
 }
@@ -96,8 +95,7 @@ worker_process::outcome worker_process::call(const nlohmann::json& request, doub
     out.message = reap();
     return out;
   }
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     if (const auto nl = m_pending.find('\n'); nl != std::string::npos) {
       const std::string answer = m_pending.substr(0, nl);
@@ -113,8 +111,8 @@ worker_process::outcome worker_process::call(const nlohmann::json& request, doub
       if (out.answer.value("restart", false)) reap();  // it exits after a sticky error
       return out;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       stop(true);
       out.kind = outcome_kind::timed_out;

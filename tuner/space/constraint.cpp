@@ -95,7 +95,9 @@ const unary_fn unary_fns[] = {
     {"ln", [](double a) { return watch1(a, std::log(a)); }},
     {"exp", [](double a) { return watch1(a, std::exp(a)); }},
     {"sqrt", [](double a) { return watch1(a, std::sqrt(a)); }},
-    {"sign", [](double a) { return watch1(a, a < 0 ? -1.0 : a > 0 ? 1.0 : 0.0); }},
+    {"sign", [](double a) { return watch1(a, a < 0   ? -1.0
+                                             : a > 0 ? 1.0
+                                                     : 0.0); }},
     {"rint", [](double a) { return watch1(a, std::floor(a + 0.5)); }},
     {"abs", [](double a) { return watch1(a, std::fabs(a)); }},
 };
@@ -137,7 +139,8 @@ int huge_number(const char* text, int* pos, double* value) {
 
 // muparser's messages are sentences ("Unexpected token ... at position 4."): restyle them.
 std::string restyle(std::string msg) {
-  while (!msg.empty() && (msg.back() == '.' || msg.back() == '!' || std::isspace(static_cast<unsigned char>(msg.back()))))
+  while (!msg.empty() &&
+         (msg.back() == '.' || msg.back() == '!' || std::isspace(static_cast<unsigned char>(msg.back()))))
     msg.pop_back();
   if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
   return msg;
@@ -169,14 +172,11 @@ std::string describe(const mu::Parser::exception_type& e, const std::string& exp
   return "unknown function " + core::quoted(name) + suggest_suffix(name, function_names());
 }
 
-std::string head(const spec::constraint& c) {
-  return c.where.str() + ": constraint " + core::quoted(c.expr);
-}
+std::string head(const spec::constraint& c) { return c.where.str() + ": constraint " + core::quoted(c.expr); }
 
 }  // namespace
 
-constraint_set::constraint_set(const spec::candidate& cand,
-                               const std::vector<spec::constraint>& sweep_wide,
+constraint_set::constraint_set(const spec::candidate& cand, const std::vector<spec::constraint>& sweep_wide,
                                const std::vector<std::string>& problem_fields) {
   for (const auto& p : cand.params) m_symbols.push_back(p.name);
   for (const auto& f : problem_fields) m_symbols.push_back(f);
@@ -236,8 +236,7 @@ void constraint_set::set_symbol(std::string_view name, double value) {
     }
 }
 
-const spec::constraint* constraint_set::first_false(
-    const std::function<std::string()>& describe_point) const {
+const spec::constraint* constraint_set::first_false(const std::function<std::string()>& describe_point) const {
   for (std::size_t i = 0; i < m_parsers.size(); ++i) {
     double v = 0;
     t_non_finite = false;

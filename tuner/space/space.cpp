@@ -89,8 +89,7 @@ std::vector<verdict> enumerate(const spec::sweep& s, const spec::problem& p) {
       }
       const spec::constraint* failed = cs.first_false([&] { return "problem " + key + ", " + str(v.config); });
       v.accepted = failed == nullptr;
-      v.reason = failed ? "constraint \"" + failed->expr + "\" (" + failed->where.str() + ") is false"
-                        : std::string();
+      v.reason = failed ? "constraint \"" + failed->expr + "\" (" + failed->where.str() + ") is false" : std::string();
       out.push_back(v);
       std::size_t i = n;
       while (i > 0 && ++at[i - 1] == cand.params[i - 1].values.size()) at[--i] = 0;
@@ -122,8 +121,7 @@ std::vector<std::string> empty_problems(const spec::sweep& s) {
 
 void require_nonempty(const spec::sweep& s) {
   const auto empty = empty_problems(s);
-  if (!empty.empty())
-    throw error(s.file + ": no configuration satisfies the constraints for problem " + empty.front());
+  if (!empty.empty()) throw error(s.file + ": no configuration satisfies the constraints for problem " + empty.front());
 }
 
 }  // namespace cuop::space

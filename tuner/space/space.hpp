@@ -14,13 +14,14 @@ namespace cuop::space {
 struct point {
   std::string family;
   std::vector<std::pair<std::string, std::int64_t>> params;  // in the candidate's order
-  std::string source, kernel;  // family "custom" only (spec::candidate)
+  std::string source, kernel;                                // family "custom" only (spec::candidate)
 };
 
 struct verdict {
   point config;
   bool accepted = true;
-  std::string reason;  // for rejected points: which constraint, e.g. "constraint \"vec * 4 <= 16\" (configs/s.yaml:9:9) is false"
+  std::string
+      reason;  // for rejected points: which constraint, e.g. "constraint \"vec * 4 <= 16\" (configs/s.yaml:9:9) is false"
 };
 
 // Symbols a constraint may use besides parameters: every problem dimension of the op plus

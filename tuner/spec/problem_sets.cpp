@@ -73,7 +73,8 @@ set_fields read_fields(const yaml_reader& r, const YAML::Node& body, const std::
   const auto es = r.map(body, allowed, "key", " in " + kind, errors);
   const entry* misnamed_count = grid || n_is_a_dimension ? nullptr : find(es, "n");
   if (misnamed_count)
-    errors.add(r.where(misnamed_count->key_node).str() + ": unknown key \"n\" in sample (the number of problems is "
+    errors.add(r.where(misnamed_count->key_node).str() +
+               ": unknown key \"n\" in sample (the number of problems is "
                "\"count\": other ops have a dimension \"n\")");
   set_fields f;
   if (!grid) {  // first, as the syntax shows them: how many, from which seed
@@ -125,7 +126,9 @@ set_fields read_fields(const yaml_reader& r, const YAML::Node& body, const std::
     }
   });
   if (const entry* e = find(es, "where"))
-    errors.attempt([&] { f.where = std::make_unique<where_filter>(constraint{r.string(e->value, "\"where\""), r.where(e->value)}, op); });
+    errors.attempt([&] {
+      f.where = std::make_unique<where_filter>(constraint{r.string(e->value, "\"where\""), r.where(e->value)}, op);
+    });
   return f;
 }
 
@@ -135,9 +138,10 @@ set_fields read_fields(const yaml_reader& r, const YAML::Node& body, const std::
 void check_count(const yaml_reader& r, const location& at, const std::string& kind, std::uint64_t count,
                  const std::string& sizes, std::size_t before) {
   if (count > max_set_problems)
-    r.fail(at, fmt::format("{} has {} problems ({}), more than the limit of {} per set", kind,
-                           count == std::numeric_limits<std::uint64_t>::max() ? "more than 2^64" : std::to_string(count),
-                           sizes, max_set_problems));
+    r.fail(at,
+           fmt::format("{} has {} problems ({}), more than the limit of {} per set", kind,
+                       count == std::numeric_limits<std::uint64_t>::max() ? "more than 2^64" : std::to_string(count),
+                       sizes, max_set_problems));
   if (before >= max_problems || count > max_problems - before)
     r.fail(at, fmt::format("{} has {} problems: with the {} before it, more than the limit of {} per sweep file", kind,
                            count, before, max_problems));
@@ -151,7 +155,8 @@ std::vector<problem> expand_grid(const yaml_reader& r, const location& at, const
   std::string sizes;
   for (const auto& dim : op.problem_dims) {
     const std::uint64_t k = f.values.at(dim).size();
-    count = count > std::numeric_limits<std::uint64_t>::max() / k ? std::numeric_limits<std::uint64_t>::max() : count * k;
+    count =
+        count > std::numeric_limits<std::uint64_t>::max() / k ? std::numeric_limits<std::uint64_t>::max() : count * k;
     if (k > 1) sizes += fmt::format("{} {} x ", k, dim);
   }
   check_count(r, at, "grid", count, sizes + dtypes_size(f.crossed_dtypes.size()), before);
@@ -174,7 +179,8 @@ std::vector<problem> expand_grid(const yaml_reader& r, const location& at, const
     while (i > 0 && ++digit[i - 1] == f.values.at(op.problem_dims[i - 1]).size()) digit[--i] = 0;
     done = i == 0;
   }
-  if (out.empty()) r.fail(at, fmt::format("where {} holds for none of the grid's {} problems", in_quotes(f.where->expr()), count));
+  if (out.empty())
+    r.fail(at, fmt::format("where {} holds for none of the grid's {} problems", in_quotes(f.where->expr()), count));
   return out;
 }
 
@@ -221,11 +227,12 @@ std::vector<problem> draw_sample(const yaml_reader& r, const location& at, const
     ++kept;
   }
   if (kept < n)
-    r.fail(at, fmt::format("sample found {} of the {} problems asked in {} draws (distinct{}): widen the ranges, {}lower "
-                           "\"count\" or change \"seed\"",
-                           kept * per_draw, n * per_draw, draws,
-                           f.where ? ", and where " + in_quotes(f.where->expr()) + " holds" : std::string(),
-                           f.where ? "loosen \"where\", " : ""));
+    r.fail(at,
+           fmt::format("sample found {} of the {} problems asked in {} draws (distinct{}): widen the ranges, {}lower "
+                       "\"count\" or change \"seed\"",
+                       kept * per_draw, n * per_draw, draws,
+                       f.where ? ", and where " + in_quotes(f.where->expr()) + " holds" : std::string(),
+                       f.where ? "loosen \"where\", " : ""));
   return out;
 }
 
@@ -245,13 +252,14 @@ std::vector<problem> expand_problem_set(const yaml_reader& r, const YAML::Node& 
   for (const auto& kv : item)
     if (!kv.first.IsScalar() || kv.first.Scalar() != kind)
       r.fail(kv.first, fmt::format("{} next to {}: a problem set is a map with the one key \"grid\" or \"sample\"",
-                                   kv.first.IsScalar() ? "key " + in_quotes(kv.first.Scalar()) : "a key that is " + r.describe(kv.first),
+                                   kv.first.IsScalar() ? "key " + in_quotes(kv.first.Scalar())
+                                                       : "a key that is " + r.describe(kv.first),
                                    in_quotes(kind)));
   const YAML::Node body = item[kind];
   if (!body.IsMap()) r.fail(body, "expected a map for " + in_quotes(kind) + ", got " + r.describe(body));
   const std::size_t errors_before = errors.added();
   const set_fields f = read_fields(r, body, kind, op, default_dtypes, errors);
-  if (errors.added() != errors_before) return {};  // said; the set is left out
+  if (errors.added() != errors_before) return {};             // said; the set is left out
   if (!f.drawn_dtype && f.crossed_dtypes.empty()) return {};  // top-level "dtypes" unreadable: said there
   const location at = r.where(item);
   return kind == "grid" ? expand_grid(r, at, f, op, before) : draw_sample(r, at, f, op, before);

@@ -33,22 +33,25 @@ std::int64_t read_choice(const yaml_reader& r, const YAML::Node& n, const ops::d
 void add_value(const yaml_reader& r, const YAML::Node& n, std::int64_t v, const ops::dim_desc& dim,
                std::vector<std::int64_t>& out, std::set<std::int64_t>& seen) {
   if (!seen.insert(v).second)
-    r.fail(n, "duplicate value " + in_quotes(dim.choices.empty() ? std::to_string(v) : dim.choices[static_cast<std::size_t>(v)]) +
+    r.fail(n, "duplicate value " +
+                  in_quotes(dim.choices.empty() ? std::to_string(v) : dim.choices[static_cast<std::size_t>(v)]) +
                   " for " + in_quotes(dim.name));
   out.push_back(v);
 }
 
 // The bounds of a form, [lo, hi] or (`step_allowed`) [lo, hi, step], as the YAML nodes; their
 // count is checked here, their values by the caller.
-std::vector<YAML::Node> bound_nodes(const yaml_reader& r, const YAML::Node& n, const std::string& what, bool step_allowed) {
+std::vector<YAML::Node> bound_nodes(const yaml_reader& r, const YAML::Node& n, const std::string& what,
+                                    bool step_allowed) {
   const auto items = r.list(n, what);
   if (items.size() < 2 || items.size() > (step_allowed ? 3u : 2u))
-    r.fail(n, fmt::format("expected {} for {}, got {} {}", step_allowed ? "[lo, hi] or [lo, hi, step]" : "[lo, hi]", what,
-                          items.size(), items.size() == 1 ? "element" : "elements"));
+    r.fail(n, fmt::format("expected {} for {}, got {} {}", step_allowed ? "[lo, hi] or [lo, hi, step]" : "[lo, hi]",
+                          what, items.size(), items.size() == 1 ? "element" : "elements"));
   return items;
 }
 
-void require_ordered(const yaml_reader& r, const YAML::Node& n, const std::string& what, std::int64_t lo, std::int64_t hi) {
+void require_ordered(const yaml_reader& r, const YAML::Node& n, const std::string& what, std::int64_t lo,
+                     std::int64_t hi) {
   if (lo > hi) r.fail(n, fmt::format("{} has lo > hi: [{}, {}]", what, lo, hi));
 }
 
@@ -91,7 +94,8 @@ std::vector<std::int64_t> grid_form(const yaml_reader& r, const YAML::Node& n, c
     if (!range)
       for (int i = 0; i < 2; ++i)
         if (!is_pow2(i == 0 ? lo : hi))
-          r.fail(items[static_cast<std::size_t>(i)], fmt::format("bound \"{}\" of {} is not a power of two", i == 0 ? lo : hi, what));
+          r.fail(items[static_cast<std::size_t>(i)],
+                 fmt::format("bound \"{}\" of {} is not a power of two", i == 0 ? lo : hi, what));
     require_ordered(r, form.value, what, lo, hi);
     if (range) {
       const std::int64_t step = read_step(r, items, what);
@@ -116,12 +120,13 @@ std::vector<std::int64_t> grid_form(const yaml_reader& r, const YAML::Node& n, c
   for (int i = 0; i < 2; ++i) {
     const std::int64_t power = std::int64_t{1} << (i == 0 ? lo : hi);
     if (power < dim.min || power > dim.max)
-      r.fail(items[static_cast<std::size_t>(i)], fmt::format("expected {} for {}, got 2^{} = \"{}\"", accepted(dim), what,
-                                                             i == 0 ? lo : hi, power));
+      r.fail(items[static_cast<std::size_t>(i)],
+             fmt::format("expected {} for {}, got 2^{} = \"{}\"", accepted(dim), what, i == 0 ? lo : hi, power));
   }
   const std::uint64_t count = steps_in(lo, hi, step);
   require_within(r, form.value, what, count, limit);
-  for (std::uint64_t i = 0; i < count; ++i) out.push_back(std::int64_t{1} << (lo + static_cast<std::int64_t>(i) * step));
+  for (std::uint64_t i = 0; i < count; ++i)
+    out.push_back(std::int64_t{1} << (lo + static_cast<std::int64_t>(i) * step));
   return out;
 }
 
@@ -129,7 +134,8 @@ std::vector<std::int64_t> grid_form(const yaml_reader& r, const YAML::Node& n, c
 
 ops::dim_desc dtype_dim() { return {"dtype", 0, {}, {"f32", "f16", "bf16"}}; }
 
-std::int64_t read_dimension(const yaml_reader& r, const YAML::Node& n, const ops::dim_desc& dim, const std::string& what) {
+std::int64_t read_dimension(const yaml_reader& r, const YAML::Node& n, const ops::dim_desc& dim,
+                            const std::string& what) {
   if (!dim.choices.empty()) return read_choice(r, n, dim, what);
   const std::int64_t v = r.integer_at_least(n, dim.min, what);
   if (v > dim.max)  // gemm and conv2d take ints: 2^32 groups would be 0
@@ -148,8 +154,7 @@ std::vector<std::int64_t> grid_values(const yaml_reader& r, const YAML::Node& n,
     return out;
   }
   if (n.IsMap() && dim.choices.empty()) return grid_form(r, n, dim, limit);
-  if (n.IsMap())
-    r.fail(n, "expected a name or a list of names for " + name + ", got a map");
+  if (n.IsMap()) r.fail(n, "expected a name or a list of names for " + name + ", got a map");
   return {read_dimension(r, n, dim, name)};
 }
 
@@ -168,8 +173,9 @@ draw_law sample_law(const yaml_reader& r, const YAML::Node& n, const ops::dim_de
     law.values = {read_dimension(r, n, dim, name)};
     return law;
   }
-  const std::vector<std::string> forms =
-      dim.choices.empty() ? std::vector<std::string>{"choice", "uniform", "log_uniform"} : std::vector<std::string>{"choice"};
+  const std::vector<std::string> forms = dim.choices.empty()
+                                             ? std::vector<std::string>{"choice", "uniform", "log_uniform"}
+                                             : std::vector<std::string>{"choice"};
   const auto es = r.map(n, forms, "key", " in " + name);
   if (es.size() != 1) {
     std::string names;

@@ -38,15 +38,15 @@ using detail::problem_set_kind;
 using detail::read_dimension;
 using detail::yaml_reader;
 
-const std::vector<std::string> top_keys = {"op",          "dtypes",  "problems", "candidates",
-                                           "constraints", "targets", "measure",  "strategy",
-                                           "budget",      "transfer_neighbours", "transfer_seed"};
+const std::vector<std::string> top_keys = {"op",           "dtypes",  "problems", "candidates", "constraints",
+                                           "targets",      "measure", "strategy", "budget",     "transfer_neighbours",
+                                           "transfer_seed"};
 const std::vector<std::string> dtype_names = {"f32", "f16", "bf16"};
 
 std::string in_quotes(const std::string& s) { return core::quoted(s); }
 
-const entry& require(const yaml_reader& r, const YAML::Node& map, const std::vector<entry>& es,
-                     const std::string& key, const std::string& context) {
+const entry& require(const yaml_reader& r, const YAML::Node& map, const std::vector<entry>& es, const std::string& key,
+                     const std::string& context) {
   const entry* e = find(es, key);
   if (!e) r.fail(map, "missing required key " + in_quotes(key) + context);
   return *e;
@@ -139,8 +139,7 @@ std::vector<problem> parse_problems(const yaml_reader& r, const YAML::Node& n, c
       if (one && many) r.fail(many->key_node, "problem has both \"dtype\" and \"dtypes\"");
       if (one) {
         std::string d = r.string(one->value, "\"dtype\"");
-        if (!parse_dtype(d))
-          r.fail(one->value, "unknown dtype " + in_quotes(d) + suggest_suffix(d, dtype_names));
+        if (!parse_dtype(d)) r.fail(one->value, "unknown dtype " + in_quotes(d) + suggest_suffix(d, dtype_names));
         dtypes.push_back(std::move(d));
       } else if (many) {
         const std::size_t errors_before = errors.added();
@@ -170,8 +169,8 @@ void push_value(const yaml_reader& r, const YAML::Node& at, param_space& ps, std
   if (!seen.insert(v).second)
     r.fail(at, "duplicate value \"" + std::to_string(v) + "\" for parameter " + in_quotes(ps.name));
   if (ps.values.size() == max_param_values)
-    r.fail(ps.where, "parameter " + in_quotes(ps.name) + " expands to more than " +
-                         std::to_string(max_param_values) + " values");
+    r.fail(ps.where,
+           "parameter " + in_quotes(ps.name) + " expands to more than " + std::to_string(max_param_values) + " values");
   ps.values.push_back(v);
 }
 
@@ -224,15 +223,14 @@ param_space parse_param(const yaml_reader& r, const entry& e, const ops::family_
   } else if (n.IsMap()) {
     const auto es = r.map(n, {"range", "pow2"}, "key", " in " + what);
     if (es.size() != 1)
-      r.fail(n, "expected exactly one of \"range\" or \"pow2\" for " + what + ", got " +
-                    std::to_string(es.size()));
+      r.fail(n, "expected exactly one of \"range\" or \"pow2\" for " + what + ", got " + std::to_string(es.size()));
     const entry& form = es.front();
     if (form.key == "range") {
       const auto b = bounds(r, form.value, "range", e.key, true, l);
       const std::int64_t step = b.size() == 3 ? b[2] : 1;
       if (step <= 0)
-        r.fail(form.value[2], "expected a positive step for \"range\" of " + what + ", got \"" +
-                                  std::to_string(step) + "\"");
+        r.fail(form.value[2],
+               "expected a positive step for \"range\" of " + what + ", got \"" + std::to_string(step) + "\"");
       // Stops before a step past hi would overflow.
       for (std::int64_t v = b[0];; v += step) {
         push_value(r, form.value, ps, seen, v);
@@ -242,8 +240,8 @@ param_space parse_param(const yaml_reader& r, const entry& e, const ops::family_
       const auto b = bounds(r, form.value, "pow2", e.key, false, l);
       for (int i = 0; i < 2; ++i)
         if (!is_pow2(b[i]))
-          r.fail(form.value[i], "bound \"" + std::to_string(b[i]) + "\" of \"pow2\" of " + what +
-                                    " is not a power of two");
+          r.fail(form.value[i],
+                 "bound \"" + std::to_string(b[i]) + "\" of \"pow2\" of " + what + " is not a power of two");
       for (std::int64_t v = b[0];; v *= 2) {
         push_value(r, form.value, ps, seen, v);
         if (v > b[1] / 2) break;
@@ -270,10 +268,9 @@ std::vector<std::string> parameter_names(const YAML::Node& params, const ops::fa
   if (!fam.user_source || !params.IsMap()) return names;
   for (const auto& kv : params) {
     const auto name = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
-    const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                            std::all_of(name.begin(), name.end(), [](unsigned char ch) {
-                              return std::isalnum(ch) || ch == '_';
-                            });
+    const bool identifier =
+        !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+        std::all_of(name.begin(), name.end(), [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; });
     if (identifier && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   return names;
@@ -292,10 +289,10 @@ void parse_user_source(const yaml_reader& r, const YAML::Node& item, const std::
     const std::string value = r.string(e->value, in_quotes(key));
     if (std::string(key) == "kernel") {
       const bool name_ok = !std::isdigit(static_cast<unsigned char>(value[0])) &&
-                           std::all_of(value.begin(), value.end(), [](unsigned char ch) {
-                             return std::isalnum(ch) || ch == '_' || ch == ':';
-                           });
-      if (!name_ok) r.fail(e->value, "\"kernel\" must name a class template, e.g. my_ns::my_softmax; got " + in_quotes(value));
+                           std::all_of(value.begin(), value.end(),
+                                       [](unsigned char ch) { return std::isalnum(ch) || ch == '_' || ch == ':'; });
+      if (!name_ok)
+        r.fail(e->value, "\"kernel\" must name a class template, e.g. my_ns::my_softmax; got " + in_quotes(value));
       c.kernel = value;
       continue;
     }
@@ -321,7 +318,8 @@ std::vector<candidate> parse_candidates(const yaml_reader& r, const YAML::Node& 
     const std::size_t errors_before = errors.added();
     candidate c;
     errors.attempt([&] {
-      const auto es = r.map(item, {"family", "params", "constraints", "source", "kernel"}, "key", " in candidate", errors);
+      const auto es =
+          r.map(item, {"family", "params", "constraints", "source", "kernel"}, "key", " in candidate", errors);
       c.where = r.where(item);
       const entry& fam_entry = require(r, item, es, "family", " in candidate");
       c.family = r.string(fam_entry.value, "\"family\"");
@@ -333,8 +331,8 @@ std::vector<candidate> parse_candidates(const yaml_reader& r, const YAML::Node& 
       errors.attempt([&] { parse_user_source(r, item, es, *fam, c); });
       if (const entry* params = find(es, "params")) {
         if (params->value.IsMap() && params->value.size() > max_candidate_params)
-          r.fail(params->value, fmt::format("{} parameters{}: more than the limit of {}", params->value.size(),
-                                            context, max_candidate_params));
+          r.fail(params->value, fmt::format("{} parameters{}: more than the limit of {}", params->value.size(), context,
+                                            max_candidate_params));
         // A parameter that failed, or that a misspelt one was meant to be ("splitk" for "split_k"), is
         // not also said to be missing.
         std::set<std::string> failed;
@@ -346,8 +344,8 @@ std::vector<candidate> parse_candidates(const yaml_reader& r, const YAML::Node& 
             if (kv.first.IsScalar())
               if (const auto meant = closest_name(kv.first.Scalar(), names)) failed.insert(*meant);
         for (const auto& name : fam->params)
-          if (!failed.contains(name) && std::none_of(c.params.begin(), c.params.end(),
-                                                     [&](const param_space& p) { return p.name == name; }))
+          if (!failed.contains(name) &&
+              std::none_of(c.params.begin(), c.params.end(), [&](const param_space& p) { return p.name == name; }))
             errors.add(r.where(params->value).str() + ": missing parameter " + in_quotes(name) + context);
       } else if (!fam->params.empty()) {
         r.fail(item, "missing required key \"params\" in candidate" + context);
@@ -375,17 +373,16 @@ std::vector<std::string> parse_targets(const yaml_reader& r, const YAML::Node& n
 
 measure_settings parse_measure(const yaml_reader& r, const YAML::Node& n, error_collector& errors) {
   const std::vector<std::string> keys = {
-      "warmup_ms",      "warmup_cap_ms", "min_samples", "max_samples",    "max_time_s",
-      "rel_ci",         "stable_batches", "stable_change", "batch_below_us", "flush_l2",
-      "timeout_s",      "env_check",     "max_temp_c",  "race_round_s",   "race_margin",
-      "race_rounds",    "race_final_rounds"};
+      "warmup_ms",      "warmup_cap_ms", "min_samples",    "max_samples", "max_time_s",       "rel_ci",
+      "stable_batches", "stable_change", "batch_below_us", "flush_l2",    "timeout_s",        "env_check",
+      "max_temp_c",     "race_round_s",  "race_margin",    "race_rounds", "race_final_rounds"};
   measure_settings m;
   const auto es = r.map(n, keys, "key", " in \"measure\"", errors);
   auto at_least = [&](const entry& e, std::int64_t lo) {
     const std::int64_t v = r.integer(e.value, in_quotes(e.key));
     if (v < lo || v > 1000000)
-      r.fail(e.value, "expected an integer in [" + std::to_string(lo) + ", 1000000] for " +
-                          in_quotes(e.key) + ", got " + r.describe(e.value));
+      r.fail(e.value, "expected an integer in [" + std::to_string(lo) + ", 1000000] for " + in_quotes(e.key) +
+                          ", got " + r.describe(e.value));
     return static_cast<int>(v);
   };
   auto positive = [&](const entry& e, double hi) {
@@ -393,8 +390,8 @@ measure_settings parse_measure(const yaml_reader& r, const YAML::Node& n, error_
     if (v <= 0 || v >= hi) {
       std::ostringstream range;
       range << "(0, " << hi << ")";
-      r.fail(e.value, "expected a number in " + range.str() + " for " + in_quotes(e.key) + ", got " +
-                          r.describe(e.value));
+      r.fail(e.value,
+             "expected a number in " + range.str() + " for " + in_quotes(e.key) + ", got " + r.describe(e.value));
     }
     return v;
   };
@@ -403,8 +400,8 @@ measure_settings parse_measure(const yaml_reader& r, const YAML::Node& n, error_
     if (v < lo || v >= hi) {
       std::ostringstream range;
       range << "[" << lo << ", " << hi << ")";
-      r.fail(e.value, "expected a number in " + range.str() + " for " + in_quotes(e.key) + ", got " +
-                          r.describe(e.value));
+      r.fail(e.value,
+             "expected a number in " + range.str() + " for " + in_quotes(e.key) + ", got " + r.describe(e.value));
     }
     return v;
   };
@@ -439,8 +436,7 @@ measure_settings parse_measure(const yaml_reader& r, const YAML::Node& n, error_
                "\" is greater than max_samples \"" + std::to_string(m.max_samples) + "\"");
   if (both_read("timeout_s", "max_time_s") && m.timeout_s <= m.max_time_s) {
     std::ostringstream msg;
-    msg << "timeout_s \"" << m.timeout_s << "\" must be greater than max_time_s \"" << m.max_time_s
-        << "\"";
+    msg << "timeout_s \"" << m.timeout_s << "\" must be greater than max_time_s \"" << m.max_time_s << "\"";
     errors.add(r.where(at("timeout_s")).str() + ": " + msg.str());
   }
   return m;
@@ -485,8 +481,7 @@ YAML::Node load_document(const yaml_reader& r, const std::string& text, const st
     const int column = 1 + static_cast<int>(nul - (line_start == std::string::npos ? 0 : line_start + 1));
     r.fail(location{file_name, line, column}, "a NUL byte: a sweep file is text");
   }
-  if (const auto h = detail::find_yaml_hazard(text))
-    r.fail(location{file_name, h->line, h->column}, h->what);
+  if (const auto h = detail::find_yaml_hazard(text)) r.fail(location{file_name, h->line, h->column}, h->what);
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
@@ -499,7 +494,8 @@ YAML::Node load_document(const yaml_reader& r, const std::string& text, const st
   }
   if (docs.size() > 1)
     r.fail(r.where(docs[1].Mark()), fmt::format("a second YAML document starts here ({} in all): a sweep file is one "
-                                       "document (no \"---\" between two)", docs.size()));
+                                                "document (no \"---\" between two)",
+                                                docs.size()));
   if (docs.empty() || !docs[0].IsDefined() || docs[0].IsNull()) r.fail(location{file_name, 1, 1}, "empty sweep file");
   return docs[0];
 }
@@ -525,8 +521,8 @@ std::string count(std::size_t n) {
 void check_sizes(const yaml_reader& r, const sweep& s, const entry* problems, const entry* candidates,
                  error_collector& errors) {
   if (s.problems.size() > max_problems)
-    errors.add(r.where(problems->value).str() +
-               fmt::format(": {} problems (dtypes crossed), more than the limit of {}", s.problems.size(), max_problems));
+    errors.add(r.where(problems->value).str() + fmt::format(": {} problems (dtypes crossed), more than the limit of {}",
+                                                            s.problems.size(), max_problems));
   std::size_t total = 0;
   bool over = false;
   for (const auto& c : s.candidates) {
@@ -535,8 +531,8 @@ void check_sizes(const yaml_reader& r, const sweep& s, const entry* problems, co
       std::string sizes;
       for (const auto& p : c.params) sizes += (sizes.empty() ? "" : " x ") + std::to_string(p.values.size());
       errors.add(c.where.str() + fmt::format(": candidate {} has {} configurations ({} values), more than the limit "
-                                             "of {} per sweep file", core::quoted(c.family), count(points), sizes,
-                                             max_space_points));
+                                             "of {} per sweep file",
+                                             core::quoted(c.family), count(points), sizes, max_space_points));
       over = true;
     }
     total = points > max_space_points || total > max_space_points ? max_space_points + 1 : total + points;
@@ -553,7 +549,8 @@ void check_sizes(const yaml_reader& r, const sweep& s, const entry* problems, co
   if (s.problems.size() <= max_problems && total > 0 && s.problems.size() > max_enumerated / total)
     errors.add(r.where(candidates->value).str() +
                fmt::format(": {} problems x {} configurations = {} to enumerate, more than the limit of {} per sweep "
-                           "file", s.problems.size(), total, s.problems.size() * total, max_enumerated));
+                           "file",
+                           s.problems.size(), total, s.problems.size() * total, max_enumerated));
 }
 
 }  // namespace
@@ -583,9 +580,8 @@ sweep parse(const std::string& text, const std::string& file_name) {
   // "dtypes" that is not a list is said once, not again as "no dtype" for every problem.
   if (errors.added() != before_dtypes && !default_dtypes) default_dtypes = std::vector<std::string>{};
   const entry* problems = find(es, "problems");
-  errors.attempt([&] {
-    s.problems = parse_problems(r, require(r, root, es, "problems", "").value, *op, default_dtypes, errors);
-  });
+  errors.attempt(
+      [&] { s.problems = parse_problems(r, require(r, root, es, "problems", "").value, *op, default_dtypes, errors); });
   // A shape no GPU could hold is a typo, said at its place (also catches sizes that overflow).
   constexpr double largest_bytes = 1e15;  // 1 PB: far above any GPU's memory
   for (const auto& p : s.problems)
@@ -594,15 +590,12 @@ sweep parse(const std::string& text, const std::string& file_name) {
         r.fail(p.where, fmt::format("problem {} moves {:.3g} bytes: no GPU holds that (a typo?)", p.key(s.op), bytes));
     });
   const entry* candidates = find(es, "candidates");
-  errors.attempt([&] {
-    s.candidates = parse_candidates(r, require(r, root, es, "candidates", "").value, *op, errors);
-  });
+  errors.attempt(
+      [&] { s.candidates = parse_candidates(r, require(r, root, es, "candidates", "").value, *op, errors); });
   if (const entry* e = find(es, "constraints"))
     errors.attempt([&] { s.constraints = parse_constraints(r, e->value, errors); });
-  if (const entry* e = find(es, "targets"))
-    errors.attempt([&] { s.targets = parse_targets(r, e->value, errors); });
-  else
-    s.targets = compile::target_names();
+  if (const entry* e = find(es, "targets")) errors.attempt([&] { s.targets = parse_targets(r, e->value, errors); });
+  else s.targets = compile::target_names();
   if (const entry* e = find(es, "measure")) errors.attempt([&] { s.measure = parse_measure(r, e->value, errors); });
   detail::parse_strategy_keys(r, root, es, s, errors);
   if (problems && candidates) check_sizes(r, s, problems, candidates, errors);

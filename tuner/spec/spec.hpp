@@ -12,8 +12,8 @@ namespace cuop::spec {
 
 struct location {
   std::string file;
-  int line = 0;    // 1-based
-  int column = 0;  // 1-based
+  int line = 0;             // 1-based
+  int column = 0;           // 1-based
   std::string str() const;  // "file:line:column"
 };
 
@@ -40,31 +40,31 @@ struct candidate {
 };
 
 struct problem {
-  std::string dtype;                          // "f32", "f16", "bf16"
-  std::map<std::string, std::int64_t> dims;   // softmax: rows, cols
+  std::string dtype;                         // "f32", "f16", "bf16"
+  std::map<std::string, std::int64_t> dims;  // softmax: rows, cols
   location where;
   std::string key(const std::string& op) const;  // "softmax_f16_32768x1024" (dims in op order)
 };
 
 struct measure_settings {
-  int warmup_ms = 30;         // minimum warm-up time before samples are kept
-  int warmup_cap_ms = 300;    // warm-up ends here even if the clock has not settled (recorded)
+  int warmup_ms = 30;       // minimum warm-up time before samples are kept
+  int warmup_cap_ms = 300;  // warm-up ends here even if the clock has not settled (recorded)
   int min_samples = 10;
   int max_samples = 300;
-  double max_time_s = 2.0;    // per trial, samples only
-  double rel_ci = 0.01;       // stop when the 95% CI of the median is within this of it
-  int stable_batches = 3;     // ... or when it stopped narrowing over this many batches of 8
+  double max_time_s = 2.0;      // per trial, samples only
+  double rel_ci = 0.01;         // stop when the 95% CI of the median is within this of it
+  int stable_batches = 3;       // ... or when it stopped narrowing over this many batches of 8
   double stable_change = 0.03;  // (its spread over them under this fraction); 0 batches: off
   double batch_below_us = 20;   // shorter kernels timed as CUDA graphs of several launches; 0: never
   bool flush_l2 = true;
-  double timeout_s = 30.0;    // a trial taking longer is killed and stored as "timeout"
-  bool env_check = true;      // check the GPU (NVML) before and after a run; bad: run "invalid"
-  int max_temp_c = 85;        // a GPU this hot before or after a run makes it invalid
+  double timeout_s = 30.0;  // a trial taking longer is killed and stored as "timeout"
+  bool env_check = true;    // check the GPU (NVML) before and after a run; bad: run "invalid"
+  int max_temp_c = 85;      // a GPU this hot before or after a run makes it invalid
   // strategy: race (docs/measurement.md, racing)
-  double race_round_s = 0.05;   // sampling budget of one candidate in one round
-  double race_margin = 0.02;    // dropped when its CI low exceeds the best's CI high by this
-  int race_rounds = 3;          // elimination rounds
-  int race_final_rounds = 4;    // interleaved rounds of the finalists
+  double race_round_s = 0.05;  // sampling budget of one candidate in one round
+  double race_margin = 0.02;   // dropped when its CI low exceeds the best's CI high by this
+  int race_rounds = 3;         // elimination rounds
+  int race_final_rounds = 4;   // interleaved rounds of the finalists
 };
 
 // strategy: transfer (docs/measurement.md, budgeted search): one of the two budget fields is set.
@@ -77,11 +77,11 @@ struct transfer_settings {
 
 struct sweep {
   std::string file;
-  std::string op;                     // "softmax"
-  std::vector<problem> problems;      // dtypes x shapes, already crossed; grids and samples expanded
+  std::string op;                 // "softmax"
+  std::vector<problem> problems;  // dtypes x shapes, already crossed; grids and samples expanded
   std::vector<candidate> candidates;
   std::vector<constraint> constraints;  // apply to every candidate
-  std::vector<std::string> targets;   // "sm_80", "sm_90a", "sm_100a"
+  std::vector<std::string> targets;     // "sm_80", "sm_90a", "sm_100a"
   measure_settings measure;
   std::string strategy = "exhaustive";
   transfer_settings transfer;
@@ -102,12 +102,12 @@ std::vector<std::string> strategy_names();
 
 // Limits of one sweep file (docs/configs.md, "Limits"): past one, the file is refused when it is
 // loaded, with its size, before anything is enumerated, compiled or stored.
-inline constexpr std::size_t max_param_values = 4096;       // values of one parameter (`range: [1, 1e9]`)
-inline constexpr std::size_t max_candidate_params = 64;     // parameters of one candidate
-inline constexpr std::size_t max_space_points = 1000000;    // configurations of all candidates, before constraints
-inline constexpr std::size_t max_problems = 100000;         // problems, dtypes crossed
-inline constexpr std::size_t max_set_problems = 100000;     // problems of one grid or sample (problem_sets.hpp)
-inline constexpr std::size_t max_enumerated = 2000000;      // problems x configurations: each is a verdict stored
-inline constexpr std::size_t max_reported_errors = 20;      // errors listed per file (the count says the rest)
+inline constexpr std::size_t max_param_values = 4096;     // values of one parameter (`range: [1, 1e9]`)
+inline constexpr std::size_t max_candidate_params = 64;   // parameters of one candidate
+inline constexpr std::size_t max_space_points = 1000000;  // configurations of all candidates, before constraints
+inline constexpr std::size_t max_problems = 100000;       // problems, dtypes crossed
+inline constexpr std::size_t max_set_problems = 100000;   // problems of one grid or sample (problem_sets.hpp)
+inline constexpr std::size_t max_enumerated = 2000000;    // problems x configurations: each is a verdict stored
+inline constexpr std::size_t max_reported_errors = 20;    // errors listed per file (the count says the rest)
 
 }  // namespace cuop::spec

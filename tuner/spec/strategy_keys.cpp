@@ -30,7 +30,8 @@ std::uint64_t seed_of(const yaml_reader& r, const entry& e) {
   const std::string text = e.value.IsScalar() ? e.value.Scalar() : std::string();
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    r.fail(e.value, "expected an integer in [0, 18446744073709551615] for \"transfer_seed\", got " + r.describe(e.value));
+    r.fail(e.value,
+           "expected an integer in [0, 18446744073709551615] for \"transfer_seed\", got " + r.describe(e.value));
   return v;
 }
 
@@ -42,8 +43,9 @@ void parse_budget(const yaml_reader& r, const entry& budget, transfer_settings& 
     r.fail(fraction->key_node, "\"budget\" gives both \"trials_per_problem\" and \"fraction\": give one");
   if (!trials && !fraction) {
     if (es.size() == budget.value.size())  // not a key said to be unknown already
-      r.fail(budget.value, "\"budget\" needs \"trials_per_problem\" (trials per problem) or \"fraction\" (of "
-                           "each problem's candidates)");
+      r.fail(budget.value,
+             "\"budget\" needs \"trials_per_problem\" (trials per problem) or \"fraction\" (of "
+             "each problem's candidates)");
     return;
   }
   if (trials) t.trials_per_problem = integer_in(r, *trials, 1, max_trials_per_problem);
@@ -81,8 +83,7 @@ void parse_strategy_keys(const yaml_reader& r, const YAML::Node& root, const std
       if (e == budget) parse_budget(r, *e, s.transfer, errors);
       if (std::string(key) == "transfer_neighbours")
         s.transfer.neighbours = static_cast<int>(integer_in(r, *e, 0, max_transfer_neighbours));
-      if (std::string(key) == "transfer_seed")
-        s.transfer.seed = seed_of(r, *e);
+      if (std::string(key) == "transfer_seed") s.transfer.seed = seed_of(r, *e);
     });
   }
   if (transfer && !budget)

@@ -39,9 +39,9 @@ std::optional<yaml_hazard> find_yaml_hazard(std::string_view text) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
-  int flow = 0;              // depth of [ ] and { }
-  char quote = 0;            // the open quote, carried over lines
-  int block_indent = -1;     // inside a block scalar: lines indented more than this are its text
+  int flow = 0;           // depth of [ ] and { }
+  char quote = 0;         // the open quote, carried over lines
+  int block_indent = -1;  // inside a block scalar: lines indented more than this are its text
   for (std::size_t n = 0; n < lines.size(); ++n) {
     std::string_view s = lines[n];
     if (!s.empty() && s.back() == '\r') s.remove_suffix(1);

@@ -32,13 +32,9 @@ location yaml_reader::where(const YAML::Node& n) const {
   return n.IsDefined() ? where(n.Mark()) : location{m_file, 1, 1};
 }
 
-void yaml_reader::fail(const location& at, const std::string& message) const {
-  throw error(at.str() + ": " + message);
-}
+void yaml_reader::fail(const location& at, const std::string& message) const { throw error(at.str() + ": " + message); }
 
-void yaml_reader::fail(const YAML::Node& at, const std::string& message) const {
-  fail(where(at), message);
-}
+void yaml_reader::fail(const YAML::Node& at, const std::string& message) const { fail(where(at), message); }
 
 std::string yaml_reader::describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
@@ -50,7 +46,8 @@ std::string yaml_reader::describe(const YAML::Node& n) {
 std::vector<entry> yaml_reader::map(const YAML::Node& n, const std::vector<std::string>& allowed,
                                     const std::string& noun, const std::string& context) const {
   std::vector<entry> out;
-  map_into(n, allowed, noun, context, out, [&](const YAML::Node& at, const std::string& message) { fail(at, message); });
+  map_into(n, allowed, noun, context, out,
+           [&](const YAML::Node& at, const std::string& message) { fail(at, message); });
   return out;
 }
 
@@ -58,9 +55,8 @@ std::vector<entry> yaml_reader::map(const YAML::Node& n, const std::vector<std::
                                     const std::string& noun, const std::string& context,
                                     error_collector& errors) const {
   std::vector<entry> out;
-  map_into(n, allowed, noun, context, out, [&](const YAML::Node& at, const std::string& message) {
-    errors.add(where(at).str() + ": " + message);
-  });
+  map_into(n, allowed, noun, context, out,
+           [&](const YAML::Node& at, const std::string& message) { errors.add(where(at).str() + ": " + message); });
   return out;
 }
 
@@ -96,8 +92,7 @@ std::vector<YAML::Node> yaml_reader::list(const YAML::Node& n, const std::string
 }
 
 std::string yaml_reader::string(const YAML::Node& n, const std::string& what) const {
-  if (!n.IsScalar() || n.Scalar().empty())
-    fail(n, "expected a string for " + what + ", got " + describe(n));
+  if (!n.IsScalar() || n.Scalar().empty()) fail(n, "expected a string for " + what + ", got " + describe(n));
   return n.Scalar();
 }
 
@@ -129,8 +124,7 @@ std::int64_t yaml_reader::positive_integer(const YAML::Node& n, const std::strin
   return *v;
 }
 
-std::int64_t yaml_reader::integer_at_least(const YAML::Node& n, std::int64_t min,
-                                           const std::string& what) const {
+std::int64_t yaml_reader::integer_at_least(const YAML::Node& n, std::int64_t min, const std::string& what) const {
   if (min == 1) return positive_integer(n, what);
   const auto v = scalar_as<std::int64_t>(n);
   if (!v || *v < min)

@@ -69,16 +69,16 @@ class yaml_reader {
   // The entries of a map in file order. Rejects a non-map, duplicate keys and keys not in
   // `allowed` (with the closest one). `noun` names keys in messages ("key", "parameter");
   // `context` follows it (" for \"measure\"", or empty at the top level).
-  std::vector<entry> map(const YAML::Node& n, const std::vector<std::string>& allowed,
-                         const std::string& noun, const std::string& context) const;
+  std::vector<entry> map(const YAML::Node& n, const std::vector<std::string>& allowed, const std::string& noun,
+                         const std::string& context) const;
   // The same, but an unknown or duplicate key is added to `errors` and left out, and the others
   // are returned: one misspelt key does not hide the errors after it. A non-map still throws.
-  std::vector<entry> map(const YAML::Node& n, const std::vector<std::string>& allowed,
-                         const std::string& noun, const std::string& context, error_collector& errors) const;
+  std::vector<entry> map(const YAML::Node& n, const std::vector<std::string>& allowed, const std::string& noun,
+                         const std::string& context, error_collector& errors) const;
 
   // Scalars and lists. `what` completes "expected ... for <what>" (e.g. "\"rows\"").
   std::vector<YAML::Node> list(const YAML::Node& n, const std::string& what) const;  // non-empty
-  std::string string(const YAML::Node& n, const std::string& what) const;  // a non-empty scalar
+  std::string string(const YAML::Node& n, const std::string& what) const;            // a non-empty scalar
   std::int64_t integer(const YAML::Node& n, const std::string& what) const;
   std::int64_t positive_integer(const YAML::Node& n, const std::string& what) const;
   std::int64_t integer_at_least(const YAML::Node& n, std::int64_t min, const std::string& what) const;

@@ -50,8 +50,8 @@ void sqlite_database::put_build(const build_record& b) {
               "spill_stores = excluded.spill_stores, spill_loads = excluded.spill_loads, "
               "cubin_hash = excluded.cubin_hash, compile_ms = excluded.compile_ms",
               what);
-  s.bind_all(b.instance, b.target, b.source_hash, b.status, b.message, b.registers, b.smem_static,
-             b.stack_bytes, b.spill_stores, b.spill_loads, b.cubin_hash, b.compile_ms);
+  s.bind_all(b.instance, b.target, b.source_hash, b.status, b.message, b.registers, b.smem_static, b.stack_bytes,
+             b.spill_stores, b.spill_loads, b.cubin_hash, b.compile_ms);
   s.run();
   tx.commit();
 }

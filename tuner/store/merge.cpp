@@ -16,8 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using run_identity = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string,
-                                std::string, std::string>;
+using run_identity =
+    std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string, std::string>;
 using trial_key = std::tuple<std::string, std::string, std::string>;  // environment, problem, instance
 
 run_identity identity_of(const run_info& r) {

@@ -26,8 +26,7 @@ struct merge_report {
 // Opens every source read-only first (a newer schema, a corrupt file or a missing one is refused
 // before anything is written), then copies them into `target` in order. Throws cuop::error; a
 // source that is the target itself is refused. `target_path` names the target in messages.
-merge_report merge_databases(database& target, const std::string& target_path,
-                             const std::vector<std::string>& sources);
+merge_report merge_databases(database& target, const std::string& target_path, const std::vector<std::string>& sources);
 
 // The same, opening (or creating) the target at `target_path` only once every source has opened:
 // a refused source leaves the target as it was, not created nor migrated.

@@ -15,8 +15,7 @@ namespace detail {
 namespace {
 
 int open_flags(open_mode mode) {
-  return (mode == open_mode::read_only ? SQLITE_OPEN_READONLY
-                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+  return (mode == open_mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
          SQLITE_OPEN_NOMUTEX;
 }
 
@@ -25,8 +24,7 @@ int open_flags(open_mode mode) {
 // write) or a FIFO.
 const std::string& existing(const std::string& path, open_mode mode) {
   std::error_code ec;
-  if (mode == open_mode::read_only && !std::filesystem::exists(path, ec))
-    throw error(path + ": no such database file");
+  if (mode == open_mode::read_only && !std::filesystem::exists(path, ec)) throw error(path + ": no such database file");
   if (const auto kind = core::non_regular_kind(path); !kind.empty())
     throw error(path + ": not a database file (" + kind + ")");
   return path;
@@ -46,8 +44,7 @@ void require_ours(connection& c, const std::string& path, open_mode mode) {
     std::string names;
     for (std::size_t i = 0; i < tables.size() && i < 3; ++i) names += (i ? ", " : "") + core::printable(tables[i]);
     if (tables.size() > 3) names += ", ...";
-    throw error(path + ": not a cuop-tune database (a SQLite database of something else, with tables " + names +
-                ")");
+    throw error(path + ": not a cuop-tune database (a SQLite database of something else, with tables " + names + ")");
   }
   if (mode == open_mode::read_only) {
     std::error_code ec;
@@ -73,9 +70,8 @@ sqlite_database::sqlite_database(const std::string& path, open_mode mode, int bu
   const int version = read_user_version(m_conn);
   if (version == 0) require_ours(m_conn, path, mode);
   if (version > schema_version)
-    throw error(path + ": database schema " + std::to_string(version) +
-                " is newer than this cuop-tune (" + std::to_string(schema_version) +
-                "); use a newer cuop-tune or another --db");
+    throw error(path + ": database schema " + std::to_string(version) + " is newer than this cuop-tune (" +
+                std::to_string(schema_version) + "); use a newer cuop-tune or another --db");
 
   if (mode == open_mode::read_only) {
     // An older file is read through an upgraded copy in memory: the file is never written, and
@@ -90,8 +86,7 @@ sqlite_database::sqlite_database(const std::string& path, open_mode mode, int bu
 
   // WAL: readers never block the writer and a killed writer loses only its open transaction.
   const std::string journal = pragma_text(m_conn, "PRAGMA journal_mode = WAL", "enabling WAL");
-  if (journal != "wal")
-    throw error(path + ": enabling WAL: journal mode is \"" + journal + "\" (expected \"wal\")");
+  if (journal != "wal") throw error(path + ": enabling WAL: journal mode is \"" + journal + "\" (expected \"wal\")");
   m_conn.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", "setting up the connection");
   migrate(m_conn);
 }
@@ -109,8 +104,7 @@ std::unique_ptr<database> database::open(const std::string& path, open_mode mode
   return open(path, mode, default_busy_timeout_ms);
 }
 
-std::unique_ptr<database> database::open(const std::string& path, open_mode mode,
-                                         int busy_timeout_ms) {
+std::unique_ptr<database> database::open(const std::string& path, open_mode mode, int busy_timeout_ms) {
   return std::make_unique<detail::sqlite_database>(path, mode, busy_timeout_ms);
 }
 

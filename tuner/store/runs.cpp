@@ -14,7 +14,7 @@ run_info read_run(const statement& s) {
   run_info r;
   r.id = s.int64(0);
   r.started_at = s.text(1);
-  r.finished_at = s.text(2);  // NULL reads as ""
+  r.finished_at = s.text(2);                 // NULL reads as ""
   r.spec_file = core::printable(s.text(3));  // any bytes a path held, as valid UTF-8 (see copy_run)
   r.spec_hash = s.text(4);
   r.op = s.text(5);
@@ -60,12 +60,13 @@ std::int64_t sqlite_database::copy_run(const run_info& r) {
   constexpr const char* what = "copy_run";
   require_writable(what);
   const environment& e = r.env;
-  statement s(m_conn,
-              "INSERT INTO runs (started_at, finished_at, spec_file, spec_hash, op, mode, state, env_key, "
-              "gpu_name, gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, "
-              "git_rev, build_flags, source_hash, hostname, state_reason, env_checks, shard, provenance, "
-              "family_hashes, pid, pid_start) VALUES (?,NULLIF(?,''),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-              what);
+  statement s(
+      m_conn,
+      "INSERT INTO runs (started_at, finished_at, spec_file, spec_hash, op, mode, state, env_key, "
+      "gpu_name, gpu_uuid, sm_count, l2_bytes, cc, driver, cuda_runtime, libraries, "
+      "git_rev, build_flags, source_hash, hostname, state_reason, env_checks, shard, provenance, "
+      "family_hashes, pid, pid_start) VALUES (?,NULLIF(?,''),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      what);
   // Paths are stored as printable, valid UTF-8: a file name may hold any bytes, and every reader
   // (export writes JSON, which must be UTF-8; messages) gets text it can show.
   s.bind_all(r.started_at, r.finished_at, core::printable(r.spec_file), r.spec_hash, r.op, r.mode, r.state, e.key(),
@@ -76,9 +77,7 @@ std::int64_t sqlite_database::copy_run(const run_info& r) {
   return m_conn.last_insert_rowid();
 }
 
-void sqlite_database::finish_run(std::int64_t run_id, const std::string& state) {
-  finish_run(run_id, state, "");
-}
+void sqlite_database::finish_run(std::int64_t run_id, const std::string& state) { finish_run(run_id, state, ""); }
 
 void sqlite_database::finish_run(std::int64_t run_id, const std::string& state, const std::string& reason) {
   constexpr const char* what = "finish_run";
@@ -86,8 +85,7 @@ void sqlite_database::finish_run(std::int64_t run_id, const std::string& state, 
   statement s(m_conn, "UPDATE runs SET finished_at = ?, state = ?, state_reason = ? WHERE id = ?", what);
   s.bind_all(utc_now(), state, reason, run_id);
   s.run();
-  if (m_conn.changes() == 0)
-    throw error(m_conn.path() + ": finish_run: no run with id " + std::to_string(run_id));
+  if (m_conn.changes() == 0) throw error(m_conn.path() + ": finish_run: no run with id " + std::to_string(run_id));
 }
 
 bool sqlite_database::abandon_run(std::int64_t run_id, const std::string& reason) {
@@ -106,8 +104,7 @@ void sqlite_database::set_env_checks(std::int64_t run_id, const std::string& che
   statement s(m_conn, "UPDATE runs SET env_checks = ? WHERE id = ?", what);
   s.bind_all(checks_json, run_id);
   s.run();
-  if (m_conn.changes() == 0)
-    throw error(m_conn.path() + ": set_env_checks: no run with id " + std::to_string(run_id));
+  if (m_conn.changes() == 0) throw error(m_conn.path() + ": set_env_checks: no run with id " + std::to_string(run_id));
 }
 
 std::vector<run_info> sqlite_database::runs() {

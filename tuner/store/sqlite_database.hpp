@@ -31,8 +31,7 @@ class sqlite_database final : public database {
   std::vector<config_record> configs() override;
 
   std::int64_t put_trial(const trial_record& t) override;
-  bool has_trial(const std::string& env_key, const std::string& problem_key,
-                 const std::string& instance) override;
+  bool has_trial(const std::string& env_key, const std::string& problem_key, const std::string& instance) override;
   std::vector<trial_record> trials(const trial_filter& f) override;
 
  private:

@@ -21,9 +21,7 @@ connection::connection(std::string path, int flags) : m_path(std::move(path)) {
 
 connection::~connection() { sqlite3_close_v2(m_db); }
 
-std::int64_t connection::last_insert_rowid() const noexcept {
-  return sqlite3_last_insert_rowid(m_db);
-}
+std::int64_t connection::last_insert_rowid() const noexcept { return sqlite3_last_insert_rowid(m_db); }
 
 int connection::changes() const noexcept { return sqlite3_changes(m_db); }
 
@@ -62,10 +60,8 @@ void connection::fail(int rc, std::string_view what) const {
   throw error(m_path + ": " + std::string(what) + ": " + msg);
 }
 
-statement::statement(connection& c, std::string_view sql, std::string_view what)
-    : m_conn(c), m_what(what) {
-  const int rc = sqlite3_prepare_v2(c.get(), sql.data(), static_cast<int>(sql.size()), &m_stmt,
-                                    nullptr);
+statement::statement(connection& c, std::string_view sql, std::string_view what) : m_conn(c), m_what(what) {
+  const int rc = sqlite3_prepare_v2(c.get(), sql.data(), static_cast<int>(sql.size()), &m_stmt, nullptr);
   if (rc != SQLITE_OK) m_conn.fail(rc, m_what);
 }
 
@@ -120,12 +116,10 @@ double statement::real(int col) const { return sqlite3_column_double(m_stmt, col
 std::string statement::text(int col) const {
   const auto* p = sqlite3_column_text(m_stmt, col);
   if (!p) return {};
-  return std::string(reinterpret_cast<const char*>(p),
-                     static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col)));
+  return std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col)));
 }
 
-transaction::transaction(connection& c, std::string_view what, kind k)
-    : m_conn(c), m_what(what) {
+transaction::transaction(connection& c, std::string_view what, kind k) : m_conn(c), m_what(what) {
   m_conn.exec(k == kind::write ? "BEGIN IMMEDIATE" : "BEGIN", m_what);
 }
 

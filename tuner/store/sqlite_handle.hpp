@@ -65,9 +65,9 @@ class statement {
     return *this;
   }
 
-  bool step();         // true: a row is ready; false: done
-  void run();          // steps once and expects no row
-  void reset();        // ready to bind and step again (bindings cleared)
+  bool step();   // true: a row is ready; false: done
+  void run();    // steps once and expects no row
+  void reset();  // ready to bind and step again (bindings cleared)
 
   // Columns are 0-based, as in SQLite.
   bool is_null(int col) const;

@@ -11,7 +11,7 @@
 
 namespace cuop::store {
 
-inline constexpr int schema_version = 5;  // PRAGMA user_version; migrations in migrations.cpp
+inline constexpr int schema_version = 5;              // PRAGMA user_version; migrations in migrations.cpp
 inline constexpr int default_busy_timeout_ms = 5000;  // wait this long for another writer
 
 // Now, as ISO 8601 UTC: "2026-11-30T13:05:00Z".
@@ -19,7 +19,7 @@ std::string utc_now();
 
 // Where and with what a run measured. `key()` identifies environments whose timings may be mixed.
 struct environment {
-  std::string gpu_name;      // empty when no GPU (validation-only run)
+  std::string gpu_name;  // empty when no GPU (validation-only run)
   std::string gpu_uuid;
   int sm_count = 0;
   long long l2_bytes = 0;
@@ -29,20 +29,20 @@ struct environment {
   std::string libraries;     // "cublasLt 13.0.0; cudnn 9.14.0; cufft 12.0.0"
   std::string git_rev;
   std::string build_flags;
-  std::string source_hash;   // hash of the kernel sources the candidates were built from
+  std::string source_hash;  // hash of the kernel sources the candidates were built from
   std::string hostname;
-  std::string key() const;   // hash of gpu_uuid, driver, cuda_runtime, build_flags, source_hash
+  std::string key() const;  // hash of gpu_uuid, driver, cuda_runtime, build_flags, source_hash
 };
 
 struct run_info {
   std::int64_t id = 0;
-  std::string started_at;    // ISO 8601 UTC
-  std::string finished_at;   // empty while running or if killed
+  std::string started_at;   // ISO 8601 UTC
+  std::string finished_at;  // empty while running or if killed
   std::string spec_file;
   std::string spec_hash;
   std::string op;
-  std::string mode;          // "measure" or "validate"
-  std::string state;         // "running", "finished", "interrupted", "failed", "invalid"
+  std::string mode;   // "measure" or "validate"
+  std::string state;  // "running", "finished", "interrupted", "failed", "invalid"
   environment env;
   std::string state_reason;  // why "invalid" (a bad environment before or after the run)
   std::string env_checks;    // {"before": {...}, "after": {...}}: the GPU's state (NVML), JSON
@@ -51,16 +51,16 @@ struct run_info {
   // {"<family>": "<hash>"}: the kernel sources of each family of the op the run measured
   // (ops/family_sources.hpp), JSON; "" for runs recorded before schema 4.
   std::string family_hashes;
-  std::int64_t pid = 0;      // the sweep's process on env.hostname; 0 not recorded (before schema 5)
+  std::int64_t pid = 0;        // the sweep's process on env.hostname; 0 not recorded (before schema 5)
   std::int64_t pid_start = 0;  // when that process started (core::process_id); tells a reused pid apart
 };
 
 // One compilation of one configuration for one target.
 struct build_record {
-  std::string instance;      // instance name (configs.instance)
-  std::string target;        // "sm_90a"
+  std::string instance;  // instance name (configs.instance)
+  std::string target;    // "sm_90a"
   std::string source_hash;
-  std::string status;        // "ok", "compile_error", "over_limit"
+  std::string status;  // "ok", "compile_error", "over_limit"
   std::string message;
   int registers = 0;
   long long smem_static = 0;
@@ -72,27 +72,26 @@ struct build_record {
 };
 
 struct config_record {
-  std::string instance;      // stable key, UNIQUE
+  std::string instance;  // stable key, UNIQUE
   std::string op;
   std::string family;
   std::string dtype;
-  std::string params_json;   // {"vec":4,"chunks":2,...} in the family's parameter order
+  std::string params_json;  // {"vec":4,"chunks":2,...} in the family's parameter order
 };
 
 struct problem_record {
-  std::string key;           // "softmax_f16_32768x1024", UNIQUE
+  std::string key;  // "softmax_f16_32768x1024", UNIQUE
   std::string op;
   std::string dtype;
-  std::string dims_json;     // {"rows":32768,"cols":1024}
-  double bytes = 0;          // bytes that must move (for GB/s)
+  std::string dims_json;  // {"rows":32768,"cols":1024}
+  double bytes = 0;       // bytes that must move (for GB/s)
 };
 
 // Trial statuses: "ok", "wrong_answer", "launch_error", "crashed", "timeout", "unsupported"
 // (the configuration cannot run this shape), "rejected" (a constraint), "not_built",
 // "dropped_race" (measured, and clearly slower than the best in a race: its samples are kept).
 inline constexpr const char* final_statuses[] = {
-    "ok", "wrong_answer", "launch_error", "crashed", "timeout", "unsupported", "rejected",
-    "not_built", "dropped_race"};
+    "ok", "wrong_answer", "launch_error", "crashed", "timeout", "unsupported", "rejected", "not_built", "dropped_race"};
 
 struct trial_record {
   std::int64_t id = 0;
@@ -107,22 +106,22 @@ struct trial_record {
   double ci_lo_us = 0, ci_hi_us = 0;  // 95% CI of the median
   int samples = 0;
   double gbps = 0;
-  double max_error = 0;      // verification: max abs error against the reference
-  std::string stop_reason;   // "ci", "stable_noise", "max_samples", "max_time"; "race": pooled rounds
+  double max_error = 0;     // verification: max abs error against the reference
+  std::string stop_reason;  // "ci", "stable_noise", "max_samples", "max_time"; "race": pooled rounds
   std::string created_at;
-  std::vector<double> sample_us;  // raw samples, stored in the samples table
+  std::vector<double> sample_us;         // raw samples, stored in the samples table
   std::vector<double> sample_clock_mhz;  // the SM clock of each sample (0 unknown); may be empty
-  double warmup_ms = 0;      // warm-up before the samples
-  int warmup_cap_ms = 0;     // the cap it ran under (max of measure.warmup_cap_ms and warmup_ms)
-  bool warmup_capped = false;  // the warm-up cap ended it before the clock settled
-  int batch = 1;             // launches per sample: > 1, a CUDA graph's time / batch
-  std::string clock_source;  // "nvml", "globaltimer", "none"; "" before schema 2
+  double warmup_ms = 0;                  // warm-up before the samples
+  int warmup_cap_ms = 0;                 // the cap it ran under (max of measure.warmup_cap_ms and warmup_ms)
+  bool warmup_capped = false;            // the warm-up cap ended it before the clock settled
+  int batch = 1;                         // launches per sample: > 1, a CUDA graph's time / batch
+  std::string clock_source;              // "nvml", "globaltimer", "none"; "" before schema 2
 };
 
 struct trial_filter {
-  std::string op;            // empty: any
-  std::string env_key;       // empty: any
-  std::int64_t run_id = 0;   // 0: any
+  std::string op;           // empty: any
+  std::string env_key;      // empty: any
+  std::int64_t run_id = 0;  // 0: any
   bool ok_only = false;
   bool with_samples = false;
 };
@@ -137,8 +136,7 @@ class database {
   // is read through a copy in memory, upgraded there (the whole file is copied: fine for the
   // databases of a few sweeps, slow for gigabytes; open such a file read-write once).
   static std::unique_ptr<database> open(const std::string& path, open_mode mode);
-  static std::unique_ptr<database> open(const std::string& path, open_mode mode,
-                                        int busy_timeout_ms);
+  static std::unique_ptr<database> open(const std::string& path, open_mode mode, int busy_timeout_ms);
   virtual ~database() = default;
 
   virtual int user_version() = 0;
@@ -161,9 +159,9 @@ class database {
   // Upserts a configuration by instance. put_trial does this itself; call it before put_build so
   // builds(op) finds the build (a build of an unknown instance creates a stub config, empty op).
   virtual void put_config(const config_record& c) = 0;
-  virtual void put_build(const build_record& b) = 0;  // upsert on (instance, target, source_hash)
+  virtual void put_build(const build_record& b) = 0;                    // upsert on (instance, target, source_hash)
   virtual std::vector<build_record> builds(const std::string& op) = 0;  // empty op: all
-  virtual std::vector<config_record> configs() = 0;  // every configuration, by instance
+  virtual std::vector<config_record> configs() = 0;                     // every configuration, by instance
 
   // Inserts problem and config rows as needed, then the trial and its samples, in one committed
   // transaction. A trial for the same (env_key, problem, config) replaces the previous one.
@@ -171,8 +169,7 @@ class database {
   virtual std::int64_t put_trial(const trial_record& t) = 0;
   // Resume: a trial with a final status (one of final_statuses) exists for this environment,
   // problem and configuration, and is not from a run marked "invalid".
-  virtual bool has_trial(const std::string& env_key, const std::string& problem_key,
-                         const std::string& instance) = 0;
+  virtual bool has_trial(const std::string& env_key, const std::string& problem_key, const std::string& instance) = 0;
   // Ordered by problem key, then instance, then env_key.
   virtual std::vector<trial_record> trials(const trial_filter& f) = 0;
 };

@@ -26,16 +26,14 @@ std::int64_t sqlite_database::upsert_problem(const problem_record& p, std::strin
 std::int64_t sqlite_database::put_trial(const trial_record& t) {
   constexpr const char* what = "put_trial";
   require_writable(what);
-  if (t.status.empty())
-    throw error(m_conn.path() + ": put_trial: empty status for \"" + t.config.instance + "\"");
+  if (t.status.empty()) throw error(m_conn.path() + ": put_trial: empty status for \"" + t.config.instance + "\"");
 
   transaction tx(m_conn, what);  // rolls back if anything below throws
   const std::int64_t problem_id = upsert_problem(t.problem, what);
   const std::int64_t config_id = upsert_config(t.config, what);
 
   // Replace: the old trial's samples go with it (ON DELETE CASCADE).
-  statement del(m_conn, "DELETE FROM trials WHERE env_key = ? AND problem_id = ? AND config_id = ?",
-                what);
+  statement del(m_conn, "DELETE FROM trials WHERE env_key = ? AND problem_id = ? AND config_id = ?", what);
   del.bind_all(t.env_key, problem_id, config_id).run();
 
   statement ins(m_conn,
@@ -45,11 +43,10 @@ std::int64_t sqlite_database::put_trial(const trial_record& t) {
                 "batch, clock_source) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 what);
-  ins.bind_all(std::int64_t{0}, t.env_key, problem_id, config_id, t.device, t.status, t.message,
-               t.min_us, t.median_us, t.q1_us, t.q3_us, t.mean_us, t.stdev_us, t.ci_lo_us,
-               t.ci_hi_us, t.samples, t.gbps, t.max_error, t.stop_reason,
-               t.created_at.empty() ? utc_now() : t.created_at, t.warmup_ms, t.warmup_cap_ms, t.warmup_capped ? 1 : 0,
-               t.batch, t.clock_source);
+  ins.bind_all(std::int64_t{0}, t.env_key, problem_id, config_id, t.device, t.status, t.message, t.min_us, t.median_us,
+               t.q1_us, t.q3_us, t.mean_us, t.stdev_us, t.ci_lo_us, t.ci_hi_us, t.samples, t.gbps, t.max_error,
+               t.stop_reason, t.created_at.empty() ? utc_now() : t.created_at, t.warmup_ms, t.warmup_cap_ms,
+               t.warmup_capped ? 1 : 0, t.batch, t.clock_source);
   if (t.run_id == 0) ins.bind_null(1);  // not part of a run
   else ins.bind(1, t.run_id);
   ins.run();
@@ -134,8 +131,7 @@ std::vector<trial_record> sqlite_database::trials(const trial_filter& f) {
   }
 
   if (f.with_samples) {
-    statement smp(m_conn, "SELECT time_us, sm_clock_mhz FROM samples WHERE trial_id = ? ORDER BY idx",
-                  "trials");
+    statement smp(m_conn, "SELECT time_us, sm_clock_mhz FROM samples WHERE trial_id = ? ORDER BY idx", "trials");
     for (trial_record& t : out) {
       smp.bind(1, t.id);
       while (smp.step()) {

@@ -17,9 +17,7 @@ struct trial_plan {
 
 class exhaustive {
  public:
-  void add(std::size_t problem, std::string instance) {
-    m_plans.push_back({problem, std::move(instance)});
-  }
+  void add(std::size_t problem, std::string instance) { m_plans.push_back({problem, std::move(instance)}); }
   std::optional<trial_plan> next() {
     if (m_next >= m_plans.size()) return std::nullopt;
     return m_plans[m_next++];

@@ -40,17 +40,17 @@ struct replay_row {
 
 struct replay_summary {
   trial_budget budget;
-  std::vector<replay_row> rows;     // by problem key
-  std::size_t trials = 0;           // measured by the strategy
+  std::vector<replay_row> rows;  // by problem key
+  std::size_t trials = 0;        // measured by the strategy
   std::size_t exhaustive_trials = 0;
-  std::size_t scored = 0;           // problems with a verified best and a verified choice
-  std::size_t missed = 0;           // a verified best, but nothing verified among those measured
-  std::size_t unscored = 0;         // nothing verified at all: no best to compare with
-  double geomean_regret = 0;        // exp(mean log(chosen / best)) - 1 over the scored problems
+  std::size_t scored = 0;     // problems with a verified best and a verified choice
+  std::size_t missed = 0;     // a verified best, but nothing verified among those measured
+  std::size_t unscored = 0;   // nothing verified at all: no best to compare with
+  double geomean_regret = 0;  // exp(mean log(chosen / best)) - 1 over the scored problems
   double worst_regret = 0;
-  std::string worst;                // its problem
-  std::size_t within_5 = 0;         // scored problems with a regret of at most 5%
-  std::size_t exact = 0;            // scored problems where the strategy found the best itself
+  std::string worst;         // its problem
+  std::size_t within_5 = 0;  // scored problems with a regret of at most 5%
+  std::size_t exact = 0;     // scored problems where the strategy found the best itself
 
   double fraction() const {
     return exhaustive_trials ? static_cast<double>(trials) / static_cast<double>(exhaustive_trials) : 0;

@@ -164,7 +164,8 @@ std::vector<pick> transfer_order(const shape_point& s, std::span<const std::stri
   lists.reserve(near.size());
   for (std::size_t rank = 0; rank < near.size(); ++rank) {
     lists.push_back(winners_of(known[near[rank]], &pool));
-    for (const auto& sg : lists.back()) suggested.push_back({sg.ratio, rank, &sg.instance, &known[near[rank]].shape.key});
+    for (const auto& sg : lists.back())
+      suggested.push_back({sg.ratio, rank, &sg.instance, &known[near[rank]].shape.key});
   }
   std::stable_sort(suggested.begin(), suggested.end(), [](const ranked& a, const ranked& b) {
     return std::tie(a.ratio, a.rank, *a.instance) < std::tie(b.ratio, b.rank, *b.instance);

@@ -12,8 +12,8 @@
 namespace cuop {
 
 struct gemm_problem {
-  dtype in = dtype::bf16;   // A and B: f16 or bf16
-  dtype out = dtype::bf16;  // C and D: f32 or the input type; accumulation is f32
+  dtype in = dtype::bf16;                                    // A and B: f16 or bf16
+  dtype out = dtype::bf16;                                   // C and D: f32 or the input type; accumulation is f32
   kernels::gemm::b_layout b = kernels::gemm::b_layout::col;  // col: B stored n x k (weights)
   int m = 0, n = 0, k = 0;
   long long lda = 0;  // A is m x k row-major; 0 means k
@@ -21,7 +21,7 @@ struct gemm_problem {
   long long ldc = 0;  // C and D are m x n row-major; 0 means n
   long long ldd = 0;
   float alpha = 1.f;
-  float beta = 0.f;   // C is read only when beta != 0
+  float beta = 0.f;  // C is read only when beta != 0
   choice_policy policy = choice_policy::tuned;
 };
 
@@ -34,8 +34,7 @@ struct gemm_problem {
 // with invalid_argument before anything is queued: those, bad types or layout, leading
 // dimensions below their rows, an operand past 2^48 bytes, a stream of another device. Streams,
 // graphs and threads: docs/ARCHITECTURE.md, "Using the library".
-status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, void* d,
-            cudaStream_t stream = nullptr);
+status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, void* d, cudaStream_t stream = nullptr);
 
 // What dispatch chooses for `p` on the current device, for logs, tests and benchmarks, for
 // pointers aligned as cudaMalloc aligns them (a call with less aligned pointers may choose

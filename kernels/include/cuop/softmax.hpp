@@ -38,7 +38,7 @@ struct softmax_choice {
   bool same_gpu = false;           // measured on a GPU with this device's name
   bool exact_shape = false;        // the call's shape was tuned
   long long tuned_rows = 0, tuned_cols = 0;
-  int table_arch = 0;              // 90 for the sm_90a table
+  int table_arch = 0;  // 90 for the sm_90a table
 };
 status softmax_which(const softmax_problem& p, softmax_choice& out);
 

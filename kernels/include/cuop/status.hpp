@@ -6,15 +6,15 @@ namespace cuop {
 
 enum class status : int {
   success = 0,
-  invalid_argument,    // null pointer, negative size, bad stride
-  unsupported,         // no kernel in this build handles the call (dtype, shape, arch)
-  no_kernel_image,     // the binary carries no code this device can run
-  launch_failed,       // the launch itself was refused (resources, configuration)
-  cuda_error,          // any other CUDA runtime error
-  out_of_memory,       // workspace allocation failed
-  capture_conflict,    // the stream cannot take work under the current CUDA stream capture: the
-                       // legacy default stream while a blocking stream of the device is being
-                       // captured, a capture already invalidated, or a step CUDA refused in capture
+  invalid_argument,  // null pointer, negative size, bad stride
+  unsupported,       // no kernel in this build handles the call (dtype, shape, arch)
+  no_kernel_image,   // the binary carries no code this device can run
+  launch_failed,     // the launch itself was refused (resources, configuration)
+  cuda_error,        // any other CUDA runtime error
+  out_of_memory,     // workspace allocation failed
+  capture_conflict,  // the stream cannot take work under the current CUDA stream capture: the
+                     // legacy default stream while a blocking stream of the device is being
+                     // captured, a capture already invalidated, or a step CUDA refused in capture
 };
 
 const char* to_string(status s) noexcept;

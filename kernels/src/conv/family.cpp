@@ -16,7 +16,7 @@ namespace {
 
 std::string str(long long v) { return std::to_string(v); }
 
-constexpr int max_filter = 31;          // the largest filter side swept (and unrolled along S)
+constexpr int max_filter = 31;  // the largest filter side swept (and unrolled along S)
 constexpr long long max_grid_yz = 65535;
 constexpr long long max_smem_any_target = 227 * 1024;
 // Accumulators of a thread (ph x pw x vec x cvecs floats) beyond which no register allocation of
@@ -109,8 +109,8 @@ std::string check_shape(const conv_shape& sh) {
   const long long p = out_size(sh.h, sh.pad_h, sh.dil_h, sh.r, sh.stride_h),
                   q = out_size(sh.w, sh.pad_w, sh.dil_w, sh.s, sh.stride_w);
   if (p < 1 || q < 1)
-    return "the " + str(sh.r) + "x" + str(sh.s) + " filter (dilation " + str(sh.dil_h) + "x" +
-           str(sh.dil_w) + ") does not fit the padded " + str(sh.h) + "x" + str(sh.w) + " input";
+    return "the " + str(sh.r) + "x" + str(sh.s) + " filter (dilation " + str(sh.dil_h) + "x" + str(sh.dil_w) +
+           ") does not fit the padded " + str(sh.h) + "x" + str(sh.w) + " input";
   if (p > std::numeric_limits<int>::max() || q > std::numeric_limits<int>::max())
     return "output " + str(p) + "x" + str(q) + " > " + str(std::numeric_limits<int>::max()) + " in a dimension";
   // Whole-tensor offsets are 64-bit everywhere; a tensor past max_tensor_elements is past any memory.
@@ -158,8 +158,7 @@ int threads_per_block(const depthwise_config& c) noexcept {
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
   if (mma_stage(c)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
   if (seg_stage(c)) return static_cast<int>(32 * (c.block_c / 4) * seg_geometry_of(c).sets);
-  const long long t =
-      static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
+  const long long t = static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
 }
 
@@ -232,8 +231,8 @@ std::string check_mma_config(const depthwise_config& c) {
   if (c.lay != layout::nhwc) return stage + " (tensor cores) is NHWC only";
   if (c.stride != 1) return stage + " (tensor cores) is stride 1 only";
   if (c.vec != 8 || c.ph != 1 || c.pw != 1)
-    return stage + " (tensor cores) takes vec 8, ph 1 and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) +
-           ", pw " + str(c.pw) + ")";
+    return stage + " (tensor cores) takes vec 8, ph 1 and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) + ", pw " +
+           str(c.pw) + ")";
   if (c.cvecs < 1) return "cvecs " + str(c.cvecs) + " < 1";
   if (c.tile_h < 16) return stage + ": tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
   if (c.tile_w < 8 || c.tile_w % 8 != 0) return stage + ": tile_w " + str(c.tile_w) + " is not a multiple of 8";
@@ -250,7 +249,8 @@ std::string check_mma_config(const depthwise_config& c) {
            " (227 KiB, the largest opt-in shared memory per block of any target)";
   if (c.stage == 4) {
     // One tensor copy a tile: each box dimension at most 256 elements.
-    if (const long long pw = static_cast<long long>(c.tile_w) + c.s - 1, ph = static_cast<long long>(c.tile_h) + c.r - 1;
+    if (const long long pw = static_cast<long long>(c.tile_w) + c.s - 1,
+        ph = static_cast<long long>(c.tile_h) + c.r - 1;
         pw > 256 || ph > 256 || c.block_c > 256)
       return "stage 4: the TMA box of block_c x (tile_w + s - 1) x (tile_h + r - 1) = " + str(c.block_c) + " x " +
              str(pw) + " x " + str(ph) + " has a side > 256";
@@ -270,7 +270,8 @@ std::string check_seg_config(const depthwise_config& c) {
     return "stage 5 (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
   if (c.lay != layout::nhwc) return "stage 5 (tensor cores) is NHWC only";
   if (c.stride != 1) return "stage 5 (tensor cores) is stride 1 only";
-  if (c.r > 7 || c.s > 7) return "stage 5: filter " + str(c.r) + "x" + str(c.s) + " > 7x7 (16 input columns a tile row)";
+  if (c.r > 7 || c.s > 7)
+    return "stage 5: filter " + str(c.r) + "x" + str(c.s) + " > 7x7 (16 input columns a tile row)";
   if (c.vec != 8 || c.cvecs != 4 || (c.block_c != 16 && c.block_c != 32) || c.pw != 1)
     return "stage 5 takes vec 8, cvecs 4, block_c 16 or 32 and pw 1 (got vec " + str(c.vec) + ", cvecs " +
            str(c.cvecs) + ", block_c " + str(c.block_c) + ", pw " + str(c.pw) + ")";
@@ -332,23 +333,23 @@ std::string check_config(const depthwise_config& c) {
 }
 
 std::string instance_name(const depthwise_config& c) {
-  return "conv_depthwise_" + std::string(name_of(c.t)) + "_" + std::string(name_of(c.lay)) + "_r" +
-         str(c.r) + "x" + str(c.s) + "_st" + str(c.stride) + "_v" + str(c.vec) + "_cv" + str(c.cvecs) +
-         "_c" + str(c.block_c) + "_t" + str(c.tile_h) + "x" + str(c.tile_w) + "_ph" + str(c.ph) + "_pw" +
-         str(c.pw) + "_stage" + str(c.stage);
+  return "conv_depthwise_" + std::string(name_of(c.t)) + "_" + std::string(name_of(c.lay)) + "_r" + str(c.r) + "x" +
+         str(c.s) + "_st" + str(c.stride) + "_v" + str(c.vec) + "_cv" + str(c.cvecs) + "_c" + str(c.block_c) + "_t" +
+         str(c.tile_h) + "x" + str(c.tile_w) + "_ph" + str(c.ph) + "_pw" + str(c.pw) + "_stage" + str(c.stage);
 }
 
 std::string template_name(const depthwise_config& c) {
   return "cuop::kernels::conv::depthwise<" + std::string(device_type_of(c.t)) + ", " +
-         (c.lay == layout::nhwc ? "true" : "false") + ", " + str(c.r) + ", " + str(c.s) + ", " +
-         str(c.stride) + ", " + str(c.vec) + ", " + str(c.cvecs) + ", " + str(c.block_c) + ", " +
-         str(c.tile_h) + ", " + str(c.tile_w) + ", " + str(c.ph) + ", " + str(c.pw) + ", " + str(c.stage) + ">";
+         (c.lay == layout::nhwc ? "true" : "false") + ", " + str(c.r) + ", " + str(c.s) + ", " + str(c.stride) + ", " +
+         str(c.vec) + ", " + str(c.cvecs) + ", " + str(c.block_c) + ", " + str(c.tile_h) + ", " + str(c.tile_w) + ", " +
+         str(c.ph) + ", " + str(c.pw) + ", " + str(c.stage) + ">";
 }
 
 std::string check_target(const depthwise_config& c, int cc) {
   if ((c.stage == 4 || c.stage == 5) && cc > 0 && cc < 90)
-    return "stage " + str(c.stage) + " loads through TMA, which needs compute capability 9.0 or newer (the device has " +
-           str(cc / 10) + "." + str(cc % 10) + ")";
+    return "stage " + str(c.stage) +
+           " loads through TMA, which needs compute capability 9.0 or newer (the device has " + str(cc / 10) + "." +
+           str(cc % 10) + ")";
   return {};
 }
 
@@ -363,18 +364,19 @@ depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) no
   return c;
 }
 
-std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const device_limits& dev,
-                        launch_plan& out) {
+std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const device_limits& dev, launch_plan& out) {
   if (std::string bad = check_config(c); !bad.empty()) return bad;
   if (std::string bad = check_shape(sh); !bad.empty()) return bad;
   if (sh.groups != sh.c || sh.k != sh.c)
     return "not depthwise: groups " + str(sh.groups) + ", c " + str(sh.c) + ", k " + str(sh.k) +
            " (needs groups == c == k)";
-  if (sh.r != c.r || sh.s != c.s) return "filter " + str(sh.r) + "x" + str(sh.s) + " is not the configuration's " + str(c.r) + "x" + str(c.s);
+  if (sh.r != c.r || sh.s != c.s)
+    return "filter " + str(sh.r) + "x" + str(sh.s) + " is not the configuration's " + str(c.r) + "x" + str(c.s);
   if (sh.stride_h != c.stride || sh.stride_w != c.stride)
     return "stride " + str(sh.stride_h) + "x" + str(sh.stride_w) + " is not the configuration's " + str(c.stride);
   if (sh.dil_h != 1 || sh.dil_w != 1) return "dilation " + str(sh.dil_h) + "x" + str(sh.dil_w) + " is not 1";
-  if (sh.lay != c.lay) return "layout " + std::string(name_of(sh.lay)) + " is not the configuration's " + std::string(name_of(c.lay));
+  if (sh.lay != c.lay)
+    return "layout " + std::string(name_of(sh.lay)) + " is not the configuration's " + std::string(name_of(c.lay));
   const int threads = threads_per_block(c);
   if (threads > dev.max_threads_per_block)
     return "block of " + str(threads) + " threads > device limit " + str(dev.max_threads_per_block) +
@@ -386,12 +388,14 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   const long long tiles = ((static_cast<long long>(sh.p()) + c.tile_h - 1) / c.tile_h) *
                           ((static_cast<long long>(sh.q()) + c.tile_w - 1) / c.tile_w);
   const long long cgroups = (static_cast<long long>(sh.c) + c.block_c - 1) / c.block_c;
-  if (tiles > std::numeric_limits<int>::max()) return str(tiles) + " output tiles > " + str(std::numeric_limits<int>::max());
+  if (tiles > std::numeric_limits<int>::max())
+    return str(tiles) + " output tiles > " + str(std::numeric_limits<int>::max());
   if (cgroups > max_grid_yz) return str(cgroups) + " channel groups of " + str(c.block_c) + " > " + str(max_grid_yz);
   if (sh.n > max_grid_yz) return "n " + str(sh.n) + " > " + str(max_grid_yz);
   // 32-bit element offsets inside the kernel are only for positions within a tensor dimension
   // (and, stage 3 with beta, within a tile's rows of the output); whole-tensor offsets are 64-bit.
-  if ((mma_stage(c) || seg_stage(c)) && static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
+  if ((mma_stage(c) || seg_stage(c)) &&
+      static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
     return "stage " + str(c.stage) + ": tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) +
            " >= 2^31";
   if (std::string bad = check_target(c, dev.cc); !bad.empty()) return bad;

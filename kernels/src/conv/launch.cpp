@@ -98,16 +98,15 @@ void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input&
   out.valid = 1;
 }
 
-cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args& args,
-                   cudaStream_t stream) {
-  return common::launch(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x,
-                        plan.smem_bytes, stream, args);
+cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args& args, cudaStream_t stream) {
+  return common::launch(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x, plan.smem_bytes, stream,
+                        args);
 }
 
 cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args& args, const tma_input& in,
                    cudaStream_t stream) {
-  return common::launch(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x,
-                        plan.smem_bytes, stream, args, in);
+  return common::launch(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x, plan.smem_bytes, stream,
+                        args, in);
 }
 
 cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_plan& plan, const conv_args& args,

@@ -46,8 +46,8 @@ struct call_key {
   float alpha, beta;  // cuDNN bakes them into its graph
   choice_policy policy;
   auto tie() const {
-    return std::tie(device, type, sh.lay, sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride_h, sh.stride_w,
-                    sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, sh.allow_tf32, alpha, beta, policy);
+    return std::tie(device, type, sh.lay, sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride_h, sh.stride_w, sh.pad_h,
+                    sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, sh.allow_tf32, alpha, beta, policy);
   }
   bool operator<(const call_key& o) const { return tie() < o.tie(); }
 };
@@ -97,11 +97,11 @@ struct fft_state {
 
 struct selection {
   const detail::conv_entry* entry = nullptr;
-  kc::launch_plan plan;                 // kernel
+  kc::launch_plan plan;  // kernel
 #if CUOP_HAVE_CUDNN
-  std::shared_ptr<dnn_state> dnn;       // cudnn and heuristic
+  std::shared_ptr<dnn_state> dnn;  // cudnn and heuristic
 #endif
-  std::shared_ptr<fft_state> fft;       // fft
+  std::shared_ptr<fft_state> fft;  // fft
   std::size_t workspace = 0;
   bool fell_back = false;
   bool exact = false;  // chosen at one of the model's tuned shapes: this one
@@ -126,7 +126,8 @@ bool dnn_prepare(const call_key& p, const detail::conv_entry& e, selection& s) {
   auto st = std::make_shared<dnn_state>();
   st->device = dev;
   std::string why;
-  if (st->conv.init(dev->handle, p.type, p.sh, p.sh.allow_tf32, &why, p.alpha, p.beta) != CUDNN_STATUS_SUCCESS) return false;
+  if (st->conv.init(dev->handle, p.type, p.sh, p.sh.allow_tf32, &why, p.alpha, p.beta) != CUDNN_STATUS_SUCCESS)
+    return false;
   bk::cudnn_config c;
   if (e.kind == detail::conv_kind::cudnn) {
     if (bk::parse_cudnn_config_id(e.lib_id, c, &why) && st->conv.build(c, st->plan, &why) == CUDNN_STATUS_SUCCESS) {
@@ -191,8 +192,9 @@ status select_uncached(const call_key& p, selection& out) {
   if (auto e = kc::query_limits(device, limits); e != cudaSuccess) return to_status(e);
 
   const auto group = detail::group_of(p.sh);
-  const auto* model = dispatch::model_for(generated::conv_models, generated::conv_model_count, arch, dev.name,
-                                          [&](const detail::conv_model& m) { return m.type == p.type && m.group == group; });
+  const auto* model =
+      dispatch::model_for(generated::conv_models, generated::conv_model_count, arch, dev.name,
+                          [&](const detail::conv_model& m) { return m.type == p.type && m.group == group; });
   if (model && p.policy == choice_policy::tuned) {
     double query[detail::conv_feature_count];
     detail::conv_features(p.sh, query);
@@ -270,8 +272,8 @@ status check_tensors(const conv2d_problem& p, const void* x, const void* w, cons
 }
 
 // Runs the selected choice on tensors that are 16-byte aligned; the workspace comes from `buffers`.
-status run(const selection& sel, const conv2d_problem& p, const void* x, const void* w, void* y,
-           cudaStream_t stream, dispatch::call_buffers& buffers) {
+status run(const selection& sel, const conv2d_problem& p, const void* x, const void* w, void* y, cudaStream_t stream,
+           dispatch::call_buffers& buffers) {
   void* workspace = nullptr;
   if (sel.workspace > 0)
     if (auto s = buffers.get(dispatch::buffer_purpose::scratch, sel.workspace, 0, workspace); s != status::success)
@@ -279,10 +281,9 @@ status run(const selection& sel, const conv2d_problem& p, const void* x, const v
   const auto& sh = p.shape;
   switch (sel.entry->kind) {
     case detail::conv_kind::kernel: {
-      const kc::conv_args args{x,        w,        y,        sh.n,        sh.c,        sh.h,
-                               sh.w,     sh.k,     sh.p(),   sh.q(),      sh.r,        sh.s,
-                               sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w,
-                               sh.groups, p.alpha, p.beta};
+      const kc::conv_args args{x,        w,        y,        sh.n,     sh.c,      sh.h,        sh.w,
+                               sh.k,     sh.p(),   sh.q(),   sh.r,     sh.s,      sh.stride_h, sh.stride_w,
+                               sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, p.alpha,     p.beta};
       const auto c = kc::for_shape(sel.entry->config, p.type, sh);
       return to_status(kc::launch(c, generated::conv_kernels[sel.entry->kernel], sel.plan, args, stream));
     }

@@ -15,15 +15,15 @@ namespace cuop::dispatch {
 // The library's buffers of one (device, stream), used by one call at a time (the lease).
 struct stream_slot {
   struct buffer {
-    void* raw = nullptr;     // as allocated; the call gets it rounded up to 256 bytes
-    std::size_t bytes = 0;   // usable from the rounded-up pointer
-    bool pooled = false;     // from cudaMallocAsync (freed with cudaFreeAsync)
+    void* raw = nullptr;    // as allocated; the call gets it rounded up to 256 bytes
+    std::size_t bytes = 0;  // usable from the rounded-up pointer
+    bool pooled = false;    // from cudaMallocAsync (freed with cudaFreeAsync)
   };
-  std::mutex lease;                     // held by a call from its first get() to its finish()
-  cudaEvent_t last_use = nullptr;       // recorded after each call that used a buffer
-  bool used = false;                    // last_use has been recorded
-  unsigned long long stream_id = 0;     // cudaStreamGetId of the stream the buffers serve
-  bool pools = false;                   // the device has stream-ordered memory pools
+  std::mutex lease;                  // held by a call from its first get() to its finish()
+  cudaEvent_t last_use = nullptr;    // recorded after each call that used a buffer
+  bool used = false;                 // last_use has been recorded
+  unsigned long long stream_id = 0;  // cudaStreamGetId of the stream the buffers serve
+  bool pools = false;                // the device has stream-ordered memory pools
   std::array<buffer, buffer_purposes> buffers{};
 };
 
@@ -147,7 +147,9 @@ status current_device(int& device, device_state& state) {
     if (auto e = cudaGetDeviceProperties(&p, device); e != cudaSuccess) return to_status(e);
     device_state s;
     s.cc = p.major * 10 + p.minor;
-    std::strncpy(s.name, p.name, sizeof(s.name) - 1);
+    const std::size_t length = std::min(strnlen(p.name, sizeof(p.name)), sizeof(s.name) - 1);
+    std::memcpy(s.name, p.name, length);
+    s.name[length] = '\0';
     it = cache.emplace(device, s).first;
   }
   state = it->second;

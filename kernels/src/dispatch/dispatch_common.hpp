@@ -95,8 +95,8 @@ class call_buffers {
   status release() noexcept;
 
   stream_info m_info;
-  stream_slot* m_slot = nullptr;  // outside capture: the slot held (its lease locked)
-  bool m_used = false;            // outside capture: a buffer of the slot was handed out
+  stream_slot* m_slot = nullptr;                 // outside capture: the slot held (its lease locked)
+  bool m_used = false;                           // outside capture: a buffer of the slot was handed out
   std::array<void*, buffer_purposes> m_graph{};  // under capture: this call's allocations
   bool m_released = false;
 };

@@ -17,9 +17,9 @@
 #include <tuple>
 #include <vector>
 
-#include "cuop/gemm.hpp"
 #include "cuop/backends/cublaslt_backend.hpp"
 #include "cuop/detail/memory_ranges.hpp"
+#include "cuop/gemm.hpp"
 #include "cuop/generated/gemm_dispatch.hpp"
 #include "cuop/kernels/gemm/launch.hpp"
 #include "cuop/kernels/gemm/pack.hpp"
@@ -73,11 +73,11 @@ struct call_key {
 
 struct selection {
   const detail::gemm_entry* entry = nullptr;
-  kg::launch_plan plan;                  // kernel
-  std::shared_ptr<bk::lt_gemm> lt;       // cublaslt and heuristic
+  kg::launch_plan plan;             // kernel
+  std::shared_ptr<bk::lt_gemm> lt;  // cublaslt and heuristic
   cublasLtMatmulAlgo_t algo{};
   std::size_t lt_workspace = 0;
-  kg::pack_plan pack;                    // cublaslt on packed operands: regions after lt_workspace
+  kg::pack_plan pack;  // cublaslt on packed operands: regions after lt_workspace
   std::size_t pack_end = 0;
   bool fell_back = false;
   bool exact = false;  // chosen at one of the model's tuned shapes: this one
@@ -88,9 +88,7 @@ constexpr std::string_view pack_suffix = "_pk1";
 
 // Rows of A and B already allow 16-byte copies (pointers aside): a neighbour's packing choice
 // would only add a copy.
-bool leading_dims_aligned(const call_key& p) {
-  return p.k % 8 == 0 && p.lda % 8 == 0 && p.ldb % 8 == 0;
-}
+bool leading_dims_aligned(const call_key& p) { return p.k % 8 == 0 && p.lda % 8 == 0 && p.ldb % 8 == 0; }
 
 // Says once per table entry that the installed cuBLASLt rejects its configuration.
 void report_fallback(const detail::gemm_entry& e, const call_key& p, const std::string& why) {
@@ -98,8 +96,7 @@ void report_fallback(const detail::gemm_entry& e, const call_key& p, const std::
   static std::set<const detail::gemm_entry*> said;
   std::lock_guard lock(m);
   if (!said.insert(&e).second) return;
-  std::fprintf(stderr,
-               "cuop::gemm: the installed cuBLASLt rejects %s for %dx%dx%d (%s); using its heuristic\n",
+  std::fprintf(stderr, "cuop::gemm: the installed cuBLASLt rejects %s for %dx%dx%d (%s); using its heuristic\n",
                e.instance, p.m, p.n, p.k, why.c_str());
 }
 
@@ -120,8 +117,8 @@ status heuristic_choice(cublasLtHandle_t h, selection& s, bool verified) {
 
 // Prepares `e` for the call; false when it cannot run it (the next candidate is tried). `exact`:
 // the model chose `e` at a shape where it was measured, this very one.
-bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_limits& limits,
-               cublasLtHandle_t h, bool exact, selection& s) {
+bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_limits& limits, cublasLtHandle_t h,
+               bool exact, selection& s) {
   s = {};
   s.entry = &e;
   s.exact = exact;
@@ -159,7 +156,8 @@ bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_
     const bool parsed = bk::parse_lt_config_id(id, c, &why);
     // A neighbour's split-K reduced in the output type was verified for its shape only.
     const bool output_type_reduction =
-        parsed && c.split_k > 1 && (c.reduction & (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE));
+        parsed && c.split_k > 1 &&
+        (c.reduction & (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE));
     if (parsed && (exact || !output_type_reduction) && s.lt->build(h, c, s.algo, &why, &s.lt_workspace))
       return finish(true);
     if (!exact) return false;  // a neighbour's choice: try the next one
@@ -180,8 +178,9 @@ status select_uncached(const call_key& p, selection& out) {
   if (auto e = kg::query_limits(device, limits); e != cudaSuccess) return to_status(e);
   cublasLtHandle_t h = lt_handle(device);
 
-  const auto* model = dispatch::model_for(generated::gemm_models, generated::gemm_model_count, arch, dev.name,
-                                          [&](const detail::gemm_model& m) { return m.in == p.in && m.out == p.out && m.b == p.b; });
+  const auto* model =
+      dispatch::model_for(generated::gemm_models, generated::gemm_model_count, arch, dev.name,
+                          [&](const detail::gemm_model& m) { return m.in == p.in && m.out == p.out && m.b == p.b; });
   if (model && p.policy == choice_policy::tuned) {
     double query[detail::gemm_feature_count];
     detail::gemm_features(p.m, p.n, p.k, query);
@@ -189,14 +188,16 @@ status select_uncached(const call_key& p, selection& out) {
     const auto view = detail::view_of(model->m, detail::gemm_feature_count, generated::gemm_model_features,
                                       generated::gemm_model_speedups, generated::gemm_model_trusted);
     bool at_anchor = false;
-    const auto usable = [&](int c) { return try_entry(generated::gemm_table[columns[c]], p, limits, h, at_anchor, out); };
+    const auto usable = [&](int c) {
+      return try_entry(generated::gemm_table[columns[c]], p, limits, h, at_anchor, out);
+    };
     // try_entry fills `out`: the winner is prepared again, since later candidates were tried.
     if (const int c = detail::nearest_choice(view, query, usable, -1, &at_anchor); c >= 0 && usable(c))
       return status::success;
   }
   for (const auto& e : generated::gemm_table)
-    if (e.arch == arch && e.in == p.in && e.out == p.out && e.b == p.b &&
-        e.source == detail::entry_source::fallback && try_entry(e, p, limits, h, false, out))
+    if (e.arch == arch && e.in == p.in && e.out == p.out && e.b == p.b && e.source == detail::entry_source::fallback &&
+        try_entry(e, p, limits, h, false, out))
       return status::success;
   return status::unsupported;
 }
@@ -223,8 +224,7 @@ bool resolve(const gemm_problem& p, call_key& key) {
   key.ldb = p.ldb ? p.ldb : (p.b == kg::b_layout::col ? p.k : p.n);
   key.ldc = p.ldc ? p.ldc : p.n;
   key.ldd = p.ldd ? p.ldd : p.n;
-  return key.lda >= p.k && key.ldb >= (p.b == kg::b_layout::col ? p.k : p.n) && key.ldc >= p.n &&
-         key.ldd >= p.n;
+  return key.lda >= p.k && key.ldb >= (p.b == kg::b_layout::col ? p.k : p.n) && key.ldc >= p.n && key.ldd >= p.n;
 }
 
 const char* kind_name(detail::gemm_kind k) {
@@ -267,8 +267,7 @@ status check_operands(const gemm_problem& p, const void* a, const void* b, const
 
 }  // namespace
 
-status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, void* d,
-            cudaStream_t stream) {
+status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, void* d, cudaStream_t stream) {
   call_key key{};
   if (!resolve(p, key) || !d || (p.beta != 0.f && !c)) return status::invalid_argument;
   if (p.m == 0 || p.n == 0) return status::success;
@@ -283,12 +282,11 @@ status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, 
     // Split-K partials and counters (zeroed at every replay under capture), packed operands.
     void* workspace = nullptr;
     if (sel.plan.workspace_bytes > 0)
-      if (auto s = buffers.get(dispatch::buffer_purpose::gemm_split, sel.plan.workspace_bytes,
-                               sel.plan.zeroed_bytes, workspace);
+      if (auto s = buffers.get(dispatch::buffer_purpose::gemm_split, sel.plan.workspace_bytes, sel.plan.zeroed_bytes,
+                               workspace);
           s != status::success)
         return s;
-    const kg::gemm_args args{a, b, c, d, p.m, p.n, p.k, key.lda, key.ldb, key.ldc, key.ldd,
-                             p.alpha, p.beta, workspace};
+    const kg::gemm_args args{a, b, c, d, p.m, p.n, p.k, key.lda, key.ldb, key.ldc, key.ldd, p.alpha, p.beta, workspace};
     return buffers.finish(to_status(kg::launch(generated::gemm_kernels[sel.entry->kernel], sel.plan, args, stream)));
   }
   const cublasLtHandle_t handle = lt_handle(key.device);
@@ -296,13 +294,11 @@ status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, 
   void* workspace = nullptr;
   const std::size_t scratch = sel.pack.on ? sel.pack_end : sel.lt_workspace;
   if (scratch > 0)
-    if (auto s = buffers.get(dispatch::buffer_purpose::scratch, scratch, 0, workspace); s != status::success)
-      return s;
+    if (auto s = buffers.get(dispatch::buffer_purpose::scratch, scratch, 0, workspace); s != status::success) return s;
   const void* lt_a = a;
   const void* lt_b = b;
   if (sel.pack.on) {
-    const kg::gemm_args src{a, b, c, d, p.m, p.n, p.k, key.lda, key.ldb, key.ldc, key.ldd,
-                            p.alpha, p.beta, workspace};
+    const kg::gemm_args src{a, b, c, d, p.m, p.n, p.k, key.lda, key.ldb, key.ldc, key.ldd, p.alpha, p.beta, workspace};
     kg::gemm_args packed;
     if (const cudaError_t e = kg::pack_operands(sel.pack, src, packed, stream); e != cudaSuccess)
       return buffers.finish(to_status(e));
@@ -310,8 +306,8 @@ status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, 
     lt_b = packed.b;
   }
   // C only where it is read: with beta 0, D stands in for it (its layout, its alignment).
-  const auto r = sel.lt->run(handle, sel.algo, lt_a, lt_b, p.beta != 0.f ? c : nullptr, d, p.alpha, p.beta,
-                             workspace, sel.lt_workspace, stream);
+  const auto r = sel.lt->run(handle, sel.algo, lt_a, lt_b, p.beta != 0.f ? c : nullptr, d, p.alpha, p.beta, workspace,
+                             sel.lt_workspace, stream);
   status st = status::cuda_error;
   if (r == CUBLAS_STATUS_SUCCESS) st = status::success;
   else if (r == CUBLAS_STATUS_NOT_SUPPORTED || r == CUBLAS_STATUS_INVALID_VALUE) st = status::unsupported;

@@ -2,10 +2,10 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
-#include <string>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -46,8 +46,7 @@ status limits_for(int device, const detail::softmax_entry& e, ks::device_limits&
     limits = it->second;
     return status::success;
   }
-  if (auto err = ks::query_limits(device, generated::softmax_kernels[e.kernel], e.config, limits);
-      err != cudaSuccess)
+  if (auto err = ks::query_limits(device, generated::softmax_kernels[e.kernel], e.config, limits); err != cudaSuccess)
     return to_status(err);
   cache.emplace(key, limits);
   return status::success;
@@ -64,7 +63,8 @@ status select_uncached(const softmax_problem& p, selection& out) {
   const auto runs = [&](const detail::softmax_entry& e) {
     ks::device_limits limits;
     ks::launch_plan plan;
-    if (limits_for(device, e, limits) != status::success || !ks::plan_launch(e.config, p.rows, p.cols, limits, plan).empty())
+    if (limits_for(device, e, limits) != status::success ||
+        !ks::plan_launch(e.config, p.rows, p.cols, limits, plan).empty())
       return false;
     out = {&e, plan, std::strcmp(e.gpu, dev.name) == 0, false};
     return true;
@@ -78,8 +78,8 @@ status select_uncached(const softmax_problem& p, selection& out) {
     const auto view = detail::view_of(model->m, detail::softmax_feature_count, generated::softmax_model_features,
                                       generated::softmax_model_speedups, generated::softmax_model_trusted);
     bool at_anchor = false;
-    const int c = detail::nearest_choice(view, query, [&](int c) { return runs(generated::softmax_table[columns[c]]); },
-                                         -1, &at_anchor);
+    const int c = detail::nearest_choice(
+        view, query, [&](int c) { return runs(generated::softmax_table[columns[c]]); }, -1, &at_anchor);
     if (c >= 0 && runs(generated::softmax_table[columns[c]])) {
       out.at_anchor = at_anchor;
       return status::success;

@@ -52,32 +52,24 @@ std::string check_dtypes(const gemm_config& c) {
 }
 
 long long mma_smem_bytes(const gemm_config& c) {
-  return static_cast<long long>(c.stages) * (static_cast<long long>(c.block_m) + c.block_n) *
-         c.block_k * 2;
+  return static_cast<long long>(c.stages) * (static_cast<long long>(c.block_m) + c.block_n) * c.block_k * 2;
 }
 
 std::string check_mma(const gemm_config& c) {
   const auto s = [](long long v) { return std::to_string(v); };
   // ldmatrix.x4 loads 16 rows of A and two n8 tiles of B at a time.
-  if (c.warp_m < 16 || c.warp_m % 16 != 0)
-    return "warp_m " + s(c.warp_m) + " is not a positive multiple of 16";
-  if (c.warp_n < 16 || c.warp_n % 16 != 0)
-    return "warp_n " + s(c.warp_n) + " is not a positive multiple of 16";
+  if (c.warp_m < 16 || c.warp_m % 16 != 0) return "warp_m " + s(c.warp_m) + " is not a positive multiple of 16";
+  if (c.warp_n < 16 || c.warp_n % 16 != 0) return "warp_n " + s(c.warp_n) + " is not a positive multiple of 16";
   if (c.block_m < c.warp_m || c.block_m % c.warp_m != 0)
     return "block_m " + s(c.block_m) + " is not a multiple of warp_m " + s(c.warp_m);
   if (c.block_n < c.warp_n || c.block_n % c.warp_n != 0)
     return "block_n " + s(c.block_n) + " is not a multiple of warp_n " + s(c.warp_n);
-  const long long threads =
-      32ll * (c.block_m / c.warp_m) * static_cast<long long>(c.block_n / c.warp_n);
+  const long long threads = 32ll * (c.block_m / c.warp_m) * static_cast<long long>(c.block_n / c.warp_n);
   if (threads > 1024) return "block of " + s(threads) + " threads > 1024";
-  if (c.block_k != 16 && c.block_k != 32 && c.block_k != 64)
-    return "block_k " + s(c.block_k) + " is not 16, 32 or 64";
-  if (c.stages < 2 || c.stages > max_stages)
-    return "stages " + s(c.stages) + " outside 2.." + s(max_stages);
-  if (c.group_m < 1 || c.group_m > max_group_m)
-    return "group_m " + s(c.group_m) + " outside 1.." + s(max_group_m);
-  if (c.split_k < 1 || c.split_k > max_split_k)
-    return "split_k " + s(c.split_k) + " outside 1.." + s(max_split_k);
+  if (c.block_k != 16 && c.block_k != 32 && c.block_k != 64) return "block_k " + s(c.block_k) + " is not 16, 32 or 64";
+  if (c.stages < 2 || c.stages > max_stages) return "stages " + s(c.stages) + " outside 2.." + s(max_stages);
+  if (c.group_m < 1 || c.group_m > max_group_m) return "group_m " + s(c.group_m) + " outside 1.." + s(max_group_m);
+  if (c.split_k < 1 || c.split_k > max_split_k) return "split_k " + s(c.split_k) + " outside 1.." + s(max_split_k);
   if (c.pack != 0 && c.pack != 1) return "pack " + s(c.pack) + " is not 0 or 1";
   if (const long long smem = mma_smem_bytes(c); smem > max_smem_any_target)
     return "shared memory of " + s(smem) + " bytes (stages * (block_m + block_n) * block_k * 2) > " +
@@ -85,8 +77,7 @@ std::string check_mma(const gemm_config& c) {
   return {};
 }
 
-std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_limits& dev,
-                     launch_plan& out) {
+std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_limits& dev, launch_plan& out) {
   const auto s = [](long long v) { return std::to_string(v); };
   if (m > max_mma_extent || n > max_mma_extent || k > max_mma_extent)
     return "m, n or k > " + s(max_mma_extent) + " (the kernel's tile arithmetic is 32-bit)";
@@ -107,10 +98,10 @@ std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_lim
   p.smem_bytes = static_cast<std::size_t>(smem);
   if (c.split_k > 1) {
     if (tiles > mma_split_max_tiles)
-      return "split_k " + s(c.split_k) + " with " + s(tiles) + " output tiles > " +
-             s(mma_split_max_tiles) + " split-K counters";
-    p.workspace_bytes = static_cast<std::size_t>(
-        mma_split_counter_bytes + static_cast<long long>(c.split_k) * tiles * c.block_m * c.block_n * 4);
+      return "split_k " + s(c.split_k) + " with " + s(tiles) + " output tiles > " + s(mma_split_max_tiles) +
+             " split-K counters";
+    p.workspace_bytes = static_cast<std::size_t>(mma_split_counter_bytes +
+                                                 static_cast<long long>(c.split_k) * tiles * c.block_m * c.block_n * 4);
     p.zeroed_bytes = static_cast<std::size_t>(4 * tiles);  // the counters of this launch's tiles
   }
   if (c.pack == 1) {
@@ -118,9 +109,9 @@ std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_lim
     // configuration (tuner and dispatch alike), and the others need those counters at zero.
     const long long used = static_cast<long long>(p.workspace_bytes);
     if (k > std::numeric_limits<int>::max() - 7) return "k " + s(k) + " rounded up to 8 overflows int";
-    p.workspace_bytes = plan_pack(c.b == b_layout::col, m, n, k,
-                                  static_cast<std::size_t>(used > mma_split_counter_bytes ? used : mma_split_counter_bytes),
-                                  p.pack);
+    p.workspace_bytes =
+        plan_pack(c.b == b_layout::col, m, n, k,
+                  static_cast<std::size_t>(used > mma_split_counter_bytes ? used : mma_split_counter_bytes), p.pack);
   }
   out = p;
   return {};
@@ -167,8 +158,7 @@ bool parse_b_layout(std::string_view s, b_layout& out) noexcept {
 }
 
 std::vector<std::string_view> param_names(family f) {
-  if (f == family::mma)
-    return {"block_m", "block_n", "block_k", "warp_m", "warp_n", "stages", "group_m", "split_k"};
+  if (f == family::mma) return {"block_m", "block_n", "block_k", "warp_m", "warp_n", "stages", "group_m", "split_k"};
   if (f == family::skinny) return {"block_n", "threads", "m_tile", "k_chunk", "split_k"};
   return {};
 }
@@ -217,8 +207,8 @@ std::string instance_name(const gemm_config& c) {
   n += '_';
   n += name_of(c.fam);
   if (c.fam == family::mma) {
-    n += "_m" + s(c.block_m) + "_n" + s(c.block_n) + "_k" + s(c.block_k) + "_wm" + s(c.warp_m) +
-         "_wn" + s(c.warp_n) + "_s" + s(c.stages) + "_g" + s(c.group_m);
+    n += "_m" + s(c.block_m) + "_n" + s(c.block_n) + "_k" + s(c.block_k) + "_wm" + s(c.warp_m) + "_wn" + s(c.warp_n) +
+         "_s" + s(c.stages) + "_g" + s(c.group_m);
   } else {
     n += "_n" + s(c.block_n) + "_t" + s(c.threads) + "_m" + s(c.m_tile) + "_kc" + s(c.k_chunk);
   }
@@ -237,8 +227,8 @@ std::string template_name(const gemm_config& c) {
   n += device_type_of(c.out);
   n += c.b == b_layout::col ? ", true" : ", false";
   if (c.fam == family::mma) {
-    n += ", " + s(c.block_m) + ", " + s(c.block_n) + ", " + s(c.block_k) + ", " + s(c.warp_m) +
-         ", " + s(c.warp_n) + ", " + s(c.stages) + ", " + s(c.group_m);
+    n += ", " + s(c.block_m) + ", " + s(c.block_n) + ", " + s(c.block_k) + ", " + s(c.warp_m) + ", " + s(c.warp_n) +
+         ", " + s(c.stages) + ", " + s(c.group_m);
   } else {
     n += ", " + s(c.block_n) + ", " + s(c.threads) + ", " + s(c.m_tile) + ", " + s(c.k_chunk);
   }
@@ -273,8 +263,7 @@ std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_p
   return static_cast<std::size_t>(b_off + b_bytes);
 }
 
-std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_limits& dev,
-                        launch_plan& out) {
+std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_limits& dev, launch_plan& out) {
   if (std::string bad = check_config(c); !bad.empty()) return bad;
   if (m < 1) return "m " + std::to_string(m) + " < 1";
   if (n < 1) return "n " + std::to_string(n) + " < 1";
@@ -289,8 +278,7 @@ double gemm_flops(int m, int n, int k) noexcept {
 
 double gemm_bytes(dtype in, dtype out, int m, int n, int k) noexcept {
   const double mm = m, nn = n, kk = k;
-  return static_cast<double>(size_of(in)) * (mm * kk + kk * nn) +
-         static_cast<double>(size_of(out)) * mm * nn;
+  return static_cast<double>(size_of(in)) * (mm * kk + kk * nn) + static_cast<double>(size_of(out)) * mm * nn;
 }
 
 }  // namespace cuop::kernels::gemm

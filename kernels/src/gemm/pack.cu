@@ -14,14 +14,12 @@ struct pack_job {
   const unsigned short* src;  // rows x cols, leading dimension ld
   long long ld;
   long long rows, cols;
-  unsigned short* dst;        // dst_rows x dst_cols, dense; dst_cols a multiple of 8
+  unsigned short* dst;  // dst_rows x dst_cols, dense; dst_cols a multiple of 8
   long long dst_rows, dst_cols;
-  long long chunks;           // dst_rows * dst_cols / 8
+  long long chunks;  // dst_rows * dst_cols / 8
 };
 
-__device__ __forceinline__ uint4 ld_nc16(const void* p) {
-  return __ldg(static_cast<const uint4*>(p));
-}
+__device__ __forceinline__ uint4 ld_nc16(const void* p) { return __ldg(static_cast<const uint4*>(p)); }
 
 // Words [WI, WI + 4) of the 8-word window w, shifted right by `bits` (0 or 16).
 template <int WI>
@@ -88,13 +86,24 @@ __global__ void pack_kernel(pack_job a, pack_job b) {
 
 }  // namespace
 
-cudaError_t pack_operands(const pack_plan& plan, const gemm_args& args, gemm_args& packed,
-                          cudaStream_t stream) {
+cudaError_t pack_operands(const pack_plan& plan, const gemm_args& args, gemm_args& packed, cudaStream_t stream) {
   auto* ws = static_cast<unsigned char*>(args.workspace);
-  pack_job a{static_cast<const unsigned short*>(args.a), args.lda, args.m, args.k,
-             reinterpret_cast<unsigned short*>(ws + plan.a_offset), args.m, plan.k, 0};
-  pack_job b{static_cast<const unsigned short*>(args.b), args.ldb, 0, 0,
-             reinterpret_cast<unsigned short*>(ws + plan.b_offset), 0, plan.ldb, 0};
+  pack_job a{static_cast<const unsigned short*>(args.a),
+             args.lda,
+             args.m,
+             args.k,
+             reinterpret_cast<unsigned short*>(ws + plan.a_offset),
+             args.m,
+             plan.k,
+             0};
+  pack_job b{static_cast<const unsigned short*>(args.b),
+             args.ldb,
+             0,
+             0,
+             reinterpret_cast<unsigned short*>(ws + plan.b_offset),
+             0,
+             plan.ldb,
+             0};
   if (plan.b_col) {  // n x k
     b.rows = args.n;
     b.cols = args.k;

@@ -20,8 +20,8 @@ __device__ double to_double(__nv_bfloat16 v) { return __bfloat162float(v); }
 // One thread per output element, in the output's memory order: the (C / groups) x R x S sum in
 // f64 of the inputs as stored, rounded once to f32. The loop nest is conv2d_reference_cpu's.
 template <typename T>
-__global__ void reference_kernel(kc::conv_shape sh, long long p_out, long long q_out, const T* x,
-                                 const T* w, float* ref) {
+__global__ void reference_kernel(kc::conv_shape sh, long long p_out, long long q_out, const T* x, const T* w,
+                                 float* ref) {
   const bool nhwc = sh.lay == kc::layout::nhwc;
   const long long cg = sh.c / sh.groups, kg = sh.k / sh.groups;
   const long long count = static_cast<long long>(sh.n) * sh.k * p_out * q_out;
@@ -67,8 +67,8 @@ cudaError_t conv2d_reference(dtype t, const kc::conv_shape& sh, const void* x, c
   const unsigned blocks = static_cast<unsigned>(b < 1 ? 1 : (b > max_blocks ? max_blocks : b));
   return detail::by_dtype(t, [&](auto tag) {
     using T = decltype(tag);
-    reference_kernel<T><<<blocks, threads, 0, s>>>(sh, sh.p(), sh.q(), static_cast<const T*>(x),
-                                                   static_cast<const T*>(w), ref);
+    reference_kernel<T>
+        <<<blocks, threads, 0, s>>>(sh, sh.p(), sh.q(), static_cast<const T*>(x), static_cast<const T*>(w), ref);
     return cudaGetLastError();
   });
 }

@@ -30,8 +30,8 @@ void conv2d_reference_cpu(const kc::conv_shape& sh, const float* x, const float*
               for (long long s = 0; s < sh.s; ++s) {
                 const long long wi = q * sh.stride_w - sh.pad_w + s * sh.dil_w;
                 if (wi < 0 || wi >= sh.w) continue;
-                const long long wi_index = nhwc ? ((k * sh.r + r) * sh.s + s) * cg + cc
-                                                : ((k * cg + cc) * sh.r + r) * sh.s + s;
+                const long long wi_index =
+                    nhwc ? ((k * sh.r + r) * sh.s + s) * cg + cc : ((k * cg + cc) * sh.r + r) * sh.s + s;
                 acc += static_cast<double>(x[xi(n, g * cg + cc, h, wi)]) * static_cast<double>(w[wi_index]);
               }
             }

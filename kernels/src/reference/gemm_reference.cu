@@ -24,9 +24,8 @@ __device__ double to_double(__nv_bfloat16 v) { return __bfloat162float(v); }
 // product of two f16 or bf16 values, and the sum of up to 2^29 of them in [-1, 1], is exact or
 // nearly so in f64), then alpha and beta * C, rounded once to f32.
 template <typename TIn, typename TOut, bool B_COL>
-__global__ void reference_kernel(const TIn* a, long long lda, const TIn* b, long long ldb,
-                                 const TOut* c, long long ldc, int m, int n, int k, float alpha,
-                                 float beta, float* ref) {
+__global__ void reference_kernel(const TIn* a, long long lda, const TIn* b, long long ldb, const TOut* c, long long ldc,
+                                 int m, int n, int k, float alpha, float beta, float* ref) {
   const long long count = static_cast<long long>(m) * n;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -60,9 +59,9 @@ cudaError_t by_input(dtype t, F&& f) {
 
 }  // namespace
 
-cudaError_t gemm_reference(dtype in, dtype out, bool b_col_major, const void* a, long long lda,
-                           const void* b, long long ldb, const void* c, long long ldc, int m,
-                           int n, int k, float alpha, float beta, float* ref_f32, cudaStream_t s) {
+cudaError_t gemm_reference(dtype in, dtype out, bool b_col_major, const void* a, long long lda, const void* b,
+                           long long ldb, const void* c, long long ldc, int m, int n, int k, float alpha, float beta,
+                           float* ref_f32, cudaStream_t s) {
   if (m <= 0 || n <= 0) return cudaSuccess;
   if (k < 0) return cudaErrorInvalidValue;
   if (beta != 0.f && c == nullptr) return cudaErrorInvalidValue;
@@ -75,19 +74,19 @@ cudaError_t gemm_reference(dtype in, dtype out, bool b_col_major, const void* a,
       const TIn* bp = static_cast<const TIn*>(b);
       const TOut* cp = static_cast<const TOut*>(c);
       if (b_col_major)
-        reference_kernel<TIn, TOut, true><<<grid, threads, 0, s>>>(ap, lda, bp, ldb, cp, ldc, m, n,
-                                                                   k, alpha, beta, ref_f32);
+        reference_kernel<TIn, TOut, true>
+            <<<grid, threads, 0, s>>>(ap, lda, bp, ldb, cp, ldc, m, n, k, alpha, beta, ref_f32);
       else
-        reference_kernel<TIn, TOut, false><<<grid, threads, 0, s>>>(ap, lda, bp, ldb, cp, ldc, m,
-                                                                    n, k, alpha, beta, ref_f32);
+        reference_kernel<TIn, TOut, false>
+            <<<grid, threads, 0, s>>>(ap, lda, bp, ldb, cp, ldc, m, n, k, alpha, beta, ref_f32);
       return cudaGetLastError();
     });
   });
 }
 
 // D is an m x n matrix of rows ldd apart, as a softmax output is: the same element-wise check.
-cudaError_t compare_gemm(dtype out, const void* d, long long ldd, int m, int n, const float* ref,
-                         double atol, double rtol, compare_result* result_host, cudaStream_t s) {
+cudaError_t compare_gemm(dtype out, const void* d, long long ldd, int m, int n, const float* ref, double atol,
+                         double rtol, compare_result* result_host, cudaStream_t s) {
   return compare_softmax(out, d, m, n, ldd, ref, atol, rtol, result_host, s);
 }
 
@@ -123,7 +122,7 @@ cudaError_t compare_gemm(dtype out, const void* d, long long ldd, int m, int n, 
 // below 2^-14 are subnormal with an absolute spacing of 2^-24, which atol covers.
 double gemm_rtol(dtype out) {
   switch (out) {
-    case dtype::f32: return 16 * 0x1p-24;           // accumulated f32 order effects near |ref|
+    case dtype::f32: return 16 * 0x1p-24;  // accumulated f32 order effects near |ref|
     case dtype::f16: return 0x1p-11 + 0x1p-13;
     case dtype::bf16: return 0x1p-8 + 0x1p-10;
   }

@@ -52,8 +52,7 @@ std::vector<read_shape> read_shapes() {
   return out;
 }
 
-cudaError_t read_stream(const void* data, std::size_t bytes, unsigned* sink, const read_shape& shape,
-                        cudaStream_t s) {
+cudaError_t read_stream(const void* data, std::size_t bytes, unsigned* sink, const read_shape& shape, cudaStream_t s) {
   int device = 0, sms = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);

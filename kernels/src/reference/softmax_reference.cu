@@ -19,10 +19,18 @@ __device__ float to_float(float v) { return v; }
 __device__ float to_float(__half v) { return __half2float(v); }
 __device__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 
-template <typename T> __device__ T from_float(float v);
-template <> __device__ float from_float<float>(float v) { return v; }
-template <> __device__ __half from_float<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+template <typename T>
+__device__ T from_float(float v);
+template <>
+__device__ float from_float<float>(float v) {
+  return v;
+}
+template <>
+__device__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
 
@@ -34,8 +42,7 @@ __device__ unsigned long long mix(unsigned long long x) {  // splitmix64 finaliz
 }
 
 template <typename T>
-__global__ void fill_random_kernel(T* data, long long count, unsigned long long seed, float lo,
-                                   float hi) {
+__global__ void fill_random_kernel(T* data, long long count, unsigned long long seed, float lo, float hi) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const float u = static_cast<float>(mix(seed * 0x100000001b3ull ^ mix(i)) >> 40) * 0x1p-24f;
@@ -52,8 +59,7 @@ __global__ void fill_nan_kernel(T* data, long long count) {
 
 // One block per row: max in float, sum of exp in double, output as float.
 template <typename T>
-__global__ void reference_kernel(const T* in, long long rows, long long cols, long long stride,
-                                 float* out) {
+__global__ void reference_kernel(const T* in, long long rows, long long cols, long long stride, float* out) {
   __shared__ double red[threads];
   for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* x = in + r * stride;
@@ -87,8 +93,8 @@ struct device_result {
 };
 
 template <typename T>
-__global__ void compare_kernel(const T* out, long long rows, long long cols, long long stride,
-                               const float* ref, double atol, double rtol, device_result* res) {
+__global__ void compare_kernel(const T* out, long long rows, long long cols, long long stride, const float* ref,
+                               double atol, double rtol, device_result* res) {
   double max_abs = 0, max_rel = 0;
   unsigned long long bad = 0, nan = 0, first = ~0ull;
   const long long n = rows * cols;
@@ -127,8 +133,8 @@ unsigned blocks_for(long long work) {
 
 }  // namespace
 
-cudaError_t fill_random(dtype t, void* data, long long count, unsigned long long seed, float lo,
-                        float hi, cudaStream_t s) {
+cudaError_t fill_random(dtype t, void* data, long long count, unsigned long long seed, float lo, float hi,
+                        cudaStream_t s) {
   if (count <= 0) return cudaSuccess;
   return detail::by_dtype(t, [&](auto tag) {
     using T = decltype(tag);
@@ -146,8 +152,8 @@ cudaError_t fill_nan(dtype t, void* data, long long count, cudaStream_t s) {
   });
 }
 
-cudaError_t softmax_reference(dtype t, const void* in, long long rows, long long cols,
-                              long long in_stride, float* out_f32, cudaStream_t s) {
+cudaError_t softmax_reference(dtype t, const void* in, long long rows, long long cols, long long in_stride,
+                              float* out_f32, cudaStream_t s) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
   const unsigned grid = static_cast<unsigned>(rows < max_blocks ? rows : max_blocks);
   return detail::by_dtype(t, [&](auto tag) {
@@ -157,9 +163,8 @@ cudaError_t softmax_reference(dtype t, const void* in, long long rows, long long
   });
 }
 
-cudaError_t compare_softmax(dtype t, const void* out, long long rows, long long cols,
-                            long long out_stride, const float* ref, double atol, double rtol,
-                            compare_result* result_host, cudaStream_t s) {
+cudaError_t compare_softmax(dtype t, const void* out, long long rows, long long cols, long long out_stride,
+                            const float* ref, double atol, double rtol, compare_result* result_host, cudaStream_t s) {
   device_result init{0, 0, 0, 0, ~0ull}, got{};
   device_result* d = nullptr;
   cudaError_t e = cudaMallocAsync(&d, sizeof(device_result), s);
@@ -168,8 +173,8 @@ cudaError_t compare_softmax(dtype t, const void* out, long long rows, long long 
   if (e == cudaSuccess && rows > 0 && cols > 0) {
     e = detail::by_dtype(t, [&](auto tag) {
       using T = decltype(tag);
-      compare_kernel<T><<<blocks_for(rows * cols), threads, 0, s>>>(
-          static_cast<const T*>(out), rows, cols, out_stride, ref, atol, rtol, d);
+      compare_kernel<T><<<blocks_for(rows * cols), threads, 0, s>>>(static_cast<const T*>(out), rows, cols, out_stride,
+                                                                    ref, atol, rtol, d);
       return cudaGetLastError();
     });
   }

@@ -20,8 +20,7 @@ int* field(softmax_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
   if (name == "chunks") return &c.chunks;
   if (name == "persistent" && c.fam != family::cluster_row) return &c.persistent;
-  if (name == "smem_chunks" && (c.fam == family::block_row || c.fam == family::split_row))
-    return &c.smem_chunks;
+  if (name == "smem_chunks" && (c.fam == family::block_row || c.fam == family::split_row)) return &c.smem_chunks;
   if (c.fam == family::warp_row) {
     if (name == "threads_per_row") return &c.threads_per_row;
     if (name == "rows_per_block") return &c.rows_per_block;
@@ -125,12 +124,10 @@ std::string check_config(const softmax_config& c) {
   if (c.vec != 1 && c.vec != 2 && c.vec != 4 && c.vec != 8)
     return "vec " + std::to_string(c.vec) + " is not 1, 2, 4 or 8";
   if (c.vec * static_cast<long long>(size_of(c.type)) > 16)
-    return "vec " + std::to_string(c.vec) + " * " + std::to_string(size_of(c.type)) +
-           " bytes > 16 bytes";
+    return "vec " + std::to_string(c.vec) + " * " + std::to_string(size_of(c.type)) + " bytes > 16 bytes";
   if (c.chunks < 1 || c.chunks > max_chunks)
     return "chunks " + std::to_string(c.chunks) + " outside 1.." + std::to_string(max_chunks);
-  if (c.persistent != 0 && c.persistent != 1)
-    return "persistent " + std::to_string(c.persistent) + " is not 0 or 1";
+  if (c.persistent != 0 && c.persistent != 1) return "persistent " + std::to_string(c.persistent) + " is not 0 or 1";
   if (c.persistent != 1 && c.fam == family::cluster_row)
     return "persistent applies to warp_row, block_row and split_row only";
   if (c.smem_chunks < 0 || c.smem_chunks > max_chunks)
@@ -141,8 +138,7 @@ std::string check_config(const softmax_config& c) {
     return "smem_chunks needs persistent 0 (one block per row or row segment)";
   if (c.fam == family::warp_row) {
     if (!is_pow2(c.threads_per_row) || c.threads_per_row > 32)
-      return "threads_per_row " + std::to_string(c.threads_per_row) +
-             " must be a power of two <= 32";
+      return "threads_per_row " + std::to_string(c.threads_per_row) + " must be a power of two <= 32";
     if (c.rows_per_block < 1) return "rows_per_block " + std::to_string(c.rows_per_block) + " < 1";
   } else if (c.fam == family::cluster_row) {
     if (c.cluster != 2 && c.cluster != 4 && c.cluster != 8 && c.cluster != 16)
@@ -150,9 +146,8 @@ std::string check_config(const softmax_config& c) {
   } else if (c.fam != family::block_row && c.fam != family::split_row) {
     return "unknown family";
   }
-  const long long threads = c.fam == family::warp_row
-                                ? static_cast<long long>(c.threads_per_row) * c.rows_per_block
-                                : c.block_threads;
+  const long long threads =
+      c.fam == family::warp_row ? static_cast<long long>(c.threads_per_row) * c.rows_per_block : c.block_threads;
   if (threads < 32 || threads % 32 != 0)
     return "block of " + std::to_string(threads) + " threads is not a multiple of 32";
   if (threads > 1024) return "block of " + std::to_string(threads) + " threads > 1024";
@@ -206,9 +201,7 @@ softmax_config default_config(dtype t, long long cols) noexcept {
     return c;
   }
   // block_row: 256 threads with up to 8 vectors each, then 1024 threads with 4 or 8.
-  constexpr struct {
-    int threads, chunks;
-  } blocks[] = {{256, 1}, {256, 2}, {256, 4}, {256, 8}, {1024, 4}, {1024, 8}};
+  constexpr struct { int threads, chunks; } blocks[] = {{256, 1}, {256, 2}, {256, 4}, {256, 8}, {1024, 4}, {1024, 8}};
   for (const auto& b : blocks)
     if (static_cast<long long>(b.threads) * b.chunks >= vectors) {
       c.fam = family::block_row;
@@ -230,7 +223,8 @@ std::vector<softmax_config> default_configs(dtype t) {
   std::vector<softmax_config> out;
   const auto add = [&](long long cols) {
     const auto c = default_config(t, cols);
-    if (std::none_of(out.begin(), out.end(), [&](const softmax_config& o) { return instance_name(o) == instance_name(c); }))
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const softmax_config& o) { return instance_name(o) == instance_name(c); }))
       out.push_back(c);
   };
   // Every boundary of the rule (each at a power of two), and one row length beyond the last.
@@ -247,8 +241,7 @@ std::string instance_name(const softmax_config& c) {
   n += "_v" + std::to_string(c.vec);
   if (c.fam == family::warp_row)
     n += "_t" + std::to_string(c.threads_per_row) + "_r" + std::to_string(c.rows_per_block);
-  else
-    n += "_b" + std::to_string(c.block_threads);
+  else n += "_b" + std::to_string(c.block_threads);
   n += "_c" + std::to_string(c.chunks);
   if (c.fam == family::cluster_row) n += "_k" + std::to_string(c.cluster);
   if (c.persistent != 1) n += "_p" + std::to_string(c.persistent);
@@ -264,8 +257,7 @@ std::string template_name(const softmax_config& c) {
   n += ", " + std::to_string(c.vec);
   if (c.fam == family::warp_row)
     n += ", " + std::to_string(c.threads_per_row) + ", " + std::to_string(c.rows_per_block);
-  else
-    n += ", " + std::to_string(c.block_threads);
+  else n += ", " + std::to_string(c.block_threads);
   n += ", " + std::to_string(c.chunks);
   if (c.fam == family::cluster_row) n += ", " + std::to_string(c.cluster);
   if (c.persistent != 1 || c.smem_chunks != 0) n += ", " + std::to_string(c.persistent);
@@ -283,14 +275,14 @@ std::string_view header_of(family f) noexcept {
   return "";
 }
 
-std::string plan_launch(const softmax_config& c, long long rows, long long cols,
-                        const device_limits& dev, launch_plan& out) {
+std::string plan_launch(const softmax_config& c, long long rows, long long cols, const device_limits& dev,
+                        launch_plan& out) {
   if (std::string bad = check_config(c); !bad.empty()) return bad;
   if (rows < 1) return "rows " + std::to_string(rows) + " < 1";
   if (cols < 1) return "cols " + std::to_string(cols) + " < 1";
   if (dev.sm > 0 && dev.sm < min_sm(c.fam))
-    return std::string(name_of(c.fam)) + " needs sm_" + std::to_string(min_sm(c.fam)) +
-           " or newer (device sm_" + std::to_string(dev.sm) + ")";
+    return std::string(name_of(c.fam)) + " needs sm_" + std::to_string(min_sm(c.fam)) + " or newer (device sm_" +
+           std::to_string(dev.sm) + ")";
   const int threads = threads_per_block(c);
   if (threads > dev.max_threads_per_block)
     return "block of " + std::to_string(threads) + " threads > device limit " +
@@ -308,17 +300,14 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
   p.smem_bytes = static_cast<std::size_t>(smem);
   p.smem_opt_in = needs_smem_opt_in(smem, dev.static_smem);
   if (c.fam == family::warp_row || c.fam == family::block_row) {
-    if (cols > held)
-      return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";
-    const long long groups = c.fam == family::warp_row ? (rows + c.rows_per_block - 1) / c.rows_per_block
-                                                       : rows;
+    if (cols > held) return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";
+    const long long groups = c.fam == family::warp_row ? (rows + c.rows_per_block - 1) / c.rows_per_block : rows;
     const long long cap = c.persistent ? resident_blocks(dev, threads) : max_grid;
     p.grid_x = static_cast<unsigned>(std::min({groups, cap, max_grid}));
   } else if (c.fam == family::cluster_row) {
     if (cols > c.cluster * held)
-      return "cols " + std::to_string(cols) + " > " + std::to_string(c.cluster * held) +
-             " held by a cluster of " + std::to_string(c.cluster) + " blocks of " +
-             std::to_string(held);
+      return "cols " + std::to_string(cols) + " > " + std::to_string(c.cluster * held) + " held by a cluster of " +
+             std::to_string(c.cluster) + " blocks of " + std::to_string(held);
     const long long resident = resident_clusters(dev);
     if (resident < 1)
       return "a cluster of " + std::to_string(c.cluster) + " blocks of " + std::to_string(threads) +
@@ -331,15 +320,15 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
     const long long resident = dev.max_resident_blocks > 0 ? dev.max_resident_blocks : dev.sm_count;
     if (resident < 1) return "split_row needs the device's co-resident block count";
     if (splits > resident)
-      return "cols " + std::to_string(cols) + " need " + std::to_string(splits) + " blocks of " +
-             std::to_string(held) + " > " + std::to_string(resident) + " co-resident blocks";
+      return "cols " + std::to_string(cols) + " need " + std::to_string(splits) + " blocks of " + std::to_string(held) +
+             " > " + std::to_string(resident) + " co-resident blocks";
     if (c.persistent == 0) {  // one block per (row, segment)
       if (rows > max_grid / splits)
-        return std::to_string(rows) + " rows of " + std::to_string(splits) + " blocks > " +
-               std::to_string(max_grid) + " blocks";
+        return std::to_string(rows) + " rows of " + std::to_string(splits) + " blocks > " + std::to_string(max_grid) +
+               " blocks";
       p.grid_x = static_cast<unsigned>(rows * splits);
-      p.workspace_bytes = static_cast<std::size_t>(
-          split_row_header_bytes + rows * splits * (split_row_slot_bytes + split_row_claim_bytes));
+      p.workspace_bytes = static_cast<std::size_t>(split_row_header_bytes +
+                                                   rows * splits * (split_row_slot_bytes + split_row_claim_bytes));
     } else {
       const long long groups = std::min(rows, resident / splits);
       p.grid_x = static_cast<unsigned>(groups * splits);

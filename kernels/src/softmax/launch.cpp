@@ -50,8 +50,7 @@ cudaError_t query_limits(int device, const void* kernel, int block_threads, devi
   return cudaSuccess;
 }
 
-cudaError_t query_limits(int device, const void* kernel, const softmax_config& c,
-                         device_limits& out) {
+cudaError_t query_limits(int device, const void* kernel, const softmax_config& c, device_limits& out) {
   const int threads = threads_per_block(c);
   cudaError_t e = query_limits(device, kernel, threads, out, static_cast<std::size_t>(dynamic_smem_bytes(c)));
   if (e != cudaSuccess || c.fam != family::cluster_row) return e;
@@ -79,11 +78,10 @@ cudaError_t query_limits(int device, const void* kernel, const softmax_config& c
   return cudaSuccess;
 }
 
-cudaError_t launch(const void* kernel, const launch_plan& plan, const softmax_args& args,
-                   cudaStream_t stream) {
+cudaError_t launch(const void* kernel, const launch_plan& plan, const softmax_args& args, cudaStream_t stream) {
   if (plan.smem_opt_in) {
-    const cudaError_t e = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.smem_bytes));
+    const cudaError_t e =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.smem_bytes));
     if (e != cudaSuccess) return e;
   }
   if (const cudaError_t e = allow_cluster(kernel, plan.cluster_x); e != cudaSuccess) return e;

@@ -93,14 +93,17 @@ db_state read_state(const std::string& db) {
     while (st && sqlite3_step(st) == SQLITE_ROW) row(st);
     sqlite3_finalize(st);
   };
-  const auto text = [](sqlite3_stmt* st, int i) { return std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, i))); };
+  const auto text = [](sqlite3_stmt* st, int i) {
+    return std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
+  };
   each("PRAGMA integrity_check", [&](sqlite3_stmt* st) { s.integrity += text(st, 0); });
-  each("SELECT p.key, c.instance, t.env_key, t.device FROM trials t JOIN problems p ON p.id = t.problem_id "
-       "JOIN configs c ON c.id = t.config_id WHERE t.status <> 'rejected'",
-       [&](sqlite3_stmt* st) {
-         if (!s.finished.insert({text(st, 0), text(st, 1), text(st, 2)}).second) ++s.duplicates;
-         s.devices.insert(sqlite3_column_int(st, 3));
-       });
+  each(
+      "SELECT p.key, c.instance, t.env_key, t.device FROM trials t JOIN problems p ON p.id = t.problem_id "
+      "JOIN configs c ON c.id = t.config_id WHERE t.status <> 'rejected'",
+      [&](sqlite3_stmt* st) {
+        if (!s.finished.insert({text(st, 0), text(st, 1), text(st, 2)}).second) ++s.duplicates;
+        s.devices.insert(sqlite3_column_int(st, 3));
+      });
   sqlite3_close(h);
   return s;
 }
@@ -119,7 +122,9 @@ TEST(crash_safety_gpu, sigkill_while_measuring_loses_and_duplicates_nothing) {
   const std::vector<std::string> args{"sweep", "--db", s / "k.db", "--cache", s / "cache", s / "sweep.yaml"};
   // Compile once, so that every later run is measurement from its first second.
   ASSERT_EQ(wait_for(start({"sweep", "--validate-only", "--db", s / "v.db", "--cache", s / "cache", s / "sweep.yaml"},
-                           s / "log.txt")), 0) << read_text(s / "log.txt");
+                           s / "log.txt")),
+            0)
+      << read_text(s / "log.txt");
 
   // Each kill lands while a trial is being measured: after 1 to 6 more trials were stored since the
   // last kill, plus 0 to 150 ms (a trial takes about 100 ms here), whatever the GPU's speed.
@@ -132,7 +137,8 @@ TEST(crash_safety_gpu, sigkill_while_measuring_loses_and_duplicates_nothing) {
     const auto wanted = before.finished.size() + static_cast<std::size_t>(more_trials(rng));
     bool finished = false;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (!finished && read_state(s / "k.db").finished.size() < wanted && std::chrono::steady_clock::now() < deadline) {
+    while (!finished && read_state(s / "k.db").finished.size() < wanted &&
+           std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       finished = ::waitpid(pid, nullptr, WNOHANG) == pid;
     }
@@ -166,8 +172,8 @@ TEST(crash_safety_gpu, devices_all_records_each_trials_device_and_refuses_what_i
   CUOP_REQUIRE_GPU();
   scratch s;
   std::ofstream(s / "sweep.yaml") << sweep_text;
-  const int status = wait_for(start({"sweep", "--devices", "all", "--db", s / "d.db", "--cache", s / "cache",
-                                     s / "sweep.yaml"}, s / "log.txt"));
+  const int status = wait_for(start(
+      {"sweep", "--devices", "all", "--db", s / "d.db", "--cache", s / "cache", s / "sweep.yaml"}, s / "log.txt"));
   ASSERT_EQ(status, 0) << read_text(s / "log.txt");
   const auto log = read_text(s / "log.txt");
   std::cout << log;
@@ -180,9 +186,11 @@ TEST(crash_safety_gpu, devices_all_records_each_trials_device_and_refuses_what_i
   for (const int d : state.devices) EXPECT_LT(d, count);
 
   const int bad = wait_for(start({"sweep", "--devices", "0," + std::to_string(count), "--db", s / "e.db", "--cache",
-                                  s / "cache", s / "sweep.yaml"}, s / "bad.txt"));
+                                  s / "cache", s / "sweep.yaml"},
+                                 s / "bad.txt"));
   EXPECT_TRUE(WIFEXITED(bad) && WEXITSTATUS(bad) == 1) << read_text(s / "bad.txt");
-  EXPECT_NE(read_text(s / "bad.txt").find("device " + std::to_string(count) + " requested but " +
-                                          std::to_string(count) + " present"),
-            std::string::npos) << read_text(s / "bad.txt");
+  EXPECT_NE(read_text(s / "bad.txt")
+                .find("device " + std::to_string(count) + " requested but " + std::to_string(count) + " present"),
+            std::string::npos)
+      << read_text(s / "bad.txt");
 }

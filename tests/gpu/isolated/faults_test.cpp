@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <iostream>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <string>
 
@@ -30,12 +30,13 @@ std::map<std::string, stored> trials_of(const std::string& db) {
   sqlite3* h = nullptr;
   if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
   sqlite3_stmt* s = nullptr;
-  sqlite3_prepare_v2(h, "SELECT c.instance, t.status, t.message, t.median_us FROM trials t JOIN configs c ON c.id = t.config_id",
-                     -1, &s, nullptr);
+  sqlite3_prepare_v2(
+      h, "SELECT c.instance, t.status, t.message, t.median_us FROM trials t JOIN configs c ON c.id = t.config_id", -1,
+      &s, nullptr);
   while (s && sqlite3_step(s) == SQLITE_ROW)
     out[reinterpret_cast<const char*>(sqlite3_column_text(s, 0))] = {
-        reinterpret_cast<const char*>(sqlite3_column_text(s, 1)), reinterpret_cast<const char*>(sqlite3_column_text(s, 2)),
-        sqlite3_column_double(s, 3)};
+        reinterpret_cast<const char*>(sqlite3_column_text(s, 1)),
+        reinterpret_cast<const char*>(sqlite3_column_text(s, 2)), sqlite3_column_double(s, 3)};
   sqlite3_finalize(s);
   sqlite3_close(h);
   return out;

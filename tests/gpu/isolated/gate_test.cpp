@@ -80,8 +80,8 @@ TEST_F(gate_gpu, this_build_against_itself_in_abba_rounds_finds_nothing_slower) 
     EXPECT_TRUE(fs::exists(path(round))) << round;
 
   // The first round as a baseline: the same build, measured a minute apart.
-  const auto again = run_gate(path("suite.yaml") + " --baseline " + path("gate.db") + " --format json --cache " +
-                              path("cache"));
+  const auto again =
+      run_gate(path("suite.yaml") + " --baseline " + path("gate.db") + " --format json --cache " + path("cache"));
   ASSERT_EQ(again.code, 0) << again.out;
   const auto k = nlohmann::json::parse(again.out);
   EXPECT_EQ(k["gate"]["mode"], "baseline");

@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "cuop/dtype.hpp"
 #include "cuop/backends/cublaslt.hpp"
+#include "cuop/dtype.hpp"
 #include "cuop/kernels/gemm/family.hpp"
 
 namespace cuop::backends {
@@ -137,9 +137,8 @@ class lt_gemm {
   // the heuristic's own algorithm structures, parallel to `out`. compute_type_reductions: only
   // answers whose split-K partials (if any) are reduced in the compute type, never in the output
   // type (for choices nobody verified: a 16-bit reduction fails the tolerance, e.g. 4097^3).
-  cublasStatus_t heuristic(cublasLtHandle_t handle, int top_n, std::size_t workspace_limit,
-                           std::vector<lt_config>& out, std::string* why,
-                           std::vector<cublasLtMatmulAlgo_t>* algos = nullptr,
+  cublasStatus_t heuristic(cublasLtHandle_t handle, int top_n, std::size_t workspace_limit, std::vector<lt_config>& out,
+                           std::string* why, std::vector<cublasLtMatmulAlgo_t>* algos = nullptr,
                            bool compute_type_reductions = false) const;
 
   // The whole space, at most `budget` configurations, each valid (cublasLtMatmulAlgoCheck) and
@@ -166,28 +165,26 @@ class lt_gemm {
   //     seeds). Same cuBLASLt, device, problem and options: same list.
   // Explicit cluster shapes need the current CUDA device (cudaDevAttrClusterLaunch).
   cublasStatus_t enumerate(cublasLtHandle_t handle, std::size_t workspace_limit, int budget,
-                           std::vector<lt_config>& out, std::string* why,
-                           const lt_enumerate_options& opts = {},
+                           std::vector<lt_config>& out, std::string* why, const lt_enumerate_options& opts = {},
                            lt_enumerate_stats* stats = nullptr) const;
 
   // The capabilities of algorithm `algo_id` for this problem's types.
-  cublasStatus_t capabilities(cublasLtHandle_t handle, int algo_id, lt_caps& out,
-                              std::string* why) const;
+  cublasStatus_t capabilities(cublasLtHandle_t handle, int algo_id, lt_caps& out, std::string* why) const;
 
   // Rebuilds the algorithm an identifier names: cublasLtMatmulAlgoInit, every attribute set and
   // read back, cublasLtMatmulAlgoCheck for this problem. False, with the reason, when the
   // installed cuBLASLt does not know the algorithm, a value is outside its capabilities, or the
   // check rejects it. *workspace_bytes (when given) receives the workspace it needs.
-  bool build(cublasLtHandle_t handle, const lt_config& c, cublasLtMatmulAlgo_t& out,
-             std::string* why, std::size_t* workspace_bytes = nullptr) const;
+  bool build(cublasLtHandle_t handle, const lt_config& c, cublasLtMatmulAlgo_t& out, std::string* why,
+             std::size_t* workspace_bytes = nullptr) const;
 
   // D = alpha * A * B + beta * C on `stream` with `algo` (from build() or heuristic()). `c` may
   // be null when beta == 0 (D is then passed as C, with D's layout). The workspace must hold
   // what build() reported. Device pointers aligned to 256 bytes are safe; less aligned ones may
   // be refused by algorithms that need more (CUBLAS_STATUS_NOT_SUPPORTED or INVALID_VALUE).
-  cublasStatus_t run(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t& algo, const void* a,
-                     const void* b, const void* c, void* d, float alpha, float beta,
-                     void* workspace, std::size_t workspace_bytes, cudaStream_t stream) const;
+  cublasStatus_t run(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t& algo, const void* a, const void* b,
+                     const void* c, void* d, float alpha, float beta, void* workspace, std::size_t workspace_bytes,
+                     cudaStream_t stream) const;
 
  private:
   void reset() noexcept;

@@ -52,8 +52,7 @@ struct cudnn_engine_knobs {
 // last knob fastest). Deterministic: the same engines and budget give the same list. An engine
 // without knobs contributes its single configuration. `already` (e.g. the heuristic's answers)
 // are skipped and do not count.
-std::vector<cudnn_config> enumerate_cudnn_knobs(const std::vector<cudnn_engine_knobs>& engines,
-                                                int budget,
+std::vector<cudnn_config> enumerate_cudnn_knobs(const std::vector<cudnn_engine_knobs>& engines, int budget,
                                                 const std::vector<cudnn_config>& already = {});
 
 }  // namespace cuop::backends

@@ -54,8 +54,7 @@ class dnn_conv {
   // Up to `max` configurations in the order heuristic `mode` (CUDNN_HEUR_MODE_A, _B or
   // _FALLBACK) ranks them, knob choices included; numerics the problem excludes (TF32 for f32
   // without it) are skipped.
-  cudnnStatus_t heuristic(cudnnBackendHeurMode_t mode, int max, std::vector<cudnn_config>& out,
-                          std::string* why) const;
+  cudnnStatus_t heuristic(cudnnBackendHeurMode_t mode, int max, std::vector<cudnn_config>& out, std::string* why) const;
 
   // Every engine of the graph that finalizes for it, with its knob ranges.
   cudnnStatus_t engines(std::vector<cudnn_engine_knobs>& out, std::string* why) const;

@@ -71,10 +71,10 @@ struct fft_conv_sizes {
   long long y_batch = 0;         // n * tiles * k
   long long real_bytes = 0;
   long long x_spectra_bytes = 0, w_spectra_bytes = 0, y_spectra_bytes = 0;
-  long long buffer_bytes = 0;    // the four regions above
-  long long fft_work_bytes = 0;  // plan_fft_conv: an estimate, the largest spectra region;
-                                 // fft_conv::sizes(): what cuFFT asked for, rounded up
-  long long workspace_bytes = 0; // buffer_bytes + fft_work_bytes
+  long long buffer_bytes = 0;     // the four regions above
+  long long fft_work_bytes = 0;   // plan_fft_conv: an estimate, the largest spectra region;
+                                  // fft_conv::sizes(): what cuFFT asked for, rounded up
+  long long workspace_bytes = 0;  // buffer_bytes + fft_work_bytes
 };
 
 // Host-only arithmetic. All zero when check_fft_conv refuses the problem.

@@ -66,17 +66,17 @@ class fft_conv {
   // mapped to the nearest cudaError_t; *why (when non-null) names the failing step. Sets the
   // plans' stream and work area: one run at a time per object, on the device current at init.
   // The filter is transformed on every call (nothing is cached between calls).
-  cudaError_t run(const void* x, const void* w, void* y, float alpha, float beta, void* workspace,
-                  cudaStream_t stream, std::string* why = nullptr) const;
+  cudaError_t run(const void* x, const void* w, void* y, float alpha, float beta, void* workspace, cudaStream_t stream,
+                  std::string* why = nullptr) const;
 
  private:
   dtype m_type = dtype::f32;
   kernels::conv::conv_shape m_shape;
   fft_conv_config m_config;
   fft_conv_sizes m_sizes;
-  fft_plan m_x_plan;  // R2C of the input tiles: x_batch transforms
-  fft_plan m_w_plan;  // R2C of the padded filter: w_batch transforms
-  fft_plan m_y_plan;  // C2R of the products: y_batch transforms
+  fft_plan m_x_plan;             // R2C of the input tiles: x_batch transforms
+  fft_plan m_w_plan;             // R2C of the padded filter: w_batch transforms
+  fft_plan m_y_plan;             // C2R of the products: y_batch transforms
   std::size_t m_work_bytes = 0;  // cuFFT's work area, shared by the three plans
   std::size_t m_workspace_bytes = 0;
 };

@@ -17,19 +17,19 @@ enum class conv_kind : int {
 };
 
 struct conv_entry {
-  int arch;                   // compute capability of the table: 80, 90, 100
-  const char* gpu;            // GPU the timing comes from ("" for defaults)
+  int arch;         // compute capability of the table: 80, 90, 100
+  const char* gpu;  // GPU the timing comes from ("" for defaults)
   dtype type;
   kernels::conv::layout lay;
-  int n, h, w, c, k, r, s;    // tuned shape (all 0 for defaults)
+  int n, h, w, c, k, r, s;  // tuned shape (all 0 for defaults)
   int stride, pad, dilation, groups;
-  int tf32;                   // 1: tuned with TF32 allowed (f32 only)
+  int tf32;  // 1: tuned with TF32 allowed (f32 only)
   conv_kind kind;
   kernels::conv::depthwise_config config;  // kind == kernel
-  const char* lib_id;         // kind == cudnn or fft: the configuration's identifier, else ""
-  int kernel;                 // kind == kernel: index into conv_kernels, else -1
+  const char* lib_id;                      // kind == cudnn or fft: the configuration's identifier, else ""
+  int kernel;                              // kind == kernel: index into conv_kernels, else -1
   entry_source source;
-  double median_us;           // measured time of this choice on `gpu` (0 for defaults)
+  double median_us;  // measured time of this choice on `gpu` (0 for defaults)
   const char* instance;
 };
 

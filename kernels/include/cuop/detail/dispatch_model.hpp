@@ -5,8 +5,8 @@
 
 #include <limits>
 
-#include "cuop/detail/nearest_choice.hpp"
 #include "cuop/detail/entry_source.hpp"
+#include "cuop/detail/nearest_choice.hpp"
 
 namespace cuop::detail {
 
@@ -14,22 +14,27 @@ namespace cuop::detail {
 inline constexpr float unmeasured = std::numeric_limits<float>::quiet_NaN();
 
 struct dispatch_model {
-  int arch;               // compute capability of the table: 80, 90, 100
-  const char* gpu;        // GPU its anchors were measured on
-  entry_source source;    // tuned: measured on this architecture; nearest_arch: on another one
-  int first_anchor;       // its anchors' rows in <op>_model_features
+  int arch;             // compute capability of the table: 80, 90, 100
+  const char* gpu;      // GPU its anchors were measured on
+  entry_source source;  // tuned: measured on this architecture; nearest_arch: on another one
+  int first_anchor;     // its anchors' rows in <op>_model_features
   int anchors;
-  int first_column;       // its candidates in <op>_model_columns and <op>_model_trusted
+  int first_column;  // its candidates in <op>_model_columns and <op>_model_trusted
   int columns;
-  int first_speedup;      // its anchors x columns block in <op>_model_speedups
+  int first_speedup;  // its anchors x columns block in <op>_model_speedups
   choice_params params;
 };
 
 // The model's data as nearest_choice reads it, from the op's arrays.
 inline choice_model_view view_of(const dispatch_model& m, int feature_count, const double* features,
                                  const float* speedups, const unsigned char* trusted) noexcept {
-  return {features + m.first_anchor * feature_count, speedups + m.first_speedup,
-          trusted + m.first_column, m.anchors, feature_count, m.columns, m.params};
+  return {features + m.first_anchor * feature_count,
+          speedups + m.first_speedup,
+          trusted + m.first_column,
+          m.anchors,
+          feature_count,
+          m.columns,
+          m.params};
 }
 
 }  // namespace cuop::detail

@@ -16,17 +16,17 @@ enum class gemm_kind : int {
 };
 
 struct gemm_entry {
-  int arch;                 // compute capability of the table: 80, 90, 100
-  const char* gpu;          // GPU the timing comes from ("" for defaults)
+  int arch;         // compute capability of the table: 80, 90, 100
+  const char* gpu;  // GPU the timing comes from ("" for defaults)
   dtype in, out;
   kernels::gemm::b_layout b;
-  int m, n, k;              // tuned shape (0 for defaults)
+  int m, n, k;  // tuned shape (0 for defaults)
   gemm_kind kind;
   kernels::gemm::gemm_config config;  // kind == kernel
-  const char* lt_id;        // kind == cublaslt: the configuration's identifier, else ""
-  int kernel;               // kind == kernel: index into gemm_kernels, else -1
+  const char* lt_id;                  // kind == cublaslt: the configuration's identifier, else ""
+  int kernel;                         // kind == kernel: index into gemm_kernels, else -1
   entry_source source;
-  double median_us;         // measured time of this choice on `gpu` (0 for defaults)
+  double median_us;  // measured time of this choice on `gpu` (0 for defaults)
   const char* instance;
 };
 

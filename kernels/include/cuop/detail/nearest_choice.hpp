@@ -13,11 +13,11 @@ namespace cuop::detail {
 
 // How a model chooses. Distances are L1 over the features (log2 of the shape's dimensions).
 struct choice_params {
-  int neighbours;        // the k nearest anchors within `radius` vote
-  double radius;         // farther anchors say nothing about the call's shape
-  double log_margin;     // a candidate must beat the baseline by more than this (log) at every voter
-  double reach;          // no extrapolation: in every feature the call lies within the voters' span,
-                         // widened by this much (a kernel that wins at m = 1 may lose at m = 2)
+  int neighbours;     // the k nearest anchors within `radius` vote
+  double radius;      // farther anchors say nothing about the call's shape
+  double log_margin;  // a candidate must beat the baseline by more than this (log) at every voter
+  double reach;       // no extrapolation: in every feature the call lies within the voters' span,
+                      // widened by this much (a kernel that wins at m = 1 may lose at m = 2)
 };
 
 // One fitted model's data, as the emitted tables hold it.
@@ -48,8 +48,8 @@ inline constexpr int max_neighbours = 16;
 template <typename Usable>
 int nearest_choice(const choice_model_view& m, const double* query, Usable&& usable, int skip_anchor = -1,
                    bool* at_anchor = nullptr) {
-  const int k = m.params.neighbours < 1 ? 1 : (m.params.neighbours > max_neighbours ? max_neighbours
-                                                                                      : m.params.neighbours);
+  const int k =
+      m.params.neighbours < 1 ? 1 : (m.params.neighbours > max_neighbours ? max_neighbours : m.params.neighbours);
   int nearest[max_neighbours];
   double dist[max_neighbours];
   int found = 0;

@@ -10,14 +10,14 @@
 namespace cuop::detail {
 
 struct softmax_entry {
-  int arch;                 // compute capability of the table: 80, 90, 100
-  const char* gpu;          // GPU the timing comes from ("" for defaults)
+  int arch;         // compute capability of the table: 80, 90, 100
+  const char* gpu;  // GPU the timing comes from ("" for defaults)
   dtype type;
-  long long rows, cols;     // tuned shape (0 for defaults)
+  long long rows, cols;  // tuned shape (0 for defaults)
   kernels::softmax::softmax_config config;
-  int kernel;               // index into the instantiation unit's kernel array
+  int kernel;  // index into the instantiation unit's kernel array
   entry_source source;
-  double median_us;         // measured time of this choice on `gpu` (0 for defaults)
+  double median_us;  // measured time of this choice on `gpu` (0 for defaults)
   const char* instance;
 };
 

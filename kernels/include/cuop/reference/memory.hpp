@@ -30,8 +30,7 @@ std::vector<read_shape> read_shapes();
 
 // Reads `bytes` (a multiple of 16, 16-byte aligned) once with `shape`, writing nothing (as
 // read_sweep); `b4_t512_u4_stride` style names for reports.
-cudaError_t read_stream(const void* data, std::size_t bytes, unsigned* sink, const read_shape& shape,
-                        cudaStream_t s);
+cudaError_t read_stream(const void* data, std::size_t bytes, unsigned* sink, const read_shape& shape, cudaStream_t s);
 std::string read_shape_name(const read_shape& shape);
 
 }  // namespace cuop::reference

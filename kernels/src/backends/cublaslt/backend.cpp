@@ -17,12 +17,9 @@ constexpr cudaDataType_t scale_type = CUDA_R_32F;
 
 cudaDataType_t cuda_type(dtype t) {
   switch (t) {
-    case dtype::f32:
-      return CUDA_R_32F;
-    case dtype::f16:
-      return CUDA_R_16F;
-    case dtype::bf16:
-      return CUDA_R_16BF;
+    case dtype::f32: return CUDA_R_32F;
+    case dtype::f16: return CUDA_R_16F;
+    case dtype::bf16: return CUDA_R_16BF;
   }
   return CUDA_R_32F;
 }
@@ -43,30 +40,25 @@ std::string join(const std::vector<std::uint32_t>& v) {
 
 // Typed access to one attribute: the size must be the attribute's own, or cuBLASLt refuses.
 template <class T>
-cublasStatus_t get_config(const cublasLtMatmulAlgo_t& algo,
-                          cublasLtMatmulAlgoConfigAttributes_t attr, T& value) {
+cublasStatus_t get_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr, T& value) {
   std::size_t written = 0;
-  const cublasStatus_t s =
-      cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof(T), &written);
+  const cublasStatus_t s = cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof(T), &written);
   if (s == CUBLAS_STATUS_SUCCESS && written != sizeof(T)) return CUBLAS_STATUS_INTERNAL_ERROR;
   return s;
 }
 
 template <class T>
-cublasStatus_t set_config(cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr,
-                          const T& value) {
+cublasStatus_t set_config(cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr, const T& value) {
   return cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &value, sizeof(T));
 }
 
 template <class T>
-cublasStatus_t get_cap(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attr,
-                       T& value) {
+cublasStatus_t get_cap(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attr, T& value) {
   std::size_t written = 0;
   return cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &value, sizeof(T), &written);
 }
 
-cublasStatus_t get_cap_list(const cublasLtMatmulAlgo_t& algo,
-                            cublasLtMatmulAlgoCapAttributes_t attr,
+cublasStatus_t get_cap_list(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attr,
                             std::vector<std::uint32_t>& out) {
   out.clear();
   std::size_t needed = 0;
@@ -74,8 +66,7 @@ cublasStatus_t get_cap_list(const cublasLtMatmulAlgo_t& algo,
   if (s != CUBLAS_STATUS_SUCCESS || needed == 0) return s;
   out.resize(needed / sizeof(std::uint32_t));
   std::size_t written = 0;
-  s = cublasLtMatmulAlgoCapGetAttribute(&algo, attr, out.data(), out.size() * sizeof(std::uint32_t),
-                                        &written);
+  s = cublasLtMatmulAlgoCapGetAttribute(&algo, attr, out.data(), out.size() * sizeof(std::uint32_t), &written);
   out.resize(s == CUBLAS_STATUS_SUCCESS ? written / sizeof(std::uint32_t) : 0);
   return s;
 }
@@ -112,11 +103,10 @@ std::string outside_caps(const lt_config& c, const lt_caps& caps) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };
   if (c.tile != 0 && !listed(caps.tiles, c.tile))
-    return "tile " + std::to_string(c.tile) + " is not one " + algo +
-           " supports (tiles: " + join(caps.tiles) + ")";
+    return "tile " + std::to_string(c.tile) + " is not one " + algo + " supports (tiles: " + join(caps.tiles) + ")";
   if (c.stages != 0 && !listed(caps.stages, c.stages))
-    return "stages " + std::to_string(c.stages) + " is not one " + algo +
-           " supports (stages: " + join(caps.stages) + ")";
+    return "stages " + std::to_string(c.stages) + " is not one " + algo + " supports (stages: " + join(caps.stages) +
+           ")";
   if (c.split_k > 1 && !caps.split_k)
     return "split-K " + std::to_string(c.split_k) + " but " + algo + " does not split K";
   if (c.split_k < 0) return "split-K " + std::to_string(c.split_k) + " is negative";
@@ -138,17 +128,12 @@ cublasStatus_t read_caps(const cublasLtMatmulAlgo_t& algo, lt_caps& out, std::st
   cublasStatus_t s = get_cap_list(algo, CUBLASLT_ALGO_CAP_TILE_IDS, caps.tiles);
   if (s == CUBLAS_STATUS_SUCCESS) s = get_cap_list(algo, CUBLASLT_ALGO_CAP_STAGES_IDS, caps.stages);
   if (s == CUBLAS_STATUS_SUCCESS) s = get_cap(algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, split);
-  if (s == CUBLAS_STATUS_SUCCESS)
-    s = get_cap(algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, caps.reduction_mask);
-  if (s == CUBLAS_STATUS_SUCCESS)
-    s = get_cap(algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, caps.swizzle_max);
-  if (s == CUBLAS_STATUS_SUCCESS)
-    s = get_cap(algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, custom_max);
-  if (s != CUBLAS_STATUS_SUCCESS)
-    return fail(why, s, "cublasLtMatmulAlgoCapGetAttribute failed: " + lt_status_text(s));
+  if (s == CUBLAS_STATUS_SUCCESS) s = get_cap(algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK, caps.reduction_mask);
+  if (s == CUBLAS_STATUS_SUCCESS) s = get_cap(algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, caps.swizzle_max);
+  if (s == CUBLAS_STATUS_SUCCESS) s = get_cap(algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, custom_max);
+  if (s != CUBLAS_STATUS_SUCCESS) return fail(why, s, "cublasLtMatmulAlgoCapGetAttribute failed: " + lt_status_text(s));
   // Informational capabilities: absent from a library, they keep their permissive defaults.
-  if (get_cap(algo, CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT, out_of_place) !=
-      CUBLAS_STATUS_SUCCESS)
+  if (get_cap(algo, CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT, out_of_place) != CUBLAS_STATUS_SUCCESS)
     out_of_place = 1;
   // cuBLASLt's A is our B and its B our A.
   get_cap(algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES, caps.align_b);
@@ -163,9 +148,7 @@ cublasStatus_t read_caps(const cublasLtMatmulAlgo_t& algo, lt_caps& out, std::st
 }
 
 struct preference_deleter {
-  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const noexcept {
-    cublasLtMatmulPreferenceDestroy(p);
-  }
+  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const noexcept { cublasLtMatmulPreferenceDestroy(p); }
 };
 using preference_ptr = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, preference_deleter>;
 
@@ -182,16 +165,14 @@ std::uint64_t identity_hash(const lt_config& c) {
   for (const std::uint64_t v :
        {static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.algo_id)), std::uint64_t{c.tile},
         std::uint64_t{c.stages}, static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.split_k)),
-        std::uint64_t{c.reduction}, std::uint64_t{c.swizzle}, std::uint64_t{c.custom},
-        std::uint64_t{c.inner_shape}, std::uint64_t{c.cluster_shape}})
+        std::uint64_t{c.reduction}, std::uint64_t{c.swizzle}, std::uint64_t{c.custom}, std::uint64_t{c.inner_shape},
+        std::uint64_t{c.cluster_shape}})
     h = mix(h ^ v);
   return h;
 }
 
 struct identity_order {
-  bool operator()(const lt_config& a, const lt_config& b) const noexcept {
-    return identity_less(a, b);
-  }
+  bool operator()(const lt_config& a, const lt_config& b) const noexcept { return identity_less(a, b); }
 };
 
 }  // namespace
@@ -206,8 +187,7 @@ std::string check_problem(const lt_problem& p) {
     return "output type \"" + std::string(name_of(p.out)) + "\" is neither f32 nor the input type";
   if (p.b != b_layout::row && p.b != b_layout::col) return "unknown layout of B";
   if (p.m < 1 || p.n < 1 || p.k < 1)
-    return "empty problem m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
-           " k=" + std::to_string(p.k);
+    return "empty problem m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k);
   const auto too_small = [](const char* name, long long ld, const char* dim, int v) {
     return std::string(name) + " " + std::to_string(ld) + " < " + dim + " " + std::to_string(v);
   };
@@ -220,9 +200,8 @@ std::string check_problem(const lt_problem& p) {
 }
 
 std::string describe(const lt_problem& p) {
-  return std::string(name_of(p.in)) + "->" + std::string(name_of(p.out)) +
-         " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) +
-         (p.b == b_layout::col ? " b=col" : " b=row");
+  return std::string(name_of(p.in)) + "->" + std::string(name_of(p.out)) + " m=" + std::to_string(p.m) +
+         " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + (p.b == b_layout::col ? " b=col" : " b=row");
 }
 
 std::string lt_status_text(cublasStatus_t s) {
@@ -242,26 +221,19 @@ cublasStatus_t lt_config_of(const cublasLtMatmulAlgo_t& algo, lt_config& out, st
   const step steps[] = {
       {"CUBLASLT_ALGO_CONFIG_ID", get_config(algo, CUBLASLT_ALGO_CONFIG_ID, c.algo_id)},
       {"CUBLASLT_ALGO_CONFIG_TILE_ID", get_config(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, c.tile)},
-      {"CUBLASLT_ALGO_CONFIG_STAGES_ID",
-       get_config(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, c.stages)},
-      {"CUBLASLT_ALGO_CONFIG_SPLITK_NUM",
-       get_config(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, c.split_k)},
-      {"CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME",
-       get_config(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, c.reduction)},
-      {"CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING",
-       get_config(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, c.swizzle)},
-      {"CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION",
-       get_config(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, c.custom)},
-      {"CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID",
-       get_config(algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, c.inner_shape)},
+      {"CUBLASLT_ALGO_CONFIG_STAGES_ID", get_config(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, c.stages)},
+      {"CUBLASLT_ALGO_CONFIG_SPLITK_NUM", get_config(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, c.split_k)},
+      {"CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME", get_config(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, c.reduction)},
+      {"CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING", get_config(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, c.swizzle)},
+      {"CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION", get_config(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, c.custom)},
+      {"CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID", get_config(algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, c.inner_shape)},
       {"CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID",
        get_config(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, c.cluster_shape)},
   };
   for (const auto& st : steps)
     if (st.status != CUBLAS_STATUS_SUCCESS)
       return fail(why, st.status,
-                  std::string("reading ") + st.name +
-                      " of an algorithm failed: " + lt_status_text(st.status));
+                  std::string("reading ") + st.name + " of an algorithm failed: " + lt_status_text(st.status));
   out = c;
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -297,8 +269,7 @@ void lt_gemm::reset() noexcept {
 
 cublasStatus_t lt_gemm::init(const lt_problem& p, std::string* why) {
   reset();
-  if (std::string bad = check_problem(p); !bad.empty())
-    return fail(why, CUBLAS_STATUS_INVALID_VALUE, std::move(bad));
+  if (std::string bad = check_problem(p); !bad.empty()) return fail(why, CUBLAS_STATUS_INVALID_VALUE, std::move(bad));
   m_problem = p;
   const cudaDataType_t in = cuda_type(p.in), out = cuda_type(p.out);
   const auto u = [](long long v) { return static_cast<std::uint64_t>(v); };
@@ -315,25 +286,18 @@ cublasStatus_t lt_gemm::init(const lt_problem& p, std::string* why) {
   if (s == CUBLAS_STATUS_SUCCESS)
     s = cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof(op_a));
   m_desc = desc;
-  if (s == CUBLAS_STATUS_SUCCESS)
-    s = cublasLtMatrixLayoutCreate(&m_layout_b, in, b_rows, b_cols, p.ldb);
-  if (s == CUBLAS_STATUS_SUCCESS)
-    s = cublasLtMatrixLayoutCreate(&m_layout_a, in, u(p.k), u(p.m), p.lda);
-  if (s == CUBLAS_STATUS_SUCCESS)
-    s = cublasLtMatrixLayoutCreate(&m_layout_c, out, u(p.n), u(p.m), p.ldc);
-  if (s == CUBLAS_STATUS_SUCCESS)
-    s = cublasLtMatrixLayoutCreate(&m_layout_d, out, u(p.n), u(p.m), p.ldd);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&m_layout_b, in, b_rows, b_cols, p.ldb);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&m_layout_a, in, u(p.k), u(p.m), p.lda);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&m_layout_c, out, u(p.n), u(p.m), p.ldc);
+  if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&m_layout_d, out, u(p.n), u(p.m), p.ldd);
   if (s != CUBLAS_STATUS_SUCCESS) {
     reset();
-    return fail(
-        why, s,
-        "creating the cuBLASLt descriptors of " + describe(p) + " failed: " + lt_status_text(s));
+    return fail(why, s, "creating the cuBLASLt descriptors of " + describe(p) + " failed: " + lt_status_text(s));
   }
   return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t lt_gemm::init_algo(cublasLtHandle_t handle, int algo_id,
-                                  cublasLtMatmulAlgo_t& algo) const {
+cublasStatus_t lt_gemm::init_algo(cublasLtHandle_t handle, int algo_id, cublasLtMatmulAlgo_t& algo) const {
   const cudaDataType_t in = cuda_type(m_problem.in), out = cuda_type(m_problem.out);
   return cublasLtMatmulAlgoInit(handle, compute_type, scale_type, in, in, out, out, algo_id, &algo);
 }
@@ -341,8 +305,7 @@ cublasStatus_t lt_gemm::init_algo(cublasLtHandle_t handle, int algo_id,
 cublasStatus_t lt_gemm::check(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t& algo,
                               cublasLtMatmulHeuristicResult_t& result) const {
   result = {};
-  return cublasLtMatmulAlgoCheck(handle, m_desc, m_layout_b, m_layout_a, m_layout_c, m_layout_d,
-                                 &algo, &result);
+  return cublasLtMatmulAlgoCheck(handle, m_desc, m_layout_b, m_layout_a, m_layout_c, m_layout_d, &algo, &result);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,23 +318,22 @@ cublasStatus_t lt_gemm::heuristic(cublasLtHandle_t handle, int top_n, std::size_
   if (algos != nullptr) algos->clear();
   if (!ready()) return fail(why, CUBLAS_STATUS_NOT_INITIALIZED, "lt_gemm used before init()");
   if (top_n < 1)
-    return fail(why, CUBLAS_STATUS_INVALID_VALUE,
-                "heuristic asked for " + std::to_string(top_n) + " answers");
+    return fail(why, CUBLAS_STATUS_INVALID_VALUE, "heuristic asked for " + std::to_string(top_n) + " answers");
 
   cublasLtMatmulPreference_t raw = nullptr;
   cublasStatus_t s = cublasLtMatmulPreferenceCreate(&raw);
   const preference_ptr pref(raw);
   const std::uint64_t limit = workspace_limit;
   if (s == CUBLAS_STATUS_SUCCESS)
-    s = cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit,
-                                             sizeof(limit));
+    s = cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit, sizeof(limit));
   const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;  // and none (no split-K)
   if (s == CUBLAS_STATUS_SUCCESS && compute_type_reductions)
     s = cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof(mask));
   // Only less than cuBLASLt's default is said, so that the usual call asks exactly what it did
   // before alignments were known. cuBLASLt's A is our B, its B our A.
   const lt_alignment def;
-  if (s == CUBLAS_STATUS_SUCCESS && (m_align.a < def.a || m_align.b < def.b || m_align.c < def.c || m_align.d < def.d)) {
+  if (s == CUBLAS_STATUS_SUCCESS &&
+      (m_align.a < def.a || m_align.b < def.b || m_align.c < def.c || m_align.d < def.d)) {
     const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> alignments[] = {
         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, m_align.b},
         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, m_align.a},
@@ -380,17 +342,14 @@ cublasStatus_t lt_gemm::heuristic(cublasLtHandle_t handle, int top_n, std::size_
     for (const auto& [attr, bytes] : alignments)
       if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatmulPreferenceSetAttribute(raw, attr, &bytes, sizeof(bytes));
   }
-  if (s != CUBLAS_STATUS_SUCCESS)
-    return fail(why, s, "creating the cuBLASLt preference failed: " + lt_status_text(s));
+  if (s != CUBLAS_STATUS_SUCCESS) return fail(why, s, "creating the cuBLASLt preference failed: " + lt_status_text(s));
 
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(top_n));
   int count = 0;
-  s = cublasLtMatmulAlgoGetHeuristic(handle, m_desc, m_layout_b, m_layout_a, m_layout_c, m_layout_d,
-                                     raw, top_n, results.data(), &count);
+  s = cublasLtMatmulAlgoGetHeuristic(handle, m_desc, m_layout_b, m_layout_a, m_layout_c, m_layout_d, raw, top_n,
+                                     results.data(), &count);
   if (s != CUBLAS_STATUS_SUCCESS)
-    return fail(why, s,
-                "cublasLtMatmulAlgoGetHeuristic failed for " + describe(m_problem) + ": " +
-                    lt_status_text(s));
+    return fail(why, s, "cublasLtMatmulAlgoGetHeuristic failed for " + describe(m_problem) + ": " + lt_status_text(s));
 
   for (int i = 0; i < count && i < top_n; ++i) {
     const auto& r = results[static_cast<std::size_t>(i)];
@@ -403,35 +362,33 @@ cublasStatus_t lt_gemm::heuristic(cublasLtHandle_t handle, int top_n, std::size_
     }
     c.workspace_bytes = r.workspaceSize;
     c.waves = r.wavesCount;
-    const bool seen = std::any_of(out.begin(), out.end(),
-                                  [&](const lt_config& o) { return same_identity(o, c); });
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const lt_config& o) { return same_identity(o, c); });
     if (seen) continue;
     out.push_back(c);
     if (algos != nullptr) algos->push_back(r.algo);
   }
   if (out.empty())
     return fail(why, CUBLAS_STATUS_NOT_SUPPORTED,
-                "cublasLtMatmulAlgoGetHeuristic found no algorithm for " + describe(m_problem) +
-                    " within " + std::to_string(workspace_limit) + " bytes of workspace");
+                "cublasLtMatmulAlgoGetHeuristic found no algorithm for " + describe(m_problem) + " within " +
+                    std::to_string(workspace_limit) + " bytes of workspace");
   return CUBLAS_STATUS_SUCCESS;
 }
 
 // ---------------------------------------------------------------------------------------------
 // lt_gemm: capabilities, build, run
 
-cublasStatus_t lt_gemm::capabilities(cublasLtHandle_t handle, int algo_id, lt_caps& out,
-                                     std::string* why) const {
+cublasStatus_t lt_gemm::capabilities(cublasLtHandle_t handle, int algo_id, lt_caps& out, std::string* why) const {
   if (!ready()) return fail(why, CUBLAS_STATUS_NOT_INITIALIZED, "lt_gemm used before init()");
   cublasLtMatmulAlgo_t algo{};
   if (const cublasStatus_t s = init_algo(handle, algo_id, algo); s != CUBLAS_STATUS_SUCCESS)
     return fail(why, s,
-                "cuBLASLt does not offer algorithm " + std::to_string(algo_id) + " for " +
-                    describe(m_problem) + ": " + lt_status_text(s));
+                "cuBLASLt does not offer algorithm " + std::to_string(algo_id) + " for " + describe(m_problem) + ": " +
+                    lt_status_text(s));
   return read_caps(algo, out, why);
 }
 
-bool lt_gemm::build(cublasLtHandle_t handle, const lt_config& c, cublasLtMatmulAlgo_t& out,
-                    std::string* why, std::size_t* workspace_bytes) const {
+bool lt_gemm::build(cublasLtHandle_t handle, const lt_config& c, cublasLtMatmulAlgo_t& out, std::string* why,
+                    std::size_t* workspace_bytes) const {
   const std::string id = lt_config_id(c);
   const auto reject = [&](std::string message) {
     if (why != nullptr) *why = id + ": " + std::move(message);
@@ -441,15 +398,16 @@ bool lt_gemm::build(cublasLtHandle_t handle, const lt_config& c, cublasLtMatmulA
   cublasLtMatmulAlgo_t algo{};
   cublasStatus_t s = init_algo(handle, c.algo_id, algo);
   if (s != CUBLAS_STATUS_SUCCESS)
-    return reject("cuBLASLt does not offer algorithm " + std::to_string(c.algo_id) + " for " +
-                  describe(m_problem) + ": " + lt_status_text(s));
+    return reject("cuBLASLt does not offer algorithm " + std::to_string(c.algo_id) + " for " + describe(m_problem) +
+                  ": " + lt_status_text(s));
   lt_caps caps;
   std::string message;
   if (read_caps(algo, caps, &message) != CUBLAS_STATUS_SUCCESS) return reject(message);
   if (message = outside_caps(c, caps); !message.empty()) return reject(message);
-  const std::pair<const char*, std::pair<std::uint32_t, std::uint32_t>> needs[] = {
-      {"A", {caps.align_a, m_align.a}}, {"B", {caps.align_b, m_align.b}},
-      {"C", {caps.align_c, m_align.c}}, {"D", {caps.align_d, m_align.d}}};
+  const std::pair<const char*, std::pair<std::uint32_t, std::uint32_t>> needs[] = {{"A", {caps.align_a, m_align.a}},
+                                                                                   {"B", {caps.align_b, m_align.b}},
+                                                                                   {"C", {caps.align_c, m_align.c}},
+                                                                                   {"D", {caps.align_d, m_align.d}}};
   for (const auto& [operand, need] : needs)
     if (need.first > need.second)
       return reject(std::string("the algorithm needs ") + operand + " aligned to " + std::to_string(need.first) +
@@ -463,17 +421,15 @@ bool lt_gemm::build(cublasLtHandle_t handle, const lt_config& c, cublasLtMatmulA
   if (!same_identity(back, c)) return reject("cuBLASLt holds it as " + lt_config_id(back));
   cublasLtMatmulHeuristicResult_t result;
   if (s = check(handle, algo, result); s != CUBLAS_STATUS_SUCCESS)
-    return reject("cublasLtMatmulAlgoCheck rejects it for " + describe(m_problem) + ": " +
-                  lt_status_text(s));
+    return reject("cublasLtMatmulAlgoCheck rejects it for " + describe(m_problem) + ": " + lt_status_text(s));
   out = algo;
   if (workspace_bytes != nullptr) *workspace_bytes = result.workspaceSize;
   return true;
 }
 
-cublasStatus_t lt_gemm::run(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t& algo,
-                            const void* a, const void* b, const void* c, void* d, float alpha,
-                            float beta, void* workspace, std::size_t workspace_bytes,
-                            cudaStream_t stream) const {
+cublasStatus_t lt_gemm::run(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t& algo, const void* a, const void* b,
+                            const void* c, void* d, float alpha, float beta, void* workspace,
+                            std::size_t workspace_bytes, cudaStream_t stream) const {
   if (!ready()) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (a == nullptr || b == nullptr || d == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   cublasLtMatrixLayout_t c_layout = m_layout_c;
@@ -483,8 +439,8 @@ cublasStatus_t lt_gemm::run(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t&
     c_layout = m_layout_d;
   }
   // Our B is cuBLASLt's A, our A its B (see the header).
-  return cublasLtMatmul(handle, m_desc, &alpha, b, m_layout_b, a, m_layout_a, &beta, c, c_layout, d,
-                        m_layout_d, &algo, workspace, workspace_bytes, stream);
+  return cublasLtMatmul(handle, m_desc, &alpha, b, m_layout_b, a, m_layout_a, &beta, c, c_layout, d, m_layout_d, &algo,
+                        workspace, workspace_bytes, stream);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,8 +459,7 @@ struct algo_stream {
 }  // namespace
 
 cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace_limit, int budget,
-                                  std::vector<lt_config>& out, std::string* why,
-                                  const lt_enumerate_options& opts,
+                                  std::vector<lt_config>& out, std::string* why, const lt_enumerate_options& opts,
                                   lt_enumerate_stats* stats) const {
   out.clear();
   lt_enumerate_stats st;
@@ -512,13 +467,12 @@ cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace
     if (stats != nullptr) *stats = st;
     return s;
   };
-  if (!ready())
-    return finish(fail(why, CUBLAS_STATUS_NOT_INITIALIZED, "lt_gemm used before init()"));
+  if (!ready()) return finish(fail(why, CUBLAS_STATUS_NOT_INITIALIZED, "lt_gemm used before init()"));
   if (budget < 1) {
     st.complete = budget == 0;
-    return finish(budget == 0 ? CUBLAS_STATUS_SUCCESS
-                              : fail(why, CUBLAS_STATUS_INVALID_VALUE,
-                                     "enumeration budget " + std::to_string(budget) + " < 0"));
+    return finish(
+        budget == 0 ? CUBLAS_STATUS_SUCCESS
+                    : fail(why, CUBLAS_STATUS_INVALID_VALUE, "enumeration budget " + std::to_string(budget) + " < 0"));
   }
 
   std::set<lt_config, identity_order> taken;
@@ -532,8 +486,7 @@ cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace
   if (opts.heuristic_seeds > 0) {
     std::vector<lt_config> seeds;
     std::string ignored;
-    if (heuristic(handle, opts.heuristic_seeds, workspace_limit, seeds, &ignored) ==
-        CUBLAS_STATUS_SUCCESS)
+    if (heuristic(handle, opts.heuristic_seeds, workspace_limit, seeds, &ignored) == CUBLAS_STATUS_SUCCESS)
       for (const auto& c : seeds) st.seeds += take(c) ? 1 : 0;
   }
 
@@ -541,13 +494,11 @@ cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace
   const cudaDataType_t in = cuda_type(m_problem.in), out_type = cuda_type(m_problem.out);
   std::vector<int> ids(4096);
   int id_count = 0;
-  cublasStatus_t s =
-      cublasLtMatmulAlgoGetIds(handle, compute_type, scale_type, in, in, out_type, out_type,
-                               static_cast<int>(ids.size()), ids.data(), &id_count);
+  cublasStatus_t s = cublasLtMatmulAlgoGetIds(handle, compute_type, scale_type, in, in, out_type, out_type,
+                                              static_cast<int>(ids.size()), ids.data(), &id_count);
   if (s != CUBLAS_STATUS_SUCCESS)
-    return finish(fail(
-        why, s,
-        "cublasLtMatmulAlgoGetIds failed for " + describe(m_problem) + ": " + lt_status_text(s)));
+    return finish(
+        fail(why, s, "cublasLtMatmulAlgoGetIds failed for " + describe(m_problem) + ": " + lt_status_text(s)));
   ids.resize(static_cast<std::size_t>(std::max(0, id_count)));
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -556,10 +507,9 @@ cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace
   bool clusters = false;
   if (opts.cluster_shapes) {
     int device = 0, cluster_launch = 0;
-    clusters =
-        cudaGetDevice(&device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device) == cudaSuccess &&
-        cluster_launch != 0;
+    clusters = cudaGetDevice(&device) == cudaSuccess &&
+               cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device) == cudaSuccess &&
+               cluster_launch != 0;
   }
 
   const auto checked = [&](const cublasLtMatmulAlgo_t& base, const lt_config& c,
@@ -585,10 +535,8 @@ cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace
     if (lt_config_of(as.base, def, nullptr) != CUBLAS_STATUS_SUCCESS) continue;
     def.algo_id = id;
 
-    const std::vector<std::uint32_t> tiles =
-        caps.tiles.empty() ? std::vector<std::uint32_t>{0} : caps.tiles;
-    const std::vector<std::uint32_t> stages =
-        caps.stages.empty() ? std::vector<std::uint32_t>{0} : caps.stages;
+    const std::vector<std::uint32_t> tiles = caps.tiles.empty() ? std::vector<std::uint32_t>{0} : caps.tiles;
+    const std::vector<std::uint32_t> stages = caps.stages.empty() ? std::vector<std::uint32_t>{0} : caps.stages;
 
     // The cores: (tile, stages, cluster shape) with the other attributes at their defaults.
     // Each (tile, stages) is checked with the auto cluster shape and, on a device that launches
@@ -609,14 +557,12 @@ cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace
         const bool auto_ok = checked(as.base, c, result);
         explicit_ok.clear();
         if (clusters)
-          for (std::uint16_t cl = CUBLASLT_CLUSTER_SHAPE_1x1x1; cl < CUBLASLT_CLUSTER_SHAPE_END;
-               ++cl) {
+          for (std::uint16_t cl = CUBLASLT_CLUSTER_SHAPE_1x1x1; cl < CUBLASLT_CLUSTER_SHAPE_END; ++cl) {
             c.cluster_shape = cl;
             if (checked(as.base, c, result)) explicit_ok.push_back(c);
           }
         const bool ignores_cluster =
-            explicit_ok.size() ==
-            std::size_t{CUBLASLT_CLUSTER_SHAPE_END - CUBLASLT_CLUSTER_SHAPE_1x1x1};
+            explicit_ok.size() == std::size_t{CUBLASLT_CLUSTER_SHAPE_END - CUBLASLT_CLUSTER_SHAPE_1x1x1};
         if (auto_ok) {
           c.cluster_shape = CUBLASLT_CLUSTER_SHAPE_AUTO;
           cores.push_back(c);
@@ -635,8 +581,7 @@ cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace
     if (caps.split_k)
       for (const int sk : opts.split_k) {
         if (sk < 2 || sk == def.split_k ||
-            static_cast<long long>(m_problem.k) <
-                static_cast<long long>(sk) * std::max(1, opts.min_k_per_split))
+            static_cast<long long>(m_problem.k) < static_cast<long long>(sk) * std::max(1, opts.min_k_per_split))
           continue;
         for (std::uint32_t bit = 1; bit <= CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE; bit <<= 1)
           if ((caps.reduction_mask & bit) != 0) splits.emplace_back(sk, bit);
@@ -684,8 +629,8 @@ cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace
       }
     }
   }
-  st.complete = !st.check_limit_hit && std::all_of(streams.begin(), streams.end(),
-                                                   [](const algo_stream& a) { return a.done(); });
+  st.complete =
+      !st.check_limit_hit && std::all_of(streams.begin(), streams.end(), [](const algo_stream& a) { return a.done(); });
   if (out.empty())
     return finish(fail(why, CUBLAS_STATUS_NOT_SUPPORTED,
                        "cuBLASLt offers no configuration for " + describe(m_problem) + " within " +

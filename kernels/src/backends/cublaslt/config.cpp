@@ -40,13 +40,12 @@ constexpr std::string_view example_id = "lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0";
 using values = std::array<long long, field_count>;
 
 values values_of(const lt_config& c) {
-  return {c.algo_id, c.tile,   c.stages,      c.split_k,      c.reduction,
-          c.swizzle, c.custom, c.inner_shape, c.cluster_shape};
+  return {c.algo_id, c.tile, c.stages, c.split_k, c.reduction, c.swizzle, c.custom, c.inner_shape, c.cluster_shape};
 }
 
 auto identity_tuple(const lt_config& c) {
-  return std::make_tuple(c.algo_id, c.tile, c.stages, c.split_k, c.reduction, c.swizzle, c.custom,
-                         c.inner_shape, c.cluster_shape);
+  return std::make_tuple(c.algo_id, c.tile, c.stages, c.split_k, c.reduction, c.swizzle, c.custom, c.inner_shape,
+                         c.cluster_shape);
 }
 
 // The text quoted in messages: printable ASCII as is, anything else as \xNN, long texts cut.
@@ -96,10 +95,9 @@ enum class number { ok, malformed, out_of_range };
 number parse_decimal(std::string_view s, const field_spec& f, long long& out) {
   const bool negative = !s.empty() && s[0] == '-' && f.min < 0;
   if (negative) s.remove_prefix(1);
-  if (s.empty() || (s.size() > 1 && s[0] == '0') || (negative && s == "0"))
-    return number::malformed;
-  const unsigned long long limit = negative ? static_cast<unsigned long long>(-(f.min + 1)) + 1
-                                            : static_cast<unsigned long long>(f.max);
+  if (s.empty() || (s.size() > 1 && s[0] == '0') || (negative && s == "0")) return number::malformed;
+  const unsigned long long limit =
+      negative ? static_cast<unsigned long long>(-(f.min + 1)) + 1 : static_cast<unsigned long long>(f.max);
   unsigned long long v = 0;
   bool too_large = false;
   for (const char ch : s) {
@@ -118,13 +116,9 @@ number parse_decimal(std::string_view s, const field_spec& f, long long& out) {
 
 }  // namespace
 
-bool same_identity(const lt_config& a, const lt_config& b) noexcept {
-  return identity_tuple(a) == identity_tuple(b);
-}
+bool same_identity(const lt_config& a, const lt_config& b) noexcept { return identity_tuple(a) == identity_tuple(b); }
 
-bool identity_less(const lt_config& a, const lt_config& b) noexcept {
-  return identity_tuple(a) < identity_tuple(b);
-}
+bool identity_less(const lt_config& a, const lt_config& b) noexcept { return identity_tuple(a) < identity_tuple(b); }
 
 std::string lt_config_id(const lt_config& c) {
   const values v = values_of(c);
@@ -140,9 +134,8 @@ std::string lt_config_id(const lt_config& c) {
 bool parse_lt_config_id(std::string_view text, lt_config& out, std::string* why) {
   constexpr std::string_view prefix = "lt_";
   if (text.substr(0, prefix.size()) != prefix || text.size() == prefix.size())
-    return fail(why, "not a cublaslt config id: " + quoted(text) +
-                         " (expected \"lt_\" and the fields " + key_list() + ", e.g. \"" +
-                         std::string(example_id) + "\")");
+    return fail(why, "not a cublaslt config id: " + quoted(text) + " (expected \"lt_\" and the fields " + key_list() +
+                         ", e.g. \"" + std::string(example_id) + "\")");
 
   values v{};
   std::array<bool, field_count> seen{};
@@ -153,8 +146,7 @@ bool parse_lt_config_id(std::string_view text, lt_config& out, std::string* why)
   while (true) {
     const std::size_t end = rest.find('_');
     const std::string_view seg = rest.substr(0, end);
-    if (seg.empty())
-      return fail(why, "empty field in " + quoted(text) + " (fields are separated by one \"_\")");
+    if (seg.empty()) return fail(why, "empty field in " + quoted(text) + " (fields are separated by one \"_\")");
     std::size_t name_len = 0;
     while (name_len < seg.size() && seg[name_len] >= 'a' && seg[name_len] <= 'z') ++name_len;
     const std::string_view key = seg.substr(0, name_len);
@@ -164,22 +156,19 @@ bool parse_lt_config_id(std::string_view text, lt_config& out, std::string* why)
                            " (expected a name and a decimal value, e.g. \"t18\")");
     const int idx = field_index(key);
     if (idx < 0)
-      return fail(why, "unknown field " + quoted(key) + " in " + quoted(text) +
-                           " (expected one of: " + key_list() + ")");
+      return fail(why,
+                  "unknown field " + quoted(key) + " in " + quoted(text) + " (expected one of: " + key_list() + ")");
     if (seen[idx]) return fail(why, "duplicate field " + quoted(key) + " in " + quoted(text));
     long long value = 0;
-    const std::string range =
-        std::to_string(fields[idx].min) + " to " + std::to_string(fields[idx].max);
+    const std::string range = std::to_string(fields[idx].min) + " to " + std::to_string(fields[idx].max);
     switch (parse_decimal(digits, fields[idx], value)) {
-      case number::ok:
-        break;
+      case number::ok: break;
       case number::malformed:
-        return fail(why, "bad value " + quoted(digits) + " of field " + quoted(key) + " in " +
-                             quoted(text) + " (expected a decimal integer from " + range +
-                             ", without leading zeros)");
+        return fail(why, "bad value " + quoted(digits) + " of field " + quoted(key) + " in " + quoted(text) +
+                             " (expected a decimal integer from " + range + ", without leading zeros)");
       case number::out_of_range:
-        return fail(why, "value " + quoted(digits) + " of field " + quoted(key) + " in " +
-                             quoted(text) + " out of range (expected " + range + ")");
+        return fail(why, "value " + quoted(digits) + " of field " + quoted(key) + " in " + quoted(text) +
+                             " out of range (expected " + range + ")");
     }
     seen[idx] = true;
     v[idx] = value;
@@ -194,8 +183,8 @@ bool parse_lt_config_id(std::string_view text, lt_config& out, std::string* why)
                            " (expected all of: " + key_list() + ")");
   for (std::size_t i = 0; i < segments; ++i)
     if (order[i] != static_cast<int>(i))
-      return fail(why, "field " + quoted(fields[order[i]].key) + " out of order in " +
-                           quoted(text) + " (expected the order " + key_list() + ")");
+      return fail(why, "field " + quoted(fields[order[i]].key) + " out of order in " + quoted(text) +
+                           " (expected the order " + key_list() + ")");
 
   lt_config c = out;  // keeps workspace_bytes and waves: they are not part of the identifier
   c.algo_id = static_cast<std::int32_t>(v[0]);

@@ -129,8 +129,8 @@ dnn_descriptor& dnn_descriptor::operator=(dnn_descriptor&& o) noexcept {
   return *this;
 }
 
-cudnnStatus_t dnn_conv::init(cudnnHandle_t handle, dtype t, const kc::conv_shape& sh, bool allow_tf32,
-                             std::string* why, float alpha, float beta) {
+cudnnStatus_t dnn_conv::init(cudnnHandle_t handle, dtype t, const kc::conv_shape& sh, bool allow_tf32, std::string* why,
+                             float alpha, float beta) {
   m_graph = dnn_descriptor();
   m_keep.clear();
   m_handle = handle;
@@ -155,7 +155,8 @@ cudnnStatus_t dnn_conv::init(cudnnHandle_t handle, dtype t, const kc::conv_shape
   if (s == CUDNN_STATUS_SUCCESS) s = set(conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, &mode, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = set(conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, &dims, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = set(conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, dil.data(), 2);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, stride.data(), 2);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, stride.data(), 2);
   if (s == CUDNN_STATUS_SUCCESS) s = set(conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pad.data(), 2);
   if (s == CUDNN_STATUS_SUCCESS) s = set(conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pad.data(), 2);
   if (s == CUDNN_STATUS_SUCCESS) s = cudnnBackendFinalize(conv.get());
@@ -163,11 +164,16 @@ cudnnStatus_t dnn_conv::init(cudnnHandle_t handle, dtype t, const kc::conv_shape
 
   const cudnnBackendDescriptor_t xd = x.get(), wd = w.get(), yd = y.get(), cd = conv.get();
   s = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, op);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, &xd, 1);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, &wd, 1);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, &yd, 1);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, &cd, 1);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, &alpha, 1);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, &xd, 1);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, &wd, 1);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, &yd, 1);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, &cd, 1);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, &alpha, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, &beta, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = cudnnBackendFinalize(op.get());
   if (s != CUDNN_STATUS_SUCCESS) return fail(s, why, "the convolution-forward operation");
@@ -204,12 +210,14 @@ cudnnStatus_t dnn_conv::heuristic(cudnnBackendHeurMode_t mode, int max, std::vec
   dnn_descriptor heur;
   const cudnnBackendDescriptor_t g = m_graph.get();
   cudnnStatus_t s = create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, heur);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, &g, 1);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, &g, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = set(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, &mode, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = cudnnBackendFinalize(heur.get());
   if (s != CUDNN_STATUS_SUCCESS) return fail(s, why, "the engine heuristic");
   std::int64_t count = 0;
-  s = cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr);
+  s = cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
+                               nullptr);
   if (s != CUDNN_STATUS_SUCCESS) return fail(s, why, "the heuristic's result count");
   std::vector<dnn_descriptor> owned;
   std::vector<cudnnBackendDescriptor_t> raw;
@@ -234,13 +242,15 @@ cudnnStatus_t dnn_conv::engines(std::vector<cudnn_engine_knobs>& out, std::strin
   if (!ready()) return fail(CUDNN_STATUS_NOT_INITIALIZED, why, "engines");
   std::int64_t count = 0, n = 0;
   const cudnnBackendDescriptor_t g = m_graph.get();
-  if (auto s = cudnnBackendGetAttribute(g, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT, CUDNN_TYPE_INT64, 1, &n, &count);
+  if (auto s =
+          cudnnBackendGetAttribute(g, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT, CUDNN_TYPE_INT64, 1, &n, &count);
       s != CUDNN_STATUS_SUCCESS)
     return fail(s, why, "the engine count");
   for (std::int64_t index = 0; index < count; ++index) {
     dnn_descriptor engine;
     cudnnStatus_t s = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, engine);
-    if (s == CUDNN_STATUS_SUCCESS) s = set(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, &g, 1);
+    if (s == CUDNN_STATUS_SUCCESS)
+      s = set(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, &g, 1);
     if (s == CUDNN_STATUS_SUCCESS) s = set(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &index, 1);
     if (s == CUDNN_STATUS_SUCCESS) s = cudnnBackendFinalize(engine.get());
     if (s != CUDNN_STATUS_SUCCESS || !numerics_allowed(engine.get())) continue;  // not for this graph
@@ -248,18 +258,22 @@ cudnnStatus_t dnn_conv::engines(std::vector<cudnn_engine_knobs>& out, std::strin
     std::vector<cudnnBackendDescriptor_t> raw;
     if (make_many(CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, max_knobs, owned, raw) != CUDNN_STATUS_SUCCESS) continue;
     std::int64_t got = 0;
-    if (cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_TYPE_BACKEND_DESCRIPTOR, max_knobs, &got,
-                                 raw.data()) != CUDNN_STATUS_SUCCESS)
+    if (cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_TYPE_BACKEND_DESCRIPTOR, max_knobs,
+                                 &got, raw.data()) != CUDNN_STATUS_SUCCESS)
       continue;
     cudnn_engine_knobs e;
     e.engine = index;
     for (std::int64_t i = 0; i < got && i < max_knobs; ++i) {
       cudnnBackendKnobType_t type{};
       cudnn_knob_range k;
-      if (cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &n, &type) != CUDNN_STATUS_SUCCESS ||
-          cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE, CUDNN_TYPE_INT64, 1, &n, &k.min) != CUDNN_STATUS_SUCCESS ||
-          cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE, CUDNN_TYPE_INT64, 1, &n, &k.max) != CUDNN_STATUS_SUCCESS ||
-          cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_STRIDE, CUDNN_TYPE_INT64, 1, &n, &k.stride) != CUDNN_STATUS_SUCCESS)
+      if (cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &n, &type) !=
+              CUDNN_STATUS_SUCCESS ||
+          cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE, CUDNN_TYPE_INT64, 1, &n, &k.min) !=
+              CUDNN_STATUS_SUCCESS ||
+          cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE, CUDNN_TYPE_INT64, 1, &n, &k.max) !=
+              CUDNN_STATUS_SUCCESS ||
+          cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_STRIDE, CUDNN_TYPE_INT64, 1, &n, &k.stride) !=
+              CUDNN_STATUS_SUCCESS)
         continue;
       k.type = static_cast<int>(type);
       e.knobs.push_back(k);
@@ -275,11 +289,13 @@ cudnnStatus_t dnn_conv::build(const cudnn_config& c, dnn_plan& out, std::string*
   const cudnnBackendDescriptor_t g = m_graph.get();
   dnn_descriptor engine;
   cudnnStatus_t s = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, engine);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, &g, 1);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, &g, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = set(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &c.engine, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = cudnnBackendFinalize(engine.get());
   if (s != CUDNN_STATUS_SUCCESS) return fail(s, why, id + ": the engine");
-  if (!numerics_allowed(engine.get())) return fail(CUDNN_STATUS_NOT_SUPPORTED, why, id + ": numerics (TF32) not allowed");
+  if (!numerics_allowed(engine.get()))
+    return fail(CUDNN_STATUS_NOT_SUPPORTED, why, id + ": numerics (TF32) not allowed");
   std::vector<dnn_descriptor> knobs;
   std::vector<cudnnBackendDescriptor_t> raw;
   for (const auto& k : c.knobs) {
@@ -306,7 +322,8 @@ cudnnStatus_t dnn_conv::build(const cudnn_config& c, dnn_plan& out, std::string*
   const cudnnBackendDescriptor_t cd = cfg.get();
   s = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, p.plan);
   if (s == CUDNN_STATUS_SUCCESS) s = set(p.plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, &m_handle, 1);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(p.plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, &cd, 1);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(p.plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, &cd, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = cudnnBackendFinalize(p.plan.get());
   if (s != CUDNN_STATUS_SUCCESS) return fail(s, why, id + ": the execution plan");
   std::int64_t n = 0;
@@ -326,7 +343,8 @@ cudnnStatus_t dnn_conv::run(const dnn_plan& plan, const void* x, const void* w, 
   dnn_descriptor pack;
   cudnnStatus_t s = create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, pack);
   if (s == CUDNN_STATUS_SUCCESS) s = set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids.data(), 3);
-  if (s == CUDNN_STATUS_SUCCESS) s = set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers.data(), 3);
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers.data(), 3);
   if (s == CUDNN_STATUS_SUCCESS) s = set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace, 1);
   if (s == CUDNN_STATUS_SUCCESS) s = cudnnBackendFinalize(pack.get());
   if (s == CUDNN_STATUS_SUCCESS) s = cudnnBackendExecute(m_handle, plan.plan.get(), pack.get());

@@ -89,7 +89,8 @@ bool parse_cudnn_config_id(std::string_view text, cudnn_config& out, std::string
   cudnn_config c;
   if (!take_int(s, c.engine) || c.engine < 0) return set_why(why, "bad engine index in " + quoted);
   while (!s.empty()) {
-    if (s.substr(0, 2) != "_k") return set_why(why, "expected \"_k<type>v<value>\" at \"" + std::string(s) + "\" in " + quoted);
+    if (s.substr(0, 2) != "_k")
+      return set_why(why, "expected \"_k<type>v<value>\" at \"" + std::string(s) + "\" in " + quoted);
     s.remove_prefix(2);
     std::int64_t type = 0, value = 0;
     if (!take_int(s, type) || type < 0 || type > std::numeric_limits<int>::max())
@@ -97,8 +98,7 @@ bool parse_cudnn_config_id(std::string_view text, cudnn_config& out, std::string
     if (s.empty() || s[0] != 'v') return set_why(why, "knob type without \"v<value>\" in " + quoted);
     s.remove_prefix(1);
     if (!take_int(s, value)) return set_why(why, "bad knob value in " + quoted);
-    if (!c.knobs.empty() && c.knobs.back().type >= type)
-      return set_why(why, "knob types not increasing in " + quoted);
+    if (!c.knobs.empty() && c.knobs.back().type >= type) return set_why(why, "knob types not increasing in " + quoted);
     c.knobs.push_back({static_cast<int>(type), value});
   }
   out = std::move(c);

@@ -143,8 +143,8 @@ status fft_conv::init(dtype t, const kc::conv_shape& sh, const fft_conv_config& 
       m_w_plan = fft_plan();
       m_y_plan = fft_plan();
       return refuse(r == CUFFT_ALLOC_FAILED ? status::out_of_memory : status::cuda_error, why,
-                    std::string("cuFFT ") + p.what + " plan of " + str(p.batch) + " transforms of " + str(z.lh) +
-                        "x" + str(z.lw) + ": " + fft_result_name(r));
+                    std::string("cuFFT ") + p.what + " plan of " + str(p.batch) + " transforms of " + str(z.lh) + "x" +
+                        str(z.lw) + ": " + fft_result_name(r));
     }
     m_work_bytes = std::max(m_work_bytes, work);
   }
@@ -186,8 +186,7 @@ cudaError_t fft_conv::run(const void* x, const void* w, void* y, float alpha, fl
   if (e == cudaSuccess)
     e = check_fft(cufftExecR2C(m_x_plan.get(), real, reinterpret_cast<cufftComplex*>(xs)), why, "R2C (input tiles)");
   if (e == cudaSuccess)
-    e = check_launch(fft_detail::multiply_spectra(m_config.kb, m_shape, z, xs, ws, ys, stream), why,
-                     "spectra product");
+    e = check_launch(fft_detail::multiply_spectra(m_config.kb, m_shape, z, xs, ws, ys, stream), why, "spectra product");
   if (e == cudaSuccess)  // C2R overwrites its input: ys is scratch
     e = check_fft(cufftExecC2R(m_y_plan.get(), reinterpret_cast<cufftComplex*>(ys), real), why, "C2R (outputs)");
   if (e == cudaSuccess)

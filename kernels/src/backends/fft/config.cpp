@@ -13,9 +13,9 @@ namespace {
 namespace kc = kernels::conv;
 
 constexpr std::string_view prefix = "fft_t";
-constexpr int min_tile = 8;             // smaller tiles spend most of each transform on the halo
-constexpr long long max_side = 1 << 14; // the largest input patch side (and so transform side)
-constexpr int max_size = 1 << 30;       // fast_fft_size's answers fit an int
+constexpr int min_tile = 8;              // smaller tiles spend most of each transform on the halo
+constexpr long long max_side = 1 << 14;  // the largest input patch side (and so transform side)
+constexpr int max_size = 1 << 30;        // fast_fft_size's answers fit an int
 
 std::string str(long long v) { return std::to_string(v); }
 
@@ -77,8 +77,8 @@ bool parse_fft_conv_config_id(std::string_view text, fft_conv_config& out, std::
 
 std::string check_fft_conv_config(const fft_conv_config& c) {
   if (c.tile != 0 && (c.tile < min_tile || c.tile > max_side))
-    return "tile " + str(c.tile) + " is neither 0 (the whole output) nor in [" + str(min_tile) + ", " +
-           str(max_side) + "]";
+    return "tile " + str(c.tile) + " is neither 0 (the whole output) nor in [" + str(min_tile) + ", " + str(max_side) +
+           "]";
   if (c.pad != 0 && c.pad != 1) return "pad " + str(c.pad) + " is not 0 (2,3,5,7-smooth) or 1 (power of two)";
   if (c.kb != 1 && c.kb != 2 && c.kb != 4 && c.kb != 8) return "kb " + str(c.kb) + " is not one of 1, 2, 4, 8";
   return {};

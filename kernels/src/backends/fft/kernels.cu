@@ -18,8 +18,8 @@ namespace {
 namespace kc = kernels::conv;
 
 constexpr long long max_blocks = 1 << 20;
-constexpr int edge = 32;          // gather and crop transpose 32 x 32 tiles through shared memory
-constexpr int rows = 8;           // with 32 x 8 threads
+constexpr int edge = 32;  // gather and crop transpose 32 x 32 tiles through shared memory
+constexpr int rows = 8;   // with 32 x 8 threads
 constexpr int filter_threads = 256;
 constexpr int multiply_threads = 128;  // consecutive bins: loads and stores coalesce
 
@@ -49,10 +49,18 @@ __device__ __forceinline__ float to_float(float v) { return v; }
 __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
 __device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 
-template <typename T> __device__ __forceinline__ T from_float(float v);
-template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+template <typename T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
 
@@ -60,8 +68,8 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
 // along c and writes along j, so it turns the 32 x 32 block around in shared memory; NCHW reads
 // and writes along j directly.
 template <typename T, bool NHWC>
-__global__ void __launch_bounds__(edge * rows) gather_kernel(geometry g, const T* __restrict__ x,
-                                                             float* __restrict__ real) {
+__global__ void __launch_bounds__(edge* rows)
+    gather_kernel(geometry g, const T* __restrict__ x, float* __restrict__ real) {
   __shared__ float stage[edge][edge + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long jblocks = (g.lw + edge - 1) / edge, cblocks = (g.c + edge - 1) / edge;
@@ -99,8 +107,8 @@ __global__ void __launch_bounds__(edge * rows) gather_kernel(geometry g, const T
 
 // One thread per buffer element: tap (r, s) lands at (r * dil_h, s * dil_w).
 template <typename T, bool NHWC>
-__global__ void __launch_bounds__(filter_threads) filter_kernel(geometry g, const T* __restrict__ w,
-                                                                float* __restrict__ real) {
+__global__ void __launch_bounds__(filter_threads)
+    filter_kernel(geometry g, const T* __restrict__ w, float* __restrict__ real) {
   const long long plane = static_cast<long long>(g.lh) * g.lw, total = g.k * g.c * plane;
   for (long long e = blockIdx.x * static_cast<long long>(filter_threads) + threadIdx.x; e < total;
        e += static_cast<long long>(gridDim.x) * filter_threads) {
@@ -120,10 +128,9 @@ __global__ void __launch_bounds__(filter_threads) filter_kernel(geometry g, cons
 // filter and NB input values and does KB x NB complex products, so the filter spectrum is read
 // once per NB images and the input once per KB channels. Y = X * conj(W): a correlation.
 template <int KB, int NB>
-__global__ void __launch_bounds__(multiply_threads) multiply_kernel(const float2* __restrict__ xs,
-                                                                    const float2* __restrict__ ws,
-                                                                    float2* __restrict__ ys, long long bins,
-                                                                    int channels, int outputs, long long nt) {
+__global__ void __launch_bounds__(multiply_threads)
+    multiply_kernel(const float2* __restrict__ xs, const float2* __restrict__ ws, float2* __restrict__ ys,
+                    long long bins, int channels, int outputs, long long nt) {
   const long long kblocks = (outputs + KB - 1) / KB, ntblocks = (nt + NB - 1) / NB;
   const long long fblocks = (bins + multiply_threads - 1) / multiply_threads;
   const long long tasks = kblocks * ntblocks * fblocks;
@@ -145,7 +152,7 @@ __global__ void __launch_bounds__(multiply_threads) multiply_kernel(const float2
     for (int a = 0; a < NB; ++a)
 #pragma unroll
       for (int b = 0; b < KB; ++b) acc[a][b] = make_float2(0.f, 0.f);
-    // Not unrolled: KB + NB independent loads per channel suffice, and unrolling made ptxas spill.
+        // Not unrolled: KB + NB independent loads per channel suffice, and unrolling made ptxas spill.
 #pragma unroll 1
     for (int c = 0; c < channels; ++c, wp += bins, xp += bins) {
       float2 wv[KB], xv[NB];
@@ -173,8 +180,8 @@ __global__ void __launch_bounds__(multiply_threads) multiply_kernel(const float2
 // NHWC writes along k and reads along q, so it turns 32 x 32 blocks around in shared memory; NCHW
 // reads and writes along q with one thread per output.
 template <typename T, bool NHWC>
-__global__ void __launch_bounds__(edge * rows) crop_kernel(geometry g, const float* __restrict__ real, T* y,
-                                                           float scale, float beta) {
+__global__ void __launch_bounds__(edge* rows)
+    crop_kernel(geometry g, const float* __restrict__ real, T* y, float scale, float beta) {
   __shared__ float stage[edge][edge + 1];
   const auto source = [&](long long n, long long k, long long p, long long q) {
     const long long th = p / g.tile_h, tw = q / g.tile_w;
@@ -228,11 +235,11 @@ cudaError_t multiply_kb(const geometry& g, long long bins, const float2* xs, con
                         cudaStream_t s) {
   // As many (n, tile) pairs per thread as there are, up to 4: with one image, no loads are wasted.
   const int nb = g.nt >= 4 ? 4 : (g.nt >= 2 ? 2 : 1);
-  const long long tasks = (g.k + KB - 1) / KB * ((g.nt + nb - 1) / nb) *
-                          ((bins + multiply_threads - 1) / multiply_threads);
+  const long long tasks =
+      (g.k + KB - 1) / KB * ((g.nt + nb - 1) / nb) * ((bins + multiply_threads - 1) / multiply_threads);
   const auto run = [&](auto kernel) {
-    kernel<<<grid_for(tasks), multiply_threads, 0, s>>>(xs, ws, ys, bins, static_cast<int>(g.c),
-                                                        static_cast<int>(g.k), g.nt);
+    kernel<<<grid_for(tasks), multiply_threads, 0, s>>>(xs, ws, ys, bins, static_cast<int>(g.c), static_cast<int>(g.k),
+                                                        g.nt);
     return cudaGetLastError();
   };
   if (nb == 4) return run(multiply_kernel<KB, 4>);
@@ -251,8 +258,7 @@ cudaError_t gather_input(dtype t, const kc::conv_shape& sh, const fft_conv_sizes
     using T = decltype(tag);
     if (sh.lay == kc::layout::nhwc)
       gather_kernel<T, true><<<grid_for(tasks), block, 0, s>>>(g, static_cast<const T*>(x), real);
-    else
-      gather_kernel<T, false><<<grid_for(tasks), block, 0, s>>>(g, static_cast<const T*>(x), real);
+    else gather_kernel<T, false><<<grid_for(tasks), block, 0, s>>>(g, static_cast<const T*>(x), real);
     return cudaGetLastError();
   });
 }
@@ -266,8 +272,7 @@ cudaError_t pad_filter(dtype t, const kc::conv_shape& sh, const fft_conv_sizes& 
     using T = decltype(tag);
     if (sh.lay == kc::layout::nhwc)
       filter_kernel<T, true><<<grid, filter_threads, 0, s>>>(g, static_cast<const T*>(w), real);
-    else
-      filter_kernel<T, false><<<grid, filter_threads, 0, s>>>(g, static_cast<const T*>(w), real);
+    else filter_kernel<T, false><<<grid, filter_threads, 0, s>>>(g, static_cast<const T*>(w), real);
     return cudaGetLastError();
   });
 }
@@ -293,15 +298,13 @@ cudaError_t crop_output(dtype t, const kc::conv_shape& sh, const fft_conv_sizes&
   // cuFFT's inverse is unnormalized: it returns lh * lw times the circular correlation.
   const float scale = static_cast<float>(alpha / (static_cast<double>(g.lh) * g.lw));
   const dim3 block(edge, rows);
-  const long long tasks = sh.lay == kc::layout::nhwc
-                              ? g.n * g.p * ((g.q + edge - 1) / edge) * ((g.k + edge - 1) / edge)
-                              : (g.n * g.k * g.p * g.q + edge * rows - 1) / (edge * rows);
+  const long long tasks = sh.lay == kc::layout::nhwc ? g.n * g.p * ((g.q + edge - 1) / edge) * ((g.k + edge - 1) / edge)
+                                                     : (g.n * g.k * g.p * g.q + edge * rows - 1) / (edge * rows);
   return by_dtype(t, [&](auto tag) {
     using T = decltype(tag);
     if (sh.lay == kc::layout::nhwc)
       crop_kernel<T, true><<<grid_for(tasks), block, 0, s>>>(g, real, static_cast<T*>(y), scale, beta);
-    else
-      crop_kernel<T, false><<<grid_for(tasks), block, 0, s>>>(g, real, static_cast<T*>(y), scale, beta);
+    else crop_kernel<T, false><<<grid_for(tasks), block, 0, s>>>(g, real, static_cast<T*>(y), scale, beta);
     return cudaGetLastError();
   });
 }
