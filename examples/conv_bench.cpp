@@ -99,7 +99,7 @@ void time_it(benchmark::State& state, const shape& s, const std::function<cudaEr
   state.counters["TBps"] = cuop::bench::per_second(kc::conv_bytes(s.type, s.sh) / 1e12);
 }
 
-void bm_cuop(benchmark::State& state, shape s) {
+void bm_cuop(benchmark::State& state, const shape& s) {
   auto& p = problem_for(s);
   const cuop::conv2d_problem c{s.type, s.sh, 1.f, 0.f};
   const auto launch = [&](cudaStream_t st) {
@@ -117,7 +117,7 @@ void bm_cuop(benchmark::State& state, shape s) {
 }
 
 #if CUOP_HAVE_CUDNN
-void bm_cudnn(benchmark::State& state, shape s) {
+void bm_cudnn(benchmark::State& state, const shape& s) {
   auto& p = problem_for(s);
   static cudnnHandle_t handle = [] {
     cudnnHandle_t h = nullptr;

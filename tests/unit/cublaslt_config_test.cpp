@@ -155,7 +155,7 @@ TEST(cublaslt_config, garbage) {
   EXPECT_NE(parse_error("lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0_").find("empty field"), std::string::npos);
   EXPECT_NE(parse_error("lt_a66_t18_s22_k1_r0_w0_c0_i0_cl0 ").find("bad value \"0 \""), std::string::npos);
   // Bytes that are not printable are shown escaped, never raw.
-  const std::string why = parse_error(std::string("lt_a6\x01_t1", 10));
+  const std::string why = parse_error(std::string("lt_a6\x01_t1"));
   EXPECT_NE(why.find("\\x01"), std::string::npos) << why;
   EXPECT_EQ(why.find('\x01'), std::string::npos);
   // A null `why` is allowed.

@@ -45,7 +45,7 @@ std::vector<json> hostile_values() {
            "\x1b[31mred", "\u2028", "NVIDIA H200\"\n#include \"x", "", "f64"})
     out.push_back(s);
   for (const json& v : {json(-1), json(0), json(1LL << 40), json(1e300), json(-0.5), json(nullptr), json(true),
-                       json::array(), json::object(), json::array({1, 2, 3})})
+                        json::array(), json::object(), json::array({1, 2, 3})})
     out.push_back(v);
   return out;
 }
@@ -148,10 +148,8 @@ void places(const json& j, const json::json_pointer& at, int depth, std::vector<
   out.push_back(at);
   if (j.is_object()) {
     for (const auto& [k, v] : j.items()) places(v, at / k, depth + 1, out);
-  } else if (j.is_array() && depth == 1 && !j.empty()) {  // runs, trials, builds: the first element
-    places(j[0], at / 0, depth + 1, out);
-  } else if (j.is_array() && j.size() == 2 && !j.empty()) {  // ci_us
-    places(j[0], at / 0, depth + 1, out);
+  } else if (j.is_array() && !j.empty() && (depth == 1 || j.size() == 2)) {
+    places(j[0], at / 0, depth + 1, out);  // runs, trials, builds (depth 1) and ci_us: the first element
   }
 }
 

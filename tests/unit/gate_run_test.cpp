@@ -34,7 +34,10 @@ struct scratch : cuop::test::scratch {
 
 std::vector<double> around(double us, int n, double step) {
   std::vector<double> v;
-  for (int i = 0; i < n; ++i) v.push_back(us + (i - n / 2) * step);
+  for (int i = 0; i < n; ++i) {
+    const int from_middle = i - n / 2;
+    v.push_back(us + from_middle * step);
+  }
   return v;
 }
 

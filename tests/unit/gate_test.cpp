@@ -59,7 +59,10 @@ gate::result_set set(const std::string& source, std::vector<gate::measured_trial
 
 std::vector<double> around(double us, int n = 21, double step = 0.01) {
   std::vector<double> v;
-  for (int i = 0; i < n; ++i) v.push_back(us + (i - n / 2) * step);
+  for (int i = 0; i < n; ++i) {
+    const int from_middle = i - n / 2;
+    v.push_back(us + from_middle * step);
+  }
   return v;
 }
 

@@ -100,7 +100,8 @@ std::pair<std::string, std::size_t> run_rule(const stop_rule& r, const std::vect
                                              double seconds_per_batch = 0.001) {
   stopping_rule rule(r);
   for (std::size_t n = 8; n <= samples.size(); n += 8) {
-    const auto why = rule.after_batch(std::span(samples).first(n), seconds_per_batch * static_cast<double>(n / 8));
+    const std::size_t batches = n / 8;
+    const auto why = rule.after_batch(std::span(samples).first(n), seconds_per_batch * static_cast<double>(batches));
     if (!why.empty()) return {why, n};
   }
   return {"", samples.size()};

@@ -19,7 +19,9 @@ using cuop::detail::overlaps;
 using cuop::detail::strided_range;
 
 // A fake device address: never dereferenced.
-const void* at(std::uintptr_t address) { return reinterpret_cast<const void*>(address); }
+const void* at(std::uintptr_t address) {
+  return reinterpret_cast<const void*>(address);  // NOLINT(performance-no-int-to-ptr): by design
+}
 
 strided_range range(std::uintptr_t base, long long rows, long long cols, long long ld, std::size_t elem) {
   strided_range r;

@@ -209,8 +209,8 @@ TEST(transfer, to_measure_counts_what_was_measured_before_against_the_budget) {
 // knows nothing: baseline "base", then its random order. The others learn from what was measured
 // before them.
 TEST(transfer, replay_scores_the_choice_against_the_best_of_all) {
-  const auto problem = [](const std::string& key, double feature, std::vector<outcome> verified,
-                          std::vector<std::string> failed = {}) {
+  const auto problem = [](const std::string& key, double feature, const std::vector<outcome>& verified,
+                          const std::vector<std::string>& failed = {}) {
     strategy::replay_problem p;
     p.shape = {key, "f16", {feature}};
     p.baseline = "base";

@@ -93,11 +93,11 @@ std::string model_arrays(const std::string& op, const std::string& model_type, i
     for (int a = 0; a < anchors; ++a) {
       features += fmt::format("    // {}\n   ", f.anchors[static_cast<std::size_t>(a)].problem);
       for (int i = 0; i < feature_count; ++i)
-        features += fmt::format(" {:.17g},", f.features[static_cast<std::size_t>(a * feature_count + i)]);
+        features += fmt::format(" {:.17g},", f.features[static_cast<std::size_t>(a) * feature_count + i]);
       features += "\n";
       speedups += "   ";
       for (int c = 0; c < cols; ++c) {
-        const float s = f.log_speedup[static_cast<std::size_t>(a * cols + c)];
+        const float s = f.log_speedup[static_cast<std::size_t>(a) * cols + c];
         speedups += std::isnan(s) ? " detail::unmeasured," : " " + float_literal(s) + ",";
       }
       speedups += "\n";

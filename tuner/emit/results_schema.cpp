@@ -71,7 +71,7 @@ std::string check_text(const std::string& s, std::size_t longest) {
 
 class checker {
  public:
-  checker(const json& j, std::string_view text, std::string path)
+  checker(const json& j, std::string_view text, const std::string& path)
       : m_root(j), m_lines(scan_json_lines(text)), m_path(core::printable(path)) {}
 
   schema_report run() {
@@ -346,10 +346,11 @@ class checker {
     }
     require(t, timing_keys, line, p.substr(0, p.size() - 1));
     double median = 0, lo = 0, q1 = 0, q3 = 0, v = 0;
-    const bool have = number_field(t, "median_us", 0, largest_us, line, p, median) &
-                      number_field(t, "min_us", 0, largest_us, line, p, lo) &
-                      number_field(t, "q1_us", 0, largest_us, line, p, q1) &
-                      number_field(t, "q3_us", 0, largest_us, line, p, q3);
+    // Every field is read, so that each bad one is reported, before their order is checked.
+    bool have = number_field(t, "median_us", 0, largest_us, line, p, median);
+    have = number_field(t, "min_us", 0, largest_us, line, p, lo) && have;
+    have = number_field(t, "q1_us", 0, largest_us, line, p, q1) && have;
+    have = number_field(t, "q3_us", 0, largest_us, line, p, q3) && have;
     if (have && !(median > 0 && lo <= q1 && q1 <= median && median <= q3))
       fail(line, p + "median_us",
            fmt::format("not min <= q1 <= median <= q3 with median > 0 ({} {} {} {})", lo, q1, median, q3));

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <map>
-#include <ranges>
 #include <tuple>
+#include <vector>
 
 #include "tuner/core/error.hpp"
 #include "tuner/measure/statistics.hpp"
@@ -74,10 +74,12 @@ pooled_rounds pool_rounds(const std::vector<const result_set*>& rounds, std::str
       continue;
     }
     // Samples of CUDA-graph batches and of single launches are different quantities: never pooled.
-    if (std::ranges::any_of(trials, [&](const auto* t) { return t->batch != trials.front()->batch; })) {
-      out.dropped.push_back(
-          fmt::format("{} {}: timed in batches of different launches across rounds ({})", problem, instance,
-                      fmt::join(trials | std::views::transform([](const auto* t) { return t->batch; }), ", ")));
+    const auto first_batch = trials.front()->batch;
+    if (std::ranges::any_of(trials, [first_batch](const auto* t) { return t->batch != first_batch; })) {
+      std::vector<int> batches;
+      for (const auto* t : trials) batches.push_back(t->batch);
+      out.dropped.push_back(fmt::format("{} {}: timed in batches of different launches across rounds ({})", problem,
+                                        instance, fmt::join(batches, ", ")));
       out.dropped_keys.insert(key);
       continue;
     }

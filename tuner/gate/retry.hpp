@@ -16,7 +16,7 @@ namespace cuop::gate {
 struct retry_target {
   std::string problem;
   std::string instance;  // "": the problem's winner row (its winner is chosen again from all)
-  auto operator<=>(const retry_target&) const = default;
+  auto operator<=>(const retry_target&) const = default;  // NOLINT(modernize-use-nullptr): clang-tidy 14 misreads it
 };
 
 retry_target target_of(const comparison_row& row);

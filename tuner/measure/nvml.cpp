@@ -101,8 +101,6 @@ std::unique_ptr<nvml_device> nvml_device::open(const std::string& uuid, std::str
   return std::unique_ptr<nvml_device>(new nvml_device(h));
 }
 
-nvml_device::~nvml_device() = default;
-
 unsigned nvml_device::sm_clock_mhz() const {
   auto& lib = nvml();
   unsigned mhz = 0;

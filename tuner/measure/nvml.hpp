@@ -15,7 +15,7 @@ class nvml_device {
   // number devices differently, the UUID is the same). Null with `why` set when NVML is absent,
   // fails to initialize, or does not know the GPU.
   static std::unique_ptr<nvml_device> open(const std::string& uuid, std::string& why);
-  ~nvml_device();
+  ~nvml_device() = default;
   nvml_device(const nvml_device&) = delete;
   nvml_device& operator=(const nvml_device&) = delete;
 

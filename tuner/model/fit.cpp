@@ -37,7 +37,7 @@ validation leave_one_out(const fitted& f, std::vector<int>* losers) {
     const auto& held = f.anchors[static_cast<std::size_t>(a)];
     ++v.anchors;
     const int c = detail::nearest_choice(
-        view, &f.features[static_cast<std::size_t>(a * f.feature_count)], [](int) { return true; }, a);
+        view, &f.features[static_cast<std::size_t>(a) * f.feature_count], [](int) { return true; }, a);
     double speedup = 1;
     if (c >= 0) {
       ++v.chosen;

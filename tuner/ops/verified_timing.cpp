@@ -36,8 +36,9 @@ runner::trial_response verify_then_time(const measure::launcher& launch, const o
   return time_verified(launch, request, tools, rotation, stream, std::move(r));
 }
 
-measure::buffer_rotation rotate_buffers(runner::buffer_sets& sets, std::vector<runner::buffer_sets::buffer> buffers,
-                                        cudaStream_t stream, set_launcher launch) {
+measure::buffer_rotation rotate_buffers(runner::buffer_sets& sets,
+                                        const std::vector<runner::buffer_sets::buffer>& buffers, cudaStream_t stream,
+                                        set_launcher launch) {
   measure::buffer_rotation rotation;
   for (const auto& b : buffers) rotation.set_bytes += b.bytes;
   rotation.prepare = [&sets, buffers, stream](int count) { return sets.prepare(buffers, count, stream); };

@@ -39,8 +39,9 @@ using set_launcher = std::function<cudaError_t(const std::vector<void*>& buffers
 
 // The rotation over copies of `buffers` (a trial's own inputs, copied with their values, and
 // outputs) that `sets` holds: what GEMM and conv2d give the timer. Set 0 is `buffers` itself.
-measure::buffer_rotation rotate_buffers(runner::buffer_sets& sets, std::vector<runner::buffer_sets::buffer> buffers,
-                                        cudaStream_t stream, set_launcher launch);
+measure::buffer_rotation rotate_buffers(runner::buffer_sets& sets,
+                                        const std::vector<runner::buffer_sets::buffer>& buffers, cudaStream_t stream,
+                                        set_launcher launch);
 
 // Times a verified candidate with the worker's instruments and the request's settings, and fills
 // an "ok" response (or a trial_failure "timing"). `rotation` may be null (single launches).

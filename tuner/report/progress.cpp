@@ -1,12 +1,14 @@
 #include "tuner/report/progress.hpp"
 
 #include <fmt/format.h>
+
 #include <unistd.h>
+#include <cmath>
 
 namespace cuop::report {
 
 std::string format_duration(double s) {
-  const long t = static_cast<long>(s + 0.5);
+  const long t = std::lround(s);
   if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, (t % 3600) / 60);
   if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
   return fmt::format("{}s", t);

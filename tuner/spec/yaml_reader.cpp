@@ -70,7 +70,7 @@ void yaml_reader::map_into(const YAML::Node& n, const std::vector<std::string>& 
       bad_key(key, "expected a name as " + noun + context + ", got " + describe(key));
       continue;
     }
-    const std::string name = key.Scalar();
+    const std::string& name = key.Scalar();
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
       bad_key(key, "unknown " + noun + " " + core::quoted(name) + context + suggest_suffix(name, allowed));
       continue;

@@ -128,12 +128,14 @@ std::string check_shape(const conv_shape& sh) {
 }
 
 double conv_flops(const conv_shape& sh) noexcept {
-  return 2.0 * sh.n * sh.k * static_cast<double>(sh.p()) * sh.q() * (sh.c / sh.groups) * sh.r * sh.s;
+  const int channels_per_group = sh.c / sh.groups;  // groups divides c (check_shape)
+  return 2.0 * sh.n * sh.k * static_cast<double>(sh.p()) * sh.q() * channels_per_group * sh.r * sh.s;
 }
 
 double conv_bytes(dtype t, const conv_shape& sh) noexcept {
   const double x = static_cast<double>(sh.n) * sh.c * sh.h * sh.w;
-  const double w = static_cast<double>(sh.k) * (sh.c / sh.groups) * sh.r * sh.s;
+  const int channels_per_group = sh.c / sh.groups;
+  const double w = static_cast<double>(sh.k) * channels_per_group * sh.r * sh.s;
   const double y = static_cast<double>(sh.n) * sh.k * sh.p() * sh.q();
   return static_cast<double>(size_of(t)) * (x + w + y);
 }

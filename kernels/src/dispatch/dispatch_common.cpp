@@ -33,8 +33,8 @@ namespace {
 constexpr std::size_t buffer_alignment = 256;
 
 void* aligned(void* raw) {
-  const auto v = reinterpret_cast<std::uintptr_t>(raw);
-  return reinterpret_cast<void*>((v + buffer_alignment - 1) & ~static_cast<std::uintptr_t>(buffer_alignment - 1));
+  const auto misalignment = reinterpret_cast<std::uintptr_t>(raw) % buffer_alignment;
+  return misalignment == 0 ? raw : static_cast<char*>(raw) + (buffer_alignment - misalignment);
 }
 
 bool legacy_stream(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy; }
