@@ -26,7 +26,7 @@ namespace {
 
 namespace cm = cuop::kernels::common;
 
-// The entry the emitter writes for a stage 5 instance (tuner/ops/conv_op.cpp).
+// The entry the emitter writes for a stage 5 instance (tuner/ops/conv2d/conv2d_op.cpp).
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks)
     seg_entry(kc::conv_args a, const __grid_constant__ kc::tma_input in) {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tuner/emit/results_file.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/store/store.hpp"
 
 namespace cuop::test {
@@ -19,8 +19,8 @@ namespace cuop::test {
 inline void database_from_results(const std::string& results, const std::string& db_path) {
   auto db = store::database::open(db_path, store::open_mode::read_write);
   const auto files = std::filesystem::is_directory(results)
-                         ? emit::read_results(results)
-                         : std::vector<emit::result_file>{emit::read_results_file(results)};
+                         ? results::read_results(results)
+                         : std::vector<results::result_file>{results::read_results_file(results)};
   for (const auto& f : files) {
     std::map<std::int64_t, std::pair<std::int64_t, std::string>> run_of;  // file id -> (id, env key)
     for (const auto& r : f.runs) {

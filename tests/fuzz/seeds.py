@@ -51,7 +51,7 @@ def sweep_literals():
 
 
 def render(head, runs, trials, builds):
-    """The layout export writes (tuner/emit/results_file.cpp, render)."""
+    """The layout export writes (tuner/results/results_file.cpp, render)."""
     compact = lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False)
     out = "{\n"
     for key, value in head.items():

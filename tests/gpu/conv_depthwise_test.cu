@@ -35,7 +35,7 @@ namespace kc = cuop::kernels::conv;
 namespace ref = cuop::reference;
 using cuop::dtype;
 
-// As tuner/ops/conv_op.cpp's entry: a minimum of one block per SM for stages 0-2 keeps ptxas from
+// As tuner/ops/conv2d/conv2d_op.cpp's entry: a minimum of one block per SM for stages 0-2 keeps ptxas from
 // capping the registers of blocks whose thread count is not a multiple of 128 (they spill
 // otherwise); stage 3 asks for as many blocks as the shared memory holds.
 template <typename K>

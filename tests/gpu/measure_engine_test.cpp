@@ -20,10 +20,10 @@
 #include "tuner/measure/sm_clock.hpp"
 #include "tuner/measure/statistics.hpp"
 #include "tuner/measure/timer.hpp"
-#include "tuner/ops/softmax_source.hpp"
-#include "tuner/runner/protocol.hpp"
+#include "tuner/ops/softmax/source.hpp"
 #include "tuner/runner/worker.hpp"
 #include "tuner/runner/worker_process.hpp"
+#include "tuner/trial/protocol.hpp"
 
 namespace {
 
@@ -63,7 +63,7 @@ TEST(measure_engine, single_launches_settle_and_record_a_clock_per_sample) {
   measure::l2_flusher flusher(info.l2_bytes);
   std::unique_ptr<measure::nvml_device> nvml;
   auto clock = open_clock(nvml);
-  spec::measure_settings s;
+  measure::settings s;
   s.max_time_s = 0.5;
   measure::timer_options o;
   o.clock = clock.get();
@@ -122,7 +122,7 @@ TEST(measure_engine, short_kernels_are_timed_as_graphs_over_every_buffer_set) {
   auto clock = open_clock(nvml);
   cudaStream_t stream{};
   CUOP_CUDA_ASSERT(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  spec::measure_settings s;
+  measure::settings s;
   s.max_time_s = 0.3;
   measure::timer_options o;
   o.clock = clock.get();
@@ -225,7 +225,7 @@ TEST(measure_engine, the_worker_answers_the_environment_and_batches_short_softma
     ASSERT_EQ(built.status, compile::build_status::ok) << built.message;
     const auto path = (dir / (name + ".cubin")).string();
     std::ofstream(path, std::ios::binary).write(built.cubin.data(), static_cast<std::streamsize>(built.cubin.size()));
-    runner::trial_request r;
+    trial::trial_request r;
     r.cubin_path = path;
     r.entry = name;
     r.dtype = "f32";
@@ -234,9 +234,9 @@ TEST(measure_engine, the_worker_answers_the_environment_and_batches_short_softma
     r.config = {{"family", std::string(ks::name_of(c.fam))}, {"params", params}};
     r.dims = {{"rows", 64}, {"cols", 1024}};  // 256 KB: a few microseconds
     r.measure.max_time_s = 0.3;
-    const auto o = w.call(runner::to_json(r), 60);
+    const auto o = w.call(trial::to_json(r), 60);
     ASSERT_EQ(o.kind, runner::worker_process::outcome_kind::answered) << o.message;
-    const auto resp = runner::trial_response_from_json(o.answer);
+    const auto resp = trial::trial_response_from_json(o.answer);
     ASSERT_EQ(resp.status, "ok") << name << ": " << resp.message;
     EXPECT_GT(resp.batch, 1) << name << ": " << resp.note;
     EXPECT_EQ(resp.clocks_mhz.size(), resp.samples_us.size());

@@ -7,9 +7,9 @@
 
 #include "gpu_test_support.hpp"
 #include "tuner/compile/compile.hpp"
-#include "tuner/ops/softmax_source.hpp"
-#include "tuner/runner/protocol.hpp"
+#include "tuner/ops/softmax/source.hpp"
 #include "tuner/runner/worker_process.hpp"
+#include "tuner/trial/protocol.hpp"
 
 namespace {
 
@@ -45,7 +45,7 @@ class worker_isolation : public testing::Test {
     EXPECT_EQ(built.status, cuop::compile::build_status::ok) << built.message;
     const auto path = (m_dir / (entry + ".cubin")).string();
     std::ofstream(path, std::ios::binary).write(built.cubin.data(), static_cast<std::streamsize>(built.cubin.size()));
-    cuop::runner::trial_request r;
+    cuop::trial::trial_request r;
     r.cubin_path = path;
     r.entry = entry;
     r.dtype = "f32";
@@ -54,7 +54,7 @@ class worker_isolation : public testing::Test {
     r.measure.min_samples = 5;
     r.measure.max_samples = 20;
     r.measure.warmup_ms = 1;
-    return w.call(cuop::runner::to_json(r), 20.0);
+    return w.call(cuop::trial::to_json(r), 20.0);
   }
 
   std::filesystem::path m_dir;

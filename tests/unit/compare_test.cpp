@@ -9,9 +9,9 @@
 #include <map>
 
 #include "test_support.hpp"
-#include "tuner/emit/results_file.hpp"
 #include "tuner/gate/comparison.hpp"
 #include "tuner/gate/result_set.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/store/store.hpp"
 
 namespace {
@@ -238,7 +238,7 @@ TEST(compare, a_database_and_its_export_compare_as_the_same_results) {
   {
     auto db = store::database::open(dir / "x.db", store::open_mode::read_write);
     fill(*db);
-    emit::export_results(*db, "softmax", dir / "results");
+    results::export_results(*db, "softmax", dir / "results");
   }
   gate::load_options o;
   const auto from_db = gate::load_result_set(dir / "x.db", o);
@@ -258,9 +258,9 @@ TEST(export_samples, winners_by_default_all_or_none_on_request) {
   scratch dir;
   auto db = store::database::open(dir / "x.db", store::open_mode::read_write);
   fill(*db);
-  const auto count_with_samples = [&](emit::export_samples which, const std::string& out) {
-    emit::export_results(*db, "softmax", dir / out, which);
-    const auto f = emit::read_results_file(dir / (out + "/softmax/nvidia-h200.json"));
+  const auto count_with_samples = [&](results::export_samples which, const std::string& out) {
+    results::export_results(*db, "softmax", dir / out, which);
+    const auto f = results::read_results_file(dir / (out + "/softmax/nvidia-h200.json"));
     int n = 0;
     for (const auto& t : f.trials) {
       if (t.samples_us.empty()) continue;
@@ -269,10 +269,10 @@ TEST(export_samples, winners_by_default_all_or_none_on_request) {
     }
     return n;
   };
-  EXPECT_EQ(count_with_samples(emit::export_samples::winners, "w"), 1);
-  EXPECT_EQ(count_with_samples(emit::export_samples::all, "a"), 2);
-  EXPECT_EQ(count_with_samples(emit::export_samples::none, "n"), 0);
-  const auto w = emit::read_results_file(dir / "w/softmax/nvidia-h200.json");
+  EXPECT_EQ(count_with_samples(results::export_samples::winners, "w"), 1);
+  EXPECT_EQ(count_with_samples(results::export_samples::all, "a"), 2);
+  EXPECT_EQ(count_with_samples(results::export_samples::none, "n"), 0);
+  const auto w = results::read_results_file(dir / "w/softmax/nvidia-h200.json");
   EXPECT_EQ(w.trials[0].instance, "softmax_f32_block_row_v4_b128_c8");  // 41 us: the winner
   EXPECT_EQ(w.trials[0].samples_us.size(), 21u);
 }

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "cuop/kernels/conv/family.hpp"
-#include "tuner/emit/conv_emit.hpp"
+#include "tuner/ops/conv2d/emit.hpp"
 
 using namespace cuop::emit;
+using namespace cuop::results;
+using cuop::ops::emit_conv;
 namespace kc = cuop::kernels::conv;
 
 namespace {

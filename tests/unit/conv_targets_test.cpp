@@ -10,7 +10,7 @@
 #include "cuop/kernels/conv/family.hpp"
 #include "test_support.hpp"
 #include "tuner/compile/compile.hpp"
-#include "tuner/ops/conv_op.hpp"
+#include "tuner/ops/conv2d/conv2d_op.hpp"
 
 namespace {
 

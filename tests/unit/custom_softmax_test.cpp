@@ -1,4 +1,4 @@
-// Custom softmax kernels (family "custom", tuner/ops/custom_softmax.hpp): the sweep file's
+// Custom softmax kernels (family "custom", tuner/ops/softmax/custom.hpp): the sweep file's
 // "source" and "kernel" keys, their errors at file:line:column, the translation unit and the
 // instance name the tuner builds from them, and emit leaving them out of the library.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
-#include "tuner/emit/results_file.hpp"
-#include "tuner/emit/softmax_emit.hpp"
-#include "tuner/ops/custom_softmax.hpp"
+#include "tuner/ops/softmax/custom.hpp"
+#include "tuner/ops/softmax/emit.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
 
@@ -112,13 +112,13 @@ TEST(custom_softmax, the_unit_pastes_the_header_and_the_name_follows_its_content
 }
 
 TEST(custom_softmax, emit_never_ships_a_custom_kernel) {
-  cuop::emit::result_file f;
+  cuop::results::result_file f;
   f.path = "results/softmax/test.json";
   f.op = "softmax";
   f.gpu = "NVIDIA H200";
   f.cc = 90;
   f.runs.push_back({1, "2026-12-01T00:00:00Z", "tests/calibration/calibration.yaml", "abc", "rev"});
-  cuop::emit::result_trial t;
+  cuop::results::result_trial t;
   t.problem = "softmax_f32_1024x1024";
   t.dtype = "f32";
   t.dims = {{"rows", 1024}, {"cols", 1024}};
@@ -130,7 +130,7 @@ TEST(custom_softmax, emit_never_ships_a_custom_kernel) {
   t.run = 1;
   f.trials.push_back(t);
   f.builds.push_back({t.instance, "sm_90a", "ok", "", 32, 0, 0, 0});
-  const auto out = cuop::emit::emit_softmax({f}, {"90a"});
+  const auto out = cuop::ops::emit_softmax({f}, {"90a"});
   EXPECT_EQ(out.header.find("custom"), std::string::npos) << out.header;
   EXPECT_EQ(out.header.find("1024, 1024"), std::string::npos);
 }

@@ -8,8 +8,8 @@ namespace {
 
 using namespace cuop;
 
-runner::device_info gpu(int index, const std::string& name, const std::string& uuid, int cc = 90) {
-  runner::device_info d;
+trial::device_info gpu(int index, const std::string& name, const std::string& uuid, int cc = 90) {
+  trial::device_info d;
   d.present = true;
   d.index = index;
   d.name = name;

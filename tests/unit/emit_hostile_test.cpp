@@ -22,11 +22,11 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
-#include "tuner/emit/conv_emit.hpp"
 #include "tuner/emit/emit_common.hpp"
-#include "tuner/emit/gemm_emit.hpp"
-#include "tuner/emit/results_file.hpp"
-#include "tuner/emit/softmax_emit.hpp"
+#include "tuner/ops/conv2d/emit.hpp"
+#include "tuner/ops/gemm/emit.hpp"
+#include "tuner/ops/softmax/emit.hpp"
+#include "tuner/results/results_file.hpp"
 
 namespace {
 
@@ -92,15 +92,15 @@ emitted_files emit_from(const fs::path& dir, const json& results) {
       results.contains("gpu") && results["gpu"].is_string() ? results["gpu"].get<std::string>() : "";
   std::string op = results.contains("op") && results["op"].is_string() ? results["op"].get<std::string>() : "x";
   if (op.empty() || op.find_first_of(std::string("/\0", 2)) != std::string::npos) op = "x";  // a folder name
-  const auto path = dir / op / (emit::slug(gpu) + ".json");
+  const auto path = dir / op / (results::slug(gpu) + ".json");
   fs::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary) << results.dump(-1, ' ', false, json::error_handler_t::replace);
-  const auto files = emit::read_results(dir.string());
+  const auto files = results::read_results(dir.string());
   const std::vector<std::string> targets = {"80", "90a", "100a"};
   emitted_files out;
   std::set<emit::cited_run> cited;
-  for (const auto& e :
-       {emit::emit_softmax(files, targets), emit::emit_gemm(files, targets), emit::emit_conv(files, targets)}) {
+  for (const auto& e : {cuop::ops::emit_softmax(files, targets), cuop::ops::emit_gemm(files, targets),
+                        cuop::ops::emit_conv(files, targets)}) {
     out.code.push_back(e.header);
     out.code.push_back(e.instantiation);
     cited.insert(e.cited.begin(), e.cited.end());

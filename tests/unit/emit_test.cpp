@@ -5,10 +5,12 @@
 
 #include "cuop/kernels/softmax/family.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/emit/results_file.hpp"
-#include "tuner/emit/softmax_emit.hpp"
+#include "tuner/ops/softmax/emit.hpp"
+#include "tuner/results/results_file.hpp"
 
 using namespace cuop::emit;
+using namespace cuop::results;
+using cuop::ops::emit_softmax;
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "test_support.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/hash.hpp"
-#include "tuner/emit/results_file.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/store/store.hpp"
 
 namespace {
@@ -57,9 +57,9 @@ TEST(export_results, keeps_the_newest_environment_of_each_problem) {
     run.env.source_hash = "fedcba9876543210";  // the kernels changed: a new environment
     const auto new_run = db->begin_run(run);
     db->put_trial(trial(new_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 7.0));
-    emit::export_results(*db, "softmax", (dir / "results").string());
+    results::export_results(*db, "softmax", (dir / "results").string());
   }
-  const auto files = emit::read_results((dir / "results").string());
+  const auto files = results::read_results((dir / "results").string());
   ASSERT_EQ(files.size(), 1u);
   // 8 rows: the old environment's faster trial is stale, not mixed in. 16 rows: measured only in
   // the old environment, kept.
@@ -92,7 +92,7 @@ void export_run(const fs::path& dir, const std::string& db_name, const std::stri
   run.env.source_hash = cuop::fnv1a_hex(db_name);
   const auto id = db->begin_run(run);
   for (const auto& [instance, us, rows] : trials) db->put_trial(trial(id, run.env.key(), instance, us, rows));
-  emit::export_results(*db, "softmax", (dir / "results").string(), emit::export_samples::winners, update);
+  results::export_results(*db, "softmax", (dir / "results").string(), results::export_samples::winners, update);
 }
 
 }  // namespace
@@ -106,7 +106,7 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
   // 16 rows measured again (one configuration now), 64 rows new.
   export_run(dir, "new.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, true);
   const auto path = (dir / "results/softmax/nvidia-h200.json").string();
-  auto f = emit::read_results_file(path);
+  auto f = results::read_results_file(path);
   std::vector<std::tuple<std::string, std::string, double, std::int64_t>> got;
   for (const auto& t : f.trials) got.emplace_back(t.problem, t.instance, t.median_us, t.run);
   EXPECT_EQ(got, (decltype(got){{"softmax_f32_16x1024", b, 8.0, 2},  // in its old place, its run renumbered
@@ -121,7 +121,7 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
   // The same update again changes nothing.
   const auto before = f.trials.size();
   export_run(dir, "new2.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, true);
-  f = emit::read_results_file(path);
+  f = results::read_results_file(path);
   EXPECT_EQ(f.trials.size(), before);
   EXPECT_EQ(f.runs.size(), 2u);
 
@@ -134,7 +134,7 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
               std::string::npos)
         << e.what();
   }
-  EXPECT_EQ(emit::read_results_file(path).trials.size(), before);
+  EXPECT_EQ(results::read_results_file(path).trials.size(), before);
 
   // A run that did not finish (killed, interrupted) may hold part of a problem: refused.
   try {
@@ -143,6 +143,6 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
   } catch (const error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot update from run 1, which is running"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(emit::read_results_file(path).trials.size(), before);
+  EXPECT_EQ(results::read_results_file(path).trials.size(), before);
   fs::remove_all(dir);
 }

@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include "test_support.hpp"
-#include "tuner/emit/freshness.hpp"
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/ops/family_sources.hpp"
-#include "tuner/ops/registry.hpp"
+#include "tuner/results/freshness.hpp"
 
 namespace {
 
@@ -43,22 +43,22 @@ TEST(family_sources, the_closure_follows_project_headers_only) {
 }
 
 TEST(family_sources, every_kernel_family_has_a_hash_and_library_back_ends_none) {
-  const auto gemm = ops::family_source_hashes(*ops::find_op("gemm"));
+  const auto gemm = ops::family_source_hashes(*catalog::find_op("gemm"));
   EXPECT_EQ(gemm.size(), 2u);  // mma, skinny; not cublaslt
   for (const auto& [family, hash] : gemm) EXPECT_EQ(hash.size(), 16u) << family;
-  const auto softmax = ops::family_source_hashes(*ops::find_op("softmax"));
+  const auto softmax = ops::family_source_hashes(*catalog::find_op("softmax"));
   EXPECT_EQ(softmax.size(), 4u);  // not custom: a user's kernel is hashed into its instance name
-  EXPECT_EQ(ops::family_source_hashes(*ops::find_op("softmax")), softmax);  // deterministic
+  EXPECT_EQ(ops::family_source_hashes(*catalog::find_op("softmax")), softmax);  // deterministic
 }
 
-emit::result_file two_runs() {
-  emit::result_file f;
+results::result_file two_runs() {
+  results::result_file f;
   f.path = "softmax/nvidia-h200.json";
   f.op = "softmax";
   f.runs.push_back({1, "2026-12-01T00:00:00Z", "s.yaml", "", "a", {{"block_row", "1111111111111111"}}});
   f.runs.push_back({2, "2026-12-02T00:00:00Z", "s.yaml", "", "b", {}});  // recorded none
   for (const auto& [family, run] : {std::pair{"block_row", 1}, {"block_row", 1}, {"warp_row", 1}, {"block_row", 2}}) {
-    emit::result_trial t;
+    results::result_trial t;
     t.family = family;
     t.run = run;
     f.trials.push_back(t);
@@ -69,7 +69,7 @@ emit::result_file two_runs() {
 TEST(freshness, trials_of_changed_families_are_stale_per_run) {
   const auto f = two_runs();
   // Today's block_row is what run 1 measured; warp_row's hash is not what run 1 recorded (none).
-  const auto groups = emit::stale_groups(f, {{"block_row", "1111111111111111"}, {"warp_row", "2222222222222222"}});
+  const auto groups = results::stale_groups(f, {{"block_row", "1111111111111111"}, {"warp_row", "2222222222222222"}});
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].family, "warp_row");
   EXPECT_EQ(groups[0].run, 1);
@@ -77,13 +77,13 @@ TEST(freshness, trials_of_changed_families_are_stale_per_run) {
   EXPECT_EQ(groups[1].family, "block_row");
   EXPECT_EQ(groups[1].run, 2);
   EXPECT_EQ(groups[1].trials, 1u);
-  EXPECT_EQ(emit::describe(f.path, groups[1]),
+  EXPECT_EQ(results::describe(f.path, groups[1]),
             "softmax/nvidia-h200.json: 1 trial of family \"block_row\" (run 2) was measured on kernel sources that "
             "were not recorded (now 1111111111111111)");
   // block_row changed: run 1's two trials are stale too.
-  EXPECT_EQ(emit::stale_groups(f, {{"block_row", "3333333333333333"}})[0].trials, 2u);
+  EXPECT_EQ(results::stale_groups(f, {{"block_row", "3333333333333333"}})[0].trials, 2u);
   // Families without sources of ours (library back ends) are never stale.
-  EXPECT_TRUE(emit::stale_groups(f, {}).empty());
+  EXPECT_TRUE(results::stale_groups(f, {}).empty());
 }
 
 TEST(freshness, acknowledgements_name_both_hashes_and_a_reason) {
@@ -91,14 +91,14 @@ TEST(freshness, acknowledgements_name_both_hashes_and_a_reason) {
   std::ofstream(dir / "stale.txt")
       << "# comment\n\nsoftmax split_row 1111111111111111 2222222222222222 not measured again\n"
          "gemm mma - 3333333333333333 recorded none\n";
-  const auto acks = emit::read_acknowledgements(dir / "stale.txt");
+  const auto acks = results::read_acknowledgements(dir / "stale.txt");
   ASSERT_EQ(acks.size(), 2u);
   EXPECT_EQ(acks[0].reason, "not measured again");
   EXPECT_EQ(acks[0].line, 3);
   EXPECT_EQ(acks[1].measured, "");
-  EXPECT_TRUE(emit::read_acknowledgements(dir / "none.txt").empty());
+  EXPECT_TRUE(results::read_acknowledgements(dir / "none.txt").empty());
   std::ofstream(dir / "bad.txt") << "softmax split_row 1111111111111111 2222222222222222\n";
-  EXPECT_EQ(test::error_of([&] { emit::read_acknowledgements(dir / "bad.txt"); }),
+  EXPECT_EQ(test::error_of([&] { results::read_acknowledgements(dir / "bad.txt"); }),
             dir / "bad.txt" + ":1: expected OP FAMILY MEASURED CURRENT REASON (a hash \"-\" when none was recorded)");
 }
 

@@ -16,8 +16,8 @@
 #include "test_support.hpp"
 #include "tuner/gate/gate_run.hpp"
 #include "tuner/measure/statistics.hpp"
-#include "tuner/runner/protocol.hpp"
 #include "tuner/store/store.hpp"
+#include "tuner/trial/protocol.hpp"
 
 namespace {
 
@@ -85,7 +85,7 @@ void write_db(const std::string& path, const std::string& rev,
 // A stand-in build in folder `name`: its worker sees the same H200 as every other stand-in; its
 // sweeps copy `name`/1.db, 2.db, ... in turn to --db and log "name ARGS..." to log.txt, and the
 // batch plan they were given (none: "-") to plans.txt.
-std::string stand_in(const scratch& s, const std::string& name, int protocol = runner::protocol_version) {
+std::string stand_in(const scratch& s, const std::string& name, int protocol = trial::protocol_version) {
   fs::create_directories(s / name);
   const auto exe = s / (name + "/cuop-tune");
   std::ofstream(exe)
@@ -272,10 +272,10 @@ TEST(gate_run, another_protocol_is_refused_before_anything_is_measured) {
   gate::gate_options o;
   o.specs = {suite(s)};
   o.self = stand_in(s, "a");
-  o.against = stand_in(s, "b", runner::protocol_version + 1);
+  o.against = stand_in(s, "b", trial::protocol_version + 1);
   const auto message = test::error_of([&] { gate::run_gate(o); });
   EXPECT_NE(message.find(fmt::format("speaks protocol {}, this cuop-tune speaks protocol {}",
-                                     runner::protocol_version + 1, runner::protocol_version)),
+                                     trial::protocol_version + 1, trial::protocol_version)),
             std::string::npos)
       << message;
   EXPECT_TRUE(log_lines(s).empty());

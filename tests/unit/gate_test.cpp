@@ -29,7 +29,7 @@ using namespace cuop;
 using gate::build;
 using measure::verdict;
 
-gate::measured_trial trial(const std::string& problem, const std::string& instance, std::vector<double> samples,
+gate::measured_trial measured(const std::string& problem, const std::string& instance, std::vector<double> samples,
                            int env = 0) {
   gate::measured_trial t;
   t.problem = problem;
@@ -108,8 +108,8 @@ TEST(gate_abba, fewer_than_one_cycle_is_a_usage_error) {
 
 TEST(gate_abba, rounds_pool_their_samples_per_configuration) {
   const auto r1 =
-      set("round 1", {trial("p1", "x", {10, 10, 10}), trial("p1", "y", {20, 21, 22}), trial("p2", "x", {5, 5})});
-  const auto r4 = set("round 4", {trial("p1", "x", {12, 12, 12}), trial("p1", "y", {23, 24, 25})});
+      set("round 1", {measured("p1", "x", {10, 10, 10}), measured("p1", "y", {20, 21, 22}), measured("p2", "x", {5, 5})});
+  const auto r4 = set("round 4", {measured("p1", "x", {12, 12, 12}), measured("p1", "y", {23, 24, 25})});
   const auto pooled = gate::pool_rounds({&r1, &r4}, "this build (rounds 1, 4)");
   EXPECT_EQ(pooled.set.source, "this build (rounds 1, 4)");
   ASSERT_EQ(pooled.set.trials.size(), 2u);  // p2 x was verified in round 1 only
@@ -126,10 +126,10 @@ TEST(gate_abba, rounds_pool_their_samples_per_configuration) {
 }
 
 TEST(gate_abba, rounds_timed_with_different_launches_are_never_pooled) {
-  auto batched = trial("p1", "x", {10, 10, 10});
+  auto batched = measured("p1", "x", {10, 10, 10});
   batched.batch = 241;
-  const auto r1 = set("round 1", {trial("p1", "x", {12, 12, 12}), trial("p1", "y", {20, 21})});
-  const auto r4 = set("round 4", {batched, trial("p1", "y", {20, 22})});
+  const auto r1 = set("round 1", {measured("p1", "x", {12, 12, 12}), measured("p1", "y", {20, 21})});
+  const auto r4 = set("round 4", {batched, measured("p1", "y", {20, 22})});
   const auto pooled = gate::pool_rounds({&r1, &r4}, "this build");
   ASSERT_EQ(pooled.set.trials.size(), 1u);
   EXPECT_EQ(pooled.set.trials[0].instance, "y");
@@ -140,14 +140,14 @@ TEST(gate_abba, rounds_timed_with_different_launches_are_never_pooled) {
 }
 
 TEST(gate_abba, what_one_builds_pool_left_out_the_other_loses_too) {
-  auto single = trial("p1", "x", {10, 10, 10});
-  auto batched = trial("p1", "x", {9, 9, 9});
+  auto single = measured("p1", "x", {10, 10, 10});
+  auto batched = measured("p1", "x", {9, 9, 9});
   batched.batch = 11;
   // A: x timed single in round 1 and batched in round 4 (the plan): left out. B: x in both.
-  const auto a1 = set("a1", {single, trial("p1", "y", {12, 12})});
-  const auto a4 = set("a4", {batched, trial("p1", "y", {12, 12})});
-  const auto b2 = set("b2", {batched, trial("p1", "y", {12, 12})});
-  const auto b3 = set("b3", {batched, trial("p1", "y", {12, 12})});
+  const auto a1 = set("a1", {single, measured("p1", "y", {12, 12})});
+  const auto a4 = set("a4", {batched, measured("p1", "y", {12, 12})});
+  const auto b2 = set("b2", {batched, measured("p1", "y", {12, 12})});
+  const auto b3 = set("b3", {batched, measured("p1", "y", {12, 12})});
   auto a = gate::pool_rounds({&a1, &a4}, "A");
   auto b = gate::pool_rounds({&b2, &b3}, "B");
   ASSERT_EQ(b.set.trials.size(), 2u);
@@ -158,10 +158,10 @@ TEST(gate_abba, what_one_builds_pool_left_out_the_other_loses_too) {
 }
 
 TEST(gate_abba, the_winners_launches_are_the_plan_for_the_next_runs) {
-  auto fast = trial("p1", "x", {10, 10, 10});
+  auto fast = measured("p1", "x", {10, 10, 10});
   fast.batch = 241;
-  auto slow_single = trial("p1", "y", {30, 30, 30});  // single launches: not the winner's way
-  const auto s = set("baseline", {fast, slow_single, trial("p2", "z", {50, 50})});
+  auto slow_single = measured("p1", "y", {30, 30, 30});  // single launches: not the winner's way
+  const auto s = set("baseline", {fast, slow_single, measured("p2", "z", {50, 50})});
   EXPECT_EQ(gate::winner_launches(s), (std::map<std::string, int>{{"p1", 241}, {"p2", 1}}));
   // The plan: each configuration as it was timed, the others as the winner.
   const auto plan = gate::timing_plan(s);
@@ -172,8 +172,8 @@ TEST(gate_abba, the_winners_launches_are_the_plan_for_the_next_runs) {
 }
 
 TEST(gate_abba, a_round_without_raw_samples_is_left_out_and_nothing_left_is_an_error) {
-  const auto r1 = set("round 1", {trial("p1", "x", {10, 11})});
-  const auto r4 = set("round 4", {trial("p1", "x", {})});
+  const auto r1 = set("round 1", {measured("p1", "x", {10, 11})});
+  const auto r4 = set("round 4", {measured("p1", "x", {})});
   const auto message = test::error_of([&] { gate::pool_rounds({&r1, &r4}, "this build"); });
   EXPECT_NE(message.find("no configuration was verified in all 2 of its rounds"), std::string::npos) << message;
   EXPECT_THROW(gate::pool_rounds({}, "x"), error);
@@ -196,15 +196,15 @@ TEST(gate_retry, only_ambiguous_rows_are_measured_again) {
 }
 
 TEST(gate_retry, a_winner_target_pools_every_new_trial_of_its_problem) {
-  const auto old = set("this build", {trial("p1", "x", around(10)), trial("p1", "y", around(11)),
-                                      trial("p1", "z", around(12)), trial("p2", "x", around(20))});
+  const auto old = set("this build", {measured("p1", "x", around(10)), measured("p1", "y", around(11)),
+                                      measured("p1", "z", around(12)), measured("p2", "x", around(20))});
   // The retry verified x and y again (z failed this time) and ran p2 too (an --only overlap).
   const auto fresh =
       set("retry",
-          {trial("p1", "x", around(10.5, 41)), trial("p1", "y", around(9.5, 41)), trial("p2", "x", around(30, 41))},
+          {measured("p1", "x", around(10.5, 41)), measured("p1", "y", around(9.5, 41)), measured("p2", "x", around(30, 41))},
           "rev2");
   auto fresh_w = fresh;
-  fresh_w.trials.push_back(trial("p1", "w", around(13, 41)));  // new in the retry
+  fresh_w.trials.push_back(measured("p1", "w", around(13, 41)));  // new in the retry
   const auto merged = gate::pool_retry(old, fresh_w, {{"p1", ""}});
   EXPECT_EQ(merged.source, "this build");
   ASSERT_EQ(merged.trials.size(), 5u);
@@ -228,8 +228,8 @@ TEST(gate_retry, a_winner_target_pools_every_new_trial_of_its_problem) {
 }
 
 TEST(gate_retry, a_configuration_target_pools_only_its_own_trial) {
-  const auto old = set("c", {trial("p1", "x", around(10)), trial("p1", "y", around(11))});
-  const auto fresh = set("r", {trial("p1", "x", around(10, 41)), trial("p1", "y", around(11, 41))});
+  const auto old = set("c", {measured("p1", "x", around(10)), measured("p1", "y", around(11))});
+  const auto fresh = set("r", {measured("p1", "x", around(10, 41)), measured("p1", "y", around(11, 41))});
   const auto merged = gate::pool_retry(old, fresh, {{"p1", "y"}});
   ASSERT_EQ(merged.trials.size(), 2u);
   EXPECT_EQ(merged.trials[0].sample_count, 21);
@@ -239,8 +239,8 @@ TEST(gate_retry, a_configuration_target_pools_only_its_own_trial) {
 }
 
 TEST(gate_retry, a_retry_timed_another_way_replaces_the_old_trial_instead_of_pooling) {
-  const auto old = set("c", {trial("p1", "x", around(10))});
-  auto batched = trial("p1", "x", around(8, 41));
+  const auto old = set("c", {measured("p1", "x", around(10))});
+  auto batched = measured("p1", "x", around(8, 41));
   batched.batch = 241;
   const auto merged = gate::pool_retry(old, set("r", {batched}), {{"p1", "x"}});
   ASSERT_EQ(merged.trials.size(), 1u);
@@ -266,13 +266,13 @@ TEST(gate_retry, counts_say_the_last_pass_that_measured_a_row) {
 
 TEST(gate_retry, an_ambiguous_row_measured_again_and_pooled_is_decided) {
   // Five noisy samples: the interval straddles both bounds of +-3%.
-  const auto baseline = set("baseline", {trial("p1", "x", around(100.0, 41, 0.05))});
-  auto candidate = set("this build", {trial("p1", "x", {92, 97, 101, 105, 110})});
+  const auto baseline = set("baseline", {measured("p1", "x", around(100.0, 41, 0.05))});
+  auto candidate = set("this build", {measured("p1", "x", {92, 97, 101, 105, 110})});
   auto c = gate::compare(baseline, candidate, {});
   ASSERT_EQ(c.rows.size(), 1u);
   ASSERT_EQ(c.rows[0].verdict, verdict::ambiguous);
   const auto targets = gate::select_retries(c);
-  const auto fresh = set("retry", {trial("p1", "x", around(101.0, 201, 0.02))});
+  const auto fresh = set("retry", {measured("p1", "x", around(101.0, 201, 0.02))});
   candidate = gate::pool_retry(candidate, fresh, targets);
   gate::retry_counts counts;
   gate::record_retry_pass(counts, targets, 1);
@@ -287,7 +287,7 @@ TEST(gate_retry, an_ambiguous_row_measured_again_and_pooled_is_decided) {
 // ---- the baseline and the report ------------------------------------------------------------
 
 TEST(gate_baseline, only_the_suites_problems_are_kept) {
-  auto s = set("results/", {trial("p1", "x", around(10)), trial("p2", "x", around(10)), trial("p3", "y", around(10))});
+  auto s = set("results/", {measured("p1", "x", around(10)), measured("p2", "x", around(10)), measured("p3", "y", around(10))});
   const auto kept = gate::keep_problems(s, {"p1", "p3", "p9"});
   ASSERT_EQ(kept.trials.size(), 2u);
   EXPECT_EQ(kept.trials[0].problem, "p1");
@@ -296,10 +296,10 @@ TEST(gate_baseline, only_the_suites_problems_are_kept) {
 
 TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_verified) {
   // The committed results come from the full sweep; the suite lists x and y only.
-  const auto baseline = set("results", {trial("p1", "x", around(12)), trial("p1", "y", around(14)),
-                                        trial("p1", "best-of-sweep", around(8)), trial("p2", "x", around(20))});
+  const auto baseline = set("results", {measured("p1", "x", around(12)), measured("p1", "y", around(14)),
+                                        measured("p1", "best-of-sweep", around(8)), measured("p2", "x", around(20))});
   const auto candidate =
-      set("this build", {trial("p1", "x", around(12)), trial("p1", "y", around(14)), trial("p2", "x", around(20))});
+      set("this build", {measured("p1", "x", around(12)), measured("p1", "y", around(14)), measured("p2", "x", around(20))});
   std::vector<std::string> warnings;
   const auto kept = gate::among_candidate_configurations(baseline, candidate, warnings);
   ASSERT_EQ(kept.trials.size(), 3u);
@@ -315,14 +315,14 @@ TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_ver
 
   // A configuration the baseline timed in single launches and this build (told by the batch plan)
   // in batches is left out as well: the winner is chosen among configurations timed alike.
-  auto batched_x = trial("p1", "x", around(10));
+  auto batched_x = measured("p1", "x", around(10));
   batched_x.batch = 11;
-  auto batched_y = trial("p1", "y", around(11));
+  auto batched_y = measured("p1", "y", around(11));
   batched_y.batch = 11;
-  auto base_y = trial("p1", "y", around(11));
+  auto base_y = measured("p1", "y", around(11));
   base_y.batch = 11;
   warnings.clear();
-  const auto alike = gate::among_candidate_configurations(set("results", {trial("p1", "x", around(12)), base_y}),
+  const auto alike = gate::among_candidate_configurations(set("results", {measured("p1", "x", around(12)), base_y}),
                                                           set("this build", {batched_x, batched_y}), warnings);
   ASSERT_EQ(alike.trials.size(), 1u);
   EXPECT_EQ(alike.trials[0].instance, "y");
@@ -341,7 +341,7 @@ TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_ver
 }
 
 TEST(gate_baseline, problems_this_build_verified_nothing_of_are_found) {
-  const auto s = set("this build", {trial("p1", "x", around(10)), trial("p3", "y", around(10))});
+  const auto s = set("this build", {measured("p1", "x", around(10)), measured("p3", "y", around(10))});
   EXPECT_EQ(gate::missing_problems(s, {"p1", "p2", "p3", "p4"}), (std::vector<std::string>{"p2", "p4"}));
   EXPECT_TRUE(gate::missing_problems(s, {"p3"}).empty());
 }
@@ -353,8 +353,8 @@ TEST(gate_baseline, no_gpu_is_said_plainly) {
 }
 
 TEST(gate_report, gate_rows_say_their_retries_in_every_format) {
-  const auto baseline = set("results/", {trial("p1", "x", around(100.0, 41, 0.05))});
-  const auto candidate = set("this build", {trial("p1", "x", around(100.0, 41, 0.05))});
+  const auto baseline = set("results/", {measured("p1", "x", around(100.0, 41, 0.05))});
+  const auto candidate = set("this build", {measured("p1", "x", around(100.0, 41, 0.05))});
   auto c = gate::compare(baseline, candidate, {});
   // compare's own report has no retries.
   EXPECT_EQ(report::render_json(c).find("retries"), std::string::npos);
@@ -487,22 +487,22 @@ TEST(gate_suite_run, a_build_is_found_from_its_binary_or_its_folder) {
 }
 
 TEST(gate_suite_run, only_the_same_protocol_is_accepted) {
-  runner::device_info same;
-  EXPECT_EQ(same.protocol, runner::protocol_version);
+  trial::device_info same;
+  EXPECT_EQ(same.protocol, trial::protocol_version);
   EXPECT_NO_THROW(gate::require_same_protocol(same, "other"));
-  runner::device_info old;
+  trial::device_info old;
   old.protocol = 0;
   EXPECT_NE(test::error_of([&] {
               gate::require_same_protocol(old, "old/build");
             }).find("old/build speaks no protocol version"),
             std::string::npos);
-  runner::device_info newer;
-  newer.protocol = runner::protocol_version + 1;
+  trial::device_info newer;
+  newer.protocol = trial::protocol_version + 1;
   EXPECT_NE(test::error_of([&] {
               gate::require_same_protocol(newer, "new");
-            }).find(fmt::format("new speaks protocol {}", runner::protocol_version + 1)),
+            }).find(fmt::format("new speaks protocol {}", trial::protocol_version + 1)),
             std::string::npos);
   // A worker that does not say is an old one.
-  EXPECT_EQ(runner::device_info_from_json({{"present", false}}).protocol, 0);
-  EXPECT_EQ(runner::device_info_from_json(runner::to_json(same)).protocol, runner::protocol_version);
+  EXPECT_EQ(trial::device_info_from_json({{"present", false}}).protocol, 0);
+  EXPECT_EQ(trial::device_info_from_json(trial::to_json(same)).protocol, trial::protocol_version);
 }

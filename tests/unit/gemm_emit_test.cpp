@@ -3,9 +3,11 @@
 // the heuristic), wrong answers never chosen, the heuristic as the default for every type.
 #include <gtest/gtest.h>
 
-#include "tuner/emit/gemm_emit.hpp"
+#include "tuner/ops/gemm/emit.hpp"
 
 using namespace cuop::emit;
+using namespace cuop::results;
+using cuop::ops::emit_gemm;
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include "cuop/kernels/gemm/family.hpp"
 #include "test_support.hpp"
 #include "tuner/compile/compile.hpp"
-#include "tuner/ops/gemm_op.hpp"
+#include "tuner/ops/gemm/gemm_op.hpp"
 
 namespace {
 

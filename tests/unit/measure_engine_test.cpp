@@ -13,9 +13,9 @@
 #include "tuner/measure/settle.hpp"
 #include "tuner/measure/sm_clock.hpp"
 #include "tuner/measure/stopping.hpp"
-#include "tuner/runner/protocol.hpp"
 #include "tuner/spec/spec.hpp"
 #include "tuner/strategy/race.hpp"
+#include "tuner/trial/protocol.hpp"
 
 using namespace cuop::measure;
 using cuop::test::error_of;
@@ -314,7 +314,7 @@ TEST(sm_clock, probe_readings_to_mhz) {
 // --- protocol and settings ------------------------------------------------------------------
 
 TEST(measure_protocol, new_fields_round_trip_and_old_messages_still_read) {
-  cuop::runner::trial_response r;
+  cuop::trial::trial_response r;
   r.status = "ok";
   r.samples_us = {3.0, 3.1};
   r.clocks_mhz = {1980, 1965};
@@ -325,7 +325,7 @@ TEST(measure_protocol, new_fields_round_trip_and_old_messages_still_read) {
   r.buffer_sets = 8;
   r.clock_source = "nvml";
   r.note = "n";
-  const auto back = cuop::runner::trial_response_from_json(cuop::runner::to_json(r));
+  const auto back = cuop::trial::trial_response_from_json(cuop::trial::to_json(r));
   EXPECT_EQ(back.clocks_mhz, r.clocks_mhz);
   EXPECT_DOUBLE_EQ(back.warmup_ms, 42.5);
   EXPECT_EQ(back.warmup_launches, 64);
@@ -333,11 +333,11 @@ TEST(measure_protocol, new_fields_round_trip_and_old_messages_still_read) {
   EXPECT_EQ(back.batch, 40);
   EXPECT_EQ(back.buffer_sets, 8);
   EXPECT_EQ(back.clock_source, "nvml");
-  const auto old = cuop::runner::trial_response_from_json({{"status", "ok"}, {"samples_us", {1.0}}});
+  const auto old = cuop::trial::trial_response_from_json({{"status", "ok"}, {"samples_us", {1.0}}});
   EXPECT_EQ(old.batch, 1);
   EXPECT_TRUE(old.clocks_mhz.empty());
 
-  cuop::runner::trial_request q;
+  cuop::trial::trial_request q;
   q.cubin_path = "x.cubin";
   q.entry = "k";
   q.dtype = "f32";
@@ -348,7 +348,7 @@ TEST(measure_protocol, new_fields_round_trip_and_old_messages_still_read) {
   q.measure.stable_batches = 5;
   q.measure.stable_change = 0.07;
   q.measure.batch_below_us = 12.5;
-  const auto qb = cuop::runner::trial_request_from_json(cuop::runner::to_json(q));
+  const auto qb = cuop::trial::trial_request_from_json(cuop::trial::to_json(q));
   EXPECT_EQ(qb.force_batch, 40);
   EXPECT_EQ(qb.measure.warmup_cap_ms, 123);
   EXPECT_EQ(qb.measure.stable_batches, 5);

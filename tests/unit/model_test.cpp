@@ -73,8 +73,8 @@ TEST(nearest_choice, a_call_outside_the_voters_span_gets_the_baseline) {
   EXPECT_EQ(detail::nearest_choice(reaching, &q, all), -1);
 }
 
-emit::result_trial timed(const std::string& instance, double us) {
-  emit::result_trial t;
+results::result_trial timed(const std::string& instance, double us) {
+  results::result_trial t;
   t.instance = instance;
   t.status = "ok";
   t.median_us = us;
@@ -85,7 +85,7 @@ emit::result_trial timed(const std::string& instance, double us) {
 
 TEST(model_fit, a_candidate_that_loses_where_validation_chose_it_is_not_trusted) {
   // Five anchors on a line; "a" wins by 30% everywhere but at anchor 4, where it loses by 20%.
-  std::vector<emit::result_trial> trials;
+  std::vector<results::result_trial> trials;
   trials.reserve(15);
   std::vector<model::anchor> anchors;
   for (int i = 0; i < 5; ++i) {

@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "tuner/compile/compile.hpp"
-#include "tuner/ops/softmax_source.hpp"
+#include "tuner/ops/softmax/source.hpp"
 
 namespace fs = std::filesystem;
 using namespace cuop::compile;

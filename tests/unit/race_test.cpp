@@ -29,12 +29,12 @@ struct fake_worker {
   std::map<std::string, int> batch;         // launches per sample the timer would choose
   std::mt19937 rng{11};
   std::vector<std::string> calls;
-  std::vector<runner::trial_request> requests;
+  std::vector<trial::trial_request> requests;
 
-  runner::trial_response operator()(const runner::trial_request& r) {
+  trial::trial_response operator()(const trial::trial_request& r) {
     calls.push_back(r.entry);
     requests.push_back(r);
-    runner::trial_response out;
+    trial::trial_response out;
     const auto it = center_us.find(r.entry);
     if (it == center_us.end()) {
       out.status = "wrong_answer";
@@ -58,7 +58,7 @@ TEST(race, drops_the_slow_stores_failures_and_measures_finalists_interleaved) {
   fake_worker w;
   w.center_us = {{"a", 10.0}, {"b", 10.01}, {"c", 12.0}};  // "d": wrong answer
   w.batch = {{"a", 40}, {"b", 40}, {"c", 40}};
-  spec::measure_settings m;
+  measure::settings m;
   m.race_round_s = 0.05;
   m.race_margin = 0.02;
   m.race_rounds = 3;
@@ -66,7 +66,7 @@ TEST(race, drops_the_slow_stores_failures_and_measures_finalists_interleaved) {
 
   std::vector<store::trial_record> stored;
   runner::race_callbacks cb;
-  cb.measure = [&](const runner::trial_request& r) { return w(r); };
+  cb.measure = [&](const trial::trial_request& r) { return w(r); };
   cb.store = [&](store::trial_record& t) {
     if (t.status == "ok" || t.status == "dropped_race") runner::summarize_trial(t);
     stored.push_back(t);
@@ -111,12 +111,12 @@ TEST(race, a_round_with_another_batch_size_is_not_pooled) {
   fake_worker w;
   w.center_us = {{"a", 5.0}};
   w.batch = {{"a", 40}};
-  spec::measure_settings m;
+  measure::settings m;
   m.race_rounds = 2;
   std::vector<store::trial_record> stored;
   runner::race_callbacks cb;
   int call = 0;
-  cb.measure = [&](const runner::trial_request& r) {
+  cb.measure = [&](const trial::trial_request& r) {
     auto out = w(r);
     if (++call == 2) out.batch = 1;  // the graph failed in round 2: single launches
     return out;
@@ -137,7 +137,7 @@ TEST(race, a_round_with_another_batch_size_is_not_pooled) {
   w2.batch = {{"a", 40}, {"b", 40}};
   stored.clear();
   call = 0;
-  cb.measure = [&](const runner::trial_request& r) {
+  cb.measure = [&](const trial::trial_request& r) {
     auto out = w2(r);
     if (r.entry == "a" && ++call == 2) out.batch = 1;
     return out;
@@ -156,11 +156,11 @@ TEST(race, a_batch_plan_decides_round_one_too) {
   fake_worker w;
   w.center_us = {{"a", 5.0}, {"b", 5.01}};
   w.batch = {{"a", 40}, {"b", 40}};  // what the timer would choose; the plan says single launches
-  spec::measure_settings m;
+  measure::settings m;
   m.race_rounds = 2;
   m.race_final_rounds = 2;
   runner::race_callbacks cb;
-  cb.measure = [&](const runner::trial_request& r) { return w(r); };
+  cb.measure = [&](const trial::trial_request& r) { return w(r); };
   std::vector<store::trial_record> stored;
   cb.store = [&](store::trial_record& t) { stored.push_back(t); };
   cb.between = [] {};
@@ -177,12 +177,12 @@ TEST(race, a_batch_plan_decides_round_one_too) {
 TEST(race, the_baseline_is_a_finalist_however_slow) {
   fake_worker w;
   w.center_us = {{"a", 10.0}, {"base", 20.0}, {"c", 30.0}};
-  spec::measure_settings m;
+  measure::settings m;
   m.race_rounds = 3;
   m.race_final_rounds = 2;
   std::vector<store::trial_record> stored;
   runner::race_callbacks cb;
-  cb.measure = [&](const runner::trial_request& r) { return w(r); };
+  cb.measure = [&](const trial::trial_request& r) { return w(r); };
   cb.store = [&](store::trial_record& t) {
     if (t.status == "ok" || t.status == "dropped_race") runner::summarize_trial(t);
     stored.push_back(t);

@@ -9,6 +9,7 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/space/space.hpp"
+#include "tuner/spec/constraint.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace {
@@ -157,14 +158,14 @@ TEST(space, unknown_symbol_is_reported_by_check_constraints) {
   auto s = cuop::spec::parse(order_sweep, "order.yaml");
   s.candidates[1].constraints.push_back({"block_thread <= 1024", {"order.yaml", 20, 7}});
   EXPECT_EQ(error_of([&] {
-              cuop::space::check_constraints(s, {"rows", "cols"});
+              cuop::spec::check_constraints(s, {"rows", "cols"});
             }),
             "order.yaml:20:7: unknown symbol \"block_thread\" in constraint \"block_thread <= "
             "1024\" (did you mean \"block_threads\"?)");
   // A problem field the op does not have is unknown too.
   s.candidates[1].constraints.back() = {"batch * vec > 0", {"order.yaml", 21, 7}};
   EXPECT_EQ(error_of([&] {
-              cuop::space::check_constraints(s, {"rows", "cols"});
+              cuop::spec::check_constraints(s, {"rows", "cols"});
             }),
             "order.yaml:21:7: unknown symbol \"batch\" in constraint \"batch * vec > 0\" (expected "
             "one of: chunks, vec, block_threads, rows, cols, elem_bytes)");
@@ -174,7 +175,7 @@ TEST(space, syntax_error_names_the_constraint) {
   auto s = cuop::spec::parse(order_sweep, "order.yaml");
   s.constraints.push_back({"(vec + 1", {"order.yaml", 30, 3}});
   EXPECT_EQ(error_of([&] {
-              cuop::space::check_constraints(s, {"rows", "cols"});
+              cuop::spec::check_constraints(s, {"rows", "cols"});
             }),
             "order.yaml:30:3: constraint \"(vec + 1\": missing parenthesis");
 }

@@ -7,9 +7,9 @@
 #include <ostream>
 #include <string>
 
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
-#include "tuner/ops/registry.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace {
@@ -70,7 +70,7 @@ TEST(spec, minimal_file_gets_defaults) {
   ASSERT_EQ(s.problems.size(), 1u);
   EXPECT_EQ(s.problems[0].key("softmax"), "softmax_f16_8x32");
   EXPECT_EQ(s.targets, (std::vector<std::string>{"sm_80", "sm_90a", "sm_100a"}));
-  const cuop::spec::measure_settings defaults;
+  const cuop::measure::settings defaults;
   EXPECT_EQ(s.measure.min_samples, defaults.min_samples);
   EXPECT_EQ(s.measure.max_samples, defaults.max_samples);
   EXPECT_TRUE(s.measure.flush_l2);
@@ -229,7 +229,7 @@ TEST(suggest, closest_name_only_when_plausible) {
 }
 
 TEST(registry, softmax_families_and_dims) {
-  const auto* op = cuop::ops::find_op("softmax");
+  const auto* op = cuop::catalog::find_op("softmax");
   ASSERT_NE(op, nullptr);
   EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"rows", "cols"}));
   EXPECT_EQ(op->family_names(),
@@ -248,8 +248,8 @@ TEST(registry, softmax_families_and_dims) {
   EXPECT_EQ(op->find_family("cluster_row")->params,
             (std::vector<std::string>{"vec", "block_threads", "chunks", "cluster"}));
   EXPECT_EQ(op->find_family("nope"), nullptr);
-  EXPECT_EQ(cuop::ops::find_op("gemmm"), nullptr);
-  EXPECT_EQ(cuop::ops::op_names(), (std::vector<std::string>{"softmax", "gemm", "conv2d"}));
+  EXPECT_EQ(cuop::catalog::find_op("gemmm"), nullptr);
+  EXPECT_EQ(cuop::catalog::op_names(), (std::vector<std::string>{"softmax", "gemm", "conv2d"}));
 }
 
 TEST(spec, conv2d_problems_take_defaults_zero_padding_and_a_named_layout) {
@@ -288,7 +288,7 @@ TEST(spec, conv2d_dimension_errors_name_the_place) {
 }
 
 TEST(registry, conv2d_dims_and_families) {
-  const auto* op = cuop::ops::find_op("conv2d");
+  const auto* op = cuop::catalog::find_op("conv2d");
   ASSERT_NE(op, nullptr);
   EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"n", "h", "w", "c", "k", "r", "s", "stride", "pad", "dilation",
                                                         "groups", "tf32", "layout"}));
@@ -301,8 +301,8 @@ TEST(registry, conv2d_dims_and_families) {
   EXPECT_FALSE(op->dim("n").fallback.has_value());
   EXPECT_EQ(op->dim("layout").choices, (std::vector<std::string>{"nhwc", "nchw"}));
   // Ops without rules: every dimension required and positive.
-  EXPECT_EQ(cuop::ops::find_op("gemm")->dim("m").min, 1);
-  EXPECT_FALSE(cuop::ops::find_op("gemm")->dim("m").fallback.has_value());
+  EXPECT_EQ(cuop::catalog::find_op("gemm")->dim("m").min, 1);
+  EXPECT_FALSE(cuop::catalog::find_op("gemm")->dim("m").fallback.has_value());
 }
 
 }  // namespace

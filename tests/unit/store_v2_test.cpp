@@ -14,9 +14,9 @@
 
 #include "test_support.hpp"
 #include "tuner/core/files.hpp"
-#include "tuner/emit/current_trials.hpp"
-#include "tuner/emit/results_file.hpp"
 #include "tuner/gate/result_set.hpp"
+#include "tuner/results/current_trials.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/store/migrations.hpp"
 #include "tuner/store/store.hpp"
 
@@ -264,12 +264,12 @@ TEST_F(store_v2, the_batch_survives_export_and_loading_for_compare) {
   db->put_trial(make_trial(id, run.env.key(), "16", "softmax_f32_block_row_v4_b256_c1", 5.0));  // single launches
   db->finish_run(id, "finished");
   const auto dir = std::filesystem::path(m_path).parent_path() / "exported";
-  const auto files = cuop::emit::export_results(*db, "softmax", dir.string());
+  const auto files = cuop::results::export_results(*db, "softmax", dir.string());
   ASSERT_EQ(files.size(), 1u);
   const auto text = cuop::core::read_file(files[0]).value_or("");
   EXPECT_NE(text.find("\"batch\":241"), std::string::npos);
   EXPECT_EQ(text.find("\"batch\":1,"), std::string::npos);  // single launches: no field, as before
-  const auto f = cuop::emit::read_results_file(files[0]);
+  const auto f = cuop::results::read_results_file(files[0]);
   ASSERT_EQ(f.trials.size(), 2u);
   for (const auto& t : f.trials) EXPECT_EQ(t.batch, t.problem == "softmax_f32_8x1024" ? 241 : 1) << t.problem;
   db.reset();
@@ -306,20 +306,20 @@ TEST_F(store_v2, trials_of_invalid_runs_are_not_trusted) {
   EXPECT_FALSE(db->has_trial(env, "softmax_f32_16x1024", k_slow));
 
   // export (and so emit, which reads its files, and compare, which selects alike) skips them.
-  const auto current = cuop::emit::current_trials(*db, "softmax", false);
+  const auto current = cuop::results::current_trials(*db, "softmax", false);
   ASSERT_EQ(current.size(), 1u);
   const auto& h200 = current.at("nvidia-h200");
   ASSERT_EQ(h200.trials.size(), 1u);
   EXPECT_EQ(h200.trials[0].config.instance, k_slow);
   EXPECT_EQ(h200.runs.size(), 1u);
-  const auto winners = cuop::emit::winners(h200.trials);
+  const auto winners = cuop::results::winners(h200.trials);
   EXPECT_EQ(winners.at("softmax_f32_8x1024")->config.instance, k_slow);
 
   // A run that is entirely invalid leaves no results file at all.
   const auto dir = (m_dir / "results").string();
-  const auto paths = cuop::emit::export_results(*db, "softmax", dir);
+  const auto paths = cuop::results::export_results(*db, "softmax", dir);
   ASSERT_EQ(paths.size(), 1u);
-  const auto file = cuop::emit::read_results_file(paths[0]);
+  const auto file = cuop::results::read_results_file(paths[0]);
   ASSERT_EQ(file.trials.size(), 1u);
   EXPECT_EQ(file.trials[0].instance, k_slow);
   ASSERT_EQ(file.runs.size(), 1u);
@@ -330,6 +330,6 @@ TEST_F(store_v2, trials_of_invalid_runs_are_not_trusted) {
   db->put_trial(make_trial(again, env, "8", k_fast, 5.5));
   db->finish_run(again, "finished");
   EXPECT_TRUE(db->has_trial(env, "softmax_f32_8x1024", k_fast));
-  const auto now = cuop::emit::current_trials(*db, "softmax", false).at("nvidia-h200");
-  EXPECT_EQ(cuop::emit::winners(now.trials).at("softmax_f32_8x1024")->config.instance, k_fast);
+  const auto now = cuop::results::current_trials(*db, "softmax", false).at("nvidia-h200");
+  EXPECT_EQ(cuop::results::winners(now.trials).at("softmax_f32_8x1024")->config.instance, k_fast);
 }

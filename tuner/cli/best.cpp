@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
 #include "tuner/core/text.hpp"
-#include "tuner/ops/op_adapter.hpp"
 #include "tuner/ops/registry.hpp"
 #include "tuner/store/store.hpp"
 #include "tuner/strategy/race.hpp"
@@ -23,7 +23,7 @@ namespace cuop::cli {
 namespace {
 
 // TFLOP/s of a trial for compute ops (GEMM), else its GB/s: the rate that says how good it is.
-double rate_of(const ops::op_adapter& op, const store::trial_record& t) {
+double rate_of(const ops::op& op, const store::trial_record& t) {
   spec::problem p;
   p.dtype = t.problem.dtype;
   p.dims = nlohmann::json::parse(t.problem.dims_json).get<std::map<std::string, std::int64_t>>();
@@ -48,26 +48,20 @@ std::vector<std::string> ties_of(const best_row& r) {
   return out;
 }
 
-int run_best(const std::string& db_path, const std::string& op, const std::string& format) {
-  auto db = store::database::open(db_path, store::open_mode::read_only);
-  store::trial_filter filter;
-  filter.op = op;
-  const auto trials = db->trials(filter);
-  const auto& adapter = ops::adapter_for(op);
-  spec::problem probe;
-  probe.dtype = "bf16";
-  for (const auto& d : ops::find_op(op)->problem_dims) probe.dims[d] = 1;
-  const bool compute = adapter.flops(probe) > 0;
-  const char* unit = compute ? "TFLOP/s" : "GB/s";
+using best_rows = std::map<std::pair<std::string, std::string>, best_row>;  // by (gpu, problem key)
+
+// The verified trials of each (gpu, problem); trials of runs whose environment failed the checks
+// are left out, and said on stderr.
+best_rows collect_rows(store::database& db, const std::vector<store::trial_record>& trials) {
   std::map<std::int64_t, std::string> gpu_of_run;
   std::map<std::int64_t, const store::run_info*> invalid;  // runs whose environment failed the checks
-  const auto runs = db->runs();
+  const auto runs = db.runs();
   for (const auto& run : runs) {
     if (run.state == "invalid") invalid[run.id] = &run;
     else gpu_of_run[run.id] = run.env.gpu_name;
   }
-  std::map<std::int64_t, int> ignored;                           // trials of invalid runs, per run
-  std::map<std::pair<std::string, std::string>, best_row> rows;  // by (gpu, problem key)
+  std::map<std::int64_t, int> ignored;  // trials of invalid runs, per run
+  best_rows rows;
   for (const auto& t : trials) {
     if (t.status == "rejected") continue;
     if (invalid.contains(t.run_id)) {
@@ -89,47 +83,52 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
         stderr, "cuop-tune: run {} is invalid ({}): its {} {} not trusted\n", id,
         invalid.at(id)->state_reason.empty() ? "no reason stored" : core::printable(invalid.at(id)->state_reason),
         count, count == 1 ? "trial is" : "trials are");
-  // An empty answer says why, so that it is not taken for a failure to read the database.
-  if (rows.empty())
-    fmt::print(stderr, "cuop-tune: {}: no timed trial of op \"{}\" (compile-validation runs time nothing)\n",
-               core::printable(db_path), op);
-  if (format == "json") {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& [key, r] : rows) {
-      if (!r.best) continue;
-      out.push_back({{"gpu", key.first},
-                     {"problem", key.second},
-                     {"instance", r.best->config.instance},
-                     {"median_us", r.best->median_us},
-                     {"gbps", r.best->gbps},
-                     {compute ? "tflops" : "rate_gbps", rate_of(adapter, *r.best)},
-                     {"speedup_over_first", r.first->median_us / r.best->median_us},
-                     {"ok", r.ok},
-                     {"trials", r.total},
-                     {"env_key", r.best->env_key},
-                     {"ci_us", {r.best->ci_lo_us, r.best->ci_hi_us}},
-                     {"ties", ties_of(r)}});
-    }
-    // A database is anyone's file: a GPU name that is not UTF-8 is shown, not an exception.
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-    return 0;
+  return rows;
+}
+
+void print_json(const best_rows& rows, const ops::op& op, bool compute) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [key, r] : rows) {
+    if (!r.best) continue;
+    out.push_back({{"gpu", key.first},
+                   {"problem", key.second},
+                   {"instance", r.best->config.instance},
+                   {"median_us", r.best->median_us},
+                   {"gbps", r.best->gbps},
+                   {compute ? "tflops" : "rate_gbps", rate_of(op, *r.best)},
+                   {"speedup_over_first", r.first->median_us / r.best->median_us},
+                   {"ok", r.ok},
+                   {"trials", r.total},
+                   {"env_key", r.best->env_key},
+                   {"ci_us", {r.best->ci_lo_us, r.best->ci_hi_us}},
+                   {"ties", ties_of(r)}});
   }
-  const bool md = format == "markdown";
-  // Names come from the database, which anyone can hand over: shown escaped.
+  // A database is anyone's file: a GPU name that is not UTF-8 is shown, not an exception.
+  fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void print_gpu_heading(const std::string& gpu, bool compute, bool md) {
+  const char* unit = compute ? "TFLOP/s" : "GB/s";
+  if (md)
+    fmt::print(
+        "\n{}\n\n| problem | best configuration | median us | {}{} | vs first | ok/trials | ties |\n"
+        "| --- | --- | ---: | ---: |{} ---: | ---: | ---: |\n",
+        core::printable(gpu), unit, compute ? " | GB/s" : "", compute ? " ---: |" : "");
+  else
+    fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8}{} {:>9} {:>10} {:>5}\n", core::printable(gpu), "problem",
+               "best configuration", "median us", unit, compute ? fmt::format(" {:>8}", "GB/s") : "", "vs first",
+               "ok/trials", "ties");
+}
+
+// Text or markdown, a table per GPU. Names come from the database, which anyone can hand over:
+// shown escaped.
+void print_table(const best_rows& rows, const ops::op& op, bool compute, bool md) {
   std::string gpu;
   for (const auto& [gpu_and_key, r] : rows) {
     const auto key = core::printable(gpu_and_key.second);
     if (gpu_and_key.first != gpu) {
       gpu = gpu_and_key.first;
-      if (md)
-        fmt::print(
-            "\n{}\n\n| problem | best configuration | median us | {}{} | vs first | ok/trials | ties |\n"
-            "| --- | --- | ---: | ---: |{} ---: | ---: | ---: |\n",
-            core::printable(gpu), unit, compute ? " | GB/s" : "", compute ? " ---: |" : "");
-      else
-        fmt::print("\n{}\n{:<28} {:<40} {:>10} {:>8}{} {:>9} {:>10} {:>5}\n", core::printable(gpu), "problem",
-                   "best configuration", "median us", unit, compute ? fmt::format(" {:>8}", "GB/s") : "", "vs first",
-                   "ok/trials", "ties");
+      print_gpu_heading(gpu, compute, md);
     }
     const std::string counts = fmt::format("{}/{}", r.ok, r.total);
     if (!r.best) {
@@ -150,13 +149,32 @@ int run_best(const std::string& db_path, const std::string& op, const std::strin
     const std::string tied = ties.empty() ? "-" : std::to_string(ties.size());
     if (md)
       fmt::print("| {} | `{}` | {:.2f} | {:.{}f}{} | {:.2f}x | {} | {} |\n", key,
-                 core::printable(r.best->config.instance), r.best->median_us, rate_of(adapter, *r.best),
-                 compute ? 1 : 0, gbps, speedup, counts, tied);
+                 core::printable(r.best->config.instance), r.best->median_us, rate_of(op, *r.best), compute ? 1 : 0,
+                 gbps, speedup, counts, tied);
     else
       fmt::print("{:<28} {:<40} {:>10.2f} {:>8.{}f}{} {:>8.2f}x {:>10} {:>5}\n", key,
-                 core::printable(r.best->config.instance), r.best->median_us, rate_of(adapter, *r.best),
-                 compute ? 1 : 0, gbps, speedup, counts, tied);
+                 core::printable(r.best->config.instance), r.best->median_us, rate_of(op, *r.best), compute ? 1 : 0,
+                 gbps, speedup, counts, tied);
   }
+}
+
+int run_best(const std::string& db_path, const std::string& op_name, const std::string& format) {
+  auto db = store::database::open(db_path, store::open_mode::read_only);
+  store::trial_filter filter;
+  filter.op = op_name;
+  const auto trials = db->trials(filter);
+  const auto& op = ops::named(op_name);
+  spec::problem probe;
+  probe.dtype = "bf16";
+  for (const auto& d : op.desc().problem_dims) probe.dims[d] = 1;
+  const bool compute = op.flops(probe) > 0;
+  const auto rows = collect_rows(*db, trials);
+  // An empty answer says why, so that it is not taken for a failure to read the database.
+  if (rows.empty())
+    fmt::print(stderr, "cuop-tune: {}: no timed trial of op \"{}\" (compile-validation runs time nothing)\n",
+               core::printable(db_path), op_name);
+  if (format == "json") print_json(rows, op, compute);
+  else print_table(rows, op, compute, format == "markdown");
   return 0;
 }
 
@@ -168,7 +186,7 @@ void add_best(CLI::App& app, action& run) {
   auto op = std::make_shared<std::string>("softmax");
   auto format = std::make_shared<std::string>("table");
   cmd->add_option("--db", *db, "SQLite database")->check(non_empty_path());
-  cmd->add_option("--op", *op, "Operator")->check(CLI::IsMember(ops::op_names()));
+  cmd->add_option("--op", *op, "Operator")->check(CLI::IsMember(catalog::op_names()));
   cmd->add_option("--format", *format, "table, markdown or json")->check(CLI::IsMember({"table", "markdown", "json"}));
   cmd->callback([&run, db, op, format] { run = [db, op, format] { return run_best(*db, *op, *format); }; });
 }

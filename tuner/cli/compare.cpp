@@ -1,9 +1,9 @@
 // cuop-tune compare BASELINE CANDIDATE: per problem, the ratio of the winners' medians with a
 // bootstrap 95% interval and a verdict; exit code 3 when anything is SLOWER (docs/cli.md).
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/report_options.hpp"
 #include "tuner/gate/comparison.hpp"
-#include "tuner/ops/registry.hpp"
 #include "tuner/report/compare_report.hpp"
 
 namespace cuop::cli {
@@ -38,7 +38,7 @@ void add_compare(CLI::App& app, action& run) {
       ->required()
       ->check(CLI::ExistingPath);
   add_report_options(*cmd, o->report);
-  cmd->add_option("--op", o->op, "Only this operator")->check(CLI::IsMember(ops::op_names()));
+  cmd->add_option("--op", o->op, "Only this operator")->check(CLI::IsMember(catalog::op_names()));
   cmd->add_option("--gpu", o->gpu, "The GPU model to compare when a side holds several");
   cmd->callback([&run, o] { run = [o] { return run_compare(*o); }; });
 }

@@ -6,16 +6,16 @@
 #include <set>
 #include <sstream>
 
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
 #include "tuner/core/text.hpp"
-#include "tuner/emit/emitters.hpp"
-#include "tuner/emit/freshness.hpp"
 #include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/registry.hpp"
+#include "tuner/results/freshness.hpp"
 
 namespace cuop::cli {
 
@@ -58,16 +58,16 @@ void report_stale(const Outputs& outputs, bool quiet) {
   std::size_t stale = 0;
   for (const auto& [op, out] : outputs) {
     // Each trial once, however many targets' tables it entered.
-    std::map<const emit::result_file*, std::set<const emit::result_trial*>> chosen;
+    std::map<const results::result_file*, std::set<const results::result_trial*>> chosen;
     for (const auto& [f, t] : out.chosen) chosen[f].insert(t);
-    std::map<const emit::result_file*, std::vector<const emit::result_trial*>> by_file;
+    std::map<const results::result_file*, std::vector<const results::result_trial*>> by_file;
     for (const auto& [f, trials] : chosen) by_file[f].assign(trials.begin(), trials.end());
     for (const auto& [f, trials] : by_file) {
-      const auto* desc = ops::find_op(f->op);
+      const auto* desc = catalog::find_op(f->op);
       if (!desc) continue;
-      for (const auto& g : emit::stale_groups(*f, ops::family_source_hashes(*desc), &trials)) {
+      for (const auto& g : results::stale_groups(*f, ops::family_source_hashes(*desc), &trials)) {
         stale += g.trials;
-        if (!quiet) fmt::print("stale: {}\n", emit::describe(f->path, g));
+        if (!quiet) fmt::print("stale: {}\n", results::describe(f->path, g));
       }
     }
   }
@@ -81,14 +81,15 @@ void report_stale(const Outputs& outputs, bool quiet) {
 int run_emit(const emit_options& o) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(o.results_dir)) throw error(fmt::format("{}: results directory not found", o.results_dir));
-  const auto results = emit::read_results(o.results_dir);
+  const auto results = results::read_results(o.results_dir);
   const auto targets = split_list(o.targets);
   struct op_output {
     std::string op;
     emit::emitted files;
   };
   std::vector<op_output> outputs;
-  for (const auto& e : emit::emitters()) outputs.push_back({e.name, e.emit(results, targets)});
+  for (const ops::op* op : ops::all_ops())
+    outputs.push_back({std::string(op->emit_stem()), op->emit(results, targets)});
   // Each file is written to a temporary first: an interrupted emit leaves the old file intact,
   // and a header and unit from different emits refuse to compile together (emit id).
   const auto header_of = [&](const std::string& op) {
@@ -102,23 +103,23 @@ int run_emit(const emit_options& o) {
   const auto provenance = (fs::path(o.out_dir) / "dispatch_provenance.json").string();
   std::set<emit::cited_run> cited;
   for (const auto& [op, out] : outputs) {
-    emit::require_writable_file(header_of(op));
-    emit::require_writable_file(unit_of(op));
+    results::require_writable_file(header_of(op));
+    results::require_writable_file(unit_of(op));
     cited.insert(out.cited.begin(), out.cited.end());
   }
-  emit::require_writable_file(provenance);
+  results::require_writable_file(provenance);
   for (const auto& [op, out] : outputs) {
     const auto header = header_of(op);
     const auto unit = unit_of(op);
-    const bool h = emit::write_if_changed(header, out.header);
-    const bool u = emit::write_if_changed(unit, out.instantiation);
+    const bool h = results::write_if_changed(header, out.header);
+    const bool u = results::write_if_changed(unit, out.instantiation);
     if (!o.quiet) {
       for (const auto& line : out.report) fmt::print("{}\n", line);
       fmt::print("{} {}\n{} {}\n", header, h ? "written" : "unchanged", unit, u ? "written" : "unchanged");
     }
   }
   report_stale(outputs, o.quiet);
-  const bool p = emit::write_if_changed(
+  const bool p = results::write_if_changed(
       provenance, emit::provenance_json(cited).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (!o.quiet) fmt::print("{} {}\n", provenance, p ? "written" : "unchanged");
   return 0;

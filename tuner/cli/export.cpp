@@ -1,11 +1,11 @@
 // cuop-tune export: the database's results as reviewable files under results/<op>/.
 #include <fmt/format.h>
 
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
 #include "tuner/core/text.hpp"
-#include "tuner/emit/results_file.hpp"
-#include "tuner/ops/registry.hpp"
+#include "tuner/results/results_file.hpp"
 
 namespace cuop::cli {
 
@@ -21,7 +21,7 @@ void add_export(CLI::App& app, action& run) {
   auto o = std::make_shared<options>();
   cmd->add_option("--db", o->db, "SQLite database")->check(non_empty_path());
   cmd->add_option("--out", o->out, "Results folder (default: results)")->check(non_empty_path());
-  cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember(ops::op_names()));
+  cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember(catalog::op_names()));
   cmd->add_option("--samples", o->samples, "Raw samples kept per problem: winners (default), all or none")
       ->check(CLI::IsMember({"winners", "all", "none"}));
   cmd->add_flag("--update", o->update,
@@ -29,11 +29,11 @@ void add_export(CLI::App& app, action& run) {
                 "few problems again, replace only theirs)");
   cmd->callback([&run, o] {
     run = [o] {
-      const auto samples = o->samples == "all"    ? emit::export_samples::all
-                           : o->samples == "none" ? emit::export_samples::none
-                                                  : emit::export_samples::winners;
+      const auto samples = o->samples == "all"    ? results::export_samples::all
+                           : o->samples == "none" ? results::export_samples::none
+                                                  : results::export_samples::winners;
       auto db = store::database::open(o->db, store::open_mode::read_only);
-      const auto written = emit::export_results(*db, o->op, o->out, samples, o->update);
+      const auto written = results::export_results(*db, o->op, o->out, samples, o->update);
       for (const auto& path : written) fmt::print("{}\n", path);
       // Nothing written is said, so that it is not taken for a silent failure.
       if (written.empty())

@@ -15,14 +15,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
 #include "tuner/core/text.hpp"
-#include "tuner/emit/results_file.hpp"
 #include "tuner/gate/result_set.hpp"
-#include "tuner/ops/registry.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/store/store.hpp"
 #include "tuner/strategy/replay.hpp"
 
@@ -79,15 +79,15 @@ std::vector<strategy::trial_budget> parse_budgets(const std::string& text) {
 }
 
 // The results to replay: a results file, or what `export` would write from a database.
-emit::result_file load_source(const replay_cli& o) {
+results::result_file load_source(const replay_cli& o) {
   if (const auto kind = core::non_regular_kind(o.source); !kind.empty())
     throw error(fmt::format("{}: not a cuop-tune database nor a results file ({})", core::printable(o.source), kind));
   if (!gate::is_sqlite_file(o.source)) {
-    auto f = emit::read_results_file(o.source);
+    auto f = results::read_results_file(o.source);
     if (!o.op.empty() && f.op != o.op)
       throw error(fmt::format("{}: a results file of op {}, not {}", core::printable(o.source), core::quoted(f.op),
                               core::quoted(o.op)));
-    if (!o.gpu.empty() && emit::slug(o.gpu) != emit::slug(f.gpu))
+    if (!o.gpu.empty() && results::slug(o.gpu) != results::slug(f.gpu))
       throw error(fmt::format("{}: a results file of {}, not {}", core::printable(o.source), core::quoted(f.gpu),
                               core::quoted(o.gpu)));
     return f;
@@ -95,9 +95,9 @@ emit::result_file load_source(const replay_cli& o) {
   if (o.op.empty())
     throw usage_error(fmt::format("{}: a database: name the op to replay with --op", core::printable(o.source)));
   auto db = store::database::open(o.source, store::open_mode::read_only);
-  auto files = emit::database_results(*db, o.op, o.source);
-  std::erase_if(files, [&](const emit::result_file& f) {
-    return f.gpu.empty() || (!o.gpu.empty() && emit::slug(o.gpu) != emit::slug(f.gpu));
+  auto files = results::database_results(*db, o.op, o.source);
+  std::erase_if(files, [&](const results::result_file& f) {
+    return f.gpu.empty() || (!o.gpu.empty() && results::slug(o.gpu) != results::slug(f.gpu));
   });
   if (files.empty())
     throw error(fmt::format("{}: no timed trial of op {}{}", core::printable(o.source), core::quoted(o.op),
@@ -113,15 +113,15 @@ emit::result_file load_source(const replay_cli& o) {
 
 // Per problem: its shape, baseline, every configuration measured (failures too; constraint
 // rejections and configurations that did not compile cost no trial) and the verified ones.
-std::vector<strategy::replay_problem> problems_of(const emit::result_file& f) {
-  const auto* op = ops::find_op(f.op);
+std::vector<strategy::replay_problem> problems_of(const results::result_file& f) {
+  const auto* op = catalog::find_op(f.op);
   if (!op || !op->features_of) throw error(fmt::format("op {} cannot be replayed", core::quoted(f.op)));
   std::map<std::string, strategy::replay_problem> by_key;
   for (const auto& t : f.trials) {
     if (t.status == "rejected" || t.status == "not_built") continue;
     auto& p = by_key[t.problem];
     if (p.shape.key.empty()) {
-      const ops::dim_values dims(t.dims.begin(), t.dims.end());
+      const catalog::dim_values dims(t.dims.begin(), t.dims.end());
       p.shape = {t.problem, op->group_of(t.dtype, dims), op->features_of(dims)};
       p.baseline = op->baseline_of(t.dtype, dims);
     }
@@ -238,56 +238,45 @@ struct budget_runs {
   }
 };
 
-int run_replay(const replay_cli& o) {
-  const auto budgets = parse_budgets(o.budgets);  // checked already, as the command line was read
-  const auto file = load_source(o);
-  const auto problems = problems_of(file);
-  const auto prior = o.prior == "exhaustive" ? strategy::prior_knowledge::exhaustive : strategy::prior_knowledge::none;
-  std::vector<budget_runs> results;
-  for (const auto& b : budgets) {
-    budget_runs r{b, {}, {}};
-    for (int i = 0; i < o.seeds; ++i) {
-      const std::uint64_t seed = o.seed + static_cast<std::uint64_t>(i);  // wraps past 2^64 - 1, as unsigned does
-      r.seeds.push_back(seed);
-      r.runs.push_back(strategy::replay_transfer(problems, {b, o.neighbours, seed}, prior));
-    }
-    results.push_back(std::move(r));
-  }
+void print_json(const replay_cli& o, const results::result_file& file, std::size_t problems,
+                const std::vector<budget_runs>& results) {
   const std::size_t exhaustive = results.front().runs.front().exhaustive_trials;
-  if (o.format == "json") {
-    nlohmann::json out{{"source", o.source},
-                       {"op", file.op},
-                       {"gpu", file.gpu},
-                       {"strategy", "transfer"},
-                       {"neighbours", o.neighbours},
-                       {"seeds", results.front().seeds},
-                       {"prior", o.prior},
-                       {"problems", problems.size()},
-                       {"exhaustive_trials", exhaustive},
-                       {"budgets", nlohmann::json::array()}};
-    for (const auto& r : results) {
-      const auto [lo, hi] = r.regret_range();
-      nlohmann::json runs = nlohmann::json::array();
-      for (std::size_t i = 0; i < r.runs.size(); ++i) {
-        auto run = to_json(r.runs[i]);
-        run["seed"] = r.seeds[i];
-        runs.push_back(std::move(run));
-      }
-      out["budgets"].push_back({{"budget", to_json(r.runs.front())["budget"]},
-                                {"trials", r.runs.front().trials},
-                                {"trials_fraction", r.runs.front().fraction()},
-                                {"geomean_regret_mean", r.mean_regret()},
-                                {"geomean_regret_min", lo},
-                                {"geomean_regret_max", hi},
-                                {"runs", runs}});
+  nlohmann::json out{{"source", o.source},
+                     {"op", file.op},
+                     {"gpu", file.gpu},
+                     {"strategy", "transfer"},
+                     {"neighbours", o.neighbours},
+                     {"seeds", results.front().seeds},
+                     {"prior", o.prior},
+                     {"problems", problems},
+                     {"exhaustive_trials", exhaustive},
+                     {"budgets", nlohmann::json::array()}};
+  for (const auto& r : results) {
+    const auto [lo, hi] = r.regret_range();
+    nlohmann::json runs = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.runs.size(); ++i) {
+      auto run = to_json(r.runs[i]);
+      run["seed"] = r.seeds[i];
+      runs.push_back(std::move(run));
     }
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-    return exit_code::ok;
+    out["budgets"].push_back({{"budget", to_json(r.runs.front())["budget"]},
+                              {"trials", r.runs.front().trials},
+                              {"trials_fraction", r.runs.front().fraction()},
+                              {"geomean_regret_mean", r.mean_regret()},
+                              {"geomean_regret_min", lo},
+                              {"geomean_regret_max", hi},
+                              {"runs", runs}});
   }
+  fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void print_summary(const replay_cli& o, const results::result_file& file, std::size_t problems,
+                   const std::vector<budget_runs>& results) {
+  const std::size_t exhaustive = results.front().runs.front().exhaustive_trials;
   const bool md = o.format == "markdown";
   const bool several = o.seeds > 1;
   fmt::print("transfer replayed on {} ({} on {}): {} problems, {} trials exhaustive; {} {}, {}, {}\n\n",
-             core::printable(o.source), file.op, core::printable(file.gpu), problems.size(), exhaustive, o.neighbours,
+             core::printable(o.source), file.op, core::printable(file.gpu), problems, exhaustive, o.neighbours,
              o.neighbours == 1 ? "neighbour" : "neighbours",
              several ? fmt::format("seeds {} to {} (regret: their mean; counts: their sum)",
                                    results.front().seeds.front(), results.front().seeds.back())
@@ -318,20 +307,42 @@ int run_replay(const replay_cli& o) {
   for (const char* h : {"worst regret", "within 5%", "best found", "missed"}) head.push_back(h);
   for (const bool b : {false, true, true, true}) right.push_back(b);
   print_table(md, head, right, rows);
-  if (o.per_problem)
-    for (const auto& r : results) {
-      const auto& s = r.runs.front();
-      fmt::print("\nbudget {}, seed {}\n\n", s.budget.str(), r.seeds.front());
-      std::vector<std::vector<std::string>> detail;
-      for (const auto& row : s.rows)
-        detail.push_back({core::printable(row.key), fmt::format("{}/{}", row.used, row.candidates),
-                          std::to_string(row.neighbour_picks), row.baseline_measured ? "yes" : "no",
-                          row.chosen.empty() ? "-" : core::printable(row.chosen),
-                          row.best.empty() ? "-" : core::printable(row.best),
-                          row.scored() ? percent(row.regret()) : (row.best.empty() ? "-" : "missed")});
-      print_table(md, {"problem", "measured", "from neighbours", "baseline", "chosen", "best", "regret"},
-                  {false, true, true, false, false, false, true}, detail);
+}
+
+void print_per_problem(bool md, const std::vector<budget_runs>& results) {
+  for (const auto& r : results) {
+    const auto& s = r.runs.front();
+    fmt::print("\nbudget {}, seed {}\n\n", s.budget.str(), r.seeds.front());
+    std::vector<std::vector<std::string>> detail;
+    for (const auto& row : s.rows)
+      detail.push_back({core::printable(row.key), fmt::format("{}/{}", row.used, row.candidates),
+                        std::to_string(row.neighbour_picks), row.baseline_measured ? "yes" : "no",
+                        row.chosen.empty() ? "-" : core::printable(row.chosen),
+                        row.best.empty() ? "-" : core::printable(row.best),
+                        row.scored() ? percent(row.regret()) : (row.best.empty() ? "-" : "missed")});
+    print_table(md, {"problem", "measured", "from neighbours", "baseline", "chosen", "best", "regret"},
+                {false, true, true, false, false, false, true}, detail);
+  }
+}
+
+int run_replay(const replay_cli& o) {
+  const auto budgets = parse_budgets(o.budgets);  // checked already, as the command line was read
+  const auto file = load_source(o);
+  const auto problems = problems_of(file);
+  const auto prior = o.prior == "exhaustive" ? strategy::prior_knowledge::exhaustive : strategy::prior_knowledge::none;
+  std::vector<budget_runs> results;
+  for (const auto& b : budgets) {
+    budget_runs r{b, {}, {}};
+    for (int i = 0; i < o.seeds; ++i) {
+      const std::uint64_t seed = o.seed + static_cast<std::uint64_t>(i);  // wraps past 2^64 - 1, as unsigned does
+      r.seeds.push_back(seed);
+      r.runs.push_back(strategy::replay_transfer(problems, {b, o.neighbours, seed}, prior));
     }
+    results.push_back(std::move(r));
+  }
+  if (o.format == "json") print_json(o, file, problems.size(), results);
+  else print_summary(o, file, problems.size(), results);
+  if (o.format != "json" && o.per_problem) print_per_problem(o.format == "markdown", results);
   return exit_code::ok;
 }
 
@@ -358,7 +369,7 @@ void add_replay(CLI::App& app, action& run) {
             return {};
           },
           "BUDGETS"));
-  cmd->add_option("--op", o->op, "The operator (required for a database)")->check(CLI::IsMember(ops::op_names()));
+  cmd->add_option("--op", o->op, "The operator (required for a database)")->check(CLI::IsMember(catalog::op_names()));
   cmd->add_option("--gpu", o->gpu, "The GPU model, when a database holds several");
   cmd->add_option("--neighbours", o->neighbours, "Nearest measured problems whose winners are tried (default 4)")
       ->transform(whole_number(0, 64));

@@ -8,8 +8,8 @@
 #include "tuner/cli/validators.hpp"
 #include "tuner/compile/compile.hpp"
 #include "tuner/core/text.hpp"
-#include "tuner/emit/emitters.hpp"
-#include "tuner/emit/results_file.hpp"
+#include "tuner/ops/registry.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/runner/device_pool.hpp"
 #include "tuner/runner/shard.hpp"
 #include "tuner/runner/sweep.hpp"
@@ -41,19 +41,19 @@ CLI::Validator parsed_by(std::string_view option, Parse parse) {
 // After a measuring sweep: the dispatch models emit would fit to this database now, with their
 // leave-one-out validation (docs/dispatch.md), for each op swept and each GPU measured.
 void print_model_validation(const runner::sweep_options& o) {
-  std::set<std::string> ops;
-  for (const auto& f : o.files) ops.insert(spec::load(f).op);
+  std::set<std::string> swept;
+  for (const auto& f : o.files) swept.insert(spec::load(f).op);
   auto db = store::database::open(o.db_path, store::open_mode::read_only);
-  for (const auto& e : emit::emitters()) {
-    if (!ops.contains(e.op)) continue;
-    const auto results = emit::database_results(*db, e.op, o.db_path);
+  for (const ops::op* op : ops::all_ops()) {
+    if (!swept.contains(op->name())) continue;
+    const auto results = results::database_results(*db, op->name(), o.db_path);
     std::set<std::string> targets;
     for (const auto& f : results)
       for (const auto& name : compile::target_names())
         if (!f.gpu.empty() && compile::find_target(name)->cc == f.cc) targets.insert(name);
     if (targets.empty()) continue;
-    const auto out = e.emit(results, {targets.begin(), targets.end()});
-    fmt::print("\ndispatch model for {} (cuop-tune emit would build it from this database):\n", e.op);
+    const auto out = op->emit(results, {targets.begin(), targets.end()});
+    fmt::print("\ndispatch model for {} (cuop-tune emit would build it from this database):\n", op->name());
     for (const auto& line : out.report) fmt::print("  {}\n", line);
   }
 }

@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validate_results.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
 #include "tuner/core/text.hpp"
-#include "tuner/ops/registry.hpp"
 #include "tuner/runner/sweep_plan.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
@@ -25,7 +25,7 @@ namespace {
 // them itself.
 std::string problem_line(const spec::sweep& s, const spec::problem& p) {
   nlohmann::ordered_json line = {{"op", s.op}, {"key", p.key(s.op)}, {"dtype", p.dtype}};
-  const ops::op_desc* op = ops::find_op(s.op);
+  const catalog::op_desc* op = catalog::find_op(s.op);
   for (const auto& name : op->problem_dims) {
     const auto choices = op->dim(name).choices;
     const std::int64_t v = p.dims.at(name);

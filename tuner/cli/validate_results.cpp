@@ -7,12 +7,12 @@
 #include <map>
 #include <set>
 
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
-#include "tuner/emit/freshness.hpp"
-#include "tuner/emit/results_file.hpp"
 #include "tuner/ops/family_sources.hpp"
-#include "tuner/ops/registry.hpp"
+#include "tuner/results/freshness.hpp"
+#include "tuner/results/results_file.hpp"
 
 namespace cuop::cli {
 
@@ -30,7 +30,7 @@ const std::map<std::string, std::string>& current_hashes(const std::string& op) 
   static std::map<std::string, std::map<std::string, std::string>> cache;
   auto it = cache.find(op);
   if (it == cache.end()) {
-    const auto* desc = ops::find_op(op);
+    const auto* desc = catalog::find_op(op);
     it = cache.emplace(op, desc ? ops::family_source_hashes(*desc) : std::map<std::string, std::string>{}).first;
   }
   return it->second;
@@ -41,18 +41,19 @@ const std::map<std::string, std::string>& current_hashes(const std::string& op) 
 int validate_results(const std::string& path) {
   const bool folder = fs::is_directory(path);
   // read_results checks every file's schema and place; a single file only its schema.
-  const auto files = folder ? emit::read_results(path) : std::vector<emit::result_file>{emit::read_results_file(path)};
+  const auto files =
+      folder ? results::read_results(path) : std::vector<results::result_file>{results::read_results_file(path)};
   const auto root = folder ? fs::path(path) : fs::path(path).parent_path().parent_path();
   const auto ack_path = (root / "stale.txt").string();
-  const auto acks = emit::read_acknowledgements(ack_path);
+  const auto acks = results::read_acknowledgements(ack_path);
   std::set<int> used;
   std::vector<std::string> problems;
   for (const auto& f : files) {
     const auto full = folder ? (fs::path(path) / f.path).string() : f.path;
-    if (core::read_file(full).value_or("") != emit::render_results(f))
+    if (core::read_file(full).value_or("") != results::render_results(f))
       problems.push_back(fmt::format("{}: not in the form export writes (edited by hand? export it again)", full));
     std::size_t acknowledged = 0;
-    for (const auto& g : emit::stale_groups(f, current_hashes(f.op))) {
+    for (const auto& g : results::stale_groups(f, current_hashes(f.op))) {
       bool ok = false;
       for (const auto& a : acks)
         if (a.op == f.op && a.family == g.family && a.measured == g.measured && a.current == g.current) {
@@ -66,7 +67,7 @@ int validate_results(const std::string& path) {
       problems.push_back(fmt::format(
           "{}: measure them again (cuop-tune sweep, then export --update) or acknowledge the change in {}: "
           "\"{} {} {} {} <why>\"",
-          emit::describe(full, g), ack_path, f.op, g.family, g.measured.empty() ? "-" : g.measured, g.current));
+          results::describe(full, g), ack_path, f.op, g.family, g.measured.empty() ? "-" : g.measured, g.current));
     }
     fmt::print("{}: ok ({} op, {} trials, {} builds){}\n", full, f.op, f.trials.size(), f.builds.size(),
                acknowledged ? fmt::format("; {} stale group{} acknowledged in {}", acknowledged,

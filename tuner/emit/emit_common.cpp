@@ -29,10 +29,10 @@ std::vector<std::string> normalize_targets(const std::vector<std::string>& raw) 
   return targets;
 }
 
-chosen_results results_for_target(const std::vector<result_file>& results, const std::string& op,
+chosen_results results_for_target(const std::vector<results::result_file>& results, const std::string& op,
                                   const std::string& target) {
   const int cc = compile::find_target(target)->cc;
-  std::vector<const result_file*> measured;
+  std::vector<const results::result_file*> measured;
   for (const auto& f : results)
     if (f.op == op && !f.gpu.empty()) measured.push_back(&f);
   chosen_results out;
@@ -50,7 +50,7 @@ chosen_results results_for_target(const std::vector<result_file>& results, const
   return out;
 }
 
-bool legal_on(const result_file& f, const std::string& instance, const std::string& target) {
+bool legal_on(const results::result_file& f, const std::string& instance, const std::string& target) {
   for (const auto& b : f.builds)
     if (b.instance == instance && b.target == target) return b.status == "ok";
   return false;
@@ -68,7 +68,9 @@ std::string cxx_string_literal(std::string_view text) {
   return out + "\"";
 }
 
-std::string run_provenance(const result_file& f, std::int64_t run) { return fmt::format("{} run {}", f.path, run); }
+std::string run_provenance(const results::result_file& f, std::int64_t run) {
+  return fmt::format("{} run {}", f.path, run);
+}
 
 nlohmann::json provenance_json(const std::set<cited_run>& cited) {
   nlohmann::json out = nlohmann::json::object();

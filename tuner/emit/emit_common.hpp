@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "tuner/emit/results_file.hpp"
+#include "tuner/results/results_file.hpp"
 
 namespace cuop::emit {
 
@@ -25,14 +25,14 @@ std::vector<std::string> normalize_targets(const std::vector<std::string>& raw);
 // Links 1-3 of the fallback chain for one target: the measured files of GPUs of the target's
 // architecture ("tuned"), else those of the nearest measured architecture (ties: the older).
 struct chosen_results {
-  std::vector<const result_file*> files;
+  std::vector<const results::result_file*> files;
   bool tuned = false;
 };
-chosen_results results_for_target(const std::vector<result_file>& results, const std::string& op,
+chosen_results results_for_target(const std::vector<results::result_file>& results, const std::string& op,
                                   const std::string& target);
 
 // Legal on `target`: it compiled and fit there (a build record says ok).
-bool legal_on(const result_file& f, const std::string& instance, const std::string& target);
+bool legal_on(const results::result_file& f, const std::string& instance, const std::string& target);
 
 // Each chosen kernel's index in the unit's array: the names in the map's (sorted) order.
 template <typename Config>
@@ -51,12 +51,12 @@ std::string cxx_string_literal(std::string_view text);
 // "softmax/nvidia-h200.json run 3": a results file (its validated <op>/<gpu slug>.json path) and
 // a run, as generated comments cite them. The run's free text (spec file, start time) is in the
 // provenance data file, never in code (provenance_json).
-std::string run_provenance(const result_file& f, std::int64_t run);
+std::string run_provenance(const results::result_file& f, std::int64_t run);
 
 // The runs that generated entries came from, with everything the results file says of them:
 // {"<path>": {"gpu", "cc", "runs": [{"id", "started_at", "spec_file", "git_rev", ...}]}}.
 struct cited_run {
-  const result_file* file;
+  const results::result_file* file;
   std::int64_t run;
   bool operator<(const cited_run& o) const { return std::tie(file->path, run) < std::tie(o.file->path, o.run); }
 };
@@ -80,5 +80,15 @@ struct unit_kernel {
 // zero-length arrays).
 void finish_files(const std::string& op, const std::string& banner, std::size_t table_size,
                   const std::vector<unit_kernel>& kernels, std::string& header, std::string& unit);
+
+// What an op's emitter writes (ops::op::emit).
+struct emitted {
+  std::string header;               // cuop/generated/softmax_dispatch.hpp
+  std::string instantiation;        // softmax_instances.cu
+  std::vector<std::string> report;  // one line per target: how many entries from which link
+  std::set<cited_run> cited;        // the runs its entries were measured in (provenance_json)
+  std::vector<std::pair<const results::result_file*, const results::result_trial*>>
+      chosen;  // the measured entries' trials
+};
 
 }  // namespace cuop::emit

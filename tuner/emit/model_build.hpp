@@ -15,18 +15,18 @@ namespace cuop::emit {
 
 struct model_traits {
   int feature_count = 0;
-  std::function<std::vector<double>(const result_trial&)> features;
+  std::function<std::vector<double>(const results::result_trial&)> features;
   // Trials of one group share a model: the dtype, and whatever else a configuration is bound to.
-  std::function<std::string(const result_trial&)> group;
+  std::function<std::string(const results::result_trial&)> group;
   // The baseline's trial: the library's heuristic choice, or the default rule's configuration.
-  std::function<bool(const result_trial&)> is_baseline;
+  std::function<bool(const results::result_trial&)> is_baseline;
   // Whether a verified trial's configuration may ship on the target being built (compiled and
   // fit there; a library configuration only on the architecture it was measured on).
-  std::function<bool(const result_file&, const result_trial&)> ships;
+  std::function<bool(const results::result_file&, const results::result_trial&)> ships;
 };
 
 struct built_model {
-  const result_file* file = nullptr;
+  const results::result_file* file = nullptr;
   std::string group;
   bool tuned = false;  // measured on the target's architecture
   model::fitted fit;

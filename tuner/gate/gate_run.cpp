@@ -270,7 +270,11 @@ result_set among_baseline_configurations(result_set candidate, const result_set&
   return candidate;
 }
 
-comparison run_gate(const gate_options& o) {
+namespace {
+
+// The options' own checks, and every sweep file parsed and planned before anything runs: the keys
+// of the problems the gate compares.
+std::set<std::string> checked_problems(const gate_options& o) {
   if (o.baseline.empty() == o.against.empty())
     throw usage_error("gate needs --baseline PATH or --against OTHER (one of the two)");
   if (o.retries < 0) throw usage_error(fmt::format("--retries must be 0 or more, got {}", o.retries));
@@ -279,25 +283,33 @@ comparison run_gate(const gate_options& o) {
     throw error(o.db +
                 ": already exists; the gate measures into a fresh database (remove it or "
                 "choose another --db)");
-
-  // Every file is parsed before anything runs.
   std::set<std::string> problems;
   for (const auto& file : o.specs) {
     const auto s = spec::load(file);
     runner::plan_sweep(s);  // refused here as its sweep would refuse it
     for (const auto& p : s.problems) problems.insert(p.key(s.op));
   }
+  return problems;
+}
 
-  // The other build first: a protocol mismatch is said whether or not there is a GPU.
-  std::string other;
-  runner::device_info other_dev;
+struct gate_builds {
+  std::string self, other;  // this build's cuop-tune and the other's (--against; empty: none)
+  trial::device_info dev;   // the device both measure on
+};
+
+// The other build first: a protocol mismatch is said whether or not there is a GPU. Both must see
+// the same GPU.
+gate_builds find_builds(const gate_options& o) {
+  gate_builds b;
+  trial::device_info other_dev;
   if (!o.against.empty()) {
-    other = resolve_cuop_tune(o.against);
-    other_dev = ask_worker(other, o.device);
+    b.other = resolve_cuop_tune(o.against);
+    other_dev = ask_worker(b.other, o.device);
     require_same_protocol(other_dev, o.against);
   }
-  const auto self = o.self.empty() ? runner::self_executable() : o.self;
-  const auto dev = ask_worker(self, o.device);
+  b.self = o.self.empty() ? runner::self_executable() : o.self;
+  b.dev = ask_worker(b.self, o.device);
+  const auto& dev = b.dev;
   if (!dev.present) throw error(no_gpu_message(dev.error));
   if (!o.against.empty()) {
     if (!other_dev.present)
@@ -308,6 +320,17 @@ comparison run_gate(const gate_options& o) {
   }
   fmt::print(stderr, "cuop-tune: gate: measuring on device {}: {} ({} SMs, driver {})\n", dev.index, dev.name,
              dev.sm_count, dev.driver);
+  return b;
+}
+
+}  // namespace
+
+comparison run_gate(const gate_options& o) {
+  const auto problems = checked_problems(o);
+  const gate_builds builds = find_builds(o);
+  const auto& dev = builds.dev;
+  const auto& self = builds.self;
+  const auto& other = builds.other;
 
   gate_context g{o, o.specs, {problems.begin(), problems.end()}, self, other, gate_files(o.db, o.keep_db), {}, {}};
   gate_notes notes;

@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/files.hpp"
-#include "tuner/emit/current_trials.hpp"
-#include "tuner/emit/results_file.hpp"
-#include "tuner/ops/registry.hpp"
+#include "tuner/results/current_trials.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/store/store.hpp"
 
 namespace cuop::gate {
@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 bool gpu_matches(const std::string& wanted, const std::string& gpu) {
-  return wanted.empty() || emit::slug(wanted) == emit::slug(gpu);  // "NVIDIA H200" or "nvidia-h200"
+  return wanted.empty() || results::slug(wanted) == results::slug(gpu);  // "NVIDIA H200" or "nvidia-h200"
 }
 
 // Collects trials and their environments, one environment entry per distinct fingerprint.
@@ -74,9 +74,9 @@ class builder {
 result_set load_database(const std::string& path, const load_options& o) {
   auto db = store::database::open(path, store::open_mode::read_only);
   builder b(path, "database");
-  const auto ops = o.op.empty() ? ops::op_names() : std::vector<std::string>{o.op};
+  const auto ops = o.op.empty() ? catalog::op_names() : std::vector<std::string>{o.op};
   for (const auto& op : ops) {
-    for (auto& [slug, current] : emit::current_trials(*db, op, true)) {
+    for (auto& [slug, current] : results::current_trials(*db, op, true)) {
       std::map<std::int64_t, const store::run_info*> run_of;
       for (const auto& r : current.runs) run_of[r.id] = &r;
       for (auto& t : current.trials) {
@@ -107,13 +107,13 @@ result_set load_database(const std::string& path, const load_options& o) {
 result_set load_results_files(const std::string& path, const load_options& o) {
   const bool folder = fs::is_directory(path);
   builder b(path, folder ? "results files" : "results file");
-  const auto files = folder ? emit::read_results(path)
-                            : std::vector<emit::result_file>{emit::parse_results(
+  const auto files = folder ? results::read_results(path)
+                            : std::vector<results::result_file>{results::parse_results(
                                   core::read_regular_file(path, core::max_results_file_bytes, "results file"), path)};
   for (const auto& f : files) {
     if (f.gpu.empty() || !gpu_matches(o.gpu, f.gpu) || (!o.op.empty() && f.op != o.op)) continue;
     // A file records its newest run's environment only; each run adds its own fingerprint.
-    std::map<std::int64_t, const emit::result_run*> run_of;
+    std::map<std::int64_t, const results::result_run*> run_of;
     for (const auto& r : f.runs) run_of[r.id] = &r;
     for (const auto& t : f.trials) {
       if (t.status != "ok") continue;

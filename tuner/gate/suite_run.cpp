@@ -109,27 +109,27 @@ std::string resolve_cuop_tune(const std::string& path) {
   return fs::absolute(path).lexically_normal().string();
 }
 
-runner::device_info ask_worker(const std::string& executable, int device, double timeout_s) {
+trial::device_info ask_worker(const std::string& executable, int device, double timeout_s) {
   runner::worker_process worker(device, executable);
   const auto hello = worker.call({{"cmd", "hello"}}, timeout_s);
   if (hello.kind != runner::worker_process::outcome_kind::answered)
     throw error(fmt::format("{}: its worker did not answer ({}); is it a cuop-tune binary that runs here?", executable,
                             hello.message));
   try {
-    return runner::device_info_from_json(hello.answer);
+    return trial::device_info_from_json(hello.answer);
   } catch (const std::exception& e) {
     throw error(fmt::format("{}: its worker's answer is not a cuop-tune worker's ({})", executable, e.what()));
   }
 }
 
-void require_same_protocol(const runner::device_info& other, const std::string& other_path) {
-  if (other.protocol == runner::protocol_version) return;
+void require_same_protocol(const trial::device_info& other, const std::string& other_path) {
+  if (other.protocol == trial::protocol_version) return;
   const auto theirs = other.protocol == 0 ? std::string("no protocol version (a build from before `gate`)")
                                           : fmt::format("protocol {}", other.protocol);
   throw error(
       fmt::format("{} speaks {}, this cuop-tune speaks protocol {}: the two builds cannot be gated against each "
-                  "other; build both from revisions with the same protocol (tuner/runner/protocol.hpp)",
-                  other_path, theirs, runner::protocol_version));
+                  "other; build both from revisions with the same protocol (tuner/trial/protocol.hpp)",
+                  other_path, theirs, trial::protocol_version));
 }
 
 std::vector<std::string> sweep_command(const std::string& executable, const std::string& db, const suite_run& run) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tuner/gate/retry.hpp"
-#include "tuner/runner/protocol.hpp"
+#include "tuner/trial/protocol.hpp"
 
 namespace cuop::gate {
 
@@ -17,10 +17,10 @@ std::string resolve_cuop_tune(const std::string& path);
 
 // The build's worker on `device` says what it sees and which protocol it speaks (its `hello`).
 // Throws cuop::error when it does not answer like a cuop-tune worker within `timeout_s`.
-runner::device_info ask_worker(const std::string& executable, int device, double timeout_s = 120);
+trial::device_info ask_worker(const std::string& executable, int device, double timeout_s = 120);
 
 // Throws cuop::error, naming both versions, unless `other` speaks this build's protocol.
-void require_same_protocol(const runner::device_info& other, const std::string& other_path);
+void require_same_protocol(const trial::device_info& other, const std::string& other_path);
 
 struct suite_run {
   std::vector<std::string> specs;  // sweep files

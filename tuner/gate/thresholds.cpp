@@ -1,15 +1,14 @@
 #include "tuner/gate/thresholds.hpp"
 
+#include "tuner/catalog/catalog.hpp"
+
 namespace cuop::gate {
 
 std::string op_class(const std::string& op, const std::map<std::string, long long>& dims) {
-  if (op == "gemm") return "compute";
-  if (op == "conv2d") {
-    const auto groups = dims.find("groups"), channels = dims.find("c");
-    const bool depthwise = groups != dims.end() && channels != dims.end() && groups->second == channels->second;
-    return depthwise ? "memory" : "compute";
-  }
-  return "memory";  // softmax, and an op nobody classified: the looser of the two thresholds
+  // An op this build does not have gets the looser of the two thresholds.
+  const catalog::op_desc* d = catalog::find_op(op);
+  if (!d || !d->compute_bound) return "memory";
+  return d->compute_bound(catalog::dim_values(dims.begin(), dims.end())) ? "compute" : "memory";
 }
 
 chosen_threshold threshold_for(const thresholds& t, const std::string& op, const std::map<std::string, long long>& dims,

@@ -138,23 +138,21 @@ cudaError_t l2_flusher::flush(cudaStream_t stream) {
   return reference::read_sweep(m_buffer, m_bytes, m_sink, stream);
 }
 
-timing time_launches(const launcher& launch, const spec::measure_settings& settings, l2_flusher* flusher,
-                     cudaStream_t stream, const timer_options& options) {
-  timing out;
-  out.clock_source = options.clock ? options.clock->name() : "none";
-  sampler take(flusher, options.clock, stream);
-  if ((out.error = take.create()) != cudaSuccess) return out;
+namespace {
 
-  // Warm-up: module load, clocks ramping up, first-touch effects stay out of the samples. It
-  // lasts at least warmup_ms and until the SM clock and the launch times have settled, or until
-  // the cap (recorded: the samples may then see a clock still moving).
+// Warm-up: module load, clocks ramping up, first-touch effects stay out of the samples. It lasts
+// at least warmup_ms and until the SM clock and the launch times have settled, or until the cap
+// (recorded: the samples may then see a clock still moving). `estimate_us`: the settled time of a
+// launch.
+cudaError_t warm_up(sampler& take, const launcher& launch, const settings& settings, timing& out,
+                    double& estimate_us) {
   const settle_rule settle;
   std::vector<double> warm_times, warm_clocks;
   const double floor_ms = settings.warmup_ms;
   const double cap_ms = std::max<double>(settings.warmup_cap_ms, settings.warmup_ms);
   const auto warm_start = clock_type::now();
   for (;;) {
-    if ((out.error = take.batch(launch, true, 1, warm_times, warm_clocks)) != cudaSuccess) return out;
+    if (auto e = take.batch(launch, true, 1, warm_times, warm_clocks); e != cudaSuccess) return e;
     const double ms = seconds_since(warm_start) * 1000.0;
     if (ms >= floor_ms && is_settled(warm_times, warm_clocks, settle)) break;
     if (ms >= cap_ms) {
@@ -164,8 +162,22 @@ timing time_launches(const launcher& launch, const spec::measure_settings& setti
   }
   out.warmup_ms = seconds_since(warm_start) * 1000.0;
   out.warmup_launches = static_cast<int>(warm_times.size());
-  const double estimate_us =
+  estimate_us =
       median_of(std::span<const double>(warm_times).last(std::min<std::size_t>(warm_times.size(), settle.window)));
+  return cudaSuccess;
+}
+
+}  // namespace
+
+timing time_launches(const launcher& launch, const settings& settings, l2_flusher* flusher, cudaStream_t stream,
+                     const timer_options& options) {
+  timing out;
+  out.clock_source = options.clock ? options.clock->name() : "none";
+  sampler take(flusher, options.clock, stream);
+  if ((out.error = take.create()) != cudaSuccess) return out;
+
+  double estimate_us = 0;
+  if ((out.error = warm_up(take, launch, settings, out, estimate_us)) != cudaSuccess) return out;
 
   // Single launches, or (a short kernel whose op provides buffer sets) a CUDA graph of several.
   batch_plan plan;

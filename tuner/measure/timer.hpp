@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/spec/spec.hpp"
+#include "tuner/measure/settings.hpp"
 
 namespace cuop::measure {
 
@@ -80,7 +80,7 @@ struct timer_options {
 };
 
 // `flusher` may be null (settings.flush_l2 false).
-timing time_launches(const launcher& launch, const spec::measure_settings& settings, l2_flusher* flusher,
-                     cudaStream_t stream, const timer_options& options = {});
+timing time_launches(const launcher& launch, const settings& settings, l2_flusher* flusher, cudaStream_t stream,
+                     const timer_options& options = {});
 
 }  // namespace cuop::measure

@@ -11,7 +11,7 @@ namespace {
 
 constexpr float unknown = std::numeric_limits<float>::quiet_NaN();
 
-double realized(const emit::result_trial& baseline, const emit::result_trial& candidate) {
+double realized(const results::result_trial& baseline, const results::result_trial& candidate) {
   return baseline.median_us / candidate.median_us;
 }
 
@@ -61,7 +61,7 @@ validation leave_one_out(const fitted& f, std::vector<int>* losers) {
 
 }  // namespace
 
-double conservative_log_speedup(const emit::result_trial& baseline, const emit::result_trial& candidate) {
+double conservative_log_speedup(const results::result_trial& baseline, const results::result_trial& candidate) {
   const double ratio = std::log(realized(baseline, candidate));
   const bool separated = candidate.ci_hi_us > 0 && candidate.ci_hi_us < baseline.ci_lo_us;
   return separated ? ratio : std::min(ratio, 0.0);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cuop/detail/nearest_choice.hpp"
-#include "tuner/emit/results_file.hpp"
+#include "tuner/results/results_file.hpp"
 
 namespace cuop::model {
 
@@ -17,8 +17,8 @@ namespace cuop::model {
 struct anchor {
   std::string problem;
   std::vector<double> features;
-  const emit::result_trial* baseline = nullptr;             // the library's choice (or the default rule's) there
-  std::map<std::string, const emit::result_trial*> trials;  // verified trials that may ship, by instance
+  const results::result_trial* baseline = nullptr;             // the library's choice (or the default rule's) there
+  std::map<std::string, const results::result_trial*> trials;  // verified trials that may ship, by instance
 };
 
 // Leave-one-out over the anchors: each anchor's choice made from the others, and what it measured.
@@ -35,8 +35,8 @@ struct validation {
 inline constexpr double slower_than = 0.97;
 
 struct fitted {
-  std::vector<std::string> candidates;              // instances: the model's columns
-  std::vector<const emit::result_trial*> examples;  // per candidate, a trial naming its configuration
+  std::vector<std::string> candidates;                 // instances: the model's columns
+  std::vector<const results::result_trial*> examples;  // per candidate, a trial naming its configuration
   std::vector<anchor> anchors;
   std::vector<double> features;        // anchors x feature count
   std::vector<float> log_speedup;      // anchors x candidates (NaN: not measured)
@@ -63,6 +63,6 @@ fitted fit(std::vector<anchor> anchors, detail::choice_params params = default_p
 // below the baseline's; otherwise no gain (0, or the loss where its median is slower). With the
 // margin, a candidate wins at an anchor only where the data tell it from the baseline and it is
 // more than 2% faster (emit's former tie rule: closer wins did not hold side by side, lab/JOURNAL.md).
-double conservative_log_speedup(const emit::result_trial& baseline, const emit::result_trial& candidate);
+double conservative_log_speedup(const results::result_trial& baseline, const results::result_trial& candidate);
 
 }  // namespace cuop::model

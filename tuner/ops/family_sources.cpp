@@ -93,7 +93,7 @@ std::vector<std::string> header_closure(const std::vector<std::string>& headers,
   return {seen.begin(), seen.end()};
 }
 
-std::map<std::string, std::string> family_source_hashes(const op_desc& op) {
+std::map<std::string, std::string> family_source_hashes(const catalog::op_desc& op) {
   const std::string dir = compile::kernels_include_dir();
   std::string flags;
   for (const auto& f : compile::device_flags()) flags += f + "\n";

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tuner/ops/registry.hpp"
+#include "tuner/catalog/catalog.hpp"
 
 namespace cuop::ops {
 
@@ -23,6 +23,6 @@ std::vector<std::string> header_closure(const std::vector<std::string>& headers,
 
 // Per kernel family of `op` (library back ends have none), 16 hex digits, from the kernel headers
 // under compile::kernels_include_dir() and compile::device_flags().
-std::map<std::string, std::string> family_source_hashes(const op_desc& op);
+std::map<std::string, std::string> family_source_hashes(const catalog::op_desc& op);
 
 }  // namespace cuop::ops

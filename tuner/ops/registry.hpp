@@ -1,73 +1,16 @@
-// The ops the tuner knows: their problem dimensions and the candidate families (our kernel
-// templates and library back ends) with their tunable parameters. Table-driven: adding an op is
-// adding one entry in registry.cpp.
+// The ops of this build (CUOP_OPS in tuner/ops/CMakeLists.txt). Everything that works for any op (the
+// sweep, the worker, emit, the gate, the CLI) loops over all_ops() or looks one up by name.
 #pragma once
 
-#include <cstdint>
-#include <limits>
-#include <map>
-#include <optional>
-#include <string>
 #include <string_view>
 #include <vector>
 
-#include "tuner/ops/stored_config.hpp"
+#include "tuner/ops/op.hpp"
 
 namespace cuop::ops {
 
-struct family_desc {
-  std::string name;
-  std::vector<std::string> params;  // required, in the order names and templates use
-  std::string kind;                 // "kernel" or "library"
-  // A kernel from the sweep file's own source (family "custom"): `params` lists the required
-  // ones, and any other parameter the file names is passed to its template too.
-  bool user_source = false;
-  // Parameters a candidate may leave out; the family's default then applies.
-  std::vector<std::string> optional_params = {};
-  // Our kernels: the headers that define the family's kernels (their sources, with what they
-  // include, are what a measurement of the family was made on). Empty for library back ends.
-  std::vector<std::string> headers = {};
-};
-
-// One dimension of an op's problems. Values are integers; a dimension with named choices (a
-// layout) is written by name in sweep files and stored as the index of the name.
-struct dim_desc {
-  std::string name;
-  std::int64_t min = 1;                                         // smallest accepted value
-  std::optional<std::int64_t> fallback;                         // the value when a problem omits it (none: required)
-  std::vector<std::string> choices;                             // named values, stored as their index
-  std::int64_t max = std::numeric_limits<std::int64_t>::max();  // largest accepted value
-};
-
-using dim_values = std::map<std::string, std::int64_t>;
-
-struct op_desc {
-  std::string name;
-  std::vector<std::string> problem_dims;  // in the order problem keys use ("rows", "cols")
-  std::vector<family_desc> families;
-  std::vector<dim_desc> dims = {};  // problem_dims with their rules; empty: required, >= 1
-  // Problem key after "<op>_<dtype>_"; null: the dimensions joined by "x" in problem_dims order.
-  std::string (*key_of)(const dim_values&) = nullptr;
-  // The instance name of a stored configuration (stored_config.hpp); "" and `why` when its
-  // family, dtype, problem and parameters are not a configuration of this op.
-  std::string (*instance_of)(const stored_config&, std::string& why) = nullptr;
-  // The dispatch model's view of a problem (shape_traits.hpp), for searches that learn from
-  // neighbouring shapes: log2 features, the group whose shapes share configurations, and the
-  // instance of the baseline. Throw cuop::error for a dimension or dtype the op does not have.
-  std::vector<double> (*features_of)(const dim_values&) = nullptr;
-  std::string (*group_of)(const std::string& dtype, const dim_values&) = nullptr;
-  std::string (*baseline_of)(const std::string& dtype, const dim_values&) = nullptr;
-
-  const family_desc* find_family(std::string_view family) const noexcept;
-  std::vector<std::string> family_names() const;
-  dim_desc dim(std::string_view name) const;  // its rules (required, >= 1 when not listed)
-};
-
-const op_desc* find_op(std::string_view name) noexcept;
-
-// "" when `params` holds every required parameter of `fam` and only parameters it knows (its
-// optional ones included), else why not, e.g. missing parameter "vec" of family "block_row".
-std::string check_param_names(const family_desc& fam, const stored_values& params);
-std::vector<std::string> op_names();
+const std::vector<const op*>& all_ops();
+const op* find(std::string_view name) noexcept;  // null for an op this build does not have
+const op& named(std::string_view name);          // throws cuop::error naming the ops there are
 
 }  // namespace cuop::ops

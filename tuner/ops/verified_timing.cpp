@@ -3,26 +3,28 @@
 #include <fmt/format.h>
 
 #include "cuop/reference/gemm_reference.hpp"
-#include "tuner/runner/cubin_loader.hpp"
+#include "tuner/trial/cubin_loader.hpp"
 
 namespace cuop::ops {
 
-runner::trial_response verify_then_time(const measure::launcher& launch, const output_check& check,
-                                        const std::function<std::string(long long, long long)>& where,
-                                        const runner::trial_request& request, const measure::instruments& tools,
-                                        cudaStream_t stream, const measure::buffer_rotation* rotation) {
-  using runner::trial_failure;
-  runner::trial_response r;
-  const long long count = static_cast<long long>(check.rows) * check.cols;
+trial::trial_response verify_then_time(const measure::launcher& launch, const output_check& check,
+                                       const std::function<std::string(long long, long long)>& where,
+                                       const trial::trial_request& request, const measure::instruments& tools,
+                                       cudaStream_t stream, const measure::buffer_rotation* rotation) {
+  using trial::trial_failure;
+  trial::trial_response r;
+  const long long count = check.rows * check.cols;
   if (auto e = reference::fill_nan(check.type, check.out, count, stream); e != cudaSuccess)
-    return trial_failure(e, "output poisoning");
-  if (auto e = launch(stream); e != cudaSuccess) return trial_failure(e, "the verification launch");
-  if (auto e = cudaStreamSynchronize(stream); e != cudaSuccess) return trial_failure(e, "the verification run");
+    return trial::trial_failure(e, "output poisoning");
+  if (auto e = launch(stream); e != cudaSuccess) return trial::trial_failure(e, "the verification launch");
+  if (auto e = cudaStreamSynchronize(stream); e != cudaSuccess) return trial::trial_failure(e, "the verification run");
   reference::compare_result cmp{};
-  if (auto e = reference::compare_gemm(check.type, check.out, check.ld, check.rows, check.cols, check.reference,
-                                       check.atol, check.rtol, &cmp, stream);
+  if (auto e = check.compare ? check.compare(cmp, stream)
+                             : reference::compare_gemm(check.type, check.out, check.ld, static_cast<int>(check.rows),
+                                                       static_cast<int>(check.cols), check.reference, check.atol,
+                                                       check.rtol, &cmp, stream);
       e != cudaSuccess)
-    return trial_failure(e, "verification");
+    return trial::trial_failure(e, "verification");
   r.max_error = cmp.max_abs_err;
   if (cmp.bad > 0 || cmp.nan_count > 0) {
     r.status = "wrong_answer";
@@ -36,8 +38,8 @@ runner::trial_response verify_then_time(const measure::launcher& launch, const o
   return time_verified(launch, request, tools, rotation, stream, std::move(r));
 }
 
-measure::buffer_rotation rotate_buffers(runner::buffer_sets& sets,
-                                        const std::vector<runner::buffer_sets::buffer>& buffers, cudaStream_t stream,
+measure::buffer_rotation rotate_buffers(trial::buffer_sets& sets,
+                                        const std::vector<trial::buffer_sets::buffer>& buffers, cudaStream_t stream,
                                         set_launcher launch) {
   measure::buffer_rotation rotation;
   for (const auto& b : buffers) rotation.set_bytes += b.bytes;
@@ -50,9 +52,9 @@ measure::buffer_rotation rotate_buffers(runner::buffer_sets& sets,
   return rotation;
 }
 
-runner::trial_response time_verified(const measure::launcher& launch, const runner::trial_request& request,
-                                     const measure::instruments& tools, const measure::buffer_rotation* rotation,
-                                     cudaStream_t stream, runner::trial_response r) {
+trial::trial_response time_verified(const measure::launcher& launch, const trial::trial_request& request,
+                                    const measure::instruments& tools, const measure::buffer_rotation* rotation,
+                                    cudaStream_t stream, trial::trial_response r) {
   measure::timer_options options;
   options.clock = tools.clock;
   options.l2_bytes = tools.l2_bytes;
@@ -60,7 +62,7 @@ runner::trial_response time_verified(const measure::launcher& launch, const runn
   options.force_batch = request.force_batch;
   auto t = measure::time_launches(launch, request.measure, request.measure.flush_l2 ? tools.flusher : nullptr, stream,
                                   options);
-  if (t.error != cudaSuccess) return runner::trial_failure(t.error, "timing");
+  if (t.error != cudaSuccess) return trial::trial_failure(t.error, "timing");
   r.status = "ok";
   r.samples_us = std::move(t.samples_us);
   r.clocks_mhz = std::move(t.clocks_mhz);

@@ -52,9 +52,9 @@ std::string device_pool::describe() const {
                              : fmt::format("{} x{} (devices {})", name, devices.size(), fmt::join(indices, ", "));
 }
 
-std::vector<device_pool> pools_by_model(const std::vector<device_info>& devices) {
+std::vector<device_pool> pools_by_model(const std::vector<trial::device_info>& devices) {
   std::vector<device_pool> out;
-  const auto model = [](const device_info& d) {
+  const auto model = [](const trial::device_info& d) {
     return std::tie(d.name, d.cc, d.sm_count, d.l2_bytes, d.driver, d.runtime);
   };
   for (const auto& d : devices) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/runner/protocol.hpp"
+#include "tuner/trial/protocol.hpp"
 
 namespace cuop::runner {
 
@@ -15,7 +15,7 @@ namespace cuop::runner {
 std::vector<int> parse_devices(const std::string& text, int device_count);
 
 struct device_pool {
-  std::vector<device_info> devices;  // in the order asked for
+  std::vector<trial::device_info> devices;  // in the order asked for
   // The environment's GPU identity for the pool: its devices' UUIDs, sorted, joined by ",": one
   // device keeps its own UUID, so a one-GPU run keys its trials as it always did.
   std::string uuid() const;
@@ -23,6 +23,6 @@ struct device_pool {
 };
 
 // Present devices grouped by model, each group in the order its first device was asked for.
-std::vector<device_pool> pools_by_model(const std::vector<device_info>& devices);
+std::vector<device_pool> pools_by_model(const std::vector<trial::device_info>& devices);
 
 }  // namespace cuop::runner

@@ -15,33 +15,51 @@ namespace {
 struct runner_state {
   race_contender c;
   bool live = true;
-  int rounds = 0;        // pooled rounds
-  trial_response first;  // the first round's answer (warm-up, batch, clock source)
+  int rounds = 0;               // pooled rounds
+  trial::trial_response first;  // the first round's answer (warm-up, batch, clock source)
   std::vector<double> samples, clocks;
   bool capped = false;
 };
 
-}  // namespace
-
-void run_race(std::vector<race_contender> field, const spec::measure_settings& settings, const race_callbacks& cb) {
-  std::vector<runner_state> all;
-  for (auto& c : field) {
-    runner_state s;
-    s.c = std::move(c);
-    all.push_back(std::move(s));
+// One race: its field, and what it measures and stores with.
+class race_run {
+ public:
+  race_run(std::vector<race_contender> field, const measure::settings& settings, const race_callbacks& cb)
+      : m_settings(settings), m_cb(cb) {
+    for (auto& c : field) {
+      runner_state s;
+      s.c = std::move(c);
+      m_all.push_back(std::move(s));
+    }
   }
 
+  // Elimination rounds, then the finalists re-measured interleaved, so drift between rounds weighs
+  // on all alike.
+  void run() {
+    for (int round = 0; round < m_settings.race_rounds; ++round)
+      if (!eliminate(round)) break;
+    auto finalists = live();
+    if (finalists.size() > 1)
+      for (int round = 0; round < m_settings.race_final_rounds; ++round)
+        for (const auto i : strategy::interleaved_order(finalists.size(), round))
+          if (finalists[i]->live) measure(*finalists[i]);
+    const auto n = live().size();
+    for (auto* s : live())
+      finish(*s, "ok", n > 1 ? fmt::format("race finalist ({} of them), {} rounds", n, s->rounds) : "race winner");
+  }
+
+ private:
   // One round of `s`; false when it failed (then stored with its failure).
-  const auto measure = [&](runner_state& s) {
+  bool measure(runner_state& s) {
     auto req = s.c.request;
-    req.measure.max_time_s = std::min(settings.max_time_s, settings.race_round_s);
+    req.measure.max_time_s = std::min(m_settings.max_time_s, m_settings.race_round_s);
     if (s.rounds > 0) req.force_batch = s.first.batch;  // round 1: as asked (a batch plan, or the timer)
-    auto r = cb.measure(req);
+    auto r = m_cb.measure(req);
     if (r.status != "ok") {
       fill_trial(s.c.trial, r);
       s.live = false;
-      cb.store(s.c.trial);
-      cb.between();
+      m_cb.store(s.c.trial);
+      m_cb.between();
       return false;
     }
     if (s.rounds == 0) {
@@ -56,10 +74,11 @@ void run_race(std::vector<race_contender> field, const spec::measure_settings& s
       s.capped = s.capped || r.warmup_capped;
       ++s.rounds;
     }
-    cb.between();
+    m_cb.between();
     return true;
-  };
-  const auto finish = [&](runner_state& s, const char* status, const std::string& message) {
+  }
+
+  void finish(runner_state& s, const char* status, const std::string& message) {
     fill_trial(s.c.trial, s.first);
     s.c.trial.status = status;
     s.c.trial.message = message;
@@ -68,27 +87,29 @@ void run_race(std::vector<race_contender> field, const spec::measure_settings& s
     s.c.trial.sample_clock_mhz = std::move(s.clocks);
     s.c.trial.warmup_capped = s.capped;
     s.live = false;
-    cb.store(s.c.trial);
-  };
-  const auto live = [&] {
+    m_cb.store(s.c.trial);
+  }
+
+  std::vector<runner_state*> live() {
     std::vector<runner_state*> out;
-    for (auto& s : all)
+    for (auto& s : m_all)
       if (s.live) out.push_back(&s);
     return out;
-  };
-  const auto entry_of = [](const runner_state& s) {
+  }
+
+  static strategy::race_entry entry_of(const runner_state& s) {
     const auto sum = measure::summarize(s.samples);
     return strategy::race_entry{sum.median, sum.ci_lo, sum.ci_hi};
-  };
+  }
 
-  // Elimination rounds.
-  for (int round = 0; round < settings.race_rounds; ++round) {
+  // Round `round` of elimination; false when the race is down to one (or none).
+  bool eliminate(int round) {
     for (auto* s : live()) measure(*s);
     const auto field_now = live();
-    if (field_now.size() <= 1) break;
+    if (field_now.size() <= 1) return false;
     std::vector<strategy::race_entry> entries;
     for (const auto* s : field_now) entries.push_back(entry_of(*s));
-    const auto keep = strategy::race_survivors(entries, settings.race_margin);
+    const auto keep = strategy::race_survivors(entries, m_settings.race_margin);
     const auto lead = entries[strategy::race_leader(entries)];
     std::size_t kept = keep.size();
     for (std::size_t i = 0; i < field_now.size(); ++i) {
@@ -101,20 +122,20 @@ void run_race(std::vector<race_contender> field, const spec::measure_settings& s
              fmt::format("dropped in round {}: CI [{:.4g}, {:.4g}] us above the best's [{:.4g}, {:.4g}] by more "
                          "than {:g}%",
                          round + 1, entries[i].ci_lo, entries[i].ci_hi, lead.ci_lo, lead.ci_hi,
-                         settings.race_margin * 100));
+                         m_settings.race_margin * 100));
     }
-    if (kept <= 1) break;
+    return kept > 1;
   }
 
-  // The finalists, re-measured interleaved, so drift between rounds weighs on all alike.
-  auto finalists = live();
-  if (finalists.size() > 1)
-    for (int round = 0; round < settings.race_final_rounds; ++round)
-      for (const auto i : strategy::interleaved_order(finalists.size(), round))
-        if (finalists[i]->live) measure(*finalists[i]);
-  const auto n = live().size();
-  for (auto* s : live())
-    finish(*s, "ok", n > 1 ? fmt::format("race finalist ({} of them), {} rounds", n, s->rounds) : "race winner");
+  std::vector<runner_state> m_all;
+  const measure::settings& m_settings;
+  const race_callbacks& m_cb;
+};
+
+}  // namespace
+
+void run_race(std::vector<race_contender> field, const measure::settings& settings, const race_callbacks& cb) {
+  race_run(std::move(field), settings, cb).run();
 }
 
 }  // namespace cuop::runner

@@ -4,6 +4,7 @@
 
 #include "tuner/core/error.hpp"
 #include "tuner/core/text.hpp"
+#include "tuner/ops/registry.hpp"
 
 namespace cuop::runner {
 
@@ -15,7 +16,7 @@ std::size_t sweep_plan::accepted() const {
 }
 
 sweep_plan plan_sweep(const spec::sweep& s) {
-  const auto& op = ops::adapter_for(s.op);
+  const auto& op = ops::named(s.op);
   sweep_plan plan;
   for (const auto& p : s.problems) {
     auto verdicts = space::enumerate(s, p);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/ops/op_adapter.hpp"
+#include "tuner/ops/op.hpp"
 #include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
 

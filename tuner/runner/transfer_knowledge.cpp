@@ -2,17 +2,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/emit/current_trials.hpp"
-#include "tuner/emit/results_file.hpp"
-#include "tuner/ops/registry.hpp"
+#include "tuner/results/current_trials.hpp"
+#include "tuner/results/results_file.hpp"
 
 namespace cuop::runner {
 
 namespace {
 
-const ops::op_desc& op_of(const std::string& name) {
-  const auto* op = ops::find_op(name);
+const catalog::op_desc& op_of(const std::string& name) {
+  const auto* op = catalog::find_op(name);
   if (!op || !op->features_of || !op->group_of || !op->baseline_of)
     throw error("strategy \"transfer\": op \"" + name + "\" has no shape features");
   return *op;
@@ -45,7 +45,7 @@ void transfer_knowledge::add_outcome(const std::string& key, const std::string& 
   auto it = m_known_at.find(key);
   if (it == m_known_at.end()) {
     const auto& op = op_of(m_spec.op);
-    const auto dims = nlohmann::json::parse(dims_json).get<ops::dim_values>();
+    const auto dims = nlohmann::json::parse(dims_json).get<catalog::dim_values>();
     strategy::shape_point shape{key, op.group_of(dtype, dims), op.features_of(dims)};  // may throw: nothing added
     m_known.push_back({std::move(shape), {}});
     it = m_known_at.emplace(key, m_known.size() - 1).first;
@@ -60,8 +60,8 @@ void transfer_knowledge::add_outcome(const std::string& key, const std::string& 
 }
 
 void transfer_knowledge::load(store::database& db, const std::string& gpu_name) {
-  const auto current = emit::current_trials(db, m_spec.op, false);
-  const auto it = current.find(emit::slug(gpu_name));
+  const auto current = results::current_trials(db, m_spec.op, false);
+  const auto it = current.find(results::slug(gpu_name));
   if (it == current.end()) return;
   std::lock_guard lock(m_mutex);
   for (const auto& t : it->second.trials) {

@@ -4,7 +4,7 @@
 
 namespace cuop::runner {
 
-void fill_trial(store::trial_record& t, const trial_response& r) {
+void fill_trial(store::trial_record& t, const trial::trial_response& r) {
   t.status = r.status;
   t.message = r.message.empty() && r.status == "ok" ? r.note : r.message;
   t.max_error = r.max_error;

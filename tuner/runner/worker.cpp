@@ -6,17 +6,17 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "tuner/measure/environment_check.hpp"
 #include "tuner/measure/nvml.hpp"
 #include "tuner/measure/sm_clock.hpp"
 #include "tuner/measure/timer.hpp"
-#include "tuner/ops/conv_trial.hpp"
-#include "tuner/ops/gemm_trial.hpp"
-#include "tuner/ops/softmax_trial.hpp"
-#include "tuner/runner/cuda_errors.hpp"
+#include "tuner/ops/registry.hpp"
+#include "tuner/trial/cuda_errors.hpp"
 
 namespace cuop::runner {
 
@@ -55,12 +55,12 @@ measure::gpu_environment read_environment(const measure::nvml_device* nvml, cons
 
 }  // namespace
 
-device_info probe_device(int index) {
-  device_info d;
+trial::device_info probe_device(int index) {
+  trial::device_info d;
   d.index = index;
   int count = 0;
   if (auto e = cudaGetDeviceCount(&count); e != cudaSuccess) {
-    d.error = describe(e);
+    d.error = trial::describe(e);
     return d;
   }
   d.device_count = count;
@@ -70,7 +70,7 @@ device_info probe_device(int index) {
   }
   cudaDeviceProp p{};
   if (auto e = cudaGetDeviceProperties(&p, index); e != cudaSuccess) {
-    d.error = describe(e);
+    d.error = trial::describe(e);
     return d;
   }
   int driver = 0, runtime = 0;
@@ -88,36 +88,98 @@ device_info probe_device(int index) {
   return d;
 }
 
+namespace {
+
+// The worker's GPU and what it measures with, held for the life of the process. Without a usable
+// GPU it holds none, and every trial answers why.
+class worker_session {
+ public:
+  explicit worker_session(trial::device_info info) : m_info(std::move(info)) {}
+  worker_session(const worker_session&) = delete;
+  worker_session& operator=(const worker_session&) = delete;
+  ~worker_session() {
+    m_runners.clear();  // before the stream and the instruments they use
+    m_clock.reset();
+    m_flusher.reset();
+    if (m_stream) cudaStreamDestroy(m_stream);
+  }
+
+  // False when the device cannot be made current (said on stderr).
+  bool open() {
+    if (!m_info.present) return true;
+    if (auto e = cudaSetDevice(m_info.index); e != cudaSuccess) {
+      std::cerr << "cuop-tune worker: " << trial::describe(e) << '\n';
+      return false;
+    }
+    cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking);
+    m_flusher = std::make_unique<measure::l2_flusher>(m_info.l2_bytes);
+    m_nvml = measure::nvml_device::open(m_info.uuid, m_nvml_missing);
+    std::string clock_note;
+    m_clock = measure::sm_clock::open(m_nvml.get(), clock_note);
+    if (!clock_note.empty()) std::cerr << "cuop-tune worker: " << clock_note << '\n';
+    m_tools = {m_flusher.get(), m_clock.get(), m_info.l2_bytes};
+    for (const ops::op* o : ops::all_ops())
+      m_runners[o->name()] = o->make_trial_runner(m_info.index, m_stream, m_tools);
+    return true;
+  }
+
+  const trial::device_info& info() const { return m_info; }
+  measure::gpu_environment environment() const { return read_environment(m_nvml.get(), m_nvml_missing); }
+
+  trial::trial_response trial(const nlohmann::json& request) {
+    trial::trial_response r;
+    if (m_runners.empty()) {
+      r.status = "launch_error";
+      r.message = fmt::format("no usable GPU: {}", m_info.error);
+      return r;
+    }
+    // A failed launch leaves its (non-sticky) error pending; without this the next trial's
+    // first checked call would report it as its own.
+    (void)cudaGetLastError();
+    try {
+      const auto req = trial::trial_request_from_json(request);
+      return runner_of(req.op).run(req);
+    } catch (const std::exception& e) {
+      r.status = "launch_error";
+      r.message = e.what();
+    }
+    return r;
+  }
+
+  nlohmann::json list_library(const nlohmann::json& request) {
+    if (m_runners.empty()) return {{"status", "error"}, {"message", fmt::format("no usable GPU: {}", m_info.error)}};
+    try {
+      const auto req = trial::trial_request_from_json(request);
+      return runner_of(req.op).list_library(req);
+    } catch (const std::exception& e) {
+      return {{"status", "error"}, {"message", e.what()}};
+    }
+  }
+
+ private:
+  ops::trial_runner& runner_of(const std::string& op) {
+    const auto it = m_runners.find(op);
+    if (it == m_runners.end()) throw std::runtime_error(fmt::format("unknown op \"{}\"", op));
+    return *it->second;
+  }
+
+  trial::device_info m_info;
+  std::string m_nvml_missing = m_info.present ? "" : "no GPU";
+  cudaStream_t m_stream{};
+  std::unique_ptr<measure::l2_flusher> m_flusher;
+  std::unique_ptr<measure::nvml_device> m_nvml;
+  std::unique_ptr<measure::sm_clock> m_clock;
+  measure::instruments m_tools;
+  std::map<std::string, std::unique_ptr<ops::trial_runner>, std::less<>> m_runners;  // by op
+};
+
+}  // namespace
+
 int run_worker(int device) {
   // stdout carries the protocol only; anything else a library prints must go to stderr.
   std::ios::sync_with_stdio(false);
-  const device_info info = probe_device(device);
-  cudaStream_t stream{};
-  std::unique_ptr<measure::l2_flusher> flusher;
-  std::unique_ptr<measure::nvml_device> nvml;
-  std::string nvml_missing = info.present ? "" : "no GPU";
-  std::unique_ptr<measure::sm_clock> clock;
-  measure::instruments tools;
-  std::unique_ptr<ops::softmax_trial_runner> softmax;
-  std::unique_ptr<ops::gemm_trial_runner> gemm;
-  std::unique_ptr<ops::conv_trial_runner> conv;
-  if (info.present) {
-    if (auto e = cudaSetDevice(device); e != cudaSuccess) {
-      std::cerr << "cuop-tune worker: " << describe(e) << '\n';
-      return 1;
-    }
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    flusher = std::make_unique<measure::l2_flusher>(info.l2_bytes);
-    nvml = measure::nvml_device::open(info.uuid, nvml_missing);
-    std::string clock_note;
-    clock = measure::sm_clock::open(nvml.get(), clock_note);
-    if (!clock_note.empty()) std::cerr << "cuop-tune worker: " << clock_note << '\n';
-    tools = {flusher.get(), clock.get(), info.l2_bytes};
-    softmax = std::make_unique<ops::softmax_trial_runner>(device, stream, tools);
-    gemm = std::make_unique<ops::gemm_trial_runner>(device, stream, tools);
-    conv = std::make_unique<ops::conv_trial_runner>(device, stream, tools);
-  }
-
+  worker_session session(probe_device(device));
+  if (!session.open()) return 1;
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
@@ -130,59 +192,21 @@ int run_worker(int device) {
     }
     const auto cmd = request.value("cmd", "");
     if (cmd == "hello") {
-      reply(to_json(info));
+      reply(to_json(session.info()));
     } else if (cmd == "environment") {
-      reply(measure::to_json(read_environment(nvml.get(), nvml_missing)));
+      reply(measure::to_json(session.environment()));
     } else if (cmd == "quit") {
       break;
     } else if (cmd == "trial") {
-      trial_response r;
-      if (!softmax) {
-        r.status = "launch_error";
-        r.message = fmt::format("no usable GPU: {}", info.error);
-      } else {
-        // A failed launch leaves its (non-sticky) error pending; without this the next trial's
-        // first checked call would report it as its own.
-        (void)cudaGetLastError();
-        try {
-          const auto req = trial_request_from_json(request);
-          if (req.op == "gemm") r = gemm->run(req);
-          else if (req.op == "softmax") r = softmax->run(req);
-          else if (req.op == "conv2d") r = conv->run(req);
-          else {
-            r.status = "launch_error";
-            r.message = fmt::format("unknown op \"{}\"", req.op);
-          }
-        } catch (const std::exception& e) {
-          r.status = "launch_error";
-          r.message = e.what();
-        }
-      }
+      const trial::trial_response r = session.trial(request);
       reply(to_json(r));
       if (r.worker_must_restart) return 0;  // the context is dead; let the parent start anew
     } else if (cmd == "list_library") {
-      if (!gemm) {
-        reply({{"status", "error"}, {"message", fmt::format("no usable GPU: {}", info.error)}});
-        continue;
-      }
-      try {
-        const auto req = trial_request_from_json(request);
-        if (req.op == "gemm") reply(gemm->list_library(req));
-        else if (req.op == "conv2d") reply(conv->list_library(req));
-        else throw std::runtime_error(fmt::format("op \"{}\" has no library back end", req.op));
-      } catch (const std::exception& e) {
-        reply({{"status", "error"}, {"message", e.what()}});
-      }
+      reply(session.list_library(request));
     } else {
       reply({{"status", "launch_error"}, {"message", fmt::format("unknown command \"{}\"", cmd)}});
     }
   }
-  softmax.reset();
-  gemm.reset();
-  conv.reset();
-  clock.reset();
-  flusher.reset();
-  if (stream) cudaStreamDestroy(stream);
   return 0;
 }
 

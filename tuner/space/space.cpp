@@ -3,16 +3,16 @@
 #include <algorithm>
 
 #include "cuop/dtype.hpp"
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/ops/registry.hpp"
-#include "tuner/space/constraint.hpp"
+#include "tuner/spec/constraint.hpp"
 
 namespace cuop::space {
 
 namespace {
 
 std::vector<std::string> fields_of(const spec::sweep& s) {
-  if (const ops::op_desc* op = ops::find_op(s.op)) return op->problem_dims;
+  if (const catalog::op_desc* op = catalog::find_op(s.op)) return op->problem_dims;
   throw error(s.file + ": unknown op \"" + s.op + "\"");
 }
 
@@ -24,31 +24,6 @@ std::map<std::string, double> problem_symbols(const spec::problem& p) {
   std::map<std::string, double> out;
   for (const auto& [name, v] : p.dims) out[name] = static_cast<double>(v);
   out["elem_bytes"] = static_cast<double>(size_of(*type));
-  return out;
-}
-
-void check_constraints(const spec::sweep& s, const std::vector<std::string>& problem_fields) {
-  for (const auto& cand : s.candidates) detail::constraint_set(cand, s.constraints, problem_fields);
-}
-
-std::vector<std::string> constraint_errors(const spec::sweep& s, const std::vector<std::string>& problem_fields) {
-  std::vector<std::string> out;
-  const auto check = [&](const spec::candidate& cand, const std::vector<spec::constraint>& sweep_wide) {
-    try {
-      detail::constraint_set(cand, sweep_wide, problem_fields);
-    } catch (const error& e) {
-      if (std::find(out.begin(), out.end(), e.what()) == out.end()) out.push_back(e.what());
-    }
-  };
-  for (const auto& cand : s.candidates) {
-    spec::candidate one = cand;  // its parameters with one constraint at a time
-    one.constraints.clear();
-    for (const auto& c : s.constraints) check(one, {c});
-    for (const auto& c : cand.constraints) {
-      one.constraints = {c};
-      check(one, {});
-    }
-  }
   return out;
 }
 
@@ -67,7 +42,7 @@ std::vector<verdict> enumerate(const spec::sweep& s, const spec::problem& p) {
   const std::string key = p.key(s.op);
   std::vector<verdict> out;
   for (const auto& cand : s.candidates) {
-    detail::constraint_set cs(cand, s.constraints, fields);
+    spec::detail::constraint_set cs(cand, s.constraints, fields);
     for (const auto& [name, v] : symbols) cs.set_symbol(name, v);
 
     // An odometer over the parameters: the last one turns fastest, so points come out in the

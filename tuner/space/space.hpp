@@ -28,15 +28,6 @@ struct verdict {
 // `elem_bytes` (size of the problem's dtype).
 std::map<std::string, double> problem_symbols(const spec::problem& p);
 
-// Parses every constraint of the sweep once and checks it names only known symbols; throws
-// cuop::error at the constraint's location otherwise (unknown symbol quoted, with the closest
-// known name). Called by spec validation, before anything runs.
-void check_constraints(const spec::sweep& s, const std::vector<std::string>& problem_fields);
-
-// Every such error, each constraint parsed on its own (a top-level one once per candidate), in
-// file order, none repeated: what `validate` lists.
-std::vector<std::string> constraint_errors(const spec::sweep& s, const std::vector<std::string>& problem_fields);
-
 // All points of all candidates for one problem, in a deterministic order, each with its verdict.
 // A constraint that evaluates to NaN/inf (e.g. division by zero) throws cuop::error naming it.
 std::vector<verdict> enumerate(const spec::sweep& s, const spec::problem& p);

@@ -11,7 +11,7 @@
 #include "cuop/dtype.hpp"
 #include "tuner/core/seeded_random.hpp"
 #include "tuner/core/text.hpp"
-#include "tuner/space/constraint.hpp"
+#include "tuner/spec/constraint.hpp"
 #include "tuner/spec/problem_values.hpp"
 
 namespace cuop::spec::detail {
@@ -24,9 +24,9 @@ std::string in_quotes(const std::string& s) { return core::quoted(s); }
 // the candidates' machinery (a candidate without parameters holds it).
 class where_filter {
  public:
-  where_filter(const constraint& c, const ops::op_desc& op) : m_holder(std::make_unique<candidate>()) {
+  where_filter(const constraint& c, const catalog::op_desc& op) : m_holder(std::make_unique<candidate>()) {
     m_holder->constraints = {c};
-    m_set = std::make_unique<space::detail::constraint_set>(*m_holder, std::vector<constraint>{}, op.problem_dims);
+    m_set = std::make_unique<detail::constraint_set>(*m_holder, std::vector<constraint>{}, op.problem_dims);
   }
   const std::string& expr() const { return m_holder->constraints.front().expr; }
 
@@ -38,7 +38,7 @@ class where_filter {
 
  private:
   std::unique_ptr<candidate> m_holder;  // the set keeps pointers into its constraints
-  std::unique_ptr<space::detail::constraint_set> m_set;
+  std::unique_ptr<detail::constraint_set> m_set;
 };
 
 // What a set's fields say, read and checked; the laws of a sample or the values of a grid.
@@ -60,8 +60,9 @@ std::vector<std::string> names_of(const std::vector<std::int64_t>& indexes) {
 }
 
 // Reads every field of the set at `body`; a bad one is added to `errors` and the next read.
-set_fields read_fields(const yaml_reader& r, const YAML::Node& body, const std::string& kind, const ops::op_desc& op,
-                       const std::optional<std::vector<std::string>>& default_dtypes, error_collector& errors) {
+set_fields read_fields(const yaml_reader& r, const YAML::Node& body, const std::string& kind,
+                       const catalog::op_desc& op, const std::optional<std::vector<std::string>>& default_dtypes,
+                       error_collector& errors) {
   const bool grid = kind == "grid";
   std::vector<std::string> allowed = op.problem_dims;
   for (const char* key : {"dtype", "dtypes", "where"}) allowed.emplace_back(key);
@@ -95,7 +96,7 @@ set_fields read_fields(const yaml_reader& r, const YAML::Node& body, const std::
   }
   for (const auto& dim : op.problem_dims) {
     errors.attempt([&] {
-      const ops::dim_desc rules = op.dim(dim);
+      const catalog::dim_desc rules = op.dim(dim);
       const entry* e = find(es, dim);
       if (!e && !rules.fallback) r.fail(body, "missing dimension " + in_quotes(dim) + " in " + kind);
       if (!e) {
@@ -149,8 +150,8 @@ void check_count(const yaml_reader& r, const location& at, const std::string& ki
 
 std::string dtypes_size(std::size_t n) { return fmt::format("{} dtype{}", n, n == 1 ? "" : "s"); }
 
-std::vector<problem> expand_grid(const yaml_reader& r, const location& at, const set_fields& f, const ops::op_desc& op,
-                                 std::size_t before) {
+std::vector<problem> expand_grid(const yaml_reader& r, const location& at, const set_fields& f,
+                                 const catalog::op_desc& op, std::size_t before) {
   std::uint64_t count = f.crossed_dtypes.size();
   std::string sizes;
   for (const auto& dim : op.problem_dims) {
@@ -189,8 +190,8 @@ std::vector<problem> expand_grid(const yaml_reader& r, const location& at, const
 constexpr std::uint64_t draws_per_problem = 100;
 constexpr std::uint64_t max_draws = 1000000;
 
-std::vector<problem> draw_sample(const yaml_reader& r, const location& at, const set_fields& f, const ops::op_desc& op,
-                                 std::size_t before) {
+std::vector<problem> draw_sample(const yaml_reader& r, const location& at, const set_fields& f,
+                                 const catalog::op_desc& op, std::size_t before) {
   const std::uint64_t per_draw = f.drawn_dtype ? 1 : f.crossed_dtypes.size();
   const auto n = static_cast<std::uint64_t>(f.count);
   check_count(r, at, "sample", n * per_draw, fmt::format("count {} x {}", n, dtypes_size(per_draw)), before);
@@ -245,7 +246,7 @@ std::string problem_set_kind(const YAML::Node& item) {
   return "";
 }
 
-std::vector<problem> expand_problem_set(const yaml_reader& r, const YAML::Node& item, const ops::op_desc& op,
+std::vector<problem> expand_problem_set(const yaml_reader& r, const YAML::Node& item, const catalog::op_desc& op,
                                         const std::optional<std::vector<std::string>>& default_dtypes,
                                         std::size_t before, error_collector& errors) {
   const std::string kind = problem_set_kind(item);

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/ops/registry.hpp"
+#include "tuner/catalog/catalog.hpp"
 #include "tuner/spec/spec.hpp"
 #include "tuner/spec/yaml_reader.hpp"
 
@@ -25,7 +25,7 @@ std::string problem_set_kind(const YAML::Node& item);
 // set. Its errors are added to `errors` (every bad field said, like a problem's) and then it has
 // no problems. A set past max_set_problems, or past max_problems with the `before` problems
 // ahead of it in the file, is an error (thrown, like an error in its own map).
-std::vector<problem> expand_problem_set(const yaml_reader& r, const YAML::Node& item, const ops::op_desc& op,
+std::vector<problem> expand_problem_set(const yaml_reader& r, const YAML::Node& item, const catalog::op_desc& op,
                                         const std::optional<std::vector<std::string>>& default_dtypes,
                                         std::size_t before, error_collector& errors);
 

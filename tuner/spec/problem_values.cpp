@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -16,13 +18,14 @@ namespace {
 std::string in_quotes(const std::string& s) { return core::quoted(s); }
 
 // "a positive integer", "an integer >= 0", "an integer in [1, 2147483647]": what `dim` accepts.
-std::string accepted(const ops::dim_desc& dim) {
+std::string accepted(const catalog::dim_desc& dim) {
   if (dim.max == std::numeric_limits<std::int64_t>::max())
     return dim.min == 1 ? std::string("a positive integer") : fmt::format("an integer >= {}", dim.min);
   return fmt::format("an integer in [{}, {}]", dim.min, dim.max);
 }
 
-std::int64_t read_choice(const yaml_reader& r, const YAML::Node& n, const ops::dim_desc& dim, const std::string& what) {
+std::int64_t read_choice(const yaml_reader& r, const YAML::Node& n, const catalog::dim_desc& dim,
+                         const std::string& what) {
   const std::string v = r.string(n, what);
   const auto at = std::find(dim.choices.begin(), dim.choices.end(), v);
   if (at == dim.choices.end()) r.fail(n, "unknown " + dim.name + " " + in_quotes(v) + suggest_suffix(v, dim.choices));
@@ -30,7 +33,7 @@ std::int64_t read_choice(const yaml_reader& r, const YAML::Node& n, const ops::d
 }
 
 // The value at `n` as the dimension's value (a choice's index), "duplicate" when `seen` has it.
-void add_value(const yaml_reader& r, const YAML::Node& n, std::int64_t v, const ops::dim_desc& dim,
+void add_value(const yaml_reader& r, const YAML::Node& n, std::int64_t v, const catalog::dim_desc& dim,
                std::vector<std::int64_t>& out, std::set<std::int64_t>& seen) {
   if (!seen.insert(v).second)
     r.fail(n, "duplicate value " +
@@ -72,12 +75,10 @@ void require_within(const yaml_reader& r, const YAML::Node& n, const std::string
   if (count > limit) r.fail(n, fmt::format("{} has {} values, more than the limit of {}", what, count, limit));
 }
 
-bool is_pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
 // 2^62 is the largest power of two an int64 holds with room: {log2: [0, 62]}.
 constexpr std::int64_t max_log2_exponent = 62;
 
-std::vector<std::int64_t> grid_form(const yaml_reader& r, const YAML::Node& n, const ops::dim_desc& dim,
+std::vector<std::int64_t> grid_form(const yaml_reader& r, const YAML::Node& n, const catalog::dim_desc& dim,
                                     std::size_t limit) {
   const std::string name = in_quotes(dim.name);
   const auto es = r.map(n, {"range", "pow2", "log2"}, "key", " in " + name);
@@ -93,7 +94,7 @@ std::vector<std::int64_t> grid_form(const yaml_reader& r, const YAML::Node& n, c
     const std::int64_t hi = read_dimension(r, items[1], dim, what);
     if (!range)
       for (int i = 0; i < 2; ++i)
-        if (!is_pow2(i == 0 ? lo : hi))
+        if (const std::int64_t v = i == 0 ? lo : hi; !(v > 0 && std::has_single_bit(static_cast<std::uint64_t>(v))))
           r.fail(items[static_cast<std::size_t>(i)],
                  fmt::format("bound \"{}\" of {} is not a power of two", i == 0 ? lo : hi, what));
     require_ordered(r, form.value, what, lo, hi);
@@ -112,7 +113,7 @@ std::vector<std::int64_t> grid_form(const yaml_reader& r, const YAML::Node& n, c
   }
   // log2: exponents, each power checked against the dimension as a value would be.
   const auto items = bound_nodes(r, form.value, what, true);
-  const ops::dim_desc exponent{"exponent", 0, {}, {}, max_log2_exponent};
+  const catalog::dim_desc exponent{"exponent", 0, {}, {}, max_log2_exponent};
   const std::int64_t lo = read_dimension(r, items[0], exponent, what);
   const std::int64_t hi = read_dimension(r, items[1], exponent, what);
   require_ordered(r, form.value, what, lo, hi);
@@ -132,9 +133,9 @@ std::vector<std::int64_t> grid_form(const yaml_reader& r, const YAML::Node& n, c
 
 }  // namespace
 
-ops::dim_desc dtype_dim() { return {"dtype", 0, {}, {"f32", "f16", "bf16"}}; }
+catalog::dim_desc dtype_dim() { return {"dtype", 0, {}, {"f32", "f16", "bf16"}}; }
 
-std::int64_t read_dimension(const yaml_reader& r, const YAML::Node& n, const ops::dim_desc& dim,
+std::int64_t read_dimension(const yaml_reader& r, const YAML::Node& n, const catalog::dim_desc& dim,
                             const std::string& what) {
   if (!dim.choices.empty()) return read_choice(r, n, dim, what);
   const std::int64_t v = r.integer_at_least(n, dim.min, what);
@@ -143,7 +144,7 @@ std::int64_t read_dimension(const yaml_reader& r, const YAML::Node& n, const ops
   return v;
 }
 
-std::vector<std::int64_t> grid_values(const yaml_reader& r, const YAML::Node& n, const ops::dim_desc& dim,
+std::vector<std::int64_t> grid_values(const yaml_reader& r, const YAML::Node& n, const catalog::dim_desc& dim,
                                       std::size_t limit) {
   const std::string name = in_quotes(dim.name);
   std::vector<std::int64_t> out;
@@ -158,7 +159,7 @@ std::vector<std::int64_t> grid_values(const yaml_reader& r, const YAML::Node& n,
   return {read_dimension(r, n, dim, name)};
 }
 
-draw_law sample_law(const yaml_reader& r, const YAML::Node& n, const ops::dim_desc& dim) {
+draw_law sample_law(const yaml_reader& r, const YAML::Node& n, const catalog::dim_desc& dim) {
   const std::string name = in_quotes(dim.name);
   draw_law law;
   const auto choice_of = [&](const YAML::Node& list) {
@@ -190,7 +191,7 @@ draw_law sample_law(const yaml_reader& r, const YAML::Node& n, const ops::dim_de
   }
   const std::string what = in_quotes(form.key) + " of " + name;
   const auto items = bound_nodes(r, form.value, what, false);
-  ops::dim_desc bounds = dim;
+  catalog::dim_desc bounds = dim;
   law.kind = draw_law::form::uniform;
   if (form.key == "log_uniform") {  // a logarithm needs 1 <= lo, and the fixed point hi < 2^62
     law.kind = draw_law::form::log_uniform;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tuner/measure/settings.hpp"
+
 namespace cuop::spec {
 
 struct location {
@@ -46,27 +48,6 @@ struct problem {
   std::string key(const std::string& op) const;  // "softmax_f16_32768x1024" (dims in op order)
 };
 
-struct measure_settings {
-  int warmup_ms = 30;       // minimum warm-up time before samples are kept
-  int warmup_cap_ms = 300;  // warm-up ends here even if the clock has not settled (recorded)
-  int min_samples = 10;
-  int max_samples = 300;
-  double max_time_s = 2.0;      // per trial, samples only
-  double rel_ci = 0.01;         // stop when the 95% CI of the median is within this of it
-  int stable_batches = 3;       // ... or when it stopped narrowing over this many batches of 8
-  double stable_change = 0.03;  // (its spread over them under this fraction); 0 batches: off
-  double batch_below_us = 20;   // shorter kernels timed as CUDA graphs of several launches; 0: never
-  bool flush_l2 = true;
-  double timeout_s = 30.0;  // a trial taking longer is killed and stored as "timeout"
-  bool env_check = true;    // check the GPU (NVML) before and after a run; bad: run "invalid"
-  int max_temp_c = 85;      // a GPU this hot before or after a run makes it invalid
-  // strategy: race (docs/measurement.md, racing)
-  double race_round_s = 0.05;  // sampling budget of one candidate in one round
-  double race_margin = 0.02;   // dropped when its CI low exceeds the best's CI high by this
-  int race_rounds = 3;         // elimination rounds
-  int race_final_rounds = 4;   // interleaved rounds of the finalists
-};
-
 // strategy: transfer (docs/measurement.md, budgeted search): one of the two budget fields is set.
 struct transfer_settings {
   std::int64_t trials_per_problem = 0;  // budget: {trials_per_problem: N}
@@ -82,7 +63,7 @@ struct sweep {
   std::vector<candidate> candidates;
   std::vector<constraint> constraints;  // apply to every candidate
   std::vector<std::string> targets;     // "sm_80", "sm_90a", "sm_100a"
-  measure_settings measure;
+  measure::settings measure;
   std::string strategy = "exhaustive";
   transfer_settings transfer;
 };
@@ -92,7 +73,7 @@ struct sweep {
 // are kept): a bad problem, candidate, parameter, constraint, target or measure key is reported and
 // the parser goes on with the next. Messages name the file as `path` / `file_name` was given, and
 // show the values they quote escaped (core::printable). Constraints are checked too
-// (space::check_constraints), so a file that loads can be enumerated. load() reads only a regular
+// (check_constraints, constraint.hpp), so a file that loads can be enumerated. load() reads only a regular
 // file of at most core::max_sweep_file_bytes.
 sweep load(const std::string& path);
 sweep parse(const std::string& text, const std::string& file_name);

@@ -29,9 +29,7 @@ std::size_t value_start(std::string_view s, std::size_t i) {
   }
 }
 
-}  // namespace
-
-std::optional<yaml_hazard> find_yaml_hazard(std::string_view text) {
+std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> lines;
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t end = text.find('\n', start);
@@ -39,6 +37,13 @@ std::optional<yaml_hazard> find_yaml_hazard(std::string_view text) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
+  return lines;
+}
+
+}  // namespace
+
+std::optional<yaml_hazard> find_yaml_hazard(std::string_view text) {
+  const auto lines = split_lines(text);
   int flow = 0;           // depth of [ ] and { }
   char quote = 0;         // the open quote, carried over lines
   int block_indent = -1;  // inside a block scalar: lines indented more than this are its text

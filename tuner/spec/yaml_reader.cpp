@@ -150,4 +150,11 @@ const entry* find(const std::vector<entry>& entries, const std::string& key) {
   return nullptr;
 }
 
+const entry& require(const yaml_reader& r, const YAML::Node& map, const std::vector<entry>& es, const std::string& key,
+                     const std::string& context) {
+  const entry* e = find(es, key);
+  if (!e) r.fail(map, "missing required key " + core::quoted(key) + context);
+  return *e;
+}
+
 }  // namespace cuop::spec::detail

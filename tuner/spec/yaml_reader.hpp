@@ -99,5 +99,8 @@ class yaml_reader {
 
 // Finds an entry by key; nullptr when absent.
 const entry* find(const std::vector<entry>& entries, const std::string& key);
+// The entry `key` of `map`; fails at the map with "missing required key "<key>"<context>".
+const entry& require(const yaml_reader& r, const YAML::Node& map, const std::vector<entry>& es, const std::string& key,
+                     const std::string& context);
 
 }  // namespace cuop::spec::detail

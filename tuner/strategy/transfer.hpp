@@ -34,7 +34,7 @@ struct transfer_params {
 };
 
 // Where a problem sits: its key, its group (shapes that share configurations) and its features
-// (log2 of its sizes: ops::op_desc::features_of).
+// (log2 of its sizes: catalog::op_desc::features_of).
 struct shape_point {
   std::string key;
   std::string group;

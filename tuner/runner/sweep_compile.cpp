@@ -1,0 +1,136 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "tuner/core/error.hpp"
+#include "tuner/core/text.hpp"
+#include "tuner/runner/sweep_run.hpp"
+
+namespace cuop::runner::detail {
+
+void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
+  // In problem order, so that the first problems' measurement can start while the rest compile.
+  std::vector<std::string> order;
+  std::set<std::string> queued;
+  for (const auto& instances : m_instances)
+    for (const auto& name : instances)
+      if (queued.insert(name).second) order.push_back(name);
+  std::vector<compile::request> requests;
+  std::vector<std::pair<std::string, std::string>> keys;  // instance, target
+  for (const auto& name : order) {
+    const auto& b = m_builds.at(name);
+    for (const auto& target : m_spec.targets) {
+      requests.push_back({b.kernel.source, name, target, b.kernel.block_threads, b.kernel.dynamic_smem});
+      keys.emplace_back(name, target);
+    }
+  }
+  report::progress bar(fmt::format("[{}] compile", m_spec.op), requests.size(), stderr, !beside_measurement);
+  compile::compiler cc(m_options.cache_dir, compile::default_include_dirs());
+  // Compile in slices of a few per thread, so the display moves, every finished slice is stored
+  // and an interruption is answered within seconds.
+  const std::size_t slice = 4 * threads;
+  std::map<std::string, std::pair<int, int>> per_target;  // ok, failed
+  {
+    std::lock_guard lock(m_mutex);
+    for (const auto& name : order) m_db.put_config(config_record_of(m_spec, m_builds.at(name)));
+  }
+  for (std::size_t i = 0; i < requests.size(); i += slice) {
+    const auto end = std::min(requests.size(), i + slice);
+    std::vector<compile::request> part(requests.begin() + static_cast<long>(i),
+                                       requests.begin() + static_cast<long>(end));
+    auto results = cc.build_all(part, static_cast<int>(threads));
+    std::set<std::string> done;
+    {
+      std::lock_guard lock(m_mutex);
+      for (std::size_t j = 0; j < results.size(); ++j) {
+        const auto& [name, target] = keys[i + j];
+        auto& r = results[j];
+        store::build_record rec{name,
+                                target,
+                                r.source_hash,
+                                std::string(compile::name_of(r.status)),
+                                r.message,
+                                r.usage.registers,
+                                r.usage.smem_static,
+                                r.usage.stack_bytes,
+                                r.usage.spill_stores,
+                                r.usage.spill_loads,
+                                r.cubin_hash,
+                                r.compile_ms};
+        m_db.put_build(rec);
+        auto& counts = per_target[target];
+        (r.status == compile::build_status::ok ? counts.first : counts.second)++;
+        auto& built = m_builds.at(name).by_target;
+        built[target] = std::move(r);
+        if (built.size() == m_spec.targets.size()) done.insert(name);
+      }
+      bar.advance(end - i);
+    }
+    {
+      std::lock_guard lock(m_build_mutex);
+      m_compiled.insert(done.begin(), done.end());
+    }
+    m_build_ready.notify_all();
+    if (end < requests.size()) between_trials();  // after the last slice there is nothing to stop
+  }
+  bar.finish();
+  for (const auto& [target, counts] : per_target)
+    fmt::print(stderr, "[{}] {}: {} configurations compile and fit, {} rejected\n", m_spec.op, target, counts.first,
+               counts.second);
+  std::size_t library = 0;
+  for (const auto& l : m_library) library += l.size();
+  if (library > 0)
+    fmt::print(stderr, "[{}] {} library candidates: enumerated and verified on the GPU{}\n", m_spec.op, library,
+               m_dev.present ? "" : " (no GPU: skipped)");
+}
+
+void sweep_run::wait_for_builds(std::size_t problem) {
+  const auto complete = [&] {  // under m_build_mutex: the compiler inserts into m_compiled
+    return std::ranges::all_of(m_instances[problem], [&](const std::string& n) { return m_compiled.contains(n); });
+  };
+  std::unique_lock lock(m_build_mutex);
+  // Woken by each compiled slice; every 250 ms it also looks for Ctrl-C or another lane's failure.
+  while (!m_compile_over && !complete()) {
+    m_build_ready.wait_for(lock, std::chrono::milliseconds(250));
+    if (stop_requested() || m_abort.load()) break;
+  }
+  const bool ready = complete();
+  lock.unlock();
+  between_trials();             // stopped or failed while waiting
+  if (!ready) throw aborted{};  // the compiler stopped short (its own error is the one reported)
+}
+
+void sweep_run::measure_with_compilation(const compile::target& target) {
+  // Compilation leaves a core to each worker and one to this process: a worker starved of CPU
+  // between its start event and its launch would stretch the timing.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int reserved = static_cast<int>(m_lanes.size()) + 1;
+  const auto threads = static_cast<unsigned>(m_options.jobs > 0 ? m_options.jobs : std::max(1, cores - reserved));
+  std::exception_ptr compile_failure;
+  std::thread compiler([&] {
+    try {
+      compile_all(threads, true);
+    } catch (const aborted&) {
+    } catch (...) {
+      compile_failure = std::current_exception();
+      m_abort = true;
+    }
+    {
+      std::lock_guard lock(m_build_mutex);
+      m_compile_over = true;
+    }
+    m_build_ready.notify_all();
+  });
+  try {
+    measure_all(target);
+  } catch (...) {
+    m_abort = true;  // the compiler stops after its slice
+    compiler.join();
+    throw;
+  }
+  compiler.join();
+  if (compile_failure) std::rethrow_exception(compile_failure);
+}
+
+}  // namespace cuop::runner::detail
