@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   cudaStream_t stream{};
   cudaStreamCreate(&stream);
   cuop::measure::l2_flusher flusher(prop.l2CacheSize, mode);
-  cuop::spec::measure_settings settings;
+  cuop::measure::settings settings;
   settings.max_samples = 500;
   int failures = 0;
   for (const auto& s : shapes) {
