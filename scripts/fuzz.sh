@@ -33,20 +33,8 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 
-./scripts/install-deps.sh --fuzz
-
+./scripts/fuzz-build.sh "${targets[@]/#/fuzz_}"
 build=${FUZZ_BUILD_DIR:-build-fuzz}
-if [[ ! -f "$build/build.ninja" ]]; then
-  launcher=()
-  command -v ccache >/dev/null &&
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
-  # Debug: no NDEBUG, so nlohmann-json's assertions stay on; the fuzz flags set -O1.
-  cmake -S . -B "$build" -G Ninja -DCUOP_BUILD_FUZZERS=ON -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" >/dev/null
-fi
-start=$SECONDS
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}"
-echo "fuzz: built in $((SECONDS - start)) s"
 
 work="$build/fuzz"
 rm -rf "$work/seeds"

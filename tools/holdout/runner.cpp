@@ -316,6 +316,76 @@ json side_json(const side& sd) {
           {"samples", sum.count}};
 }
 
+// The timing settings of a run (the command line's optional arguments).
+struct run_options {
+  int min_samples = 20;
+  int max_samples = 200;
+  double budget_ms = 60.0;
+  int rounds = 6;
+  bool aa = false;  // CUOP_HOLDOUT_AA=1: the baseline on both sides, to see the comparison's own noise
+};
+
+// The shapes of a JSON-lines file, each with its line number as "line". False, after saying
+// why, when the file cannot be read or a line is not a JSON object with an "op".
+bool read_shapes(const char* path, std::vector<json>& shapes) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "cuop-holdout-runner: cannot read %s\n", path);
+    return false;
+  }
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    if (line.empty()) continue;
+    auto j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("op") || !j["op"].is_string()) {
+      std::fprintf(stderr, "%s:%d: not a JSON object with an \"op\"\n", path, no);
+      return false;
+    }
+    j["line"] = no;
+    shapes.push_back(std::move(j));
+  }
+  return true;
+}
+
+// Prepares shape `j` of op `op`; false when the device is out of memory. Throws on a bad shape.
+bool prepare(const std::string& op, const json& j, buffers& mem, cudaStream_t stream, prepared& pr) {
+  if (op == "softmax") return prepare_softmax(j, mem, stream, pr);
+  if (op == "gemm") return prepare_gemm(j, mem, stream, pr);
+  if (op == "conv2d") return prepare_conv(j, mem, stream, pr);
+  throw std::runtime_error("unknown op \"" + op + "\" (softmax, gemm, conv2d)");
+}
+
+// Verifies and times both sides of a prepared shape into `row`; whether the shape failed (a
+// wrong tuned answer, or a baseline that did not run).
+bool compare_sides(prepared& pr, json& row, const run_options& o, cuop::measure::l2_flusher& flusher,
+                   cudaStream_t stream) {
+  if (o.aa) {  // both sides the baseline: what the comparison reports when nothing differs
+    pr.launch = [inner = pr.launch](cuop::choice_policy, cudaStream_t st) {
+      return inner(cuop::choice_policy::baseline, st);
+    };
+    pr.describe = [inner = pr.describe](cuop::choice_policy, side& sd) { inner(cuop::choice_policy::baseline, sd); };
+  }
+  side tuned, base;
+  verify(pr, cuop::choice_policy::tuned, tuned, stream);
+  verify(pr, cuop::choice_policy::baseline, base, stream);
+  row["key"] = pr.key;
+  if (tuned.correct && base.correct) {
+    std::vector<double> round_logs;
+    time_both(pr, tuned, base, round_logs, flusher, stream, o.min_samples, o.max_samples, o.budget_ms, o.rounds);
+    const auto r = cuop::measure::bootstrap_median_ratio(tuned.samples_us, base.samples_us, {2000, 1, 0.95});
+    const auto [lo, hi] = round_interval(round_logs);
+    row["speedup"] = r.ratio;  // median(baseline) / median(tuned)
+    // The wider of the samples' bootstrap interval and the rounds' t interval.
+    row["speedup_lo"] = std::min(r.lo, lo);
+    row["speedup_hi"] = std::max(r.hi, hi);
+    row["round_speedups"] = json::array();
+    for (double x : round_logs) row["round_speedups"].push_back(std::exp(x));
+  }
+  row["tuned"] = side_json(tuned);
+  row["baseline"] = side_json(base);
+  return !tuned.correct || !base.ran;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -323,34 +393,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: cuop-holdout-runner SHAPES.jsonl [MIN_SAMPLES MAX_SAMPLES BUDGET_MS [ROUNDS]]\n");
     return 2;
   }
-  const int min_samples = argc > 2 ? std::atoi(argv[2]) : 20;
-  const int max_samples = argc > 3 ? std::atoi(argv[3]) : 200;
-  const double budget_ms = argc > 4 ? std::atof(argv[4]) : 60.0;
-  const int rounds = argc > 5 ? std::atoi(argv[5]) : 6;
-  if (min_samples < 5 || max_samples < min_samples || !(budget_ms > 0) || rounds < 2 || rounds > 10) {
+  run_options o;
+  if (argc > 2) o.min_samples = std::atoi(argv[2]);
+  if (argc > 3) o.max_samples = std::atoi(argv[3]);
+  if (argc > 4) o.budget_ms = std::atof(argv[4]);
+  if (argc > 5) o.rounds = std::atoi(argv[5]);
+  if (o.min_samples < 5 || o.max_samples < o.min_samples || !(o.budget_ms > 0) || o.rounds < 2 || o.rounds > 10) {
     std::fprintf(stderr,
                  "cuop-holdout-runner: need 5 <= MIN_SAMPLES <= MAX_SAMPLES, BUDGET_MS > 0, 2 <= ROUNDS <= 10\n");
     return 2;
   }
-  // CUOP_HOLDOUT_AA=1: an A/A run, the baseline on both sides, to see the comparison's own noise.
-  const bool aa = std::getenv("CUOP_HOLDOUT_AA") != nullptr && std::string(std::getenv("CUOP_HOLDOUT_AA")) == "1";
-  std::ifstream in(argv[1]);
-  if (!in) {
-    std::fprintf(stderr, "cuop-holdout-runner: cannot read %s\n", argv[1]);
-    return 2;
-  }
+  o.aa = std::getenv("CUOP_HOLDOUT_AA") != nullptr && std::string(std::getenv("CUOP_HOLDOUT_AA")) == "1";
   std::vector<json> shapes;
-  std::string line;
-  for (int no = 1; std::getline(in, line); ++no) {
-    if (line.empty()) continue;
-    auto j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("op") || !j["op"].is_string()) {
-      std::fprintf(stderr, "%s:%d: not a JSON object with an \"op\"\n", argv[1], no);
-      return 2;
-    }
-    j["line"] = no;
-    shapes.push_back(std::move(j));
-  }
+  if (!read_shapes(argv[1], shapes)) return 2;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "cuop-holdout-runner: no CUDA device: skipped\n");
@@ -363,52 +418,21 @@ int main(int argc, char** argv) {
   cuop::measure::l2_flusher flusher(prop.l2CacheSize);
   int failures = 0;
   for (const auto& j : shapes) {
-    const int no = j["line"].get<int>();
-    const std::string op = j["op"].get<std::string>();
     prepared pr;
     buffers mem;
     json row = j;
     try {
-      bool ok = false;
-      if (op == "softmax") ok = prepare_softmax(j, mem, stream, pr);
-      else if (op == "gemm") ok = prepare_gemm(j, mem, stream, pr);
-      else if (op == "conv2d") ok = prepare_conv(j, mem, stream, pr);
-      else throw std::runtime_error("unknown op \"" + op + "\" (softmax, gemm, conv2d)");
-      if (!ok) {
+      if (!prepare(j["op"].get<std::string>(), j, mem, stream, pr)) {
         row["error"] = "out of device memory";
         std::printf("%s\n", row.dump().c_str());
         ++failures;
         continue;
       }
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s:%d: %s\n", argv[1], no, e.what());
+      std::fprintf(stderr, "%s:%d: %s\n", argv[1], j["line"].get<int>(), e.what());
       return 2;
     }
-    if (aa) {  // both sides the baseline: what the comparison reports when nothing differs
-      pr.launch = [inner = pr.launch](cuop::choice_policy, cudaStream_t st) {
-        return inner(cuop::choice_policy::baseline, st);
-      };
-      pr.describe = [inner = pr.describe](cuop::choice_policy, side& sd) { inner(cuop::choice_policy::baseline, sd); };
-    }
-    side tuned, base;
-    verify(pr, cuop::choice_policy::tuned, tuned, stream);
-    verify(pr, cuop::choice_policy::baseline, base, stream);
-    row["key"] = pr.key;
-    if (tuned.correct && base.correct) {
-      std::vector<double> round_logs;
-      time_both(pr, tuned, base, round_logs, flusher, stream, min_samples, max_samples, budget_ms, rounds);
-      const auto r = cuop::measure::bootstrap_median_ratio(tuned.samples_us, base.samples_us, {2000, 1, 0.95});
-      const auto [lo, hi] = round_interval(round_logs);
-      row["speedup"] = r.ratio;  // median(baseline) / median(tuned)
-      // The wider of the samples' bootstrap interval and the rounds' t interval.
-      row["speedup_lo"] = std::min(r.lo, lo);
-      row["speedup_hi"] = std::max(r.hi, hi);
-      row["round_speedups"] = json::array();
-      for (double x : round_logs) row["round_speedups"].push_back(std::exp(x));
-    }
-    if (!tuned.correct || !base.ran) ++failures;
-    row["tuned"] = side_json(tuned);
-    row["baseline"] = side_json(base);
+    if (compare_sides(pr, row, o, flusher, stream)) ++failures;
     std::printf("%s\n", row.dump().c_str());
     std::fflush(stdout);
     cudaGetLastError();

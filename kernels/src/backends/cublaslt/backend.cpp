@@ -1,19 +1,17 @@
+// The cuBLASLt back end: descriptors, attributes, the heuristic, build and run (the enumeration of
+// the whole space is enumerate.cpp).
 #include "cuop/backends/cublaslt_backend.hpp"
 
 #include <algorithm>
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 
+#include "lt_internal.hpp"
+
 namespace cuop::backends {
 
-namespace {
-
-using kernels::gemm::b_layout;
-
-constexpr cublasComputeType_t compute_type = CUBLAS_COMPUTE_32F;
-constexpr cudaDataType_t scale_type = CUDA_R_32F;
+namespace lt_internal {
 
 cudaDataType_t cuda_type(dtype t) {
   switch (t) {
@@ -28,6 +26,16 @@ cublasStatus_t fail(std::string* why, cublasStatus_t s, std::string message) {
   if (why != nullptr) *why = std::move(message);
   return s;
 }
+
+}  // namespace lt_internal
+
+namespace {
+
+using kernels::gemm::b_layout;
+using lt_internal::compute_type;
+using lt_internal::cuda_type;
+using lt_internal::fail;
+using lt_internal::scale_type;
 
 std::string join(const std::vector<std::uint32_t>& v) {
   std::string out;
@@ -71,8 +79,9 @@ cublasStatus_t get_cap_list(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgo
   return s;
 }
 
-// Sets every identity attribute of an initialized algorithm; the name of the one refused, if any.
-cublasStatus_t set_identity(cublasLtMatmulAlgo_t& algo, const lt_config& c, const char*& refused) {
+}  // namespace
+
+cublasStatus_t lt_internal::set_identity(cublasLtMatmulAlgo_t& algo, const lt_config& c, const char*& refused) {
   struct step {
     const char* name;
     cublasStatus_t status;
@@ -94,6 +103,8 @@ cublasStatus_t set_identity(cublasLtMatmulAlgo_t& algo, const lt_config& c, cons
     }
   return CUBLAS_STATUS_SUCCESS;
 }
+
+namespace {
 
 // Why `c` lies outside the algorithm's capabilities; empty if it does not. Only clear-cut cases:
 // the library's defaults (0, split-K 1) always pass and are left to cublasLtMatmulAlgoCheck.
@@ -122,7 +133,9 @@ std::string outside_caps(const lt_config& c, const lt_caps& caps) {
   return {};
 }
 
-cublasStatus_t read_caps(const cublasLtMatmulAlgo_t& algo, lt_caps& out, std::string* why) {
+}  // namespace
+
+cublasStatus_t lt_internal::read_caps(const cublasLtMatmulAlgo_t& algo, lt_caps& out, std::string* why) {
   lt_caps caps;
   std::int32_t split = 0, custom_max = 0, out_of_place = 1;
   cublasStatus_t s = get_cap_list(algo, CUBLASLT_ALGO_CAP_TILE_IDS, caps.tiles);
@@ -147,33 +160,15 @@ cublasStatus_t read_caps(const cublasLtMatmulAlgo_t& algo, lt_caps& out, std::st
   return CUBLAS_STATUS_SUCCESS;
 }
 
+namespace {
+
+using lt_internal::read_caps;
+using lt_internal::set_identity;
+
 struct preference_deleter {
   void operator()(cublasLtMatmulPreferenceOpaque_t* p) const noexcept { cublasLtMatmulPreferenceDestroy(p); }
 };
 using preference_ptr = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, preference_deleter>;
-
-// A fixed 64-bit mix of the identity (splitmix64 steps): the enumeration's shuffle. Defined
-// here, not by std::hash, so the order is the same on every platform and build.
-std::uint64_t identity_hash(const lt_config& c) {
-  const auto mix = [](std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  };
-  std::uint64_t h = 0;
-  for (const std::uint64_t v :
-       {static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.algo_id)), std::uint64_t{c.tile},
-        std::uint64_t{c.stages}, static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.split_k)),
-        std::uint64_t{c.reduction}, std::uint64_t{c.swizzle}, std::uint64_t{c.custom}, std::uint64_t{c.inner_shape},
-        std::uint64_t{c.cluster_shape}})
-    h = mix(h ^ v);
-  return h;
-}
-
-struct identity_order {
-  bool operator()(const lt_config& a, const lt_config& b) const noexcept { return identity_less(a, b); }
-};
 
 }  // namespace
 
@@ -441,201 +436,6 @@ cublasStatus_t lt_gemm::run(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t&
   // Our B is cuBLASLt's A, our A its B (see the header).
   return cublasLtMatmul(handle, m_desc, &alpha, b, m_layout_b, a, m_layout_a, &beta, c, c_layout, d, m_layout_d, &algo,
                         workspace, workspace_bytes, stream);
-}
-
-// ---------------------------------------------------------------------------------------------
-// lt_gemm: the whole space
-
-namespace {
-
-// One algorithm's candidates, in the enumeration's order, consumed one valid candidate at a time.
-struct algo_stream {
-  cublasLtMatmulAlgo_t base{};   // as cublasLtMatmulAlgoInit left it
-  std::vector<lt_config> order;  // candidates, hash-ordered
-  std::size_t next = 0;
-  bool done() const { return next >= order.size(); }
-};
-
-}  // namespace
-
-cublasStatus_t lt_gemm::enumerate(cublasLtHandle_t handle, std::size_t workspace_limit, int budget,
-                                  std::vector<lt_config>& out, std::string* why, const lt_enumerate_options& opts,
-                                  lt_enumerate_stats* stats) const {
-  out.clear();
-  lt_enumerate_stats st;
-  const auto finish = [&](cublasStatus_t s) {
-    if (stats != nullptr) *stats = st;
-    return s;
-  };
-  if (!ready()) return finish(fail(why, CUBLAS_STATUS_NOT_INITIALIZED, "lt_gemm used before init()"));
-  if (budget < 1) {
-    st.complete = budget == 0;
-    return finish(
-        budget == 0 ? CUBLAS_STATUS_SUCCESS
-                    : fail(why, CUBLAS_STATUS_INVALID_VALUE, "enumeration budget " + std::to_string(budget) + " < 0"));
-  }
-
-  std::set<lt_config, identity_order> taken;
-  const auto take = [&](const lt_config& c) {
-    if (static_cast<int>(out.size()) >= budget || !taken.insert(c).second) return false;
-    out.push_back(c);
-    return true;
-  };
-
-  // 1. The heuristic's own answers lead. None (an unusual problem) is not an error here.
-  if (opts.heuristic_seeds > 0) {
-    std::vector<lt_config> seeds;
-    std::string ignored;
-    if (heuristic(handle, opts.heuristic_seeds, workspace_limit, seeds, &ignored) == CUBLAS_STATUS_SUCCESS)
-      for (const auto& c : seeds) st.seeds += take(c) ? 1 : 0;
-  }
-
-  // 2. Every algorithm id of the type combination.
-  const cudaDataType_t in = cuda_type(m_problem.in), out_type = cuda_type(m_problem.out);
-  std::vector<int> ids(4096);
-  int id_count = 0;
-  cublasStatus_t s = cublasLtMatmulAlgoGetIds(handle, compute_type, scale_type, in, in, out_type, out_type,
-                                              static_cast<int>(ids.size()), ids.data(), &id_count);
-  if (s != CUBLAS_STATUS_SUCCESS)
-    return finish(
-        fail(why, s, "cublasLtMatmulAlgoGetIds failed for " + describe(m_problem) + ": " + lt_status_text(s)));
-  ids.resize(static_cast<std::size_t>(std::max(0, id_count)));
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  st.algorithms = static_cast<int>(ids.size());
-
-  bool clusters = false;
-  if (opts.cluster_shapes) {
-    int device = 0, cluster_launch = 0;
-    clusters = cudaGetDevice(&device) == cudaSuccess &&
-               cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device) == cudaSuccess &&
-               cluster_launch != 0;
-  }
-
-  const auto checked = [&](const cublasLtMatmulAlgo_t& base, const lt_config& c,
-                           cublasLtMatmulHeuristicResult_t& result) {
-    if (st.checks >= opts.max_checks) {
-      st.check_limit_hit = true;
-      return false;
-    }
-    cublasLtMatmulAlgo_t algo = base;
-    const char* refused = "";
-    if (set_identity(algo, c, refused) != CUBLAS_STATUS_SUCCESS) return false;
-    ++st.checks;
-    return check(handle, algo, result) == CUBLAS_STATUS_SUCCESS;
-  };
-
-  std::vector<algo_stream> streams;
-  for (const int id : ids) {
-    algo_stream as;
-    if (init_algo(handle, id, as.base) != CUBLAS_STATUS_SUCCESS) continue;
-    lt_caps caps;
-    if (read_caps(as.base, caps, nullptr) != CUBLAS_STATUS_SUCCESS || !caps.out_of_place) continue;
-    lt_config def;
-    if (lt_config_of(as.base, def, nullptr) != CUBLAS_STATUS_SUCCESS) continue;
-    def.algo_id = id;
-
-    const std::vector<std::uint32_t> tiles = caps.tiles.empty() ? std::vector<std::uint32_t>{0} : caps.tiles;
-    const std::vector<std::uint32_t> stages = caps.stages.empty() ? std::vector<std::uint32_t>{0} : caps.stages;
-
-    // The cores: (tile, stages, cluster shape) with the other attributes at their defaults.
-    // Each (tile, stages) is checked with the auto cluster shape and, on a device that launches
-    // clusters, with every explicit one: architecture-specific kernels may accept only explicit
-    // shapes (algorithm 66 on sm_90 refuses auto), while kernels that do not use clusters accept
-    // every shape and ignore it. A pair that accepts every explicit shape is such a kernel: it
-    // keeps one core (auto, or 1x1x1 if auto is refused) instead of 50 names for one kernel.
-    std::vector<lt_config> cores;
-    cublasLtMatmulHeuristicResult_t result;
-    std::vector<lt_config> explicit_ok;
-    for (const auto t : tiles)
-      for (const auto sg : stages) {
-        lt_config c = def;
-        c.tile = t;
-        c.stages = sg;
-        c.inner_shape = 0;
-        c.cluster_shape = CUBLASLT_CLUSTER_SHAPE_AUTO;
-        const bool auto_ok = checked(as.base, c, result);
-        explicit_ok.clear();
-        if (clusters)
-          for (std::uint16_t cl = CUBLASLT_CLUSTER_SHAPE_1x1x1; cl < CUBLASLT_CLUSTER_SHAPE_END; ++cl) {
-            c.cluster_shape = cl;
-            if (checked(as.base, c, result)) explicit_ok.push_back(c);
-          }
-        const bool ignores_cluster =
-            explicit_ok.size() == std::size_t{CUBLASLT_CLUSTER_SHAPE_END - CUBLASLT_CLUSTER_SHAPE_1x1x1};
-        if (auto_ok) {
-          c.cluster_shape = CUBLASLT_CLUSTER_SHAPE_AUTO;
-          cores.push_back(c);
-        }
-        if (ignores_cluster && auto_ok) continue;
-        if (ignores_cluster) {
-          cores.push_back(explicit_ok.front());
-          continue;
-        }
-        cores.insert(cores.end(), explicit_ok.begin(), explicit_ok.end());
-      }
-    if (cores.empty()) continue;
-
-    // The variants of each core: (split-K, reduction) x swizzle x custom option.
-    std::vector<std::pair<std::int32_t, std::uint32_t>> splits{{def.split_k, 0}};
-    if (caps.split_k)
-      for (const int sk : opts.split_k) {
-        if (sk < 2 || sk == def.split_k ||
-            static_cast<long long>(m_problem.k) < static_cast<long long>(sk) * std::max(1, opts.min_k_per_split))
-          continue;
-        for (std::uint32_t bit = 1; bit <= CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE; bit <<= 1)
-          if ((caps.reduction_mask & bit) != 0) splits.emplace_back(sk, bit);
-      }
-    for (const auto& core : cores)
-      for (const auto& [sk, red] : splits)
-        for (std::uint32_t w = 0; w <= caps.swizzle_max; ++w)
-          for (std::uint32_t cu = 0; cu <= caps.custom_max; ++cu) {
-            lt_config c = core;
-            c.split_k = sk;
-            c.reduction = red;
-            c.swizzle = w;
-            c.custom = cu;
-            as.order.push_back(c);
-          }
-    std::sort(as.order.begin(), as.order.end(), [](const lt_config& a, const lt_config& b) {
-      const std::uint64_t ha = identity_hash(a), hb = identity_hash(b);
-      return ha != hb ? ha < hb : identity_less(a, b);
-    });
-    streams.push_back(std::move(as));
-  }
-  st.algorithms_used = static_cast<int>(streams.size());
-
-  // 3. Round-robin over the algorithms until the budget is spent or every stream is exhausted.
-  bool progress = true;
-  while (static_cast<int>(out.size()) < budget && progress) {
-    progress = false;
-    for (auto& as : streams) {
-      if (static_cast<int>(out.size()) >= budget) break;
-      while (!as.done() && !st.check_limit_hit) {
-        lt_config c = as.order[as.next++];
-        if (taken.count(c) != 0) continue;  // a heuristic seed
-        cublasLtMatmulHeuristicResult_t result;
-        if (!checked(as.base, c, result)) continue;
-        ++st.valid;
-        if (result.workspaceSize > workspace_limit) {
-          ++st.over_workspace;
-          continue;
-        }
-        c.workspace_bytes = result.workspaceSize;
-        c.waves = result.wavesCount;
-        take(c);
-        progress = true;
-        break;
-      }
-    }
-  }
-  st.complete =
-      !st.check_limit_hit && std::all_of(streams.begin(), streams.end(), [](const algo_stream& a) { return a.done(); });
-  if (out.empty())
-    return finish(fail(why, CUBLAS_STATUS_NOT_SUPPORTED,
-                       "cuBLASLt offers no configuration for " + describe(m_problem) + " within " +
-                           std::to_string(workspace_limit) + " bytes of workspace"));
-  return finish(CUBLAS_STATUS_SUCCESS);
 }
 
 }  // namespace cuop::backends

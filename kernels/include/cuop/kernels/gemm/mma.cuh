@@ -38,6 +38,7 @@
 // kernels/src/gemm/family.cpp plans the same sizes.
 //
 // Accepted by nvcc and NVRTC alike: no host standard headers.
+// size-limit: one kernel and its device helpers; moving code out changes the family's source hash (stale results)
 #pragma once
 
 #include <cuda_bf16.h>
@@ -509,6 +510,7 @@ struct mma {
   }
 
   static __device__ void run(const gemm_args& a) {
+    // #lizard forgives(length): tile order, main loop, split-K reduction and epilogue share the accumulators in registers
     extern __shared__ __align__(128) unsigned char cuop_gemm_smem[];
     const int tid = static_cast<int>(threadIdx.x);
     const int lane = tid & 31;

@@ -53,6 +53,7 @@
 // branch takes the same loops with 16-bit loads (correct, slower).
 //
 // Accepted by nvcc and NVRTC alike: no host standard headers.
+// size-limit: one kernel and its device helpers; moving code out changes the family's source hash (stale results)
 #pragma once
 
 #include <cuda_bf16.h>
@@ -578,6 +579,7 @@ struct skinny {
   }
 
   static __device__ void run(const gemm_args& a) {
+    // #lizard forgives(length): tile, main loop, reduce-scatter and split-K epilogue share the kernel's registers
     __shared__ float red[smem_floats > 0 ? smem_floats : 1];
     __shared__ unsigned last_flag;
     const int tid = static_cast<int>(threadIdx.x);
