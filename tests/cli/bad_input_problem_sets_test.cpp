@@ -19,7 +19,7 @@ const std::string mma =
     "stages: 3, group_m: 8, split_k: 1}\n";
 const std::string depthwise =
     "candidates:\n  - family: depthwise\n    params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, tile_w: 8, ph: 1, "
-    "pw: 2, stage: 1}\n";
+    "pw: 2, algo: smem}\n";
 
 // A sweep of `op` whose problems (from line 3 on) are `problems`.
 std::string with_problems(const std::string& op, const std::string& problems) {

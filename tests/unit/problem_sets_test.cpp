@@ -19,7 +19,7 @@ using cuop::test::error_of;
 const std::string block_row = "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1}}]\n";
 const std::string depthwise =
     "candidates: [{family: depthwise, params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, tile_w: 8, ph: 1, pw: 2, "
-    "stage: 1}}]\n";
+    "algo: smem}}]\n";
 const std::string mma =
     "candidates: [{family: mma, params: {block_m: 128, block_n: 128, block_k: 32, warp_m: 64, warp_n: 64, stages: 3, "
     "group_m: 8, split_k: 1}}]\n";

@@ -79,7 +79,8 @@ std::string conv_instance_of(const stored_config& stored, std::string& why) {
 }
 
 std::string conv_entry_definition(const kc::depthwise_config& c) {
-  if (c.stage == 5)  // its tensor maps after conv_args; the swizzled boxes want 1024-byte alignment
+  if (c.algo ==
+      kc::depthwise_algo::mma_seg)  // its tensor maps after conv_args; the swizzled boxes want 1024-byte alignment
     return fmt::format(
         "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a,\n"
         "    const __grid_constant__ cuop::kernels::conv::tma_input in) {{\n"
@@ -87,7 +88,8 @@ std::string conv_entry_definition(const kc::depthwise_config& c) {
         "  {}::run_seg(a, in, smem_seg);\n"
         "}}\n",
         kc::threads_per_block(c), kc::min_blocks_per_sm(c), kc::instance_name(c), kc::template_name(c));
-  if (c.stage == 4)  // its tensor map as a __grid_constant__ parameter; TMA writes 128-byte aligned
+  if (c.algo ==
+      kc::depthwise_algo::mma_tma)  // its tensor map as a __grid_constant__ parameter; TMA writes 128-byte aligned
     return fmt::format(
         "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a,\n"
         "    const __grid_constant__ cuop::kernels::conv::tma_input in) {{\n"

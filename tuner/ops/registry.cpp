@@ -87,6 +87,7 @@ op_desc conv2d_op() {
   family_desc d{std::string(conv_depthwise_family), {}, "kernel"};
   d.headers = {std::string(kc::depthwise_header())};
   for (std::string_view p : kc::depthwise_param_names()) d.params.emplace_back(p);
+  for (std::string_view a : kc::depthwise_algo_names()) d.choices["algo"].emplace_back(a);
   op.families.push_back(std::move(d));
   op.families.push_back({std::string(cudnn_family), cudnn_param_names(), "library"});
   op.families.push_back({std::string(fft_family), fft_param_names(), "library"});
