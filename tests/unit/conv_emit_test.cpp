@@ -115,7 +115,8 @@ TEST(conv_emit, a_win_within_the_tie_margin_goes_to_the_heuristic) {
   // candidate: the shape's model leaves it to the heuristic.
   const auto out = emit_conv({h200_results(99)}, {"90a"});
   EXPECT_EQ(entry_of(out.header, 90, "f16", dw_dims), "") << out.header;
-  EXPECT_NE(out.header.find("1 tuned shape of f16_nhwc_r7x7_s1_p3_d1_depthwise, 0 candidates"), std::string::npos)
+  EXPECT_NE(out.header.find("1 tuned shape of f16_nhwc_filter7x7_stride1_pad3_dil1_depthwise, 0 candidates"),
+            std::string::npos)
       << out.header;
 }
 

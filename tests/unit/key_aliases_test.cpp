@@ -97,6 +97,16 @@ TEST(key_aliases, an_old_key_that_names_no_configuration_is_refused_with_the_rea
       "key is no algorithm (stages 0 to 5 are direct, smem, smem_f32, mma, mma_tma, mma_seg)");
 }
 
+TEST(key_aliases, old_conv_problem_keys_become_the_current_keys_of_their_shapes) {
+  EXPECT_EQ(cuop::store::renamed_problem("conv2d_f16_nchw_32x28x28x512_k512_r7x7_s1_p3_d1_g512"),
+            "conv2d_f16_nchw_32x28x28x512_k512_filter7x7_stride1_pad3_dil1_groups512");
+  EXPECT_EQ(cuop::store::renamed_problem("conv2d_f32_nchw_8x128x128x64_k64_r7x7_s2_p3_d1_g1_tf32"),
+            "conv2d_f32_nchw_8x128x128x64_k64_filter7x7_stride2_pad3_dil1_groups1_tf32");
+  for (const char* key : {"conv2d_f16_nchw_32x28x28x512_k512_filter7x7_stride1_pad3_dil1_groups512",
+                          "softmax_f32_8x1024", "gemm_bf16_512x4096x4096"})
+    EXPECT_EQ(cuop::store::renamed_problem(key), std::nullopt) << key;
+}
+
 TEST(key_aliases, renamed_parameters) {
   EXPECT_EQ(renamed_param("conv2d", "depthwise", "stage"), "algo");
   EXPECT_EQ(renamed_param("conv2d", "depthwise", "algo"), std::nullopt);
@@ -153,6 +163,7 @@ const std::string old_params = R"({"block_c":32,"cvecs":4,"ph":4,"pw":1,"stage":
 TEST(key_aliases, an_old_results_file_loads_with_the_current_keys) {
   const auto f = cuop::emit::parse_results(old_results(old_instance, old_params), "old.json");
   ASSERT_EQ(f.trials.size(), 1u);
+  EXPECT_EQ(f.trials[0].problem, "conv2d_f16_nhwc_16x64x64x384_k384_filter7x7_stride1_pad3_dil1_groups384");
   EXPECT_EQ(f.trials[0].instance, new_instance);
   EXPECT_EQ(f.trials[0].params.at("algo"), 5);
   EXPECT_FALSE(f.trials[0].params.contains("stage"));

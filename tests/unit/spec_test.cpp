@@ -267,11 +267,11 @@ TEST(spec, conv2d_problems_take_defaults_zero_padding_and_a_named_layout) {
   EXPECT_EQ(a.at("dilation"), 1);
   EXPECT_EQ(a.at("pad"), 3);
   EXPECT_EQ(a.at("layout"), 0);
-  EXPECT_EQ(sw.problems[0].key("conv2d"), "conv2d_f16_nhwc_32x56x56x128_k128_r7x7_s1_p3_d1_g128");
+  EXPECT_EQ(sw.problems[0].key("conv2d"), "conv2d_f16_nhwc_32x56x56x128_k128_filter7x7_stride1_pad3_dil1_groups128");
   const auto& b = sw.problems[1].dims;
   EXPECT_EQ(b.at("pad"), 0);
   EXPECT_EQ(b.at("layout"), 1);
-  EXPECT_EQ(sw.problems[1].key("conv2d"), "conv2d_f16_nchw_1x8x8x16_k16_r3x3_s2_p0_d1_g16");
+  EXPECT_EQ(sw.problems[1].key("conv2d"), "conv2d_f16_nchw_1x8x8x16_k16_filter3x3_stride2_pad0_dil1_groups16");
 }
 
 TEST(spec, conv2d_dimension_errors_name_the_place) {

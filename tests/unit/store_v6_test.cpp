@@ -54,8 +54,8 @@ std::string bytes_of(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// A version 5 database as cuop-tune wrote it before issue 38: one configuration of each of our
-// families in the old spelling (depthwise with its "stage"), a library back end's and a custom
+// A version 5 database as cuop-tune wrote it before issue 38: a conv2d problem key and one
+// configuration of each of our families in the old spelling (depthwise with its "stage"), a library back end's and a custom
 // kernel's, each with a build and a trial. `depthwise` is the depthwise instance.
 void write_v5_fixture(const std::string& path, const std::string& depthwise) {
   sqlite3* db = nullptr;
@@ -106,11 +106,12 @@ const std::string migrated_configs =
     "5|gemm_bf16_cublaslt_heuristic|{\"rank\":0,\"workspace_mb\":32}\n"
     "6|softmax_f32_custom_k_0123abcd_block_threads256|{\"block_threads\":256}\n";
 
-// Everything but configs' instance and params, which the migration rewrites.
+// Everything but problems' keys and configs' instance and params, which the migration rewrites.
 std::string kept(const std::string& path) {
   return rows(path, "SELECT id, op, family, dtype FROM configs ORDER BY id") +
-         rows(path, "SELECT * FROM problems ORDER BY id") + rows(path, "SELECT * FROM builds ORDER BY id") +
-         rows(path, "SELECT * FROM trials ORDER BY id") + rows(path, "SELECT * FROM samples ORDER BY trial_id, idx");
+         rows(path, "SELECT id, op, dtype, dims_json, bytes FROM problems ORDER BY id") +
+         rows(path, "SELECT * FROM builds ORDER BY id") + rows(path, "SELECT * FROM trials ORDER BY id") +
+         rows(path, "SELECT * FROM samples ORDER BY trial_id, idx");
 }
 
 class store_v6 : public ::testing::Test {
@@ -135,12 +136,15 @@ TEST_F(store_v6, a_version_5_database_migrates_to_the_current_keys_keeping_every
   { auto db = database::open(m_path, open_mode::read_write); }
   EXPECT_EQ(rows(m_path, "PRAGMA user_version"), std::to_string(schema_version) + "\n");
   EXPECT_EQ(rows(m_path, "SELECT id, instance, params_json FROM configs ORDER BY id"), migrated_configs);
+  EXPECT_EQ(rows(m_path, "SELECT id, key FROM problems ORDER BY id"),
+            "1|conv2d_f16_nhwc_16x64x64x384_k384_filter7x7_stride1_pad3_dil1_groups384\n"
+            "2|gemm_bf16_512x4096x4096\n3|softmax_f32_8x1024\n");
   EXPECT_EQ(kept(m_path), before);
   EXPECT_EQ(rows(m_path, "PRAGMA foreign_key_check"), "");
 
   auto db = database::open(m_path, open_mode::read_only);
   EXPECT_TRUE(
-      db->has_trial("envA", "conv2d_f16_nhwc_16x64x64x384_k384_r7x7_s1_p3_d1_g384",
+      db->has_trial("envA", "conv2d_f16_nhwc_16x64x64x384_k384_filter7x7_stride1_pad3_dil1_groups384",
                     "conv_depthwise_f16_nhwc_mma_seg_filter7x7_stride1_vec8_cvecs4_blockc32_tile16x32_ph4_pw1"));
   EXPECT_EQ(db->trials({}).size(), 6u);
 }

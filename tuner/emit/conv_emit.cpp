@@ -72,11 +72,11 @@ const char* grouping_name(detail::conv_grouping g) {
   return "?";
 }
 
-// "f16_nhwc_r7x7_s1_p3_d1_depthwise": the dtype and the fields a model's shapes share.
+// "f16_nhwc_filter7x7_stride1_pad3_dil1_depthwise": the dtype and the fields a model's shapes share.
 std::string group_key(const result_trial& t) {
   const auto g = detail::group_of(shape_of(t));
-  return fmt::format("{}_{}_r{}x{}_s{}_p{}_d{}_{}{}", t.dtype, kc::name_of(g.lay), g.r, g.s, g.stride, g.pad,
-                     g.dilation, grouping_name(g.grouping), g.tf32 ? "_tf32" : "");
+  return fmt::format("{}_{}_filter{}x{}_stride{}_pad{}_dil{}_{}{}", t.dtype, kc::name_of(g.lay), g.r, g.s, g.stride,
+                     g.pad, g.dilation, grouping_name(g.grouping), g.tf32 ? "_tf32" : "");
 }
 
 std::string group_fields(const result_trial& t) {

@@ -49,6 +49,8 @@ void upgrade_result_keys(json& j, const std::string& path) {
       upgrade(j[list][i], fmt::format("{}: {}[{}]", core::printable(path), list, i));
   };
   each("trials", [&](json& t, const std::string& where) {
+    if (t.is_object() && t.contains("problem") && t["problem"].is_string())
+      if (auto current = store::renamed_problem(t["problem"].get<std::string>())) t["problem"] = *current;
     upgrade_instance(t, where);
     upgrade_params(t, op, where);
   });

@@ -9,8 +9,8 @@
 
 namespace cuop::emit {
 
-// Rewrites, in place, the old instance names of `j`'s trials and builds and the old names of its
-// trials' parameters to the current ones. Leaves anything malformed to the schema check. Throws
+// Rewrites, in place, the old problem keys and instance names of `j`'s trials (and its builds'
+// instance names) and the old names of its trials' parameters to the current ones. Leaves anything malformed to the schema check. Throws
 // cuop::error naming `path` for an old key that names no configuration, or for a trial holding a
 // parameter under both its old and its current name.
 void upgrade_result_keys(nlohmann::json& j, const std::string& path);

@@ -39,8 +39,9 @@ kc::conv_shape conv_shape_of(const dim_values& dims) {
 std::string conv_problem_key(const dim_values& dims) { return conv_problem_key(conv_shape_of(dims)); }
 
 std::string conv_problem_key(const kc::conv_shape& sh) {
-  return fmt::format("{}_{}x{}x{}x{}_k{}_r{}x{}_s{}_p{}_d{}_g{}{}", kc::name_of(sh.lay), sh.n, sh.h, sh.w, sh.c, sh.k,
-                     sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h, sh.groups, sh.allow_tf32 ? "_tf32" : "");
+  return fmt::format("{}_{}x{}x{}x{}_k{}_filter{}x{}_stride{}_pad{}_dil{}_groups{}{}", kc::name_of(sh.lay), sh.n, sh.h,
+                     sh.w, sh.c, sh.k, sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h, sh.groups,
+                     sh.allow_tf32 ? "_tf32" : "");
 }
 
 kc::depthwise_config depthwise_config_of(const space::point& p, const spec::problem& problem) {

@@ -70,8 +70,8 @@ std::vector<double> conv_shape_features(const dim_values& dims) {
 
 std::string conv_shape_group(const std::string& dtype, const dim_values& dims) {
   const auto g = detail::group_of(conv_shape_of(dims));
-  return fmt::format("{}_{}_r{}x{}_s{}_p{}_d{}_{}{}", dtype, kernels::conv::name_of(g.lay), g.r, g.s, g.stride, g.pad,
-                     g.dilation, grouping_name(g.grouping), g.tf32 ? "_tf32" : "");
+  return fmt::format("{}_{}_filter{}x{}_stride{}_pad{}_dil{}_{}{}", dtype, kernels::conv::name_of(g.lay), g.r, g.s,
+                     g.stride, g.pad, g.dilation, grouping_name(g.grouping), g.tf32 ? "_tf32" : "");
 }
 
 std::string conv_baseline(const std::string& dtype, const dim_values&) {

@@ -22,7 +22,7 @@ std::string gemm_shape_group(const std::string& dtype, const dim_values& dims); 
 std::string gemm_baseline(const std::string& dtype, const dim_values& dims);     // "gemm_bf16_cublaslt_heuristic"
 
 std::vector<double> conv_shape_features(const dim_values& dims);
-// "f16_nhwc_r7x7_s1_p3_d1_depthwise": the dtype, layout, filter, stride, padding, dilation, kind
+// "f16_nhwc_filter7x7_stride1_pad3_dil1_depthwise": the dtype, layout, filter, stride, padding, dilation, kind
 // of grouping and tf32, as emit names its models.
 std::string conv_shape_group(const std::string& dtype, const dim_values& dims);
 std::string conv_baseline(const std::string& dtype, const dim_values& dims);  // "conv2d_f16_cudnn_heuristic"

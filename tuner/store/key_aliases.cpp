@@ -81,6 +81,16 @@ std::optional<std::string> renamed_instance(std::string_view key) {
   return std::nullopt;
 }
 
+std::optional<std::string> renamed_problem(std::string_view key) {
+  static const std::regex old_conv(
+      R"(conv2d_([a-z0-9]+_n[a-z]+_\d+x\d+x\d+x\d+_k\d+)_r(\d+x\d+)_s(\d+)_p(\d+)_d(\d+)_g(\d+)(_tf32)?)");
+  const std::string k(key);
+  std::smatch m;
+  if (!std::regex_match(k, m, old_conv)) return std::nullopt;
+  return "conv2d_" + m[1].str() + "_filter" + m[2].str() + "_stride" + m[3].str() + "_pad" + m[4].str() + "_dil" +
+         m[5].str() + "_groups" + m[6].str() + m[7].str();
+}
+
 std::optional<std::string> renamed_param(std::string_view op, std::string_view family, std::string_view name) {
   if (op == "conv2d" && family == "depthwise" && name == "stage") return "algo";
   return std::nullopt;

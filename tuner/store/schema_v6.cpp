@@ -1,5 +1,6 @@
 // Schema version 6 of the store (PRAGMA user_version = 6): the keys of issue 38. No table changes:
-// the instance names of our kernel families are rewritten from their old spelling to the current
+// conv2d's problem keys ("..._r7x7_s1_p3_d1_g512" -> "..._filter7x7_stride1_pad3_dil1_groups512")
+// and the instance names of our kernel families are rewritten from their old spelling to the current
 // one (key_aliases.hpp: "..._m128_n128_k32_wm64_wn64_s3_g8_sk1" -> "..._block128x128x32_warp64x64_
 // stages3_groupm8_splitk1"), and parameters that were renamed (the depthwise family's "stage",
 // now "algo", values unchanged) are renamed in params_json. Every row keeps its id, so builds and
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tuner/store/key_aliases.hpp"
@@ -40,7 +42,26 @@ std::string renamed_params(const config_row& r) {
 
 }  // namespace
 
+namespace {
+
+void rename_problems(connection& c) {
+  std::vector<std::pair<std::int64_t, std::string>> renamed;
+  {
+    statement s(c, "SELECT id, key FROM problems", "reading problems");
+    while (s.step())
+      if (auto key = renamed_problem(s.text(1))) renamed.emplace_back(s.int64(0), *key);
+  }
+  statement update(c, "UPDATE problems SET key = ? WHERE id = ?", "renaming problems");
+  for (const auto& [id, key] : renamed) {
+    update.bind_all(key, id).run();
+    update.reset();
+  }
+}
+
+}  // namespace
+
 void rename_keys_v6(connection& c) {
+  rename_problems(c);
   std::vector<config_row> rows;
   {
     statement s(c, "SELECT id, op, family, instance, params_json FROM configs", "reading configurations");
