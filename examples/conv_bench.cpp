@@ -4,7 +4,7 @@
 // the bandwidth of reading x and w and writing y once.
 //   conv_bench [--shapes=SPEC;SPEC...] [google benchmark flags]
 // SPEC is the problem key minus "conv2d_", as `cuop-tune best` prints it:
-// "f16_nhwc_32x28x28x512_k512_r7x7_s1_p3_d1_g512", "..._g1_tf32" for f32 with TF32 allowed.
+// "f16_nhwc_32x28x28x512_k512_filter7x7_stride1_pad3_dil1_groups512", "..._groups1_tf32" for f32 with TF32 allowed.
 // Default: the depthwise and dense-f32 layers of configs/conv.yaml.
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
@@ -149,12 +149,13 @@ void bm_cudnn(benchmark::State& state, const shape& s) {
 }
 #endif
 
-// "f16_nhwc_32x28x28x512_k512_r7x7_s1_p3_d1_g512"
+// "f16_nhwc_32x28x28x512_k512_filter7x7_stride1_pad3_dil1_groups512"
 bool parse_shape(const std::string& text, shape& out) {
   char type[8] = {}, lay[8] = {};
   kc::conv_shape sh;
-  if (std::sscanf(text.c_str(), "%7[a-z0-9]_%7[a-z]_%dx%dx%dx%d_k%d_r%dx%d_s%d_p%d_d%d_g%d", type, lay, &sh.n, &sh.h,
-                  &sh.w, &sh.c, &sh.k, &sh.r, &sh.s, &sh.stride_h, &sh.pad_h, &sh.dil_h, &sh.groups) != 13)
+  if (std::sscanf(text.c_str(), "%7[a-z0-9]_%7[a-z]_%dx%dx%dx%d_k%d_filter%dx%d_stride%d_pad%d_dil%d_groups%d", type,
+                  lay, &sh.n, &sh.h, &sh.w, &sh.c, &sh.k, &sh.r, &sh.s, &sh.stride_h, &sh.pad_h, &sh.dil_h,
+                  &sh.groups) != 13)
     return false;
   const auto t = cuop::parse_dtype(type);
   if (!t || !kc::parse_layout(lay, sh.lay)) return false;
@@ -171,10 +172,14 @@ bool parse_shape(const std::string& text, shape& out) {
 
 int main(int argc, char** argv) {
   std::string shapes =
-      "f16_nhwc_32x56x56x256_k256_r3x3_s1_p1_d1_g256;f16_nhwc_32x28x28x512_k512_r7x7_s1_p3_d1_g512;"
-      "f16_nhwc_16x64x64x384_k384_r7x7_s1_p3_d1_g384;f16_nchw_32x28x28x512_k512_r7x7_s1_p3_d1_g512;"
-      "f16_nhwc_8x32x32x1024_k1024_r31x31_s1_p15_d1_g1024;f32_nchw_4x256x256x32_k32_r11x11_s1_p5_d1_g1;"
-      "f32_nchw_4x256x256x32_k32_r15x15_s1_p7_d1_g1;f16_nhwc_32x56x56x64_k64_r3x3_s1_p1_d1_g1";
+      "f16_nhwc_32x56x56x256_k256_filter3x3_stride1_pad1_dil1_groups256;f16_nhwc_32x28x28x512_k512_filter7x7_stride1_"
+      "pad3_dil1_groups512;"
+      "f16_nhwc_16x64x64x384_k384_filter7x7_stride1_pad3_dil1_groups384;f16_nchw_32x28x28x512_k512_filter7x7_stride1_"
+      "pad3_dil1_groups512;"
+      "f16_nhwc_8x32x32x1024_k1024_filter31x31_stride1_pad15_dil1_groups1024;f32_nchw_4x256x256x32_k32_filter11x11_"
+      "stride1_pad5_dil1_groups1;"
+      "f32_nchw_4x256x256x32_k32_filter15x15_stride1_pad7_dil1_groups1;f16_nhwc_32x56x56x64_k64_filter3x3_stride1_pad1_"
+      "dil1_groups1";
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--shapes=", 9) == 0) shapes = argv[i] + 9;

@@ -4,8 +4,8 @@
   subset_spec.py NAME OUT.yaml
 
   depthwise-tc    configs/conv.yaml's NHWC depthwise problems with 7x7 and 31x31 filters, the
-                  tensor-core candidates only (stages 3, 4 and 5), strategy $DW_STRATEGY (race:
-                  the finalists re-measured interleaved, so that stages that run close are compared
+                  tensor-core candidates only (algo mma, mma_tma, mma_seg), strategy $DW_STRATEGY
+                  (race: the finalists re-measured interleaved, so that algorithms that run close are compared
                   within one run), every trial timed in single launches after a flush
                   ($DW_BATCH_BELOW_US, default 0: the regime of the side-by-side tables)
   softmax-cols=N  configs/softmax.yaml's problems with N columns
@@ -21,7 +21,8 @@ import yaml
 def depthwise_tc(spec):
     spec["problems"] = [p for p in spec["problems"]
                         if p.get("groups", 1) > 1 and p.get("layout", "nhwc") == "nhwc" and p["r"] in (7, 31)]
-    spec["candidates"] = [c for c in spec["candidates"] if {3, 4, 5} & set(c["params"].get("stage", []))]
+    spec["candidates"] = [c for c in spec["candidates"]
+                          if {"mma", "mma_tma", "mma_seg"} & set(c["params"].get("algo", []))]
     spec["strategy"] = os.environ.get("DW_STRATEGY", "race")
     spec.setdefault("measure", {})["batch_below_us"] = float(os.environ.get("DW_BATCH_BELOW_US", "0"))
     return spec

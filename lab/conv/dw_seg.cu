@@ -1,4 +1,4 @@
-// Lab probe of depthwise stage 5 (kernels/include/cuop/kernels/conv/depthwise_seg.cuh) on the four
+// Lab probe of depthwise mma_seg (kernels/include/cuop/kernels/conv/depthwise_seg.cuh) on the four
 // 7x7 f16 NHWC layers of configs/conv.yaml, 16 and 32 channels a block:
 //   library    the library's kernel, planned and launched by the library (plan_launch, the tensor
 //              maps of make_tma_input, launch), CUDA events around one launch after a 256 MB read
@@ -7,7 +7,7 @@
 //              earlier commit, f31fe39 or later), that kernel with the same plan, its output bit
 //              for bit against the library's: an A/B of a change to the kernel in one binary;
 //   copy       the memory schedule alone: each tile's box in by TMA and out by one TMA store, as
-//              stage 5 moves them, nothing computed (the floor of its data movement).
+//              mma_seg moves them, nothing computed (the floor of its data movement).
 // Usage: dw_seg [FILTER [once]]: FILTER a substring of the rows to run; `once` times one launch
 // (for Nsight Compute). The results page is docs/conv-h200.md; lab/JOURNAL.md has what it found.
 #include "cuop/kernels/conv/depthwise_seg.cuh"
@@ -26,7 +26,7 @@ namespace {
 
 namespace cm = cuop::kernels::common;
 
-// The entry the emitter writes for a stage 5 instance (tuner/ops/conv2d/conv2d_op.cpp).
+// The entry the emitter writes for a mma_seg instance (tuner/ops/conv2d/conv2d_op.cpp).
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks)
     seg_entry(kc::conv_args a, const __grid_constant__ kc::tma_input in) {
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks)
 const char* g_filter = nullptr;
 bool g_once = false;
 
-// The layer's problem and stage 5 configuration BC, TH x TW, ph L.
+// The layer's problem and mma_seg configuration BC, TH x TW, ph L.
 kc::conv_shape shape_of(const layer& l) {
   kc::conv_shape sh;
   sh.n = l.n, sh.c = l.c, sh.h = sh.w = l.hw, sh.k = l.c, sh.r = sh.s = 7, sh.pad_h = sh.pad_w = 3, sh.groups = l.c;
@@ -46,7 +46,7 @@ kc::conv_shape shape_of(const layer& l) {
 kc::depthwise_config config_of(int bc, int th, int tw, int ph) {
   kc::depthwise_config c;
   c.t = cuop::dtype::f16, c.r = c.s = 7, c.vec = 8, c.cvecs = 4, c.block_c = bc, c.tile_h = th, c.tile_w = tw,
-  c.ph = ph, c.pw = 1, c.stage = 5;
+  c.ph = ph, c.pw = 1, c.algo = kc::depthwise_algo::mma_seg;
   return c;
 }
 
@@ -99,7 +99,7 @@ void run_row(const char* what, const layer& l, const buffers& b, const kc::depth
 namespace head = cuop::kernels::conv_head;
 #endif
 
-// The library's stage 5 of BC channels, TH x TW, ph L on a layer, then the earlier commit's.
+// The library's mma_seg of BC channels, TH x TW, ph L on a layer, then the earlier commit's.
 template <int BC, int TH, int TW, int L>
 void run(const layer& l, const buffers& b, const std::vector<unsigned char>& ref) {
   using K = kc::depthwise_seg<__half, 7, 7, TH, TW, L, BC>;
@@ -112,9 +112,9 @@ void run(const layer& l, const buffers& b, const std::vector<unsigned char>& ref
 #endif
 }
 
-// The memory schedule alone, with boxes of BC channels (16: stage 5's 32-byte pixels; 32: 64-byte
+// The memory schedule alone, with boxes of BC channels (16: mma_seg's 32-byte pixels; 32: 64-byte
 // pixels): persistent, two buffers, each tile's box in by TMA and the first TH x TW pixels of it
-// out by one TMA store, as stage 5 moves them, with nothing computed. BLOCKS a multiprocessor
+// out by one TMA store, as mma_seg moves them, with nothing computed. BLOCKS a multiprocessor
 // (shared memory padded to hold no more).
 template <int BC, int TH, int TW>
 struct copy_geom {

@@ -1,11 +1,11 @@
 // Lab probe: how fast the input of a depthwise layer can be read when each block owns a slice
-// of the channels (stage 3 reads 64 of each pixel's 1024 bytes on 32x28x28x512). A block reads its
-// W-byte slice of a run of pixels of one image (all 784 at W = 64, as stage 3's blocks; 784 / P
+// of the channels (mma reads 64 of each pixel's 1024 bytes on 32x28x28x512). A block reads its
+// W-byte slice of a run of pixels of one image (all 784 at W = 64, as mma's blocks; 784 / P
 // at wider W, so that there are 512 blocks whatever W, except 1024 blocks at W = 32), 16 bytes a
 // load, UNROLL loads in flight a thread, nothing written: the same 25.7 MB each time. Run at the
-// occupancy the registers allow and with shared memory padded to two blocks per SM (stage 3's).
+// occupancy the registers allow and with shared memory padded to two blocks per SM (mma's).
 // The same slices are also written (25.7 MB of stores, nothing read) and copied (read and written
-// at the same offsets of a second tensor): the memory floor of a kernel that takes stage 3's slices
+// at the same offsets of a second tensor): the memory floor of a kernel that takes mma's slices
 // of the input and output and does nothing else. CUDA events after a 256 MB L2 flush, median of 30.
 #include <cuda_runtime.h>
 

@@ -1,12 +1,12 @@
-// Lab probe: what stage 4's per-call tensor map costs the host. kc::launch(config, ...) encodes
+// Lab probe: what mma_tma's per-call tensor map costs the host. kc::launch(config, ...) encodes
 // x's map (kc::make_tma_input, the driver's cuTensorMapEncodeTiled) on every call. This times, on
-// the host, for the dispatched stage 4 configurations of the 7x7 NHWC layers:
+// the host, for the dispatched mma_tma configurations of the 7x7 NHWC layers:
 //   encode    make_tma_input alone, the median of batches of 1000 calls, per call;
-//   launch    the enqueue of an empty kernel that takes (conv_args) as stage 3's entry does, and
-//             of one that takes (conv_args, __grid_constant__ tma_input) as stage 4's, map made
+//   launch    the enqueue of an empty kernel that takes (conv_args) as mma's entry does, and
+//             of one that takes (conv_args, __grid_constant__ tma_input) as mma_tma's, map made
 //             per call as kc::launch makes it: the median of batches of 200 enqueues (the stream
 //             drained between batches, so the queue never blocks), per call.
-// Usage: tma_encode. docs/conv.md (stage 4) cites what it found.
+// Usage: tma_encode. docs/conv.md (mma_tma) cites what it found.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -52,7 +52,7 @@ int main() {
                           {"32x28x28x512", 32, 28, 28, 512, 32, 16, 32},
                           {"16x64x64x384", 16, 64, 64, 384, 32, 16, 32}};
   std::printf(
-      "| layer (f16 NHWC 7x7; stage 4, c32, box of its tile) | encode us | launch, conv_args us | "
+      "| layer (f16 NHWC 7x7; mma_tma, c32, box of its tile) | encode us | launch, conv_args us | "
       "launch, conv_args + map made per call us | map valid |\n| --- | ---: | ---: | ---: | --- |\n");
   for (const auto& l : layers) {
     void *x = nullptr, *y = nullptr, *w = nullptr;
@@ -69,7 +69,7 @@ int main() {
     cfg.tile_h = l.tile_h;
     cfg.tile_w = l.tile_w;
     cfg.ph = cfg.pw = 1;
-    cfg.stage = 4;
+    cfg.algo = kc::depthwise_algo::mma_tma;
     kc::conv_args a{};
     a.x = x;
     a.w = w;

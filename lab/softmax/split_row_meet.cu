@@ -71,13 +71,13 @@ int main() {
 #ifdef CUOP_PROBE_VARIANT
   printf("== %s\n", CUOP_PROBE_VARIANT);
 #endif
-  run<ks::split_row<float, 4, 512, 8, 0, 8>>("256x262144 split_row_v4_b512_c8_p0_s8",
+  run<ks::split_row<float, 4, 512, 8, 0, 8>>("256x262144 split_row_vec4_threads512_chunks8_persistent0_smemchunks8",
                                              cfg(ks::family::split_row, 512, 8, 8), 256, 262144, in, out);
-  run<ks::split_row<float, 4, 256, 6, 0, 10>>("256x262144 split_row_v4_b256_c6_p0_s10",
+  run<ks::split_row<float, 4, 256, 6, 0, 10>>("256x262144 split_row_vec4_threads256_chunks6_persistent0_smemchunks10",
                                               cfg(ks::family::split_row, 256, 6, 10), 256, 262144, in, out);
-  run<ks::split_row<float, 4, 1024, 4, 0, 12>>("256x262144 split_row_v4_b1024_c4_p0_s12",
+  run<ks::split_row<float, 4, 1024, 4, 0, 12>>("256x262144 split_row_vec4_threads1024_chunks4_persistent0_smemchunks12",
                                                cfg(ks::family::split_row, 1024, 4, 12), 256, 262144, in, out);
-  run<ks::block_row<float, 4, 1024, 4, 0, 12>>("1024x65536 block_row_v4_b1024_c4_p0_s12",
+  run<ks::block_row<float, 4, 1024, 4, 0, 12>>("1024x65536 block_row_vec4_threads1024_chunks4_persistent0_smemchunks12",
                                                cfg(ks::family::block_row, 1024, 4, 12), 1024, 65536, in, out);
   float us = median_us([&] { CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); });
   printf("%-44s %9.2f us %7.0f GB/s\n", "copy 256 MB", us, 2.0 * n * 4 / us / 1e3);

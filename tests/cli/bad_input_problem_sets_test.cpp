@@ -19,7 +19,7 @@ const std::string mma =
     "stages: 3, group_m: 8, split_k: 1}\n";
 const std::string depthwise =
     "candidates:\n  - family: depthwise\n    params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, tile_w: 8, ph: 1, "
-    "pw: 2, stage: 1}\n";
+    "pw: 2, algo: smem}\n";
 
 // A sweep of `op` whose problems (from line 3 on) are `problems`.
 std::string with_problems(const std::string& op, const std::string& problems) {
@@ -57,22 +57,24 @@ TEST(bad_input_problem_sets, validate_lists_expanded_problems) {
   const auto r = run("validate --problems " + file);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  EXPECT_EQ(
-      r.out,
-      "{\"op\":\"conv2d\",\"key\":\"conv2d_f16_nhwc_2x8x8x16_k16_r3x3_s1_p0_d1_g16\",\"dtype\":\"f16\",\"n\":2,"
-      "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
-      "\"tf32\":0,\"layout\":\"nhwc\",\"at\":\"" +
-          file +
-          ":3:5\"}\n"
-          "{\"op\":\"conv2d\",\"key\":\"conv2d_bf16_nhwc_1x8x8x16_k16_r3x3_s1_p0_d1_g16\",\"dtype\":\"bf16\",\"n\":1,"
-          "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
-          "\"tf32\":0,\"layout\":\"nhwc\",\"at\":\"" +
-          file +
-          ":4:5\"}\n"
-          "{\"op\":\"conv2d\",\"key\":\"conv2d_bf16_nchw_1x8x8x16_k16_r3x3_s1_p0_d1_g16\",\"dtype\":\"bf16\",\"n\":1,"
-          "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
-          "\"tf32\":0,\"layout\":\"nchw\",\"at\":\"" +
-          file + ":4:5\"}\n");
+  EXPECT_EQ(r.out,
+            "{\"op\":\"conv2d\",\"key\":\"conv2d_f16_nhwc_2x8x8x16_k16_filter3x3_stride1_pad0_dil1_groups16\","
+            "\"dtype\":\"f16\",\"n\":2,"
+            "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
+            "\"tf32\":0,\"layout\":\"nhwc\",\"at\":\"" +
+                file +
+                ":3:5\"}\n"
+                "{\"op\":\"conv2d\",\"key\":\"conv2d_bf16_nhwc_1x8x8x16_k16_filter3x3_stride1_pad0_dil1_groups16\","
+                "\"dtype\":\"bf16\",\"n\":1,"
+                "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
+                "\"tf32\":0,\"layout\":\"nhwc\",\"at\":\"" +
+                file +
+                ":4:5\"}\n"
+                "{\"op\":\"conv2d\",\"key\":\"conv2d_bf16_nchw_1x8x8x16_k16_filter3x3_stride1_pad0_dil1_groups16\","
+                "\"dtype\":\"bf16\",\"n\":1,"
+                "\"h\":8,\"w\":8,\"c\":16,\"k\":16,\"r\":3,\"s\":3,\"stride\":1,\"pad\":0,\"dilation\":1,\"groups\":16,"
+                "\"tf32\":0,\"layout\":\"nchw\",\"at\":\"" +
+                file + ":4:5\"}\n");
 
   write_file(file, softmax("  - grid: {rows: [8, 0], cols: 32, dtype: f16}\n"));
   const auto bad = run("validate --problems " + file);

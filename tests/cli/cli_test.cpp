@@ -140,9 +140,11 @@ TEST(cli, best_reports_the_fastest_verified_configuration_per_gpu_and_problem) {
   const auto r = run_cli("best --db " + h200_db);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("softmax_f32_4096x4096        softmax_f32_block_row_v4_b128_c8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("softmax_f32_4096x4096        softmax_f32_block_row_vec4_threads128_chunks8"), std::string::npos)
+      << r.out;
   const auto md = run_cli("best --format markdown --db " + h200_db);
-  EXPECT_NE(md.out.find("| softmax_f32_256x262144 | `softmax_f32_split_row_v4_b512_c10` |"), std::string::npos)
+  EXPECT_NE(md.out.find("| softmax_f32_256x262144 | `softmax_f32_split_row_vec4_threads512_chunks10` |"),
+            std::string::npos)
       << md.out;
   const auto js = run_cli("best --format json --db " + h200_db);
   EXPECT_NE(js.out.find("\"speedup_over_first\""), std::string::npos) << js.out;
@@ -234,8 +236,8 @@ TEST(cli, conv2d_compile_validation_sweep_records_every_target) {
       << "op: conv2d\ndtypes: [f16]\nproblems:\n"
          "  - {n: 2, h: 9, w: 9, c: 24, k: 24, r: 5, s: 5, pad: 2, groups: 24, layout: nchw}\n"
          "candidates:\n  - family: depthwise\n"
-         "    params: {vec: [8], cvecs: [1], block_c: [8, 16], tile_h: [4], tile_w: [8], ph: [1], pw: [2], stage: "
-         "[1]}\n"
+         "    params: {vec: [8], cvecs: [1], block_c: [8, 16], tile_h: [4], tile_w: [8], ph: [1], pw: [2], algo: "
+         "[smem]}\n"
          "targets: [sm_80, sm_90a, sm_100a]\n";
   const auto r = run_cli("sweep " + (tmp / "conv.yaml") + " --validate-only --db " + (tmp / "x.db") + " --cache " +
                          (tmp / "cache"));
@@ -266,8 +268,9 @@ TEST(cli, an_instance_one_block_rejects_and_another_accepts_is_not_stored_as_rej
       run_cli("sweep " + (tmp / "twice.yaml") + " --validate-only --db " + db + " --cache " + (tmp / "cache"));
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("[softmax] sm_90a: 2 configurations compile and fit, 0 rejected"), std::string::npos) << r.out;
-  EXPECT_EQ(cuop::test::sqlite_rows(db,
-                                    "SELECT count(*) FROM trials t JOIN configs c ON c.id = t.config_id "
-                                    "WHERE c.instance = 'softmax_f32_block_row_v4_b256_c2' AND t.status = 'rejected'"),
+  EXPECT_EQ(cuop::test::sqlite_rows(
+                db,
+                "SELECT count(*) FROM trials t JOIN configs c ON c.id = t.config_id "
+                "WHERE c.instance = 'softmax_f32_block_row_vec4_threads256_chunks2' AND t.status = 'rejected'"),
             std::vector<std::string>{"0"});
 }

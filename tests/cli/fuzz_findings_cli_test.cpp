@@ -131,12 +131,13 @@ TEST(fuzz_findings, results_ci_us_of_one_number) {
   EXPECT_EQ(e.r.code, 1);
   EXPECT_EQ(
       e.r.out,
-      errors(e.file, {"16: trials[2].sam: unknown field (expected one of: problem, dtype, dims, instance, family, "
-                      "params, status, median_us, min_us, q1_us, q3_us, ci_us, samples, batch, gbps, run, samples_us)",
-                      "16: trials[2]: missing field \"run\"",
-                      "21: trials[7].instance: \"gemm_bf16_bf16_col_mma_m16_n128_k64`wm16_wn64_s4_g1_sk4\" is not the "
-                      "name of its configuration (\"gemm_bf16_bf16_col_mma_m16_n128_k64_wm16_wn64_s4_g1_sk4\")",
-                      "26: trials[12].ci_us: expected [lo, hi] with 0 <= lo <= hi, got a list"}));
+      errors(e.file,
+             {"16: trials[2].sam: unknown field (expected one of: problem, dtype, dims, instance, family, "
+              "params, status, median_us, min_us, q1_us, q3_us, ci_us, samples, batch, gbps, run, samples_us)",
+              "16: trials[2]: missing field \"run\"",
+              "21: trials[7].instance: \"gemm_bf16_bf16_col_mma_m16_n128_k64`wm16_wn64_s4_g1_sk4\" is not the "
+              "name of its configuration (\"gemm_bf16_bf16_col_mma_block16x128x64_warp16x64_stages4_groupm1_splitk4\")",
+              "26: trials[12].ci_us: expected [lo, hi] with 0 <= lo <= hi, got a list"}));
   EXPECT_FALSE(fs::exists(tmp / "gen"));
 }
 
@@ -191,11 +192,13 @@ TEST(fuzz_findings, results_dims_without_rows) {
   temp_dir tmp;
   const auto e = emit_only(tmp, "results/dims_without_rows.json");
   EXPECT_EQ(e.r.code, 1);
-  EXPECT_EQ(e.r.out, errors(e.file, {"14: trials[0].instance: \"softmax_bf17_block_row_v2_b1024_c1\" is not the name "
-                                     "of its configuration (\"softmax_bf16_block_row_v2_b1024_c1\")",
-                                     "15: trials[1].dims.rpws: unknown field (did you mean \"rows\"?)",
-                                     "15: trials[1].dims: missing field \"rows\"",
-                                     "18: builds[0].targe\"t: unknown field (did you mean \"target\"?)"}));
+  EXPECT_EQ(
+      e.r.out,
+      errors(e.file, {"14: trials[0].instance: \"softmax_bf17_block_row_vec2_threads1024_chunks1\" is not the name "
+                      "of its configuration (\"softmax_bf16_block_row_vec2_threads1024_chunks1\")",
+                      "15: trials[1].dims.rpws: unknown field (did you mean \"rows\"?)",
+                      "15: trials[1].dims: missing field \"rows\"",
+                      "18: builds[0].targe\"t: unknown field (did you mean \"target\"?)"}));
   EXPECT_FALSE(fs::exists(tmp / "gen"));
 }
 

@@ -105,7 +105,7 @@ TEST(results_input, emit_refuses_an_instance_its_configuration_does_not_name) {
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "cuop-tune: error: " + (tmp / "results/softmax/nvidia-h200.json") +
                        ":15: trials[0].instance: \"softmax_bf16_block_row\", \"x\" is not the name of its "
-                       "configuration (\"softmax_bf16_block_row_v2_b1024_c1\")\n");
+                       "configuration (\"softmax_bf16_block_row_vec2_threads1024_chunks1\")\n");
 }
 
 // The case carried to code execution before: a spec file name closing the comment it was written

@@ -97,8 +97,8 @@ TEST(transfer_cli, replay_gives_the_regret_worked_out_by_hand) {
   const auto& rows = two["runs"][0]["problems"];
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0]["problem"], "softmax_f32_1024x4096");
-  EXPECT_EQ(rows[0]["chosen"], "softmax_f32_block_row_v2_b128_c16_p0");
-  EXPECT_EQ(rows[0]["best"], "softmax_f32_block_row_v4_b128_c8_p0");
+  EXPECT_EQ(rows[0]["chosen"], "softmax_f32_block_row_vec2_threads128_chunks16_persistent0");
+  EXPECT_EQ(rows[0]["best"], "softmax_f32_block_row_vec4_threads128_chunks8_persistent0");
   EXPECT_DOUBLE_EQ(rows[0]["regret"].get<double>(), 8.0 / 5 - 1);
   EXPECT_EQ(rows[1]["from_neighbours"], 1);
   EXPECT_DOUBLE_EQ(rows[1]["regret"].get<double>(), 0);
@@ -113,7 +113,7 @@ TEST(transfer_cli, replay_gives_the_regret_worked_out_by_hand) {
   const auto& p = prior["budgets"][0]["runs"][0]["problems"];
   EXPECT_DOUBLE_EQ(p[0]["regret"].get<double>(), 8.0 / 5 - 1);
   EXPECT_DOUBLE_EQ(p[1]["regret"].get<double>(), 6.0 / 3 - 1);
-  EXPECT_EQ(p[1]["chosen"], "softmax_f32_block_row_v4_b128_c8_p0");
+  EXPECT_EQ(p[1]["chosen"], "softmax_f32_block_row_vec4_threads128_chunks8_persistent0");
   EXPECT_DOUBLE_EQ(p[2]["regret"].get<double>(), 7.0 / 3 - 1);
   // The table says the same.
   const auto table = run("replay " + fixture + " --budget 2");

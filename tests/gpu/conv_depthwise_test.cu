@@ -5,10 +5,10 @@
 // staged as f32, several outputs per thread along H (ph) and W (pw), one and two channel groups
 // per thread, groups split across 16-byte chunks (vec 8 staged as f32), 3x3 to 31x31, f16 / bf16 / f32,
 // alpha and beta, and tensors (x, w and y) one element off their alignment, which defeats every
-// vector access. Outputs are poisoned with NaN first (beta == 0). Stage 3 (tensor cores) with one
+// vector access. Outputs are poisoned with NaN first (beta == 0). mma (tensor cores) with one
 // to eight 16-byte chunks per pixel, tile heights that are and are not multiples of 16, and 3x3 to
-// 31x31 filters (one to four 8-tap chunks); stage 4 (stage 3 fed by a TMA copy) likewise, with
-// the copy's validity checked (TMA where x allows it, plain loads otherwise); stage 5 (segments,
+// 31x31 filters (one to four 8-tap chunks); mma_tma (mma fed by a TMA copy) likewise, with
+// the copy's validity checked (TMA where x allows it, plain loads otherwise); mma_seg (segments,
 // persistent, TMA in and out) on 3x3 to 7x7, segments of 2 to 7 rows, one and two slot sets, 16
 // and 32 channels a block, f16 and bf16, and what it refuses (C not a multiple of 8: the plan;
 // misaligned tensors: the launcher). 24 channels end in a partial channel group.
@@ -32,18 +32,19 @@
 namespace {
 
 namespace kc = cuop::kernels::conv;
+using algo = kc::depthwise_algo;
 namespace ref = cuop::reference;
 using cuop::dtype;
 
-// As tuner/ops/conv2d/conv2d_op.cpp's entry: a minimum of one block per SM for stages 0-2 keeps ptxas from
+// As tuner/ops/conv2d/conv2d_op.cpp's entry: a minimum of one block per SM for direct, smem and smem_f32 keeps ptxas from
 // capping the registers of blocks whose thread count is not a multiple of 128 (they spill
-// otherwise); stage 3 asks for as many blocks as the shared memory holds.
+// otherwise); mma asks for as many blocks as the shared memory holds.
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks) entry(kc::conv_args a) {
   extern __shared__ __align__(16) unsigned char smem[];
   K::run(a, smem);
 }
-// Stage 4's, as the tuner's: its tensor map after conv_args.
+// mma_tma's, as the tuner's: its tensor map after conv_args.
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks)
     entry_tma(kc::conv_args a, const __grid_constant__ kc::tma_input in) {
@@ -51,7 +52,7 @@ __global__ void __launch_bounds__(K::block_threads, K::min_blocks)
   K::run_tma(a, in, smem_tma);
 }
 
-// Stage 5's: its tensor maps after conv_args, its boxes 1024-byte aligned.
+// mma_seg's: its tensor maps after conv_args, its boxes 1024-byte aligned.
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads, K::min_blocks)
     entry_seg(kc::conv_args a, const __grid_constant__ kc::tma_input in) {
@@ -91,7 +92,7 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
   kc::device_limits dev;
   CUOP_CUDA_ASSERT(kc::query_limits(device, dev));
   kc::launch_plan plan;
-  if (cfg.stage == 5 && sh.c % 8 != 0) {  // TMA only: refused by the plan
+  if (cfg.algo == algo::mma_seg && sh.c % 8 != 0) {  // TMA only: refused by the plan
     EXPECT_NE(kc::plan_launch(cfg, sh, dev, plan).find("is not a multiple of 8"), std::string::npos);
     return;
   }
@@ -119,12 +120,13 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
 
   kc::conv_args a{x_data, w_data,      y_data,      sh.n,     sh.c,     sh.h, sh.w, sh.k,      sh.p(),  sh.q(), sh.r,
                   sh.s,   sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, 1,    1,    sh.groups, v.alpha, v.beta};
-  if (cfg.stage == 4 || cfg.stage == 5) {  // the TMA path wherever x allows it (C a multiple of 8, x 16-byte aligned)
+  if (cfg.algo == algo::mma_tma ||
+      cfg.algo == algo::mma_seg) {  // the TMA path wherever x allows it (C a multiple of 8, x 16-byte aligned)
     kc::tma_input in;
     kc::make_tma_input(cfg, a, in);
     EXPECT_EQ(in.valid, sh.c % 8 == 0 && v.offset == 0 ? 1 : 0);
   }
-  if (cfg.stage == 5 && v.offset != 0) {  // misaligned: refused, not started (conv2d stages such tensors)
+  if (cfg.algo == algo::mma_seg && v.offset != 0) {  // misaligned: refused, not started (conv2d stages such tensors)
     EXPECT_EQ(kc::launch(cfg, kernel, plan, a, nullptr), cudaErrorInvalidValue);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     cudaFree(x);
@@ -152,15 +154,15 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
   cudaFree(y);
 }
 
-template <typename K, int STAGE>
+template <typename K, algo ALGO>
 void check_config(const kc::depthwise_config& cfg) {
   ASSERT_EQ(kc::check_config(cfg), "");
   ASSERT_EQ(kc::threads_per_block(cfg), K::block_threads);
   ASSERT_EQ(kc::smem_bytes(cfg), K::smem_bytes);
   ASSERT_EQ(kc::min_blocks_per_sm(cfg), K::min_blocks);
   const void* kernel = nullptr;
-  if constexpr (STAGE == 5) kernel = reinterpret_cast<const void*>(&entry_seg<K>);
-  else if constexpr (STAGE == 4) kernel = reinterpret_cast<const void*>(&entry_tma<K>);
+  if constexpr (ALGO == algo::mma_seg) kernel = reinterpret_cast<const void*>(&entry_seg<K>);
+  else if constexpr (ALGO == algo::mma_tma) kernel = reinterpret_cast<const void*>(&entry_tma<K>);
   else kernel = reinterpret_cast<const void*>(&entry<K>);
   for (const variant& v : variants) {
     run_variant(cfg, kernel, v);
@@ -169,7 +171,7 @@ void check_config(const kc::depthwise_config& cfg) {
 }
 
 kc::depthwise_config make(dtype t, bool nhwc, int r, int stride, int vec, int cvecs, int block_c, int tile_h,
-                          int tile_w, int ph, int pw, int stage) {
+                          int tile_w, int ph, int pw, kc::depthwise_algo algo) {
   kc::depthwise_config c;
   c.t = t;
   c.lay = nhwc ? kc::layout::nhwc : kc::layout::nchw;
@@ -182,7 +184,7 @@ kc::depthwise_config make(dtype t, bool nhwc, int r, int stride, int vec, int cv
   c.tile_w = tile_w;
   c.ph = ph;
   c.pw = pw;
-  c.stage = stage;
+  c.algo = algo;
   return c;
 }
 
@@ -190,71 +192,74 @@ using bf16 = __nv_bfloat16;
 
 }  // namespace
 
-#define CUOP_DW_TEST(NAME, T, DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE)             \
-  TEST(sm80_conv_depthwise, NAME) {                                                          \
-    CUOP_REQUIRE_GPU();                                                                      \
-    check_config<kc::depthwise<T, NHWC, R, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE>, STAGE>( \
-        make(DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, STAGE));                            \
+#define CUOP_DW_TEST(NAME, T, DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, ALGO)                        \
+  TEST(sm80_conv_depthwise, NAME) {                                                                    \
+    CUOP_REQUIRE_GPU();                                                                                \
+    check_config<kc::depthwise<T, NHWC, R, R, ST, V, CV, BC, TH, TW, PH, PW, algo::ALGO>, algo::ALGO>( \
+        make(DT, NHWC, R, ST, V, CV, BC, TH, TW, PH, PW, algo::ALGO));                                 \
   }
 
-// Stage 4 plans only on sm_90 and newer (TMA); older devices skip it, saying so.
-#define CUOP_DW_TMA_TEST(NAME, T, DT, R, CV, BC, TH, TW)                                         \
-  TEST(sm90_conv_depthwise, NAME) {                                                              \
-    CUOP_REQUIRE_GPU();                                                                          \
-    int device = 0, major = 0;                                                                   \
-    CUOP_CUDA_ASSERT(cudaGetDevice(&device));                                                    \
-    CUOP_CUDA_ASSERT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)); \
-    if (major < 9) GTEST_SKIP() << "stage 4 loads through TMA: compute capability 9.0 or newer"; \
-    check_config<kc::depthwise<T, true, R, R, 1, 8, CV, BC, TH, TW, 1, 1, 4>, 4>(                \
-        make(DT, true, R, 1, 8, CV, BC, TH, TW, 1, 1, 4));                                       \
+// mma_tma plans only on sm_90 and newer (TMA); older devices skip it, saying so.
+#define CUOP_DW_TMA_TEST(NAME, T, DT, R, CV, BC, TH, TW)                                                  \
+  TEST(sm90_conv_depthwise, NAME) {                                                                       \
+    CUOP_REQUIRE_GPU();                                                                                   \
+    int device = 0, major = 0;                                                                            \
+    CUOP_CUDA_ASSERT(cudaGetDevice(&device));                                                             \
+    CUOP_CUDA_ASSERT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));          \
+    if (major < 9) GTEST_SKIP() << "algo mma_tma loads through TMA: compute capability 9.0 or newer";     \
+    check_config<kc::depthwise<T, true, R, R, 1, 8, CV, BC, TH, TW, 1, 1, algo::mma_tma>, algo::mma_tma>( \
+        make(DT, true, R, 1, 8, CV, BC, TH, TW, 1, 1, algo::mma_tma));                                    \
   }
 
-// Stage: 0 inputs through L1, 1 staged as the dtype, 2 staged as f32.
+// algo: direct, inputs through L1; smem, staged as the dtype; smem_f32, staged as f32.
 // 3x3, one row of four outputs per thread, staged as f16.
-CUOP_DW_TEST(f16_nhwc_r3_st1_ph1_pw4_stage1, __half, dtype::f16, true, 3, 1, 8, 1, 32, 4, 8, 1, 4, 1)
+CUOP_DW_TEST(f16_nhwc_r3_st1_ph1_pw4_smem, __half, dtype::f16, true, 3, 1, 8, 1, 32, 4, 8, 1, 4, smem)
 // Stride 2 through L1, two groups per thread (interleaved), 2 x 2 outputs per thread.
-CUOP_DW_TEST(f16_nhwc_r3_st2_cv2_ph2_pw2_stage0, __half, dtype::f16, true, 3, 2, 8, 2, 64, 4, 8, 2, 2, 0)
-// Stage 0 beyond 3x3 at ph 2, where NVVM once rebuilt the last input row's tap addresses one tap
+CUOP_DW_TEST(f16_nhwc_r3_st2_cv2_ph2_pw2_direct, __half, dtype::f16, true, 3, 2, 8, 2, 64, 4, 8, 2, 2, direct)
+// direct beyond 3x3 at ph 2, where NVVM once rebuilt the last input row's tap addresses one tap
 // row too far (depthwise.cuh, compute): 31x31 at 128 and 64 threads, 7x7 at 256, 5x5 f32 at 64.
-CUOP_DW_TEST(f16_nhwc_r31_st1_v4_c16_t16x16_ph2_pw4_stage0, __half, dtype::f16, true, 31, 1, 4, 1, 16, 16, 16, 2, 4, 0)
-CUOP_DW_TEST(bf16_nhwc_r31_st1_v4_c16_t8x16_ph2_pw4_stage0, bf16, dtype::bf16, true, 31, 1, 4, 1, 16, 8, 16, 2, 4, 0)
-CUOP_DW_TEST(f16_nhwc_r7_st1_v4_c16_t16x32_ph2_pw4_stage0, __half, dtype::f16, true, 7, 1, 4, 1, 16, 16, 32, 2, 4, 0)
-CUOP_DW_TEST(f32_nhwc_r5_st1_v4_c16_t8x16_ph2_pw4_stage0, float, dtype::f32, true, 5, 1, 4, 1, 16, 8, 16, 2, 4, 0)
+CUOP_DW_TEST(f16_nhwc_r31_st1_v4_c16_t16x16_ph2_pw4_direct, __half, dtype::f16, true, 31, 1, 4, 1, 16, 16, 16, 2, 4,
+             direct)
+CUOP_DW_TEST(bf16_nhwc_r31_st1_v4_c16_t8x16_ph2_pw4_direct, bf16, dtype::bf16, true, 31, 1, 4, 1, 16, 8, 16, 2, 4,
+             direct)
+CUOP_DW_TEST(f16_nhwc_r7_st1_v4_c16_t16x32_ph2_pw4_direct, __half, dtype::f16, true, 7, 1, 4, 1, 16, 16, 32, 2, 4,
+             direct)
+CUOP_DW_TEST(f32_nhwc_r5_st1_v4_c16_t8x16_ph2_pw4_direct, float, dtype::f32, true, 5, 1, 4, 1, 16, 8, 16, 2, 4, direct)
 // 3x3, 4-byte groups of two channels, two groups per thread, staged as f32.
-CUOP_DW_TEST(f16_nhwc_r3_st1_v2_cv2_ph2_pw2_stage2, __half, dtype::f16, true, 3, 1, 2, 2, 32, 8, 8, 2, 2, 2)
+CUOP_DW_TEST(f16_nhwc_r3_st1_v2_cv2_ph2_pw2_smem_f32, __half, dtype::f16, true, 3, 1, 2, 2, 32, 8, 8, 2, 2, smem_f32)
 // 7x7 bf16 staged as f32 with 8-channel groups: a group is two 16-byte chunks.
-CUOP_DW_TEST(bf16_nhwc_r7_st1_ph2_pw4_stage2, bf16, dtype::bf16, true, 7, 1, 8, 1, 16, 8, 16, 2, 4, 2)
+CUOP_DW_TEST(bf16_nhwc_r7_st1_ph2_pw4_smem_f32, bf16, dtype::bf16, true, 7, 1, 8, 1, 16, 8, 16, 2, 4, smem_f32)
 // 7x7 with the 4 x 8 outputs per thread of the fast configurations.
-CUOP_DW_TEST(f16_nhwc_r7_st1_v4_ph4_pw8_stage2, __half, dtype::f16, true, 7, 1, 4, 1, 32, 8, 16, 4, 8, 2)
+CUOP_DW_TEST(f16_nhwc_r7_st1_v4_ph4_pw8_smem_f32, __half, dtype::f16, true, 7, 1, 4, 1, 32, 8, 16, 4, 8, smem_f32)
 // 5x5 f32, stride 2, ph 4: every input row of a thread is an edge row (unrolled).
-CUOP_DW_TEST(f32_nhwc_r5_st2_v2_ph4_pw2_stage1, float, dtype::f32, true, 5, 2, 2, 1, 16, 8, 8, 4, 2, 1)
+CUOP_DW_TEST(f32_nhwc_r5_st2_v2_ph4_pw2_smem, float, dtype::f32, true, 5, 2, 2, 1, 16, 8, 8, 4, 2, smem)
 // NCHW, f32, stride 2.
-CUOP_DW_TEST(f32_nchw_r7_st2_ph2_pw2_stage1, float, dtype::f32, false, 7, 2, 4, 1, 16, 4, 8, 2, 2, 1)
+CUOP_DW_TEST(f32_nchw_r7_st2_ph2_pw2_smem, float, dtype::f32, false, 7, 2, 4, 1, 16, 4, 8, 2, 2, smem)
 // NCHW f16 staged as f32 with 8-channel groups (split chunks in the patch and the output tile).
-CUOP_DW_TEST(f16_nchw_r7_st1_ph2_pw4_stage2, __half, dtype::f16, false, 7, 1, 8, 1, 32, 8, 8, 2, 4, 2)
+CUOP_DW_TEST(f16_nchw_r7_st1_ph2_pw4_smem_f32, __half, dtype::f16, false, 7, 1, 8, 1, 32, 8, 8, 2, 4, smem_f32)
 // NCHW bf16 3x3 stride 2, one output per thread.
-CUOP_DW_TEST(bf16_nchw_r3_st2_ph1_pw1_stage2, bf16, dtype::bf16, false, 3, 2, 8, 1, 64, 4, 4, 1, 1, 2)
+CUOP_DW_TEST(bf16_nchw_r3_st2_ph1_pw1_smem_f32, bf16, dtype::bf16, false, 3, 2, 8, 1, 64, 4, 4, 1, 1, smem_f32)
 // 31x31 NCHW, f16.
-CUOP_DW_TEST(f16_nchw_r31_st1_ph2_pw4_stage1, __half, dtype::f16, false, 31, 1, 8, 1, 16, 8, 16, 2, 4, 1)
+CUOP_DW_TEST(f16_nchw_r31_st1_ph2_pw4_smem, __half, dtype::f16, false, 31, 1, 8, 1, 16, 8, 16, 2, 4, smem)
 // 31x31 NHWC staged as the dtype, bf16, 2 x 8 outputs per thread of the fastest configuration.
-CUOP_DW_TEST(bf16_nhwc_r31_st1_ph2_pw8_stage1, bf16, dtype::bf16, true, 31, 1, 4, 1, 16, 8, 16, 2, 8, 1)
+CUOP_DW_TEST(bf16_nhwc_r31_st1_ph2_pw8_smem, bf16, dtype::bf16, true, 31, 1, 4, 1, 16, 8, 16, 2, 8, smem)
 // 31x31 NHWC staged as f32, ph 4 (three edge rows at each end); 150 KiB of shared memory.
-CUOP_DW_TEST(f16_nhwc_r31_st1_v2_ph4_pw4_stage2, __half, dtype::f16, true, 31, 1, 2, 1, 16, 8, 8, 4, 4, 2)
+CUOP_DW_TEST(f16_nhwc_r31_st1_v2_ph4_pw4_smem_f32, __half, dtype::f16, true, 31, 1, 2, 1, 16, 8, 8, 4, 4, smem_f32)
 
-// Stage 3, tensor cores (cvecs: channels per warp). 7x7 whole 28x28 images, 4 chunks per pixel.
-CUOP_DW_TEST(f16_nhwc_r7_st1_c32_t28x32_stage3, __half, dtype::f16, true, 7, 1, 8, 4, 32, 28, 32, 1, 1, 3)
+// mma, tensor cores (cvecs: channels per warp). 7x7 whole 28x28 images, 4 chunks per pixel.
+CUOP_DW_TEST(f16_nhwc_r7_st1_c32_t28x32_mma, __half, dtype::f16, true, 7, 1, 8, 4, 32, 28, 32, 1, 1, mma)
 // bf16 7x7, 2 chunks per pixel, 16x16 tiles (edge tiles on 17x17 images).
-CUOP_DW_TEST(bf16_nhwc_r7_st1_c16_t16x16_stage3, bf16, dtype::bf16, true, 7, 1, 8, 2, 16, 16, 16, 1, 1, 3)
+CUOP_DW_TEST(bf16_nhwc_r7_st1_c16_t16x16_mma, bf16, dtype::bf16, true, 7, 1, 8, 2, 16, 16, 16, 1, 1, mma)
 // 3x3, one chunk per pixel, one warp.
-CUOP_DW_TEST(f16_nhwc_r3_st1_c8_t16x8_stage3, __half, dtype::f16, true, 3, 1, 8, 8, 8, 16, 8, 1, 1, 3)
+CUOP_DW_TEST(f16_nhwc_r3_st1_c8_t16x8_mma, __half, dtype::f16, true, 3, 1, 8, 8, 8, 16, 8, 1, 1, mma)
 // 5x5, three chunks per pixel (no bank-exact padding), a 20-row tile (rows 4..15 computed twice).
-CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_stage3, __half, dtype::f16, true, 5, 1, 8, 3, 24, 20, 24, 1, 1, 3)
+CUOP_DW_TEST(f16_nhwc_r5_st1_c24_t20x24_mma, __half, dtype::f16, true, 5, 1, 8, 3, 24, 20, 24, 1, 1, mma)
 // 31x31 bf16: four 8-tap chunks per row.
-CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t16x16_stage3, bf16, dtype::bf16, true, 31, 1, 8, 2, 16, 16, 16, 1, 1, 3)
+CUOP_DW_TEST(bf16_nhwc_r31_st1_c16_t16x16_mma, bf16, dtype::bf16, true, 31, 1, 8, 2, 16, 16, 16, 1, 1, mma)
 // 3x3 with 8 chunks per pixel (64 channels, the plane padded to 4 words modulo 32).
-CUOP_DW_TEST(f16_nhwc_r3_st1_c64_t16x16_stage3, __half, dtype::f16, true, 3, 1, 8, 8, 64, 16, 16, 1, 1, 3)
+CUOP_DW_TEST(f16_nhwc_r3_st1_c64_t16x16_mma, __half, dtype::f16, true, 3, 1, 8, 8, 64, 16, 16, 1, 1, mma)
 
-// Stage 4: stage 3 with the patch through one TMA copy (its TMA path for 64 channels at offset 0;
+// mma_tma: mma with the patch through one TMA copy (its TMA path for 64 channels at offset 0;
 // 13 and 1 channels and misaligned tensors take the plain loads). 7x7 with 4 chunks per pixel at
 // the tile that won 16x64x64x384 on the H200; bf16 with a 64-wide tile (70-column box).
 CUOP_DW_TMA_TEST(f16_nhwc_r7_c32_t16x32, __half, dtype::f16, 7, 4, 32, 16, 32)
@@ -266,19 +271,19 @@ CUOP_DW_TMA_TEST(f16_nhwc_r5_c24_t20x24, __half, dtype::f16, 5, 3, 24, 20, 24)
 CUOP_DW_TMA_TEST(f16_nhwc_r3_c64_t16x16, __half, dtype::f16, 3, 8, 64, 16, 16)
 CUOP_DW_TMA_TEST(bf16_nhwc_r31_c16_t16x16, bf16, dtype::bf16, 31, 2, 16, 16, 16)
 
-// Stage 5 plans only on sm_90 and newer (TMA); older devices skip it, saying so.
-#define CUOP_DW_SEG_TEST(NAME, T, DT, R, BC, TH, TW, PH)                                         \
-  TEST(sm90_conv_depthwise, NAME) {                                                              \
-    CUOP_REQUIRE_GPU();                                                                          \
-    int device = 0, major = 0;                                                                   \
-    CUOP_CUDA_ASSERT(cudaGetDevice(&device));                                                    \
-    CUOP_CUDA_ASSERT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)); \
-    if (major < 9) GTEST_SKIP() << "stage 5 loads through TMA: compute capability 9.0 or newer"; \
-    check_config<kc::depthwise<T, true, R, R, 1, 8, 4, BC, TH, TW, PH, 1, 5>, 5>(                \
-        make(DT, true, R, 1, 8, 4, BC, TH, TW, PH, 1, 5));                                       \
+// mma_seg plans only on sm_90 and newer (TMA); older devices skip it, saying so.
+#define CUOP_DW_SEG_TEST(NAME, T, DT, R, BC, TH, TW, PH)                                                  \
+  TEST(sm90_conv_depthwise, NAME) {                                                                       \
+    CUOP_REQUIRE_GPU();                                                                                   \
+    int device = 0, major = 0;                                                                            \
+    CUOP_CUDA_ASSERT(cudaGetDevice(&device));                                                             \
+    CUOP_CUDA_ASSERT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));          \
+    if (major < 9) GTEST_SKIP() << "algo mma_seg loads through TMA: compute capability 9.0 or newer";     \
+    check_config<kc::depthwise<T, true, R, R, 1, 8, 4, BC, TH, TW, PH, 1, algo::mma_seg>, algo::mma_seg>( \
+        make(DT, true, R, 1, 8, 4, BC, TH, TW, PH, 1, algo::mma_seg));                                    \
   }
 
-// Stage 5: segments of ph rows as the MMA's rows (64 and 24 channels through TMA; 13 and 1 channels
+// mma_seg: segments of ph rows as the MMA's rows (64 and 24 channels through TMA; 13 and 1 channels
 // refused by the plan, misaligned tensors by the launcher). 7x7 in the 28 x 32 tile of the 28- and
 // 56-row layers (4 segments of 7 x 4 column tiles); bf16 in 16 x 32 (segments of 4, the odd ones'
 // pixel pairs read in the other order); 8 segments of 7 x 2 column tiles (56 x 16); two slot sets

@@ -68,8 +68,8 @@ void fill(store::database& db) {
   run.env.driver = "580.95";
   run.env.cuda_runtime = "13.0";
   const auto id = db.begin_run(run);
-  for (const auto& [instance, us] :
-       {std::pair{"softmax_f32_block_row_v4_b128_c8", 41.0}, std::pair{"softmax_f32_block_row_v4_b256_c4", 44.0}}) {
+  for (const auto& [instance, us] : {std::pair{"softmax_f32_block_row_vec4_threads128_chunks8", 41.0},
+                                     std::pair{"softmax_f32_block_row_vec4_threads256_chunks4", 44.0}}) {
     store::trial_record t;
     t.run_id = id;
     t.env_key = run.env.key();
@@ -273,6 +273,6 @@ TEST(export_samples, winners_by_default_all_or_none_on_request) {
   EXPECT_EQ(count_with_samples(results::export_samples::all, "a"), 2);
   EXPECT_EQ(count_with_samples(results::export_samples::none, "n"), 0);
   const auto w = results::read_results_file(dir / "w/softmax/nvidia-h200.json");
-  EXPECT_EQ(w.trials[0].instance, "softmax_f32_block_row_v4_b128_c8");  // 41 us: the winner
+  EXPECT_EQ(w.trials[0].instance, "softmax_f32_block_row_vec4_threads128_chunks8");  // 41 us: the winner
   EXPECT_EQ(w.trials[0].samples_us.size(), 21u);
 }

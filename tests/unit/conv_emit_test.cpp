@@ -1,5 +1,5 @@
 // The conv2d dispatch table emitted from results: determinism, depthwise kernels only where they
-// compiled and can run (stage 4's TMA: not borrowed for Ampere; their configuration spelled as the
+// compiled and can run (mma_tma's TMA: not borrowed for Ampere; their configuration spelled as the
 // library's struct), cuDNN configurations only
 // for the architecture they were measured on, the tie rule against cuDNN's heuristic, FFT
 // configurations kept everywhere, wrong answers never chosen, and the heuristic as the default.
@@ -55,7 +55,7 @@ std::map<std::string, long long> params_of(const kc::depthwise_config& c) {
   return out;
 }
 
-result_file h200_results(double depthwise_us, int stage = 1) {
+result_file h200_results(double depthwise_us, kc::depthwise_algo algo = kc::depthwise_algo::smem) {
   result_file f;
   f.path = "results/conv2d/nvidia-h200.json";
   f.op = "conv2d";
@@ -63,8 +63,9 @@ result_file h200_results(double depthwise_us, int stage = 1) {
   f.cc = 90;
   f.runs.push_back({1, "2026-11-30T21:00:00Z", "configs/conv.yaml", "abc", "rev"});
   auto dw = depthwise_config();
-  if (stage == 4) dw.vec = 8, dw.cvecs = 4, dw.block_c = 32, dw.tile_h = 16, dw.tile_w = 32, dw.ph = dw.pw = 1;
-  dw.stage = stage;
+  if (algo == kc::depthwise_algo::mma_tma)
+    dw.vec = 8, dw.cvecs = 4, dw.block_c = 32, dw.tile_h = 16, dw.tile_w = 32, dw.ph = dw.pw = 1;
+  dw.algo = algo;
   f.trials.push_back(
       trial("f16", depthwise_dims, "cudnn", {{"rank", 0}, {"workspace_mb", 256}}, "conv2d_f16_cudnn_heuristic", 100));
   f.trials.push_back(
@@ -116,7 +117,8 @@ TEST(conv_emit, a_win_within_the_tie_margin_goes_to_the_heuristic) {
   // candidate: the shape's model leaves it to the heuristic.
   const auto out = emit_conv({h200_results(99)}, {"90a"});
   EXPECT_EQ(entry_of(out.header, 90, "f16", dw_dims), "") << out.header;
-  EXPECT_NE(out.header.find("1 tuned shape of f16_nhwc_r7x7_s1_p3_d1_depthwise, 0 candidates"), std::string::npos)
+  EXPECT_NE(out.header.find("1 tuned shape of f16_nhwc_filter7x7_stride1_pad3_dil1_depthwise, 0 candidates"),
+            std::string::npos)
       << out.header;
 }
 
@@ -129,9 +131,9 @@ TEST(conv_emit, kernels_that_did_not_fit_a_target_are_not_emitted_for_it) {
 }
 
 TEST(conv_emit, tma_kernels_are_not_borrowed_for_an_architecture_without_tma) {
-  // Stage 4 (TMA) measured on the H200 and compiled for sm_80: sm_90a takes it; Ampere borrows the
+  // mma_tma (TMA) measured on the H200 and compiled for sm_80: sm_90a takes it; Ampere borrows the
   // H200's choices but not this one, which it could not run (the heuristic instead).
-  const auto out = emit_conv({h200_results(50, 4)}, {"80", "90a"});
+  const auto out = emit_conv({h200_results(50, kc::depthwise_algo::mma_tma)}, {"80", "90a"});
   EXPECT_NE(entry_of(out.header, 90, "f16", dw_dims).find("conv_kind::kernel"), std::string::npos);
   EXPECT_EQ(entry_of(out.header, 80, "f16", dw_dims), "") << out.header;
   EXPECT_EQ(out.header.find("{80, \"NVIDIA H200\", dtype::f16"), std::string::npos) << out.header;

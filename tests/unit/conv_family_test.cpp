@@ -9,6 +9,7 @@
 namespace {
 
 namespace kc = cuop::kernels::conv;
+using algo = kc::depthwise_algo;
 using cuop::dtype;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -24,7 +25,8 @@ kc::conv_shape depthwise_shape(int n, int hw, int c, int r, int stride, int pad)
   return sh;
 }
 
-kc::depthwise_config cfg(int vec, int cvecs, int block_c, int tile_h, int tile_w, int ph, int pw, int stage) {
+kc::depthwise_config cfg(int vec, int cvecs, int block_c, int tile_h, int tile_w, int ph, int pw,
+                         kc::depthwise_algo algo) {
   kc::depthwise_config c;
   c.t = dtype::f16;
   c.vec = vec;
@@ -34,7 +36,7 @@ kc::depthwise_config cfg(int vec, int cvecs, int block_c, int tile_h, int tile_w
   c.tile_w = tile_w;
   c.ph = ph;
   c.pw = pw;
-  c.stage = stage;
+  c.algo = algo;
   return c;
 }
 
@@ -90,36 +92,37 @@ TEST(conv_shape, output_size_validity_and_work) {
 }
 
 TEST(conv_depthwise, well_formed_and_malformed_configurations) {
-  EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 1)), "");
-  EXPECT_EQ(kc::check_config(cfg(8, 2, 64, 2, 16, 1, 2, 0)), "");
-  EXPECT_EQ(kc::check_config(cfg(4, 1, 32, 16, 16, 4, 8, 2)), "");  // 128 accumulators, 128 threads
-  kc::depthwise_config f32 = cfg(4, 1, 16, 4, 8, 2, 2, 1);
+  EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, algo::smem)), "");
+  EXPECT_EQ(kc::check_config(cfg(8, 2, 64, 2, 16, 1, 2, algo::direct)), "");
+  EXPECT_EQ(kc::check_config(cfg(4, 1, 32, 16, 16, 4, 8, algo::smem_f32)), "");  // 128 accumulators, 128 threads
+  kc::depthwise_config f32 = cfg(4, 1, 16, 4, 8, 2, 2, algo::smem);
   f32.t = dtype::f32;
   EXPECT_EQ(kc::check_config(f32), "");
-  f32.stage = 2;  // the same code as stage 1 for f32
-  EXPECT_TRUE(contains(kc::check_config(f32), "stage 2 (the input staged as f32) is stage 1 for f32"));
-  f32.stage = 1;
+  f32.algo = algo::smem_f32;  // the same code as smem for f32
+  EXPECT_TRUE(contains(kc::check_config(f32), "algo smem_f32 (the input staged as f32) is smem for f32"));
+  f32.algo = algo::smem;
   f32.vec = 8;  // 32 bytes
   EXPECT_TRUE(contains(kc::check_config(f32), "vec 8 x 4 bytes is not a 2-, 4-, 8- or 16-byte vector"));
-  EXPECT_TRUE(
-      contains(kc::check_config(cfg(8, 1, 20, 4, 8, 1, 4, 1)), "block_c 20 is not a multiple of vec x cvecs = 8"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(2, 1, 4, 4, 64, 1, 4, 1)), "not a multiple of 16 bytes"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 6, 1, 4, 1)), "tile_w 6 is not a multiple of pw 4"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 6, 8, 4, 4, 1)), "tile_h 6 is not a multiple of ph 4"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 0, 4, 1)), "tile_h 4 is not a multiple of ph 0"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 2, 64, 16, 16, 4, 4, 1)),
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 20, 4, 8, 1, 4, algo::smem)),
+                       "block_c 20 is not a multiple of vec x cvecs = 8"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(2, 1, 4, 4, 64, 1, 4, algo::smem)), "not a multiple of 16 bytes"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 6, 1, 4, algo::smem)), "tile_w 6 is not a multiple of pw 4"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 6, 8, 4, 4, algo::smem)), "tile_h 6 is not a multiple of ph 4"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 0, 4, algo::smem)), "tile_h 4 is not a multiple of ph 0"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 2, 64, 16, 16, 4, 4, algo::smem)),
                        "ph x pw x vec x cvecs = 256 accumulators per thread > 192 (255 registers)"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, 6)), "stage 6 is not 0, 1, 2, 3, 4 or 5"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, 1)), "block of 1 threads"));
-  EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, 1)), "");
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, static_cast<algo>(6))),
+                       "algo 6 is not one of direct, smem, smem_f32, mma, mma_tma, mma_seg"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, algo::smem)), "block of 1 threads"));
+  EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, algo::smem)), "");
   EXPECT_TRUE(
-      contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, 1)),
+      contains(kc::check_config(cfg(8, 1, 8, 4, 8, 2, 4, algo::smem)),
                "block of 4 threads ((block_c / (vec x cvecs)) x (tile_h / ph) x (tile_w / pw)) outside 32..1024"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 256, 8, 32, 1, 1, 1)), "block of 8192 threads"));
-  kc::depthwise_config nchw = cfg(8, 1, 32, 4, 8, 1, 4, 0);
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 256, 8, 32, 1, 1, algo::smem)), "block of 8192 threads"));
+  kc::depthwise_config nchw = cfg(8, 1, 32, 4, 8, 1, 4, algo::direct);
   nchw.lay = kc::layout::nchw;
   EXPECT_TRUE(contains(kc::check_config(nchw), "nchw reads its input through the staged patch"));
-  kc::depthwise_config big = cfg(8, 1, 64, 8, 16, 1, 4, 1);
+  kc::depthwise_config big = cfg(8, 1, 64, 8, 16, 1, 4, algo::smem);
   big.r = big.s = 31;  // 31 x 31 f32 taps, then the (8 - 1 + 31) x (16 - 1 + 31) patch of halves
   EXPECT_EQ(kc::smem_bytes(big), 961LL * 64 * 4 + 38LL * 46 * 64 * 2);
   EXPECT_TRUE(contains(
@@ -132,26 +135,26 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
 TEST(conv_depthwise, shared_memory_follows_the_kernel_layout) {
   // 7x7, 32 channels, an 8 x 16 tile: the f32 taps, then the largest of the raw filter copy, the
   // patch (10 + 4 = 14 rows, 15 + 7 = 22 columns) and, for nchw, the f32 output tile.
-  kc::depthwise_config c = cfg(8, 1, 32, 8, 16, 2, 4, 1);
+  kc::depthwise_config c = cfg(8, 1, 32, 8, 16, 2, 4, algo::smem);
   c.r = c.s = 7;
   const long long taps = 49 * 32 * 4;
-  EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * 32 * 2);  // stage 1: halves
-  c.stage = 2;
-  EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * 32 * 4);  // stage 2: floats
-  c.stage = 0;
+  EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * 32 * 2);  // smem: halves
+  c.algo = algo::smem_f32;
+  EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * 32 * 4);  // smem_f32: floats
+  c.algo = algo::direct;
   EXPECT_EQ(kc::smem_bytes(c), taps + 49 * 32 * 2);  // no patch: the raw filter copy
-  c.stage = 2;
+  c.algo = algo::smem_f32;
   c.lay = kc::layout::nchw;  // pixels padded by one 16-byte chunk
   EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * (32 + 4) * 4);
-  c.stage = 1;
+  c.algo = algo::smem;
   EXPECT_EQ(kc::smem_bytes(c), taps + 14 * 22 * (32 + 8) * 2);
   c.r = c.s = 1;  // a 1x1 filter: the f32 output tile (8 x 16 pixels of 32 + 4 floats) is larger
   EXPECT_EQ(kc::smem_bytes(c), 32 * 4 + 8 * 16 * (32 + 4) * 4);
 }
 
-TEST(conv_depthwise, tensor_core_stage_3) {
+TEST(conv_depthwise, tensor_core_mma) {
   // cvecs is the channels of a warp: 32 channels, 4 a warp -> 8 warps.
-  kc::depthwise_config c = cfg(8, 4, 32, 28, 32, 1, 1, 3);
+  kc::depthwise_config c = cfg(8, 4, 32, 28, 32, 1, 1, algo::mma);
   c.r = c.s = 7;
   EXPECT_EQ(kc::check_config(c), "");
   EXPECT_EQ(kc::threads_per_block(c), 256);
@@ -164,15 +167,16 @@ TEST(conv_depthwise, tensor_core_stage_3) {
   c.r = c.s = 31;  // four 8-tap chunks a tap row; 58 patch rows of 9 units = 2088 words, padded to 2096
   EXPECT_EQ(kc::smem_bytes(c), 16 * 2096 * 4 + 16 * 31 * 4 * 9 * 4);
   c.r = c.s = 7;
-  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv4_c16_t28x32_ph1_pw1_stage3");
-  EXPECT_EQ(kc::min_blocks_per_sm(cfg(8, 1, 32, 8, 16, 2, 4, 1)), 1);  // stages 0-2
+  EXPECT_EQ(kc::instance_name(c),
+            "conv_depthwise_f16_nhwc_mma_filter7x7_stride1_vec8_cvecs4_blockc16_tile28x32_ph1_pw1");
+  EXPECT_EQ(kc::min_blocks_per_sm(cfg(8, 1, 32, 8, 16, 2, 4, algo::smem)), 1);  // direct, smem, smem_f32
 
   auto with = [&](auto change) {
     kc::depthwise_config d = c;
     change(d);
     return kc::check_config(d);
   };
-  EXPECT_TRUE(contains(with([](auto& d) { d.t = dtype::f32; }), "stage 3 (tensor cores) takes f16 or bf16, not f32"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.t = dtype::f32; }), "algo mma (tensor cores) takes f16 or bf16, not f32"));
   EXPECT_TRUE(contains(with([](auto& d) { d.lay = kc::layout::nchw; }), "NHWC only"));
   EXPECT_TRUE(contains(with([](auto& d) { d.stride = 2; }), "stride 1 only"));
   EXPECT_TRUE(contains(with([](auto& d) { d.vec = 4; }), "takes vec 8, ph 1 and pw 1 (got vec 4, ph 1, pw 1)"));
@@ -186,40 +190,46 @@ TEST(conv_depthwise, tensor_core_stage_3) {
   EXPECT_TRUE(contains(with([](auto& d) { d.r = d.s = 31, d.block_c = 64, d.cvecs = 8; }), "shared memory of"));
 }
 
-TEST(conv_depthwise, tma_stage_4) {
-  // Stage 3's checks, layout and threads, its shared memory rounded up to 128 bytes plus the
+TEST(conv_depthwise, mma_tma) {
+  // mma's checks, layout and threads, its shared memory rounded up to 128 bytes plus the
   // copy's mbarrier (16 bytes).
-  kc::depthwise_config c = cfg(8, 4, 32, 16, 32, 1, 1, 4);
+  kc::depthwise_config c = cfg(8, 4, 32, 16, 32, 1, 1, algo::mma_tma);
   c.r = c.s = 7;
   EXPECT_EQ(kc::check_config(c), "");
   EXPECT_EQ(kc::threads_per_block(c), 256);
   kc::depthwise_config three = c;
-  three.stage = 3;
+  three.algo = algo::mma;
   EXPECT_EQ(kc::smem_bytes(c), (kc::smem_bytes(three) + 127) / 128 * 128 + 16);
   // 22 rows of 5 units = 440 words, padded to 456 (8 modulo 32), then the tap pairs: 66432 bytes,
   // a multiple of 128 already.
   EXPECT_EQ(kc::smem_bytes(three), 32 * 456 * 4 + 32 * 7 * 9 * 4);
   EXPECT_EQ(kc::smem_bytes(c), 66432 + 16);
   EXPECT_EQ(kc::min_blocks_per_sm(c), 3);
-  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv4_c32_t16x32_ph1_pw1_stage4");
-  EXPECT_EQ(kc::template_name(c), "cuop::kernels::conv::depthwise<__half, true, 7, 7, 1, 8, 4, 32, 16, 32, 1, 1, 4>");
+  EXPECT_EQ(kc::instance_name(c),
+            "conv_depthwise_f16_nhwc_mma_tma_filter7x7_stride1_vec8_cvecs4_blockc32_tile16x32_ph1_pw1");
+  EXPECT_EQ(kc::template_name(c),
+            "cuop::kernels::conv::depthwise<__half, true, 7, 7, 1, 8, 4, 32, 16, 32, 1, 1, "
+            "cuop::kernels::conv::depthwise_algo::mma_tma>");
 
   auto with = [&](auto change) {
     kc::depthwise_config d = c;
     change(d);
     return kc::check_config(d);
   };
-  EXPECT_TRUE(contains(with([](auto& d) { d.t = dtype::f32; }), "stage 4 (tensor cores) takes f16 or bf16, not f32"));
-  EXPECT_TRUE(contains(with([](auto& d) { d.lay = kc::layout::nchw; }), "stage 4 (tensor cores) is NHWC only"));
-  EXPECT_TRUE(contains(with([](auto& d) { d.stride = 2; }), "stage 4 (tensor cores) is stride 1 only"));
-  EXPECT_TRUE(contains(with([](auto& d) { d.tile_h = 8; }), "stage 4: tile_h 8 < 16"));
+  EXPECT_TRUE(
+      contains(with([](auto& d) { d.t = dtype::f32; }), "algo mma_tma (tensor cores) takes f16 or bf16, not f32"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.lay = kc::layout::nchw; }), "algo mma_tma (tensor cores) is NHWC only"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.stride = 2; }), "algo mma_tma (tensor cores) is stride 1 only"));
+  EXPECT_TRUE(contains(with([](auto& d) { d.tile_h = 8; }), "algo mma_tma: tile_h 8 < 16"));
   // A thread holds its share of the raw patch in registers: 16 chunks at most. 31x31 with 16
   // channels and 4 warps: 46 rows x 28 words x 2 chunks / 128 threads = 20.1, so 21.
   EXPECT_EQ(with([](auto& d) { d.r = d.s = 31, d.block_c = 16, d.tile_h = d.tile_w = 16; }),
-            "stage 4: 21 staged 16-byte chunks per thread (168 registers) > 16");
-  EXPECT_EQ(with([](auto& d) { d.block_c = 8, d.tile_h = 384, d.tile_w = 8; }),
-            "stage 4: the TMA box of block_c x (tile_w + s - 1) x (tile_h + r - 1) = 8 x 14 x 390 has a side > 256");
-  EXPECT_EQ(with([](auto& d) { d.stage = 6; }), "stage 6 is not 0, 1, 2, 3, 4 or 5");
+            "algo mma_tma: 21 staged 16-byte chunks per thread (168 registers) > 16");
+  EXPECT_EQ(
+      with([](auto& d) { d.block_c = 8, d.tile_h = 384, d.tile_w = 8; }),
+      "algo mma_tma: the TMA box of block_c x (tile_w + s - 1) x (tile_h + r - 1) = 8 x 14 x 390 has a side > 256");
+  EXPECT_EQ(with([](auto& d) { d.algo = static_cast<algo>(6); }),
+            "algo 6 is not one of direct, smem, smem_f32, mma, mma_tma, mma_seg");
 
   // TMA needs sm_90: refused where the device is known to be older, with the reason.
   const auto sh = depthwise_shape(16, 64, 384, 7, 1, 3);
@@ -231,32 +241,35 @@ TEST(conv_depthwise, tma_stage_4) {
   kc::device_limits ampere = h200();
   ampere.cc = 80;
   EXPECT_EQ(kc::plan_launch(planned, sh, ampere, p),
-            "stage 4 loads through TMA, which needs compute capability 9.0 or newer (the device has 8.0)");
+            "algo mma_tma loads through TMA, which needs compute capability 9.0 or newer (the device has 8.0)");
   ampere.cc = 0;  // not known (validation without a device)
   EXPECT_EQ(kc::plan_launch(planned, sh, ampere, p), "");
 }
 
 TEST(conv_depthwise, names_and_parameters) {
   kc::depthwise_config c =
-      kc::for_shape(cfg(8, 1, 32, 8, 8, 2, 4, 2), dtype::bf16, depthwise_shape(8, 32, 1024, 31, 1, 15));
-  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_bf16_nhwc_r31x31_st1_v8_cv1_c32_t8x8_ph2_pw4_stage2");
+      kc::for_shape(cfg(8, 1, 32, 8, 8, 2, 4, algo::smem_f32), dtype::bf16, depthwise_shape(8, 32, 1024, 31, 1, 15));
+  EXPECT_EQ(kc::instance_name(c),
+            "conv_depthwise_bf16_nhwc_smem_f32_filter31x31_stride1_vec8_cvecs1_blockc32_tile8x8_ph2_pw4");
   EXPECT_EQ(kc::template_name(c),
-            "cuop::kernels::conv::depthwise<__nv_bfloat16, true, 31, 31, 1, 8, 1, 32, 8, 8, 2, 4, 2>");
+            "cuop::kernels::conv::depthwise<__nv_bfloat16, true, 31, 31, 1, 8, 1, 32, 8, 8, 2, 4, "
+            "cuop::kernels::conv::depthwise_algo::smem_f32>");
   EXPECT_EQ(kc::threads_per_block(c), 4 * 4 * 2);
   EXPECT_EQ(kc::depthwise_param_names(),
-            (std::vector<std::string_view>{"vec", "cvecs", "block_c", "tile_h", "tile_w", "ph", "pw", "stage"}));
+            (std::vector<std::string_view>{"vec", "cvecs", "block_c", "tile_h", "tile_w", "ph", "pw", "algo"}));
   EXPECT_TRUE(kc::set_param(c, "tile_w", 16));
   EXPECT_EQ(kc::get_param(c, "tile_w"), 16);
   EXPECT_TRUE(kc::set_param(c, "ph", 4));
   EXPECT_EQ(kc::get_param(c, "ph"), 4);
-  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_bf16_nhwc_r31x31_st1_v8_cv1_c32_t8x16_ph4_pw4_stage2");
+  EXPECT_EQ(kc::instance_name(c),
+            "conv_depthwise_bf16_nhwc_smem_f32_filter31x31_stride1_vec8_cvecs1_blockc32_tile8x16_ph4_pw4");
   EXPECT_FALSE(kc::set_param(c, "block_m", 16));
   EXPECT_EQ(kc::get_param(c, "r"), -1);  // from the problem, not a parameter
 }
 
-TEST(conv_depthwise, segment_stage_5) {
+TEST(conv_depthwise, segment_mma_seg) {
   // 7x7 in tiles of 28 x 32: 4 segments of 7 rows x 4 column tiles make one slot set (4 warps).
-  kc::depthwise_config c = cfg(8, 4, 16, 28, 32, 7, 1, 5);
+  kc::depthwise_config c = cfg(8, 4, 16, 28, 32, 7, 1, algo::mma_seg);
   c.r = c.s = 7;
   EXPECT_EQ(kc::check_config(c), "");
   EXPECT_EQ(kc::threads_per_block(c), 128);
@@ -274,34 +287,39 @@ TEST(conv_depthwise, segment_stage_5) {
   EXPECT_EQ(kc::threads_per_block(tall), 128);
   tall.tile_w = 32;  // 8 segments x 4 column tiles: two slot sets
   EXPECT_EQ(kc::threads_per_block(tall), 256);
-  EXPECT_EQ(kc::instance_name(c), "conv_depthwise_f16_nhwc_r7x7_st1_v8_cv4_c16_t28x32_ph7_pw1_stage5");
-  EXPECT_EQ(kc::template_name(c), "cuop::kernels::conv::depthwise<__half, true, 7, 7, 1, 8, 4, 16, 28, 32, 7, 1, 5>");
+  EXPECT_EQ(kc::instance_name(c),
+            "conv_depthwise_f16_nhwc_mma_seg_filter7x7_stride1_vec8_cvecs4_blockc16_tile28x32_ph7_pw1");
+  EXPECT_EQ(kc::template_name(c),
+            "cuop::kernels::conv::depthwise<__half, true, 7, 7, 1, 8, 4, 16, 28, 32, 7, 1, "
+            "cuop::kernels::conv::depthwise_algo::mma_seg>");
 
   auto with = [&](auto change) {
     kc::depthwise_config d = c;
     change(d);
     return kc::check_config(d);
   };
-  EXPECT_EQ(with([](auto& d) { d.t = dtype::f32; }), "stage 5 (tensor cores) takes f16 or bf16, not f32");
-  EXPECT_EQ(with([](auto& d) { d.lay = kc::layout::nchw; }), "stage 5 (tensor cores) is NHWC only");
-  EXPECT_EQ(with([](auto& d) { d.stride = 2; }), "stage 5 (tensor cores) is stride 1 only");
-  EXPECT_EQ(with([](auto& d) { d.r = d.s = 9; }), "stage 5: filter 9x9 > 7x7 (16 input columns a tile row)");
+  EXPECT_EQ(with([](auto& d) { d.t = dtype::f32; }), "algo mma_seg (tensor cores) takes f16 or bf16, not f32");
+  EXPECT_EQ(with([](auto& d) { d.lay = kc::layout::nchw; }), "algo mma_seg (tensor cores) is NHWC only");
+  EXPECT_EQ(with([](auto& d) { d.stride = 2; }), "algo mma_seg (tensor cores) is stride 1 only");
+  EXPECT_EQ(with([](auto& d) { d.r = d.s = 9; }), "algo mma_seg: filter 9x9 > 7x7 (16 input columns a tile row)");
   EXPECT_EQ(with([](auto& d) { d.block_c = 64; }),
-            "stage 5 takes vec 8, cvecs 4, block_c 16 or 32 and pw 1 (got vec 8, cvecs 4, block_c 64, pw 1)");
+            "algo mma_seg takes vec 8, cvecs 4, block_c 16 or 32 and pw 1 (got vec 8, cvecs 4, block_c 64, pw 1)");
   EXPECT_EQ(with([](auto& d) { d.ph = 8, d.tile_h = 32; }),
-            "stage 5: segments of ph 8 rows (1..7: 16 ph accumulators a lane)");
-  EXPECT_EQ(with([](auto& d) { d.tile_h = 30; }), "stage 5: tile_h 30 is not a multiple of ph 7");
-  EXPECT_EQ(with([](auto& d) { d.tile_w = 20; }), "stage 5: tile_w 20 is not a multiple of 8");
-  EXPECT_EQ(with([](auto& d) { d.tile_w = 24; }),
-            "stage 5: 4 segments x 3 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 "
-            "column tiles)");
-  EXPECT_EQ(with([](auto& d) { d.tile_h = 21; }),
-            "stage 5: 3 segments x 4 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 "
-            "column tiles)");
+            "algo mma_seg: segments of ph 8 rows (1..7: 16 ph accumulators a lane)");
+  EXPECT_EQ(with([](auto& d) { d.tile_h = 30; }), "algo mma_seg: tile_h 30 is not a multiple of ph 7");
+  EXPECT_EQ(with([](auto& d) { d.tile_w = 20; }), "algo mma_seg: tile_w 20 is not a multiple of 8");
+  EXPECT_EQ(
+      with([](auto& d) { d.tile_w = 24; }),
+      "algo mma_seg: 4 segments x 3 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 "
+      "column tiles)");
+  EXPECT_EQ(
+      with([](auto& d) { d.tile_h = 21; }),
+      "algo mma_seg: 3 segments x 4 column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 "
+      "column tiles)");
   EXPECT_EQ(with([](auto& d) { d.tile_h = 14, d.tile_w = 256; }),
-            "stage 5: the TMA box of block_c x (tile_w + 7) x (tile_h + r - 1) = 16 x 263 x 20 has a side > 256");
+            "algo mma_seg: the TMA box of block_c x (tile_w + 7) x (tile_h + r - 1) = 16 x 263 x 20 has a side > 256");
   EXPECT_EQ(with([](auto& d) { d.block_c = 32, d.tile_h = 16, d.ph = 2, d.tile_w = 128; }),
-            "stage 5: 64 warps > 32");  // 8 segments x 16 column tiles: eight slot sets of 8 warps
+            "algo mma_seg: 64 warps > 32");  // 8 segments x 16 column tiles: eight slot sets of 8 warps
   EXPECT_EQ(
       with([](auto& d) { d.block_c = 32, d.tile_h = 56, d.tile_w = 32; }),
       "shared memory of 322512 bytes > 232448 (227 KiB, the largest opt-in shared memory per block of any target)");
@@ -337,14 +355,21 @@ TEST(conv_depthwise, segment_stage_5) {
   dev.sms = 132;
   EXPECT_EQ(kc::plan_launch(kc::for_shape(c, dtype::f16, wide), wide, dev, p), "");
   EXPECT_EQ(p.grid_x, 256u);
+  // The device's shared memory per SM where the planner knows it: room for one block a SM, so
+  // 132 blocks, rounded down to a multiple of the 8 groups.
+  dev.smem_per_sm = kc::smem_bytes(c) + 1024;
+  EXPECT_EQ(kc::min_blocks_per_sm(c, dev.smem_per_sm), 1);
+  EXPECT_EQ(kc::plan_launch(planned, sh, dev, p), "");
+  EXPECT_EQ(p.grid_x, 128u);
+  dev.smem_per_sm = 0;
   kc::device_limits ampere = h200();
   ampere.cc = 80;
   EXPECT_EQ(kc::plan_launch(planned, sh, ampere, p),
-            "stage 5 loads through TMA, which needs compute capability 9.0 or newer (the device has 8.0)");
+            "algo mma_seg loads through TMA, which needs compute capability 9.0 or newer (the device has 8.0)");
   // TMA only: the tensor's pixels must be whole 16-byte units.
   const auto odd_c = depthwise_shape(2, 17, 13, 7, 1, 3);
   EXPECT_EQ(kc::plan_launch(kc::for_shape(c, dtype::f16, odd_c), odd_c, dev, p),
-            "stage 5: c 13 is not a multiple of 8 (TMA needs 16-byte pixel strides)");
+            "algo mma_seg: c 13 is not a multiple of 8 (TMA needs 16-byte pixel strides)");
   // 32 channels a block: 4 groups on 128 channels, one block an SM.
   kc::depthwise_config c32 = c;
   c32.block_c = 32;
@@ -355,7 +380,7 @@ TEST(conv_depthwise, segment_stage_5) {
 
 TEST(conv_depthwise, launch_plan) {
   const auto sh = depthwise_shape(32, 56, 128, 7, 1, 3);
-  const auto c = kc::for_shape(cfg(8, 1, 32, 8, 8, 2, 4, 1), dtype::f16, sh);
+  const auto c = kc::for_shape(cfg(8, 1, 32, 8, 8, 2, 4, algo::smem), dtype::f16, sh);
   kc::launch_plan p;
   ASSERT_EQ(kc::plan_launch(c, sh, h200(), p), "");
   EXPECT_EQ(p.grid_x, 7u * 7u);  // 56 / 8 rows x 56 / 8 columns of tiles
@@ -383,7 +408,7 @@ TEST(conv_depthwise, launch_plan) {
   EXPECT_TRUE(contains(kc::plan_launch(c, sh, small, p), "block of 32 threads > device limit 16 (threads per block)"));
   // A 31x31 f16 tile staged as f32 (192 KiB) fits Hopper (227 KiB) but not Ampere (163 KiB).
   const auto large = depthwise_shape(8, 32, 1024, 31, 1, 15);
-  const auto l = kc::for_shape(cfg(4, 1, 16, 16, 16, 2, 4, 2), dtype::f16, large);
+  const auto l = kc::for_shape(cfg(4, 1, 16, 16, 16, 2, 4, algo::smem_f32), dtype::f16, large);
   ASSERT_EQ(kc::smem_bytes(l), 961 * 16 * 4 + 46 * 46 * 16 * 4);
   EXPECT_EQ(kc::plan_launch(l, large, h200(), p), "");
   kc::device_limits ampere = h200();

@@ -42,19 +42,20 @@ result_file h200_results() {
   const std::map<std::string, long long> slow = {{"vec", 4}, {"block_threads", 1024}, {"chunks", 1}};
   // The default rule's configuration for 4096 f32 columns: the baseline.
   const std::map<std::string, long long> rule = {{"vec", 4}, {"block_threads", 256}, {"chunks", 4}, {"persistent", 0}};
-  f.trials.push_back(trial("f32", 4096, 4096, "block_row", rule, "softmax_f32_block_row_v4_b256_c4_p0", 45));
-  f.trials.push_back(trial("f32", 4096, 4096, "block_row", slow, "softmax_f32_block_row_v4_b1024_c1", 50));
-  f.trials.push_back(trial("f32", 4096, 4096, "block_row", fast, "softmax_f32_block_row_v4_b256_c4", 40));
+  f.trials.push_back(
+      trial("f32", 4096, 4096, "block_row", rule, "softmax_f32_block_row_vec4_threads256_chunks4_persistent0", 45));
+  f.trials.push_back(trial("f32", 4096, 4096, "block_row", slow, "softmax_f32_block_row_vec4_threads1024_chunks1", 50));
+  f.trials.push_back(trial("f32", 4096, 4096, "block_row", fast, "softmax_f32_block_row_vec4_threads256_chunks4", 40));
   auto wrong = trial("f32", 4096, 4096, "block_row", {{"vec", 2}, {"block_threads", 512}, {"chunks", 4}},
-                     "softmax_f32_block_row_v2_b512_c4", 10);
+                     "softmax_f32_block_row_vec2_threads512_chunks4", 10);
   wrong.status = "wrong_answer";  // never wins, however fast
   f.trials.push_back(wrong);
   for (const char* target : {"sm_80", "sm_90a", "sm_100a"}) {
-    f.builds.push_back({"softmax_f32_block_row_v4_b1024_c1", target, "ok", "", 32, 0, 0, 0});
+    f.builds.push_back({"softmax_f32_block_row_vec4_threads1024_chunks1", target, "ok", "", 32, 0, 0, 0});
     // The winner does not fit sm_80 in this fixture: sm_80's model must not ship it.
-    f.builds.push_back({"softmax_f32_block_row_v4_b256_c4", target,
+    f.builds.push_back({"softmax_f32_block_row_vec4_threads256_chunks4", target,
                         std::string(target) == "sm_80" ? "over_limit" : "ok", "", 40, 0, 0, 0});
-    f.builds.push_back({"softmax_f32_block_row_v2_b512_c4", target, "ok", "", 40, 0, 0, 0});
+    f.builds.push_back({"softmax_f32_block_row_vec2_threads512_chunks4", target, "ok", "", 40, 0, 0, 0});
   }
   return f;
 }
@@ -81,11 +82,13 @@ TEST(emit, tuned_target_models_the_verified_winners) {
   EXPECT_NE(out.header.find("softmax_model_count = 1;"), std::string::npos) << out.header;
   EXPECT_NE(out.header.find("{{90, \"NVIDIA H200\", detail::entry_source::tuned, 0, 1, 0, 1, 0, "), std::string::npos)
       << out.header;
-  EXPECT_NE(out.header.find("detail::entry_source::tuned, 40, \"softmax_f32_block_row_v4_b256_c4\""), std::string::npos)
+  EXPECT_NE(out.header.find("detail::entry_source::tuned, 40, \"softmax_f32_block_row_vec4_threads256_chunks4\""),
+            std::string::npos)
       << out.header;
-  EXPECT_NE(out.header.find("// softmax_f32_block_row_v4_b256_c4"), std::string::npos);    // its column
-  EXPECT_EQ(out.header.find("softmax_f32_block_row_v2_b512_c4"), std::string::npos);       // wrong answer
-  EXPECT_EQ(out.header.find("\"softmax_f32_block_row_v4_b1024_c1\""), std::string::npos);  // slower than the rule
+  EXPECT_NE(out.header.find("// softmax_f32_block_row_vec4_threads256_chunks4"), std::string::npos);  // its column
+  EXPECT_EQ(out.header.find("softmax_f32_block_row_vec2_threads512_chunks4"), std::string::npos);     // wrong answer
+  EXPECT_EQ(out.header.find("\"softmax_f32_block_row_vec4_threads1024_chunks1\""),
+            std::string::npos);  // slower than the rule
 }
 
 // A one-block-per-row winner ships as such: its table entry carries persistent 0 (dispatch plans
@@ -94,11 +97,11 @@ TEST(emit, a_persistent_0_winner_keeps_its_grid_choice_in_the_table) {
   auto f = h200_results();
   f.trials.push_back(trial("bf16", 8192, 8192, "block_row",
                            {{"vec", 8}, {"block_threads", 256}, {"chunks", 4}, {"persistent", 0}},
-                           "softmax_bf16_block_row_v8_b256_c4_p0", 70));  // the default rule's
+                           "softmax_bf16_block_row_vec8_threads256_chunks4_persistent0", 70));  // the default rule's
   f.trials.push_back(trial("bf16", 8192, 8192, "block_row",
                            {{"vec", 8}, {"block_threads", 512}, {"chunks", 2}, {"persistent", 0}},
-                           "softmax_bf16_block_row_v8_b512_c2_p0", 60));
-  f.builds.push_back({"softmax_bf16_block_row_v8_b512_c2_p0", "sm_90a", "ok", "", 40, 0, 0, 0});
+                           "softmax_bf16_block_row_vec8_threads512_chunks2_persistent0", 60));
+  f.builds.push_back({"softmax_bf16_block_row_vec8_threads512_chunks2_persistent0", "sm_90a", "ok", "", 40, 0, 0, 0});
   const auto out = emit_softmax({f}, {"90a"});
   EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::bf16, 8, 0, 0, 512, 2, 0, 0, 0}"),
             std::string::npos)
@@ -113,11 +116,12 @@ TEST(emit, a_persistent_0_winner_keeps_its_grid_choice_in_the_table) {
 TEST(emit, a_shared_memory_winner_keeps_its_smem_chunks_in_the_table) {
   auto f = h200_results();
   f.trials.push_back(trial("f32", 1024, 65536, "split_row", {{"vec", 4}, {"block_threads", 512}, {"chunks", 4}},
-                           "softmax_f32_split_row_v4_b512_c4", 210));  // the default rule's
+                           "softmax_f32_split_row_vec4_threads512_chunks4", 210));  // the default rule's
   f.trials.push_back(trial("f32", 1024, 65536, "block_row",
                            {{"vec", 4}, {"block_threads", 1024}, {"chunks", 6}, {"persistent", 0}, {"smem_chunks", 10}},
-                           "softmax_f32_block_row_v4_b1024_c6_p0_s10", 137));
-  f.builds.push_back({"softmax_f32_block_row_v4_b1024_c6_p0_s10", "sm_90a", "ok", "", 55, 0, 0, 0});
+                           "softmax_f32_block_row_vec4_threads1024_chunks6_persistent0_smemchunks10", 137));
+  f.builds.push_back(
+      {"softmax_f32_block_row_vec4_threads1024_chunks6_persistent0_smemchunks10", "sm_90a", "ok", "", 55, 0, 0, 0});
   const auto out = emit_softmax({f}, {"90a"});
   EXPECT_NE(out.header.find("{kernels::softmax::family::block_row, dtype::f32, 4, 0, 0, 1024, 6, 0, 0, 10}"),
             std::string::npos)
@@ -132,7 +136,7 @@ TEST(emit, untimed_targets_take_the_model_restricted_to_what_is_legal_there) {
   // sm_100a: the H200 winner is legal there; its model and entry say they were not measured there.
   EXPECT_NE(out.header.find("{{100, \"NVIDIA H200\", detail::entry_source::nearest_arch, "), std::string::npos)
       << out.header;
-  EXPECT_NE(out.header.find("nearest_arch, 40, \"softmax_f32_block_row_v4_b256_c4\""), std::string::npos);
+  EXPECT_NE(out.header.find("nearest_arch, 40, \"softmax_f32_block_row_vec4_threads256_chunks4\""), std::string::npos);
   // sm_80: the winner is over the limit there, and nothing else beats the rule: a model without
   // candidates (the default rule everywhere).
   EXPECT_NE(out.header.find("{{80, \"NVIDIA H200\", detail::entry_source::nearest_arch, 1, 1, 1, 0, 1, "),
@@ -152,7 +156,7 @@ TEST(emit, no_results_gives_the_default_rule_only) {
 
 TEST(emit, instantiation_defines_each_kernel_once) {
   const auto out = emit_softmax({h200_results()}, {"80", "90a", "100a"});
-  const std::string def = "void __launch_bounds__(256) softmax_f32_block_row_v4_b256_c4(";
+  const std::string def = "void __launch_bounds__(256) softmax_f32_block_row_vec4_threads256_chunks4(";
   const auto first = out.instantiation.find(def);
   ASSERT_NE(first, std::string::npos) << out.instantiation;
   EXPECT_EQ(out.instantiation.find(def, first + 1), std::string::npos);

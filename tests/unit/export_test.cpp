@@ -51,12 +51,12 @@ TEST(export_results, keeps_the_newest_environment_of_each_problem) {
     run.env.cc = 90;
     run.env.source_hash = "0123456789abcdef";
     const auto old_run = db->begin_run(run);
-    db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_v4_b256_c1", 5.0));
-    db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 6.0));
-    db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 9.0, 16));
+    db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_vec4_threads256_chunks1", 5.0));
+    db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_vec4_threads512_chunks1", 6.0));
+    db->put_trial(trial(old_run, run.env.key(), "softmax_f32_block_row_vec4_threads512_chunks1", 9.0, 16));
     run.env.source_hash = "fedcba9876543210";  // the kernels changed: a new environment
     const auto new_run = db->begin_run(run);
-    db->put_trial(trial(new_run, run.env.key(), "softmax_f32_block_row_v4_b512_c1", 7.0));
+    db->put_trial(trial(new_run, run.env.key(), "softmax_f32_block_row_vec4_threads512_chunks1", 7.0));
     results::export_results(*db, "softmax", (dir / "results").string());
   }
   const auto files = results::read_results((dir / "results").string());
@@ -65,7 +65,7 @@ TEST(export_results, keeps_the_newest_environment_of_each_problem) {
   // the old environment, kept.
   ASSERT_EQ(files[0].trials.size(), 2u);
   for (const auto& t : files[0].trials) {
-    EXPECT_EQ(t.instance, "softmax_f32_block_row_v4_b512_c1");
+    EXPECT_EQ(t.instance, "softmax_f32_block_row_vec4_threads512_chunks1");
     EXPECT_DOUBLE_EQ(t.median_us, t.problem == "softmax_f32_8x1024" ? 7.0 : 9.0) << t.problem;
   }
   EXPECT_EQ(files[0].runs.size(), 2u);
@@ -101,7 +101,8 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
   const auto dir = fs::temp_directory_path() / ("cuop-export-update-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const std::string a = "softmax_f32_block_row_v4_b256_c1", b = "softmax_f32_block_row_v4_b512_c1";
+  const std::string a = "softmax_f32_block_row_vec4_threads256_chunks1",
+                    b = "softmax_f32_block_row_vec4_threads512_chunks1";
   export_run(dir, "old.db", "13.0", {{a, 5.0, 8}, {b, 6.0, 8}, {a, 9.0, 16}, {a, 20.0, 32}}, false);
   // 16 rows measured again (one configuration now), 64 rows new.
   export_run(dir, "new.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, true);

@@ -129,8 +129,8 @@ std::string suite(const scratch& s) {
   return s / "suite.yaml";
 }
 
-const std::string x = "softmax_f32_block_row_v4_b128_c8";
-const std::string y = "softmax_f32_block_row_v4_b256_c4";
+const std::string x = "softmax_f32_block_row_vec4_threads128_chunks8";
+const std::string y = "softmax_f32_block_row_vec4_threads256_chunks4";
 
 }  // namespace
 

@@ -30,7 +30,7 @@ result_trial trial(int m, int n, int k, const std::string& family, std::map<std:
 
 const std::map<std::string, long long> skinny = {
     {"block_n", 8}, {"threads", 256}, {"m_tile", 1}, {"k_chunk", 32}, {"split_k", 1}};
-const char* skinny_name = "gemm_bf16_bf16_col_skinny_n8_t256_m1_kc32_sk1";
+const char* skinny_name = "gemm_bf16_bf16_col_skinny_blockn8_threads256_mtile1_kchunk32_splitk1";
 const char* lt_name = "gemm_bf16_cublaslt_lt_a66_t23_s35_k1_r0_w0_c4_i0_cl3";
 
 result_file h200_results() {

@@ -67,18 +67,18 @@ TEST(gemm_family, names_round_trip) {
 
 TEST(gemm_family, instance_and_template_names) {
   kg::gemm_config c = mma_128();
-  EXPECT_EQ(kg::instance_name(c), "gemm_bf16_f32_col_mma_m128_n128_k32_wm64_wn64_s4_g8_sk1");
+  EXPECT_EQ(kg::instance_name(c), "gemm_bf16_f32_col_mma_block128x128x32_warp64x64_stages4_groupm8_splitk1");
   EXPECT_EQ(kg::template_name(c),
             "cuop::kernels::gemm::mma<__nv_bfloat16, float, true, 128, 128, 32, 64, 64, 4, 8, 1>");
   c.in = dtype::f16;
   c.out = dtype::f16;
   c.b = kg::b_layout::row;
   c.split_k = 3;
-  EXPECT_EQ(kg::instance_name(c), "gemm_f16_f16_row_mma_m128_n128_k32_wm64_wn64_s4_g8_sk3");
+  EXPECT_EQ(kg::instance_name(c), "gemm_f16_f16_row_mma_block128x128x32_warp64x64_stages4_groupm8_splitk3");
   EXPECT_EQ(kg::template_name(c), "cuop::kernels::gemm::mma<__half, __half, false, 128, 128, 32, 64, 64, 4, 8, 3>");
 
   const kg::gemm_config s = skinny_64();
-  EXPECT_EQ(kg::instance_name(s), "gemm_bf16_f32_col_skinny_n64_t256_m8_kc64_sk4");
+  EXPECT_EQ(kg::instance_name(s), "gemm_bf16_f32_col_skinny_blockn64_threads256_mtile8_kchunk64_splitk4");
   EXPECT_EQ(kg::template_name(s), "cuop::kernels::gemm::skinny<__nv_bfloat16, float, true, 64, 256, 8, 64, 4>");
 }
 
@@ -254,10 +254,10 @@ TEST(gemm_family, mma_pack) {
   EXPECT_TRUE(kg::optional_param_names(kg::family::skinny).empty());
   kg::gemm_config c = mma_128();
   const std::string plain = kg::instance_name(c);
-  EXPECT_FALSE(contains(plain, "_pk"));
+  EXPECT_FALSE(contains(plain, "_pack"));
   ASSERT_TRUE(kg::set_param(c, "pack", 1));
   EXPECT_EQ(kg::get_param(c, "pack"), 1);
-  EXPECT_EQ(kg::instance_name(c), plain + "_pk1");
+  EXPECT_EQ(kg::instance_name(c), plain + "_pack1");
   EXPECT_EQ(kg::template_name(c), kg::template_name(mma_128()));  // the same kernel
   kg::gemm_config s = skinny_64();
   EXPECT_FALSE(kg::set_param(s, "pack", 1));

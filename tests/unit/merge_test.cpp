@@ -83,7 +83,7 @@ TEST(shard, every_configuration_is_in_exactly_one_shard) {
   for (int n : {1, 2, 3, 7}) {
     std::vector<int> sizes(static_cast<std::size_t>(n));
     for (int i = 0; i < 500; ++i) {
-      const auto instance = "softmax_f32_block_row_v4_b" + std::to_string(i);
+      const auto instance = "softmax_f32_block_row_vec4_threads" + std::to_string(i);
       int owners = 0;
       for (int k = 1; k <= n; ++k)
         if (runner::parse_shard(std::to_string(k) + "/" + std::to_string(n)).owns(instance)) {

@@ -118,20 +118,33 @@ TEST(model_fit, a_candidate_that_loses_where_validation_chose_it_is_not_trusted)
 TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
   namespace ks = kernels::softmax;
   // Short rows: the region sweep's winners (configs/regions/softmax-short-rows.yaml).
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 2)), "softmax_f16_warp_row_v2_t1_r256_c1_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 7)), "softmax_bf16_warp_row_v8_t1_r256_c1_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 10)), "softmax_f16_warp_row_v2_t2_r128_c4_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 22)), "softmax_bf16_warp_row_v2_t4_r64_c4_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 66)), "softmax_f16_warp_row_v4_t4_r64_c8_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 165)), "softmax_bf16_warp_row_v8_t4_r64_c8_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 60)), "softmax_f32_warp_row_v4_t8_r32_c2_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 77)), "softmax_f32_warp_row_v4_t8_r32_c4_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 1)), "softmax_f32_warp_row_v1_t1_r256_c1_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 300)), "softmax_f16_warp_row_v8_t16_r16_c4_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 4096)), "softmax_f32_block_row_v4_b256_c4_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 32000)), "softmax_bf16_block_row_v8_b1024_c4_p0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 262144)), "softmax_f32_split_row_v4_b512_c4");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 1LL << 22)), "softmax_f32_split_row_v4_b1024_c8");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 2)),
+            "softmax_f16_warp_row_vec2_rowthreads1_blockrows256_chunks1_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 7)),
+            "softmax_bf16_warp_row_vec8_rowthreads1_blockrows256_chunks1_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 10)),
+            "softmax_f16_warp_row_vec2_rowthreads2_blockrows128_chunks4_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 22)),
+            "softmax_bf16_warp_row_vec2_rowthreads4_blockrows64_chunks4_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 66)),
+            "softmax_f16_warp_row_vec4_rowthreads4_blockrows64_chunks8_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 165)),
+            "softmax_bf16_warp_row_vec8_rowthreads4_blockrows64_chunks8_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 60)),
+            "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks2_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 77)),
+            "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks4_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 1)),
+            "softmax_f32_warp_row_vec1_rowthreads1_blockrows256_chunks1_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 300)),
+            "softmax_f16_warp_row_vec8_rowthreads16_blockrows16_chunks4_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 4096)),
+            "softmax_f32_block_row_vec4_threads256_chunks4_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 32000)),
+            "softmax_bf16_block_row_vec8_threads1024_chunks4_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 262144)), "softmax_f32_split_row_vec4_threads512_chunks4");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 1LL << 22)),
+            "softmax_f32_split_row_vec4_threads1024_chunks8");
   for (const dtype t : {dtype::f32, dtype::f16, dtype::bf16}) {
     const auto all = ks::default_configs(t);
     for (long long cols = 1; cols <= (1LL << 23); cols = cols * 3 / 2 + 1) {

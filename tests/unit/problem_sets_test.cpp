@@ -19,7 +19,7 @@ using cuop::test::error_of;
 const std::string block_row = "candidates: [{family: block_row, params: {vec: 1, block_threads: 32, chunks: 1}}]\n";
 const std::string depthwise =
     "candidates: [{family: depthwise, params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, tile_w: 8, ph: 1, pw: 2, "
-    "stage: 1}}]\n";
+    "algo: smem}}]\n";
 const std::string mma =
     "candidates: [{family: mma, params: {block_m: 128, block_n: 128, block_k: 32, warp_m: 64, warp_n: 64, stages: 3, "
     "group_m: 8, split_k: 1}}]\n";
@@ -93,13 +93,13 @@ TEST(problem_sets, gemm_grid) {
 
 // Named values (layout) by name, dimensions with a fallback left out.
 TEST(problem_sets, conv2d_grid_names_and_fallbacks) {
-  EXPECT_EQ(
-      keys_of(sweep("conv2d",
-                    "  - grid: {n: 1, h: 14, w: 14, c: 64, k: 64, r: [3, 5], s: 3, groups: 64, layout: [nhwc, "
-                    "nchw], dtype: f16}\n")),
-      (std::vector<std::string>{
-          "conv2d_f16_nhwc_1x14x14x64_k64_r3x3_s1_p0_d1_g64", "conv2d_f16_nchw_1x14x14x64_k64_r3x3_s1_p0_d1_g64",
-          "conv2d_f16_nhwc_1x14x14x64_k64_r5x3_s1_p0_d1_g64", "conv2d_f16_nchw_1x14x14x64_k64_r5x3_s1_p0_d1_g64"}));
+  EXPECT_EQ(keys_of(sweep("conv2d",
+                          "  - grid: {n: 1, h: 14, w: 14, c: 64, k: 64, r: [3, 5], s: 3, groups: 64, layout: [nhwc, "
+                          "nchw], dtype: f16}\n")),
+            (std::vector<std::string>{"conv2d_f16_nhwc_1x14x14x64_k64_filter3x3_stride1_pad0_dil1_groups64",
+                                      "conv2d_f16_nchw_1x14x14x64_k64_filter3x3_stride1_pad0_dil1_groups64",
+                                      "conv2d_f16_nhwc_1x14x14x64_k64_filter5x3_stride1_pad0_dil1_groups64",
+                                      "conv2d_f16_nchw_1x14x14x64_k64_filter5x3_stride1_pad0_dil1_groups64"}));
 }
 
 TEST(problem_sets, grid_where_keeps_the_problems_it_holds_for) {
@@ -135,16 +135,18 @@ TEST(problem_sets, sample_is_pinned_for_a_seed) {
 
 // conv2d: a uniform stride, named layouts drawn, fallbacks, and `dtypes` crossing each draw.
 TEST(problem_sets, conv2d_sample_is_pinned_for_a_seed) {
-  EXPECT_EQ(
-      keys_of(sweep("conv2d",
-                    "  - sample: {count: 4, seed: 11, n: 1, h: {choice: [56, 28, 14]}, w: 28, c: {log_uniform: "
-                    "[16, 1024]}, k: 64, r: [1, 3], s: 3, stride: {uniform: [1, 2]}, layout: {choice: [nhwc, "
-                    "nchw]}, dtypes: [f16, bf16]}\n")),
-      (std::vector<std::string>{
-          "conv2d_f16_nhwc_1x28x28x189_k64_r3x3_s1_p0_d1_g1", "conv2d_bf16_nhwc_1x28x28x189_k64_r3x3_s1_p0_d1_g1",
-          "conv2d_f16_nchw_1x56x28x54_k64_r3x3_s2_p0_d1_g1", "conv2d_bf16_nchw_1x56x28x54_k64_r3x3_s2_p0_d1_g1",
-          "conv2d_f16_nhwc_1x56x28x358_k64_r3x3_s1_p0_d1_g1", "conv2d_bf16_nhwc_1x56x28x358_k64_r3x3_s1_p0_d1_g1",
-          "conv2d_f16_nchw_1x14x28x549_k64_r1x3_s2_p0_d1_g1", "conv2d_bf16_nchw_1x14x28x549_k64_r1x3_s2_p0_d1_g1"}));
+  EXPECT_EQ(keys_of(sweep("conv2d",
+                          "  - sample: {count: 4, seed: 11, n: 1, h: {choice: [56, 28, 14]}, w: 28, c: {log_uniform: "
+                          "[16, 1024]}, k: 64, r: [1, 3], s: 3, stride: {uniform: [1, 2]}, layout: {choice: [nhwc, "
+                          "nchw]}, dtypes: [f16, bf16]}\n")),
+            (std::vector<std::string>{"conv2d_f16_nhwc_1x28x28x189_k64_filter3x3_stride1_pad0_dil1_groups1",
+                                      "conv2d_bf16_nhwc_1x28x28x189_k64_filter3x3_stride1_pad0_dil1_groups1",
+                                      "conv2d_f16_nchw_1x56x28x54_k64_filter3x3_stride2_pad0_dil1_groups1",
+                                      "conv2d_bf16_nchw_1x56x28x54_k64_filter3x3_stride2_pad0_dil1_groups1",
+                                      "conv2d_f16_nhwc_1x56x28x358_k64_filter3x3_stride1_pad0_dil1_groups1",
+                                      "conv2d_bf16_nhwc_1x56x28x358_k64_filter3x3_stride1_pad0_dil1_groups1",
+                                      "conv2d_f16_nchw_1x14x28x549_k64_filter1x3_stride2_pad0_dil1_groups1",
+                                      "conv2d_bf16_nchw_1x14x28x549_k64_filter1x3_stride2_pad0_dil1_groups1"}));
 }
 
 // A sample's problems are distinct, within the laws' bounds, and satisfy `where`; duplicates and

@@ -36,7 +36,7 @@ ks::device_limits limits(int sm, int sm_count, long long resident_blocks) {
 
 TEST(softmax_family, cluster_row_names_and_parameters) {
   const auto c = cluster_cfg(dtype::f32, 4, 512, 8, 8);
-  EXPECT_EQ(ks::instance_name(c), "softmax_f32_cluster_row_v4_b512_c8_k8");
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_cluster_row_vec4_threads512_chunks8_cluster8");
   EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::cluster_row<float, 4, 512, 8, 8>");
   EXPECT_EQ(ks::header_of(ks::family::cluster_row), "cuop/kernels/softmax/cluster_row.cuh");
   EXPECT_EQ(ks::param_names(ks::family::cluster_row),
@@ -125,7 +125,7 @@ TEST(softmax_family, other_families_launch_without_clusters) {
   c.fam = ks::family::block_row;
   ASSERT_EQ(ks::plan_launch(c, 1024, 16384, dev, p), "");
   EXPECT_EQ(p.cluster_x, 1u);
-  EXPECT_EQ(ks::instance_name(c), "softmax_f32_block_row_v4_b512_c8");
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_block_row_vec4_threads512_chunks8");
 }
 
 // persistent = 0 launches one block per row group instead of capping the grid at the resident
@@ -136,13 +136,13 @@ TEST(softmax_family, persistent_0_is_one_block_per_row_group_and_named_apart) {
   ks::launch_plan p;
   ASSERT_EQ(ks::plan_launch(c, 8192, 8192, dev, p), "");
   EXPECT_EQ(p.grid_x, 528u);
-  EXPECT_EQ(ks::instance_name(c), "softmax_bf16_block_row_v8_b256_c4");
+  EXPECT_EQ(ks::instance_name(c), "softmax_bf16_block_row_vec8_threads256_chunks4");
   EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::block_row<__nv_bfloat16, 8, 256, 4>");
   ASSERT_TRUE(ks::set_param(c, "persistent", 0));
   EXPECT_EQ(ks::check_config(c), "");
   ASSERT_EQ(ks::plan_launch(c, 8192, 8192, dev, p), "");
   EXPECT_EQ(p.grid_x, 8192u);
-  EXPECT_EQ(ks::instance_name(c), "softmax_bf16_block_row_v8_b256_c4_p0");
+  EXPECT_EQ(ks::instance_name(c), "softmax_bf16_block_row_vec8_threads256_chunks4_persistent0");
   EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::block_row<__nv_bfloat16, 8, 256, 4, 0>");
 
   c.fam = ks::family::warp_row;
@@ -177,7 +177,7 @@ TEST(softmax_family, smem_chunks_extend_a_block_row_into_shared_memory) {
   EXPECT_EQ(ks::check_config(c), "");
   EXPECT_EQ(ks::cols_per_owner(c), 65536);
   EXPECT_EQ(ks::dynamic_smem_bytes(c), 10 * 1024 * 16);
-  EXPECT_EQ(ks::instance_name(c), "softmax_f32_block_row_v4_b1024_c6_p0_s10");
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_block_row_vec4_threads1024_chunks6_persistent0_smemchunks10");
   EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::block_row<float, 4, 1024, 6, 0, 10>");
 
   ks::device_limits dev = limits(90, 132, 132);
@@ -240,7 +240,7 @@ TEST(softmax_family, split_row_persistent_0_is_one_block_per_row_segment) {
   ASSERT_TRUE(ks::set_param(c, "smem_chunks", 10));
   EXPECT_EQ(ks::check_config(c), "");
   EXPECT_EQ(ks::cols_per_owner(c), 32768);
-  EXPECT_EQ(ks::instance_name(c), "softmax_f32_split_row_v4_b512_c6_p0_s10");
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_split_row_vec4_threads512_chunks6_persistent0_smemchunks10");
   EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::split_row<float, 4, 512, 6, 0, 10>");
   ks::device_limits dev = limits(90, 132, 264);
   dev.max_smem_per_block = 232448;
@@ -262,7 +262,7 @@ TEST(softmax_family, split_row_persistent_0_is_one_block_per_row_segment) {
   ASSERT_EQ(ks::plan_launch(c, 256, 262144, dev, p), "");
   EXPECT_TRUE(p.cooperative);
   EXPECT_EQ(p.smem_bytes, 0u);
-  EXPECT_EQ(ks::instance_name(c), "softmax_f32_split_row_v4_b512_c6");
+  EXPECT_EQ(ks::instance_name(c), "softmax_f32_split_row_vec4_threads512_chunks6");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "tuner/catalog/catalog.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
+#include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace {
@@ -258,7 +259,7 @@ TEST(spec, conv2d_problems_take_defaults_zero_padding_and_a_named_layout) {
       "  - {n: 32, h: 56, w: 56, c: 128, k: 128, r: 7, s: 7, pad: 3, groups: 128}\n"
       "  - {n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, stride: 2, groups: 16, layout: nchw}\n"
       "candidates: [{family: depthwise, params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, "
-      "tile_w: 8, ph: 1, pw: 2, stage: 1}}]\n";
+      "tile_w: 8, ph: 1, pw: 2, algo: smem}}]\n";
   const auto sw = parse(text, "c.yaml");
   ASSERT_EQ(sw.problems.size(), 2u);
   const auto& a = sw.problems[0].dims;
@@ -266,18 +267,18 @@ TEST(spec, conv2d_problems_take_defaults_zero_padding_and_a_named_layout) {
   EXPECT_EQ(a.at("dilation"), 1);
   EXPECT_EQ(a.at("pad"), 3);
   EXPECT_EQ(a.at("layout"), 0);
-  EXPECT_EQ(sw.problems[0].key("conv2d"), "conv2d_f16_nhwc_32x56x56x128_k128_r7x7_s1_p3_d1_g128");
+  EXPECT_EQ(sw.problems[0].key("conv2d"), "conv2d_f16_nhwc_32x56x56x128_k128_filter7x7_stride1_pad3_dil1_groups128");
   const auto& b = sw.problems[1].dims;
   EXPECT_EQ(b.at("pad"), 0);
   EXPECT_EQ(b.at("layout"), 1);
-  EXPECT_EQ(sw.problems[1].key("conv2d"), "conv2d_f16_nchw_1x8x8x16_k16_r3x3_s2_p0_d1_g16");
+  EXPECT_EQ(sw.problems[1].key("conv2d"), "conv2d_f16_nchw_1x8x8x16_k16_filter3x3_stride2_pad0_dil1_groups16");
 }
 
 TEST(spec, conv2d_dimension_errors_name_the_place) {
   const auto with = [](const std::string& problem) {
     return "op: conv2d\ndtypes: [f16]\nproblems:\n  - " + problem +
            "\ncandidates: [{family: depthwise, params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, "
-           "tile_w: 8, ph: 1, pw: 2, stage: 1}}]\n";
+           "tile_w: 8, ph: 1, pw: 2, algo: smem}}]\n";
   };
   EXPECT_EQ(error_of([&] { parse(with("{n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, layout: nhcw}"), "c.yaml"); }),
             "c.yaml:4:58: unknown layout \"nhcw\" (did you mean \"nhwc\"?)");
@@ -306,3 +307,32 @@ TEST(registry, conv2d_dims_and_families) {
 }
 
 }  // namespace
+
+// Depthwise's algo has named values: written by name (one or a list), stored as the index of the
+// name, and its names stand for those values in constraints. Numbers, ranges and unknown names
+// are refused, naming the place.
+TEST(spec, a_named_parameter_is_written_by_name_and_stored_as_its_index) {
+  const auto with = [](const std::string& algo, const std::string& constraints = "") {
+    return "op: conv2d\ndtypes: [f16]\nproblems:\n  - {n: 1, h: 8, w: 8, c: 16, k: 16, r: 3, s: 3, groups: 16}\n"
+           "candidates: [{family: depthwise, params: {vec: 8, cvecs: 1, block_c: 16, tile_h: 4, tile_w: 8, ph: 1, "
+           "pw: 2, algo: " +
+           algo + "}" + constraints + "}]\n";
+  };
+  const auto sw = parse(with("[direct, smem_f32, mma_seg]", ", constraints: [\"algo != smem_f32\"]"), "c.yaml");
+  ASSERT_EQ(sw.candidates.size(), 1u);
+  const auto& algo = sw.candidates[0].params.back();
+  EXPECT_EQ(algo.name, "algo");
+  EXPECT_EQ(algo.values, (std::vector<std::int64_t>{0, 2, 5}));
+  std::vector<std::int64_t> accepted;
+  for (const auto& v : cuop::space::enumerate(sw, sw.problems[0]))
+    if (v.accepted) accepted.push_back(v.config.params.back().second);
+  EXPECT_EQ(accepted, (std::vector<std::int64_t>{0, 5}));
+
+  const auto error = [&](const std::string& algo) { return error_of([&] { parse(with(algo), "c.yaml"); }); };
+  EXPECT_NE(error("smem2").find(": unknown algo \"smem2\" (did you mean \"smem\"?)"), std::string::npos);
+  EXPECT_NE(error("1").find(": unknown algo \"1\" (expected one of: direct, smem, smem_f32, mma, mma_tma, mma_seg)"),
+            std::string::npos);
+  EXPECT_NE(error("{range: [0, 2]}").find(": expected a name or a list of names for parameter \"algo\""),
+            std::string::npos);
+  EXPECT_NE(error("[smem, smem]").find(": duplicate value \"smem\" for parameter \"algo\""), std::string::npos);
+}

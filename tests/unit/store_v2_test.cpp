@@ -219,7 +219,7 @@ TEST_F(store_v2, measurement_fields_round_trip) {
   run.mode = "measure";
   run.state = "running";
   const auto id = db->begin_run(run);
-  auto t = make_trial(id, "env1", "8", "softmax_f32_block_row_v4_b256_c1", 3.0);
+  auto t = make_trial(id, "env1", "8", "softmax_f32_block_row_vec4_threads256_chunks1", 3.0);
   t.sample_clock_mhz = {1980, 1965, 1980};
   t.warmup_ms = 41.25;
   t.warmup_capped = true;
@@ -258,10 +258,11 @@ TEST_F(store_v2, the_batch_survives_export_and_loading_for_compare) {
   run.env.gpu_name = "NVIDIA H200";
   run.env.cc = 90;
   const auto id = db->begin_run(run);
-  auto batched = make_trial(id, run.env.key(), "8", "softmax_f32_block_row_v4_b256_c1", 3.0);
+  auto batched = make_trial(id, run.env.key(), "8", "softmax_f32_block_row_vec4_threads256_chunks1", 3.0);
   batched.batch = 241;
   db->put_trial(batched);
-  db->put_trial(make_trial(id, run.env.key(), "16", "softmax_f32_block_row_v4_b256_c1", 5.0));  // single launches
+  db->put_trial(
+      make_trial(id, run.env.key(), "16", "softmax_f32_block_row_vec4_threads256_chunks1", 5.0));  // single launches
   db->finish_run(id, "finished");
   const auto dir = std::filesystem::path(m_path).parent_path() / "exported";
   const auto files = cuop::results::export_results(*db, "softmax", dir.string());
@@ -282,7 +283,8 @@ TEST_F(store_v2, the_batch_survives_export_and_loading_for_compare) {
 }
 
 TEST_F(store_v2, trials_of_invalid_runs_are_not_trusted) {
-  const std::string k_slow = "softmax_f32_block_row_v4_b128_c1", k_fast = "softmax_f32_block_row_v4_b512_c1";
+  const std::string k_slow = "softmax_f32_block_row_vec4_threads128_chunks1",
+                    k_fast = "softmax_f32_block_row_vec4_threads512_chunks1";
   auto db = database::open(m_path, open_mode::read_write);
   run_info run;
   run.op = "softmax";

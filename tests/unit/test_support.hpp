@@ -14,11 +14,12 @@
 namespace cuop::test {
 
 // The stored parameters of a softmax block_row instance named as the library names it
-// ("softmax_f32_block_row_v4_b256_c1": vec, block_threads, chunks): exported results must agree
+// ("softmax_f32_block_row_vec4_threads256_chunks1": vec, block_threads, chunks): exported results must agree
 // with their names (tuner/results/results_schema.hpp), so a test's trial takes them from its name.
 inline std::string block_row_params(const std::string& instance) {
   std::smatch m;
-  if (!std::regex_match(instance, m, std::regex("softmax_[a-z0-9]+_block_row_v([0-9]+)_b([0-9]+)_c([0-9]+)"))) {
+  if (!std::regex_match(instance, m,
+                        std::regex("softmax_[a-z0-9]+_block_row_vec([0-9]+)_threads([0-9]+)_chunks([0-9]+)"))) {
     ADD_FAILURE() << instance << " is not a block_row instance name";
     return "{}";
   }

@@ -344,26 +344,27 @@ TEST(transfer, knowledge_plans_a_problem_from_what_its_neighbours_measured) {
   EXPECT_EQ(k.order(), (std::vector<std::size_t>{0, 1}));  // 8 rows before 64
   store::trial_record t;
   t.problem = {"softmax_f32_8x1024", "softmax", "f32", R"({"cols":1024,"rows":8})", 65536};
-  t.config.instance = "softmax_f32_block_row_v4_b128_c2_p0";
+  t.config.instance = "softmax_f32_block_row_vec4_threads128_chunks2_persistent0";
   t.status = "ok";
   t.median_us = 3;
   t.ci_lo_us = 2.9;
   t.ci_hi_us = 3.1;
   k.add(t);
   t.status = "wrong_answer";  // not verified: nothing to suggest
-  t.config.instance = "softmax_f32_block_row_v4_b256_c2_p0";
+  t.config.instance = "softmax_f32_block_row_vec4_threads256_chunks2_persistent0";
   k.add(t);
   EXPECT_EQ(k.known_problems(), 1u);
   // The default rule's configuration for 1024 f32 columns (block_row, 256 threads, 1 chunk) first,
   // then the neighbour's winner.
-  const std::string baseline = "softmax_f32_block_row_v4_b256_c1_p0";
-  const std::vector<std::string> fresh = {"softmax_f32_block_row_v4_b128_c2_p0", "softmax_f32_block_row_v4_b256_c2_p0",
-                                          "softmax_f32_block_row_v4_b128_c1_p0", baseline};
+  const std::string baseline = "softmax_f32_block_row_vec4_threads256_chunks1_persistent0";
+  const std::vector<std::string> fresh = {"softmax_f32_block_row_vec4_threads128_chunks2_persistent0",
+                                          "softmax_f32_block_row_vec4_threads256_chunks2_persistent0",
+                                          "softmax_f32_block_row_vec4_threads128_chunks1_persistent0", baseline};
   const auto plan = k.plan(1, fresh, {});
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_EQ(plan[0].instance, baseline);
   EXPECT_EQ(plan[0].reason, pick_reason::baseline);
-  EXPECT_EQ(plan[1].instance, "softmax_f32_block_row_v4_b128_c2_p0");
+  EXPECT_EQ(plan[1].instance, "softmax_f32_block_row_vec4_threads128_chunks2_persistent0");
   EXPECT_EQ(plan[1].reason, pick_reason::neighbour);
   EXPECT_EQ(plan[1].from, "softmax_f32_8x1024");
   // Resumed with the baseline measured already: one more, the neighbour's winner.
@@ -371,5 +372,5 @@ TEST(transfer, knowledge_plans_a_problem_from_what_its_neighbours_measured) {
   const std::vector<std::string> before = {baseline};
   const auto resumed = k.plan(1, rest, before);
   ASSERT_EQ(resumed.size(), 1u);
-  EXPECT_EQ(resumed[0].instance, "softmax_f32_block_row_v4_b128_c2_p0");
+  EXPECT_EQ(resumed[0].instance, "softmax_f32_block_row_vec4_threads128_chunks2_persistent0");
 }

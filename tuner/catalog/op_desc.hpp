@@ -28,6 +28,9 @@ struct family_desc {
   // Our kernels: the headers that define the family's kernels (their sources, with what they
   // include, are what a measurement of the family was made on). Empty for library back ends.
   std::vector<std::string> headers = {};
+  // Parameters with named values (depthwise's algo): written by name in sweep files and constraints,
+  // stored as the index of the name, as dim_desc::choices.
+  std::map<std::string, std::vector<std::string>> choices = {};
 };
 
 // One dimension of an op's problems. Values are integers; a dimension with named choices (a

@@ -14,6 +14,7 @@
 #include "tuner/core/files.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/results/current_trials.hpp"
+#include "tuner/results/results_aliases.hpp"
 #include "tuner/results/results_schema.hpp"
 #include "tuner/results/results_update.hpp"
 
@@ -143,6 +144,7 @@ result_file parse_results(const std::string& text, const std::string& path) {
   } catch (const std::exception& e) {
     throw error(fmt::format("{}: not a results file: {}", core::printable(path), e.what()));
   }
+  upgrade_result_keys(j, path);  // files written before issue 38's renames
   if (auto report = schema_errors(j, text, path); report.total > 0)
     throw error_list(std::move(report.messages), report.total, core::printable(path));
   // Valid: every field below has its type and range.

@@ -61,7 +61,34 @@ std::vector<std::int64_t> bounds(const yaml_reader& r, const YAML::Node& n, cons
   return out;
 }
 
+// A parameter with named values (family_desc::choices): a name or a list of names, each stored as
+// its index.
+param_space parse_named_param(const yaml_reader& r, const entry& e, const std::vector<std::string>& names) {
+  param_space ps;
+  ps.name = e.key;
+  ps.where = r.where(e.value);
+  ps.choices = names;
+  const std::string what = "parameter " + core::quoted(e.key);
+  std::set<std::int64_t> seen;
+  const auto add = [&](const YAML::Node& n) {
+    const std::string v = r.string(n, what);
+    const auto at = std::find(names.begin(), names.end(), v);
+    if (at == names.end()) r.fail(n, "unknown " + e.key + " " + core::quoted(v) + suggest_suffix(v, names));
+    const auto index = static_cast<std::int64_t>(at - names.begin());
+    if (!seen.insert(index).second)
+      r.fail(n, "duplicate value " + core::quoted(v) + " for parameter " + core::quoted(e.key));
+    ps.values.push_back(index);
+  };
+  if (e.value.IsScalar()) add(e.value);
+  else if (e.value.IsSequence())
+    for (const auto& item : r.list(e.value, what)) add(item);
+  else r.fail(e.value, "expected a name or a list of names for " + what + ", got " + r.describe(e.value));
+  return ps;
+}
+
 param_space parse_param(const yaml_reader& r, const entry& e, const catalog::family_desc& fam) {
+  if (const auto named = fam.choices.find(e.key); named != fam.choices.end())
+    return parse_named_param(r, e, named->second);
   const value_limits l = limits_of(fam);
   param_space ps;
   ps.name = e.key;

@@ -200,6 +200,9 @@ constraint_set::constraint_set(const candidate& cand, const std::vector<constrai
       parser->DefineFun("atan2", watched_atan2, false);
       parser->AddValIdent(huge_number);
       for (std::size_t s = 0; s < m_symbols.size(); ++s) parser->DefineVar(m_symbols[s], &m_values[s]);
+      // A named parameter's names stand for their values: "algo == smem_f32".
+      for (const auto& p : cand.params)
+        for (std::size_t v = 0; v < p.choices.size(); ++v) parser->DefineConst(p.choices[v], static_cast<double>(v));
       t_huge_number.clear();
       parser->SetExpr(c.expr);
       // GetUsedVar parses with undefined names allowed and lists them with a null address.

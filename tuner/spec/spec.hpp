@@ -23,6 +23,7 @@ struct param_space {
   std::string name;
   std::vector<std::int64_t> values;  // expanded from a list, {range: [lo, hi, step]} or {pow2: [lo, hi]}
   location where;
+  std::vector<std::string> choices = {};  // a named parameter's names (values are their indexes)
 };
 
 struct constraint {

@@ -9,12 +9,13 @@
 namespace cuop::store::detail {
 
 std::span<const migration> migrations() {
-  static constexpr std::array<migration, 5> steps{{
+  static constexpr std::array<migration, 6> steps{{
       {1, schema_v1_sql},
       {2, schema_v2_sql},
       {3, schema_v3_sql},
       {4, schema_v4_sql},
       {5, schema_v5_sql},
+      {6, schema_v6_sql, rename_keys_v6},
   }};
   static_assert(steps.back().to_version == schema_version, "one migration step per version");
   return steps;
@@ -34,6 +35,7 @@ void migrate(connection& c) {
     transaction tx(c, what);
     if (read_user_version(c) >= m.to_version) continue;  // another process got here first
     c.exec(m.sql, what);
+    if (m.rewrite) m.rewrite(c);
     // PRAGMA takes no bound parameters; the version is our own constant, not an input value.
     c.exec("PRAGMA user_version = " + std::to_string(m.to_version), what);
     tx.commit();

@@ -1,5 +1,5 @@
 // Schema migrations: an ordered list of steps, step i taking user_version i-1 to i. Adding schema
-// version 3 means appending one entry (and bumping store::schema_version).
+// version N means appending one entry (and bumping store::schema_version).
 #pragma once
 
 #include <span>
@@ -13,10 +13,15 @@ extern const char schema_v2_sql[];
 extern const char schema_v3_sql[];
 extern const char schema_v4_sql[];
 extern const char schema_v5_sql[];
+extern const char schema_v6_sql[];
+
+// Version 6 rewrites values (keys of issue 38) in C++ after its SQL: schema_v6.cpp.
+void rename_keys_v6(connection& c);
 
 struct migration {
-  int to_version;   // user_version after this step
-  const char* sql;  // schema statements only, never values
+  int to_version;                          // user_version after this step
+  const char* sql;                         // schema statements only, never values
+  void (*rewrite)(connection&) = nullptr;  // then rows rewritten in C++, in the same transaction
 };
 
 std::span<const migration> migrations();

@@ -11,7 +11,7 @@
 
 namespace cuop::store {
 
-inline constexpr int schema_version = 5;              // PRAGMA user_version; migrations in migrations.cpp
+inline constexpr int schema_version = 6;              // PRAGMA user_version; migrations in migrations.cpp
 inline constexpr int default_busy_timeout_ms = 5000;  // wait this long for another writer
 
 // Now, as ISO 8601 UTC: "2026-11-30T13:05:00Z".

@@ -32,7 +32,7 @@ status softmax(const softmax_problem& p, const void* in, void* out, cudaStream_t
 
 // What dispatch chooses for `p` on the current device, for logs, tests and benchmarks.
 struct softmax_choice {
-  const char* instance = nullptr;  // e.g. "softmax_f16_warp_row_v8_t32_r4_c1"
+  const char* instance = nullptr;  // e.g. "softmax_f16_warp_row_vec8_rowthreads32_blockrows4_chunks1"
   const char* source = nullptr;    // "tuned", "nearest-arch" or "default"
   const char* gpu = nullptr;       // GPU the choice was measured on ("" for defaults)
   bool same_gpu = false;           // measured on a GPU with this device's name

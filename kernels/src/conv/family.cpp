@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "cuop/detail/memory_ranges.hpp"
+#include "cuop/kernels/conv/depthwise_geometry.hpp"
 
 namespace cuop::kernels::conv {
 
@@ -23,37 +24,22 @@ constexpr long long max_smem_any_target = 227 * 1024;
 // 255 registers can hold them with the inputs and taps in flight.
 constexpr long long max_accumulators = 192;
 
-// Stages 3 and 4 compute on tensor cores (depthwise_mma.cuh); 4 loads its input through TMA.
-// Stage 5 (depthwise_seg.cuh) is a kernel of its own.
-bool mma_stage(const depthwise_config& c) { return c.stage == 3 || c.stage == 4; }
-bool seg_stage(const depthwise_config& c) { return c.stage == 5; }
+using algo = depthwise_algo;
 
-// Stage 5's geometry (depthwise_seg.cuh): segments of ph rows, slot sets of `span` segments x
-// 2 cpairs column tiles (span x cpairs = 8); warps block_c / 4 a slot set. 0 where the tile does
-// not divide.
-struct seg_geometry {
-  long long segs = 0, span = 0, cpairs = 0, sets = 0;
-};
+// mma and mma_tma compute on tensor cores (depthwise_mma.cuh); mma_tma loads its input through
+// TMA. mma_seg (depthwise_seg.cuh) is a kernel of its own.
+bool mma_algo(const depthwise_config& c) { return c.algo == algo::mma || c.algo == algo::mma_tma; }
+bool seg_algo(const depthwise_config& c) { return c.algo == algo::mma_seg; }
+
 seg_geometry seg_geometry_of(const depthwise_config& c) noexcept {
-  seg_geometry gm;
-  if (c.ph < 1 || c.tile_h < c.ph || c.tile_h % c.ph != 0 || c.tile_w < 8 || c.tile_w % 8 != 0) return gm;
-  const long long segs = c.tile_h / c.ph, ctiles = c.tile_w / 8, span = std::min(segs, 8ll);
-  if (8 % span != 0 || segs % span != 0 || ctiles % (2 * (8 / span)) != 0) return gm;
-  gm.segs = segs;
-  gm.span = span;
-  gm.cpairs = 8 / span;
-  gm.sets = segs / span * (ctiles / (2 * gm.cpairs));
-  return gm;
+  return conv::seg_geometry_of(c.r, c.s, c.tile_h, c.tile_w, c.ph, c.block_c);
 }
-// Its shared memory: two boxes ((tile_h + r - 1) x (tile_w + 7) pixels of 2 block_c bytes, then a
-// slack pixel, 1024-byte aligned), the tap pairs, the raw taps, two mbarriers.
-long long seg_smem_bytes(const depthwise_config& c) noexcept {
-  const long long pix = 2ll * c.block_c;
-  const long long box = (static_cast<long long>(c.tile_h) + c.r - 1) * (c.tile_w + 7) * pix;
-  const long long buf = (box + pix + 1023) / 1024 * 1024;
-  const long long raw_offset = 2 * buf + static_cast<long long>(c.block_c) * c.r * 9 * 4;
-  return (raw_offset + static_cast<long long>(c.block_c) * c.r * c.s * 2 + 15) / 16 * 16 + 16;
-}
+
+constexpr std::string_view algo_names[depthwise_algo_count] = {"direct", "smem",    "smem_f32",
+                                                               "mma",    "mma_tma", "mma_seg"};
+
+// "algo mma_seg": the algorithm a message is about.
+std::string algo_of(const depthwise_config& c) { return "algo " + std::string(name_of(c.algo)); }
 
 int* field(depthwise_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
@@ -63,11 +49,28 @@ int* field(depthwise_config& c, std::string_view name) {
   if (name == "tile_w") return &c.tile_w;
   if (name == "ph") return &c.ph;
   if (name == "pw") return &c.pw;
-  if (name == "stage") return &c.stage;
   return nullptr;
 }
 
 }  // namespace
+
+std::string_view name_of(depthwise_algo a) noexcept {
+  const int i = static_cast<int>(a);
+  return i >= 0 && i < depthwise_algo_count ? algo_names[i] : std::string_view();
+}
+
+bool parse_depthwise_algo(std::string_view s, depthwise_algo& out) noexcept {
+  for (int i = 0; i < depthwise_algo_count; ++i)
+    if (s == algo_names[i]) {
+      out = static_cast<depthwise_algo>(i);
+      return true;
+    }
+  return false;
+}
+
+std::vector<std::string_view> depthwise_algo_names() { return {std::begin(algo_names), std::end(algo_names)}; }
+
+bool uses_tma(depthwise_algo a) noexcept { return a == algo::mma_tma || a == algo::mma_seg; }
 
 std::string_view name_of(layout l) noexcept { return l == layout::nhwc ? "nhwc" : "nchw"; }
 
@@ -141,10 +144,15 @@ double conv_bytes(dtype t, const conv_shape& sh) noexcept {
 }
 
 std::vector<std::string_view> depthwise_param_names() {
-  return {"vec", "cvecs", "block_c", "tile_h", "tile_w", "ph", "pw", "stage"};
+  return {"vec", "cvecs", "block_c", "tile_h", "tile_w", "ph", "pw", "algo"};
 }
 
 bool set_param(depthwise_config& c, std::string_view name, long long value) noexcept {
+  if (name == "algo") {
+    if (value < 0 || value >= depthwise_algo_count) return false;
+    c.algo = static_cast<depthwise_algo>(value);
+    return true;
+  }
   int* p = field(c, name);
   if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
   *p = static_cast<int>(value);
@@ -152,29 +160,30 @@ bool set_param(depthwise_config& c, std::string_view name, long long value) noex
 }
 
 long long get_param(const depthwise_config& c, std::string_view name) noexcept {
+  if (name == "algo") return static_cast<long long>(c.algo);
   const int* p = field(const_cast<depthwise_config&>(c), name);
   return p == nullptr ? -1 : *p;
 }
 
 int threads_per_block(const depthwise_config& c) noexcept {
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
-  if (mma_stage(c)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
-  if (seg_stage(c)) return static_cast<int>(32 * (c.block_c / 4) * seg_geometry_of(c).sets);
+  if (mma_algo(c)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
+  if (seg_algo(c)) return static_cast<int>(seg_geometry_of(c).block_threads);
   const long long t = static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
 }
 
 namespace {
 
-// Words of a plane row of stages 3 and 4: an odd number of 16-byte units.
+// Words of a plane row of mma and mma_tma: an odd number of 16-byte units.
 long long mma_row_words(const depthwise_config& c) noexcept {
   const long long xblocks = c.tile_w / 8, chunks = (c.s + 7) / 8;
   return ((xblocks + chunks) % 2 ? xblocks + chunks : xblocks + chunks + 1) * 4;
 }
 
-// Stage 3 (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
+// mma (depthwise_mma.cuh): block_c planes of the patch, rows of an odd number of 16-byte units,
 // the plane padded to 32 / (block_c / 8) words modulo 32 (4 when that is not a multiple of 4),
-// then the block's tap pairs (nine words per channel, tap row and 8-tap chunk). Stage 4: the same,
+// then the block's tap pairs (nine words per channel, tap row and 8-tap chunk). mma_tma: the same,
 // rounded up to 128 bytes, then the TMA copy's mbarrier.
 long long mma_smem_bytes(const depthwise_config& c) noexcept {
   const long long chunks = (c.s + 7) / 8;
@@ -185,108 +194,103 @@ long long mma_smem_bytes(const depthwise_config& c) noexcept {
     while (words % 32 != target) words += 4;
   }
   const long long filter = (static_cast<long long>(c.block_c) * c.r * chunks * 9 * 4 + 15) / 16 * 16;
-  const long long stage3 = static_cast<long long>(c.block_c) * words * 4 + filter;
-  return c.stage == 4 ? (stage3 + 127) / 128 * 128 + 16 : stage3;  // stage 4: then the copy's mbarrier
+  const long long plain = static_cast<long long>(c.block_c) * words * 4 + filter;
+  return c.algo == algo::mma_tma ? (plain + 127) / 128 * 128 + 16 : plain;  // then the copy's mbarrier
 }
 
 }  // namespace
 
-int min_blocks_per_sm(const depthwise_config& c) noexcept {
-  if (!mma_stage(c) && !seg_stage(c)) return 1;
-  constexpr long long smem_per_sm = 228 * 1024, reserved_per_block = 1024;  // sm_90
-  const long long fit = smem_per_sm / (smem_bytes(c) + reserved_per_block);
-  // Stage 5 (depthwise_seg.cuh): within 8 warps an SM when a lane holds more than 64 accumulators
-  // (16 ph: up to 255 registers), else within 12.
-  if (seg_stage(c)) {
-    const long long by_warps = (c.ph > 4 ? 8ll : 12ll) / std::max(1, threads_per_block(c) / 32);
-    return static_cast<int>(std::max(1ll, std::min(fit, by_warps)));
-  }
-  return static_cast<int>(std::clamp(fit, 1ll, 4ll));
+int min_blocks_per_sm(const depthwise_config& c, long long smem_per_sm) noexcept {
+  if (!mma_algo(c) && !seg_algo(c)) return 1;
+  if (smem_per_sm <= 0) smem_per_sm = default_smem_per_sm;
+  if (seg_algo(c)) return static_cast<int>(seg_min_blocks(seg_geometry_of(c), c.ph, smem_per_sm));
+  return static_cast<int>(blocks_for_smem(smem_bytes(c), smem_per_sm, 4));
 }
 
 // The layout of depthwise.cuh's header comment: the filter as f32 [taps][block_c], then one region
-// reused by phase: the raw filter copy, the input patch (stage 1: the dtype, stage 2: f32; nchw pads
+// reused by phase: the raw filter copy, the input patch (smem: the dtype, smem_f32: f32; nchw pads
 // every pixel by one 16-byte chunk) and, for nchw, the f32 output tile ([tile_h * tile_w][block_c + 4]).
 long long smem_bytes(const depthwise_config& c) noexcept {
-  if (mma_stage(c)) return mma_smem_bytes(c);
-  if (seg_stage(c)) return seg_smem_bytes(c);
+  if (mma_algo(c)) return mma_smem_bytes(c);
+  if (seg_algo(c)) return seg_geometry_of(c).smem_bytes;
   const long long elem = static_cast<long long>(size_of(c.t));
   const long long taps = static_cast<long long>(c.r) * c.s;
   const long long filter = taps * c.block_c * 4;
   const long long raw_filter = taps * c.block_c * elem;
-  const long long xsize = c.stage == 2 ? 4 : elem;
+  const long long xsize = c.algo == algo::smem_f32 ? 4 : elem;
   const long long pix = c.block_c + (c.lay == layout::nchw ? 16 / xsize : 0);
-  const long long patch = c.stage ? (static_cast<long long>(c.tile_h - 1) * c.stride + c.r) *
-                                        ((static_cast<long long>(c.tile_w) - 1) * c.stride + c.s) * pix * xsize
-                                  : 0;
+  const long long patch = c.algo != algo::direct
+                              ? (static_cast<long long>(c.tile_h - 1) * c.stride + c.r) *
+                                    ((static_cast<long long>(c.tile_w) - 1) * c.stride + c.s) * pix * xsize
+                              : 0;
   const long long out = c.lay == layout::nchw ? static_cast<long long>(c.tile_h) * c.tile_w * (c.block_c + 4) * 4 : 0;
   return filter + std::max({raw_filter, patch, out});
 }
 
 namespace {
 
-// Stages 3 and 4, tensor cores (depthwise_mma.cuh): cvecs is the channels of a warp.
+// mma and mma_tma, tensor cores (depthwise_mma.cuh): cvecs is the channels of a warp.
 std::string check_mma_config(const depthwise_config& c) {
-  const std::string stage = "stage " + str(c.stage);
+  const std::string what = algo_of(c);
   if (c.t != dtype::f16 && c.t != dtype::bf16)
-    return stage + " (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
-  if (c.lay != layout::nhwc) return stage + " (tensor cores) is NHWC only";
-  if (c.stride != 1) return stage + " (tensor cores) is stride 1 only";
+    return what + " (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
+  if (c.lay != layout::nhwc) return what + " (tensor cores) is NHWC only";
+  if (c.stride != 1) return what + " (tensor cores) is stride 1 only";
   if (c.vec != 8 || c.ph != 1 || c.pw != 1)
-    return stage + " (tensor cores) takes vec 8, ph 1 and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) + ", pw " +
+    return what + " (tensor cores) takes vec 8, ph 1 and pw 1 (got vec " + str(c.vec) + ", ph " + str(c.ph) + ", pw " +
            str(c.pw) + ")";
   if (c.cvecs < 1) return "cvecs " + str(c.cvecs) + " < 1";
-  if (c.tile_h < 16) return stage + ": tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
-  if (c.tile_w < 8 || c.tile_w % 8 != 0) return stage + ": tile_w " + str(c.tile_w) + " is not a multiple of 8";
-  if (c.block_c < 8 || c.block_c % 8 != 0) return stage + ": block_c " + str(c.block_c) + " is not a multiple of 8";
+  if (c.tile_h < 16) return what + ": tile_h " + str(c.tile_h) + " < 16 (the MMA's 16 rows)";
+  if (c.tile_w < 8 || c.tile_w % 8 != 0) return what + ": tile_w " + str(c.tile_w) + " is not a multiple of 8";
+  if (c.block_c < 8 || c.block_c % 8 != 0) return what + ": block_c " + str(c.block_c) + " is not a multiple of 8";
   if (c.block_c % c.cvecs != 0)
-    return stage + ": block_c " + str(c.block_c) + " is not a multiple of cvecs " + str(c.cvecs) + " (channels a warp)";
+    return what + ": block_c " + str(c.block_c) + " is not a multiple of cvecs " + str(c.cvecs) + " (channels a warp)";
   if (const int warps = c.block_c / c.cvecs; warps > 32)
-    return stage + ": " + str(warps) + " warps (block_c / cvecs) > 32";
+    return what + ": " + str(warps) + " warps (block_c / cvecs) > 32";
   if (const long long acc = 4ll * ((c.tile_h + 15) / 16) * (c.tile_w / 8); acc > max_accumulators / 2)
-    return stage + ": " + str(acc) + " accumulators per thread (4 x ceil(tile_h / 16) x tile_w / 8) > " +
+    return what + ": " + str(acc) + " accumulators per thread (4 x ceil(tile_h / 16) x tile_w / 8) > " +
            str(max_accumulators / 2);
   if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
     return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
            " (227 KiB, the largest opt-in shared memory per block of any target)";
-  if (c.stage == 4) {
+  if (c.algo == algo::mma_tma) {
     // One tensor copy a tile: each box dimension at most 256 elements.
     if (const long long pw = static_cast<long long>(c.tile_w) + c.s - 1,
         ph = static_cast<long long>(c.tile_h) + c.r - 1;
         pw > 256 || ph > 256 || c.block_c > 256)
-      return "stage 4: the TMA box of block_c x (tile_w + s - 1) x (tile_h + r - 1) = " + str(c.block_c) + " x " +
+      return what + ": the TMA box of block_c x (tile_w + s - 1) x (tile_h + r - 1) = " + str(c.block_c) + " x " +
              str(pw) + " x " + str(ph) + " has a side > 256";
     // A thread holds its share of the raw patch in registers: 8 per 16-byte task.
     const long long tasks = (static_cast<long long>(c.tile_h) + c.r - 1) * mma_row_words(c) * (c.block_c / 8);
     const long long threads = 32ll * (c.block_c / c.cvecs);
     if (const long long per_thread = (tasks + threads - 1) / threads; per_thread > 16)
-      return "stage 4: " + str(per_thread) + " staged 16-byte chunks per thread (" + str(8 * per_thread) +
+      return what + ": " + str(per_thread) + " staged 16-byte chunks per thread (" + str(8 * per_thread) +
              " registers) > 16";
   }
   return {};
 }
 
-// Stage 5 (depthwise_seg.cuh).
+// mma_seg (depthwise_seg.cuh).
 std::string check_seg_config(const depthwise_config& c) {
+  const std::string seg = algo_of(c);
   if (c.t != dtype::f16 && c.t != dtype::bf16)
-    return "stage 5 (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
-  if (c.lay != layout::nhwc) return "stage 5 (tensor cores) is NHWC only";
-  if (c.stride != 1) return "stage 5 (tensor cores) is stride 1 only";
-  if (c.r > 7 || c.s > 7)
-    return "stage 5: filter " + str(c.r) + "x" + str(c.s) + " > 7x7 (16 input columns a tile row)";
+    return seg + " (tensor cores) takes f16 or bf16, not " + std::string(name_of(c.t));
+  if (c.lay != layout::nhwc) return seg + " (tensor cores) is NHWC only";
+  if (c.stride != 1) return seg + " (tensor cores) is stride 1 only";
+  if (c.r > 7 || c.s > 7) return seg + ": filter " + str(c.r) + "x" + str(c.s) + " > 7x7 (16 input columns a tile row)";
   if (c.vec != 8 || c.cvecs != 4 || (c.block_c != 16 && c.block_c != 32) || c.pw != 1)
-    return "stage 5 takes vec 8, cvecs 4, block_c 16 or 32 and pw 1 (got vec " + str(c.vec) + ", cvecs " +
-           str(c.cvecs) + ", block_c " + str(c.block_c) + ", pw " + str(c.pw) + ")";
-  if (c.ph < 1 || c.ph > 7) return "stage 5: segments of ph " + str(c.ph) + " rows (1..7: 16 ph accumulators a lane)";
-  if (c.tile_h % c.ph != 0) return "stage 5: tile_h " + str(c.tile_h) + " is not a multiple of ph " + str(c.ph);
-  if (c.tile_w < 8 || c.tile_w % 8 != 0) return "stage 5: tile_w " + str(c.tile_w) + " is not a multiple of 8";
+    return seg + " takes vec 8, cvecs 4, block_c 16 or 32 and pw 1 (got vec " + str(c.vec) + ", cvecs " + str(c.cvecs) +
+           ", block_c " + str(c.block_c) + ", pw " + str(c.pw) + ")";
+  if (c.ph < 1 || c.ph > 7) return seg + ": segments of ph " + str(c.ph) + " rows (1..7: 16 ph accumulators a lane)";
+  if (c.tile_h % c.ph != 0) return seg + ": tile_h " + str(c.tile_h) + " is not a multiple of ph " + str(c.ph);
+  if (c.tile_w < 8 || c.tile_w % 8 != 0) return seg + ": tile_w " + str(c.tile_w) + " is not a multiple of 8";
   const seg_geometry gm = seg_geometry_of(c);
   if (gm.sets == 0)
-    return "stage 5: " + str(c.tile_h / c.ph) + " segments x " + str(c.tile_w / 8) +
+    return seg + ": " + str(c.tile_h / c.ph) + " segments x " + str(c.tile_w / 8) +
            " column tiles do not make slot sets of 16 (1, 2, 4 or 8 segments x 16, 8, 4 or 2 column tiles)";
-  if (const long long warps = c.block_c / 4 * gm.sets; warps > 32) return "stage 5: " + str(warps) + " warps > 32";
+  if (const long long warps = c.block_c / 4 * gm.sets; warps > 32) return seg + ": " + str(warps) + " warps > 32";
   if (const long long bw = c.tile_w + 7ll, bh = static_cast<long long>(c.tile_h) + c.r - 1; bw > 256 || bh > 256)
-    return "stage 5: the TMA box of block_c x (tile_w + 7) x (tile_h + r - 1) = " + str(c.block_c) + " x " + str(bw) +
+    return seg + ": the TMA box of block_c x (tile_w + 7) x (tile_h + r - 1) = " + str(c.block_c) + " x " + str(bw) +
            " x " + str(bh) + " has a side > 256";
   if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
     return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
@@ -301,8 +305,8 @@ std::string check_config(const depthwise_config& c) {
   if (c.r < 1 || c.s < 1 || c.r > max_filter || c.s > max_filter)
     return "filter " + str(c.r) + "x" + str(c.s) + " outside 1.." + str(max_filter);
   if (c.stride != 1 && c.stride != 2) return "stride " + str(c.stride) + " is not 1 or 2";
-  if (mma_stage(c)) return check_mma_config(c);
-  if (seg_stage(c)) return check_seg_config(c);
+  if (mma_algo(c)) return check_mma_config(c);
+  if (seg_algo(c)) return check_seg_config(c);
   const long long vec_bytes = static_cast<long long>(c.vec) * static_cast<long long>(size_of(c.t));
   if (c.vec < 1 || (vec_bytes != 2 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16))
     return "vec " + str(c.vec) + " x " + str(static_cast<long long>(size_of(c.t))) +
@@ -320,10 +324,12 @@ std::string check_config(const depthwise_config& c) {
   if (const long long acc = static_cast<long long>(c.ph) * c.pw * cpt; acc > max_accumulators)
     return "ph x pw x vec x cvecs = " + str(acc) + " accumulators per thread > " + str(max_accumulators) +
            " (255 registers)";
-  if (c.stage < 0 || c.stage > 5) return "stage " + str(c.stage) + " is not 0, 1, 2, 3, 4 or 5";
-  if (c.stage == 2 && size_of(c.t) == 4)
-    return "stage 2 (the input staged as f32) is stage 1 for " + std::string(name_of(c.t));
-  if (c.lay == layout::nchw && c.stage == 0) return "nchw reads its input through the staged patch (stage 1 or 2)";
+  if (name_of(c.algo).empty())
+    return "algo " + str(static_cast<int>(c.algo)) + " is not one of direct, smem, smem_f32, mma, mma_tma, mma_seg";
+  if (c.algo == algo::smem_f32 && size_of(c.t) == 4)
+    return "algo smem_f32 (the input staged as f32) is smem for " + std::string(name_of(c.t));
+  if (c.lay == layout::nchw && c.algo == algo::direct)
+    return "nchw reads its input through the staged patch (algo smem or smem_f32)";
   const int threads = threads_per_block(c);
   if (threads < 32 || threads > 1024)
     return "block of " + str(threads) +
@@ -335,23 +341,23 @@ std::string check_config(const depthwise_config& c) {
 }
 
 std::string instance_name(const depthwise_config& c) {
-  return "conv_depthwise_" + std::string(name_of(c.t)) + "_" + std::string(name_of(c.lay)) + "_r" + str(c.r) + "x" +
-         str(c.s) + "_st" + str(c.stride) + "_v" + str(c.vec) + "_cv" + str(c.cvecs) + "_c" + str(c.block_c) + "_t" +
-         str(c.tile_h) + "x" + str(c.tile_w) + "_ph" + str(c.ph) + "_pw" + str(c.pw) + "_stage" + str(c.stage);
+  return "conv_depthwise_" + std::string(name_of(c.t)) + "_" + std::string(name_of(c.lay)) + "_" +
+         std::string(name_of(c.algo)) + "_filter" + str(c.r) + "x" + str(c.s) + "_stride" + str(c.stride) + "_vec" +
+         str(c.vec) + "_cvecs" + str(c.cvecs) + "_blockc" + str(c.block_c) + "_tile" + str(c.tile_h) + "x" +
+         str(c.tile_w) + "_ph" + str(c.ph) + "_pw" + str(c.pw);
 }
 
 std::string template_name(const depthwise_config& c) {
   return "cuop::kernels::conv::depthwise<" + std::string(device_type_of(c.t)) + ", " +
          (c.lay == layout::nhwc ? "true" : "false") + ", " + str(c.r) + ", " + str(c.s) + ", " + str(c.stride) + ", " +
          str(c.vec) + ", " + str(c.cvecs) + ", " + str(c.block_c) + ", " + str(c.tile_h) + ", " + str(c.tile_w) + ", " +
-         str(c.ph) + ", " + str(c.pw) + ", " + str(c.stage) + ">";
+         str(c.ph) + ", " + str(c.pw) + ", cuop::kernels::conv::depthwise_algo::" + std::string(name_of(c.algo)) + ">";
 }
 
 std::string check_target(const depthwise_config& c, int cc) {
-  if ((c.stage == 4 || c.stage == 5) && cc > 0 && cc < 90)
-    return "stage " + str(c.stage) +
-           " loads through TMA, which needs compute capability 9.0 or newer (the device has " + str(cc / 10) + "." +
-           str(cc % 10) + ")";
+  if (uses_tma(c.algo) && cc > 0 && cc < 90)
+    return algo_of(c) + " loads through TMA, which needs compute capability 9.0 or newer (the device has " +
+           str(cc / 10) + "." + str(cc % 10) + ")";
   return {};
 }
 
@@ -395,24 +401,24 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   if (cgroups > max_grid_yz) return str(cgroups) + " channel groups of " + str(c.block_c) + " > " + str(max_grid_yz);
   if (sh.n > max_grid_yz) return "n " + str(sh.n) + " > " + str(max_grid_yz);
   // 32-bit element offsets inside the kernel are only for positions within a tensor dimension
-  // (and, stage 3 with beta, within a tile's rows of the output); whole-tensor offsets are 64-bit.
-  if ((mma_stage(c) || seg_stage(c)) &&
+  // (and, mma with beta, within a tile's rows of the output); whole-tensor offsets are 64-bit.
+  if ((mma_algo(c) || seg_algo(c)) &&
       static_cast<long long>(c.tile_h) * sh.q() * sh.c >= std::numeric_limits<int>::max())
-    return "stage " + str(c.stage) + ": tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) +
-           " >= 2^31";
+    return algo_of(c) + ": tile_h x q x c = " + str(static_cast<long long>(c.tile_h) * sh.q() * sh.c) + " >= 2^31";
   if (std::string bad = check_target(c, dev.cc); !bad.empty()) return bad;
-  // Stage 5 moves its tiles through TMA only: the tensor's rows (C channels) must be whole 16-byte
+  // mma_seg moves its tiles through TMA only: the tensor's rows (C channels) must be whole 16-byte
   // units. (The pointers' 16-byte alignment is the launcher's and the dispatcher's to check.)
-  if (seg_stage(c) && sh.c % 8 != 0)
-    return "stage 5: c " + str(sh.c) + " is not a multiple of 8 (TMA needs 16-byte pixel strides)";
+  if (seg_algo(c) && sh.c % 8 != 0)
+    return algo_of(c) + ": c " + str(sh.c) + " is not a multiple of 8 (TMA needs 16-byte pixel strides)";
   launch_plan p;
   p.grid_x = static_cast<unsigned>(tiles);
   p.grid_y = static_cast<unsigned>(cgroups);
   p.grid_z = static_cast<unsigned>(sh.n);
-  if (seg_stage(c)) {
+  if (seg_algo(c)) {
     // Persistent (depthwise_seg.cuh): as many blocks as run at once, rounded down to a multiple of
     // the channel groups so that each keeps its group; one block a tile where the SMs are not known.
-    const long long total = tiles * cgroups * sh.n, slots = static_cast<long long>(min_blocks_per_sm(c)) * dev.sms;
+    const long long total = tiles * cgroups * sh.n,
+                    slots = static_cast<long long>(min_blocks_per_sm(c, dev.smem_per_sm)) * dev.sms;
     if (total > std::numeric_limits<int>::max()) return str(total) + " tiles > " + str(std::numeric_limits<int>::max());
     long long grid = slots > 0 ? std::min(total, slots >= cgroups ? slots / cgroups * cgroups : slots) : total;
     p.grid_x = static_cast<unsigned>(std::max(grid, 1ll));

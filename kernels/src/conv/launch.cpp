@@ -43,6 +43,11 @@ cudaError_t query_limits(int device, device_limits& out) {
   if (cudaError_t e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device); e != cudaSuccess)
     return e;
   out.cc = 10 * major + minor;
+  int smem_per_sm = 0;
+  if (cudaError_t e = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+      e != cudaSuccess)
+    return e;
+  out.smem_per_sm = smem_per_sm;
   return cudaDeviceGetAttribute(&out.sms, cudaDevAttrMultiProcessorCount, device);
 }
 
@@ -75,16 +80,16 @@ bool tma_tensors_ok(const conv_args& args) {
 
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out) {
   std::memset(&out, 0, sizeof out);
-  if ((c.stage != 4 && c.stage != 5) || !tma_tensors_ok(args) || size_of(c.t) != 2) return;
+  if (!uses_tma(c.algo) || !tma_tensors_ok(args) || size_of(c.t) != 2) return;
   CUtensorMap map;
-  if (c.stage == 4) {
+  if (c.algo == depthwise_algo::mma_tma) {
     // Its box is the block's channels of the tile's patch.
     if (!encode_nhwc(map, args.x, args.c, args.w_, args.h, args.n, c.block_c, c.tile_w + c.s - 1, c.tile_h + c.r - 1,
                      CU_TENSOR_MAP_SWIZZLE_NONE))
       return;
     std::memcpy(out.map, &map, sizeof map);
   } else {
-    // Stage 5 (depthwise_seg.cuh): block_c channels of (tile_h + r - 1) x (tile_w + 7) input pixels,
+    // mma_seg (depthwise_seg.cuh): block_c channels of (tile_h + r - 1) x (tile_w + 7) input pixels,
     // and of tile_h x tile_w output pixels, both swizzled by a pixel's bytes (32 or 64).
     CUtensorMap map_y;
     const auto swizzle = c.block_c == 32 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B;
@@ -111,11 +116,11 @@ cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args&
 
 cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_plan& plan, const conv_args& args,
                    cudaStream_t stream) {
-  if (c.stage != 4 && c.stage != 5) return launch(kernel, plan, args, stream);
+  if (!uses_tma(c.algo)) return launch(kernel, plan, args, stream);
   tma_input in;
   make_tma_input(c, args, in);
-  // Stage 5 has no path without TMA (depthwise_seg.cuh): refused here, not started.
-  if (c.stage == 5 && !in.valid) return cudaErrorInvalidValue;
+  // mma_seg has no path without TMA (depthwise_seg.cuh): refused here, not started.
+  if (c.algo == depthwise_algo::mma_seg && !in.valid) return cudaErrorInvalidValue;
   return launch(kernel, plan, args, in, stream);
 }
 

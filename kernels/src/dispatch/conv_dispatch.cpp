@@ -313,7 +313,7 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 }  // namespace
 
-// cuDNN's plans (16-byte aligned tensors) and stage 5's tensor maps take aligned tensors only:
+// cuDNN's plans (16-byte aligned tensors) and mma_seg's tensor maps take aligned tensors only:
 // those that are not are copied into aligned buffers of the library's (y back after), on the
 // call's stream; aligned ones are used where they are. Under capture the copies are graph nodes
 // and the buffers the graph's own.

@@ -207,13 +207,13 @@ std::string instance_name(const gemm_config& c) {
   n += '_';
   n += name_of(c.fam);
   if (c.fam == family::mma) {
-    n += "_m" + s(c.block_m) + "_n" + s(c.block_n) + "_k" + s(c.block_k) + "_wm" + s(c.warp_m) + "_wn" + s(c.warp_n) +
-         "_s" + s(c.stages) + "_g" + s(c.group_m);
+    n += "_block" + s(c.block_m) + "x" + s(c.block_n) + "x" + s(c.block_k) + "_warp" + s(c.warp_m) + "x" + s(c.warp_n) +
+         "_stages" + s(c.stages) + "_groupm" + s(c.group_m);
   } else {
-    n += "_n" + s(c.block_n) + "_t" + s(c.threads) + "_m" + s(c.m_tile) + "_kc" + s(c.k_chunk);
+    n += "_blockn" + s(c.block_n) + "_threads" + s(c.threads) + "_mtile" + s(c.m_tile) + "_kchunk" + s(c.k_chunk);
   }
-  n += "_sk" + s(c.split_k);
-  if (c.fam == family::mma && c.pack != 0) n += "_pk" + s(c.pack);
+  n += "_splitk" + s(c.split_k);
+  if (c.fam == family::mma && c.pack != 0) n += "_pack" + s(c.pack);
   return n;
 }
 

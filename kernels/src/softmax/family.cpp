@@ -238,14 +238,14 @@ std::string instance_name(const softmax_config& c) {
   n += name_of(c.type);
   n += '_';
   n += name_of(c.fam);
-  n += "_v" + std::to_string(c.vec);
+  n += "_vec" + std::to_string(c.vec);
   if (c.fam == family::warp_row)
-    n += "_t" + std::to_string(c.threads_per_row) + "_r" + std::to_string(c.rows_per_block);
-  else n += "_b" + std::to_string(c.block_threads);
-  n += "_c" + std::to_string(c.chunks);
-  if (c.fam == family::cluster_row) n += "_k" + std::to_string(c.cluster);
-  if (c.persistent != 1) n += "_p" + std::to_string(c.persistent);
-  if (c.smem_chunks != 0) n += "_s" + std::to_string(c.smem_chunks);
+    n += "_rowthreads" + std::to_string(c.threads_per_row) + "_blockrows" + std::to_string(c.rows_per_block);
+  else n += "_threads" + std::to_string(c.block_threads);
+  n += "_chunks" + std::to_string(c.chunks);
+  if (c.fam == family::cluster_row) n += "_cluster" + std::to_string(c.cluster);
+  if (c.persistent != 1) n += "_persistent" + std::to_string(c.persistent);
+  if (c.smem_chunks != 0) n += "_smemchunks" + std::to_string(c.smem_chunks);
   return n;
 }
 

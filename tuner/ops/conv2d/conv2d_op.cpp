@@ -43,8 +43,9 @@ kc::conv_shape conv_shape_of(const catalog::dim_values& dims) {
 std::string conv_problem_key(const catalog::dim_values& dims) { return conv_problem_key(conv_shape_of(dims)); }
 
 std::string conv_problem_key(const kc::conv_shape& sh) {
-  return fmt::format("{}_{}x{}x{}x{}_k{}_r{}x{}_s{}_p{}_d{}_g{}{}", kc::name_of(sh.lay), sh.n, sh.h, sh.w, sh.c, sh.k,
-                     sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h, sh.groups, sh.allow_tf32 ? "_tf32" : "");
+  return fmt::format("{}_{}x{}x{}x{}_k{}_filter{}x{}_stride{}_pad{}_dil{}_groups{}{}", kc::name_of(sh.lay), sh.n, sh.h,
+                     sh.w, sh.c, sh.k, sh.r, sh.s, sh.stride_h, sh.pad_h, sh.dil_h, sh.groups,
+                     sh.allow_tf32 ? "_tf32" : "");
 }
 
 kc::depthwise_config depthwise_config_of(const space::point& p, const spec::problem& problem) {
@@ -57,7 +58,8 @@ kc::depthwise_config depthwise_config_of(const space::point& p, const spec::prob
 }
 
 std::string conv_entry_definition(const kc::depthwise_config& c) {
-  if (c.stage == 5)  // its tensor maps after conv_args; the swizzled boxes want 1024-byte alignment
+  // mma_seg: its tensor maps after conv_args; the swizzled boxes want 1024-byte alignment
+  if (c.algo == kc::depthwise_algo::mma_seg)
     return fmt::format(
         "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a,\n"
         "    const __grid_constant__ cuop::kernels::conv::tma_input in) {{\n"
@@ -65,7 +67,8 @@ std::string conv_entry_definition(const kc::depthwise_config& c) {
         "  {}::run_seg(a, in, smem_seg);\n"
         "}}\n",
         kc::threads_per_block(c), kc::min_blocks_per_sm(c), kc::instance_name(c), kc::template_name(c));
-  if (c.stage == 4)  // its tensor map as a __grid_constant__ parameter; TMA writes 128-byte aligned
+  // mma_tma: its tensor map as a __grid_constant__ parameter; TMA writes 128-byte aligned
+  if (c.algo == kc::depthwise_algo::mma_tma)
     return fmt::format(
         "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a,\n"
         "    const __grid_constant__ cuop::kernels::conv::tma_input in) {{\n"
@@ -131,12 +134,12 @@ std::vector<double> features_of(const catalog::dim_values& dims) {
   return f;
 }
 
-// "f16_nhwc_r7x7_s1_p3_d1_depthwise": the dtype, layout, filter, stride, padding, dilation, kind
+// "f16_nhwc_filter7x7_stride1_pad3_dil1_depthwise": the dtype, layout, filter, stride, padding, dilation, kind
 // of grouping and tf32, as emit names its models.
 std::string group_of(const std::string& dtype, const catalog::dim_values& dims) {
   const auto g = detail::group_of(conv_shape_of(dims));
-  return fmt::format("{}_{}_r{}x{}_s{}_p{}_d{}_{}{}", dtype, kc::name_of(g.lay), g.r, g.s, g.stride, g.pad, g.dilation,
-                     grouping_name(g.grouping), g.tf32 ? "_tf32" : "");
+  return fmt::format("{}_{}_filter{}x{}_stride{}_pad{}_dil{}_{}{}", dtype, kc::name_of(g.lay), g.r, g.s, g.stride,
+                     g.pad, g.dilation, grouping_name(g.grouping), g.tf32 ? "_tf32" : "");
 }
 
 std::string baseline_of(const std::string& dtype, const catalog::dim_values&) {
@@ -174,6 +177,7 @@ catalog::op_desc describe() {
   catalog::family_desc d{std::string(conv_depthwise_family), {}, "kernel"};
   d.headers = {std::string(kc::depthwise_header())};
   for (std::string_view p : kc::depthwise_param_names()) d.params.emplace_back(p);
+  for (std::string_view a : kc::depthwise_algo_names()) d.choices["algo"].emplace_back(a);
   op.families.push_back(std::move(d));
   op.families.push_back({std::string(cudnn_family), cudnn_param_names(), "library"});
   op.families.push_back({std::string(fft_family), fft_param_names(), "library"});

@@ -16,7 +16,7 @@ namespace cuop::ops {
 
 inline constexpr std::string_view conv_depthwise_family = "depthwise";
 
-// "nhwc_32x56x56x128_k128_r7x7_s1_p3_d1_g128": layout, n x h x w x c, then k, filter, stride,
+// "nhwc_32x56x56x128_k128_filter7x7_stride1_pad3_dil1_groups128": layout, n x h x w x c, then k, filter, stride,
 // pad, dilation and groups.
 std::string conv_problem_key(const catalog::dim_values& dims);
 std::string conv_problem_key(const kernels::conv::conv_shape& sh);  // the same, from a shape

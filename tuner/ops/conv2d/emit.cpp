@@ -61,8 +61,9 @@ kc::depthwise_config config_of(const results::result_trial& t) {
 std::string cxx_config(const kc::depthwise_config& c) {
   std::string out = fmt::format("{{.t = dtype::{}, .lay = kernels::conv::layout::{}, .r = {}, .s = {}, .stride = {}",
                                 name_of(c.t), kc::name_of(c.lay), c.r, c.s, c.stride);
-  for (const auto name : kc::depthwise_param_names()) out += fmt::format(", .{} = {}", name, kc::get_param(c, name));
-  return out + "}";
+  for (const auto name : kc::depthwise_param_names())
+    if (name != "algo") out += fmt::format(", .{} = {}", name, kc::get_param(c, name));
+  return out + fmt::format(", .algo = kernels::conv::depthwise_algo::{}}}", kc::name_of(c.algo));
 }
 
 std::string group_fields(const results::result_trial& t) {

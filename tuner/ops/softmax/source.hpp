@@ -11,7 +11,7 @@
 namespace cuop::ops {
 
 // The kernel definition alone (no includes), e.g.
-//   extern "C" __global__ void __launch_bounds__(256) softmax_f32_block_row_v4_b256_c4(
+//   extern "C" __global__ void __launch_bounds__(256) softmax_f32_block_row_vec4_threads256_chunks4(
 //       cuop::kernels::softmax::softmax_args a) { cuop::kernels::softmax::block_row<...>::run(a); }
 std::string softmax_entry_definition(const kernels::softmax::softmax_config& c);
 

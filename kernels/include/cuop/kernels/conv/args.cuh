@@ -23,11 +23,11 @@ struct conv_args {
   float beta;
 };
 
-// The input of stages 4 and 5 (depthwise_mma.cuh, depthwise_seg.cuh): CUtensorMaps of x and (stage
-// 5) y (their 128 opaque bytes each, encoded on the host by make_tma_input, launch.hpp) and whether
+// The input of mma_tma and mma_seg (depthwise_mma.cuh, depthwise_seg.cuh): CUtensorMaps of x and
+// (mma_seg) y (their 128 opaque bytes each, encoded on the host by make_tma_input, launch.hpp) and whether
 // it holds them. valid is 0 where the tensors cannot be read or written through TMA or 16-byte
 // accesses are not safe (C not a multiple of 8, x or y not 16-byte aligned); the kernel then loads
-// (and stage 5 stores) with plain accesses.
+// (and mma_seg stores) with plain accesses.
 struct alignas(128) tma_input {
   unsigned long long map[16];
   unsigned long long map_y[16];

@@ -13,9 +13,9 @@
 //          region one of, by phase:
 //                 the filter as it lies in global memory, [BLOCK_C][R * S] of T (staging only:
 //                   a coalesced copy, then transposed into filt);
-//                 with STAGE, the input patch of the tile with its halo, zero in the padding and
+//                 smem and smem_f32: the input patch of the tile with its halo, zero in the padding and
 //                   past C: [(TILE_H - 1) * STRIDE + R][(TILE_W - 1) * STRIDE + S] pixels of
-//                   BLOCK_C channels, as T (STAGE 1) or already converted to f32 (STAGE 2);
+//                   BLOCK_C channels, as T (smem) or already converted to f32 (smem_f32);
 //                 NCHW: the output tile as f32, [TILE_H * TILE_W][BLOCK_C + 4], so that the
 //                   stores are coalesced along W.
 //          Within a pixel, channels are in 16-byte chunks. When one group is larger than a chunk
@@ -25,7 +25,7 @@
 //          the staging writes (and output reads) of consecutive pixels fall in different banks.
 //
 // The compute loop is FMA-bound by design: inputs and taps are converted to float once (taps and,
-// with STAGE 2, inputs while staging; with STAGE 0 or 1 inputs when a thread loads them), never
+// with smem_f32, inputs while staging; with direct or smem inputs when a thread loads them), never
 // per multiply-add. A thread walks the (PH - 1) * STRIDE + R input rows of its patch; for each it
 // loads the (PW - 1) * STRIDE + S input columns once (as they are first needed, S unrolled), and
 // for each of its PH output rows that the input row feeds (tap row r = row - i * STRIDE in
@@ -40,7 +40,7 @@
 // times) and ph > 1 (inputs are reused by ph output rows); e.g. ph 4 x pw 8 x 4 channels issues
 // 896 FMAs per 42 16-byte reads (7x7).
 //
-// Without STAGE (NHWC only) inputs are read from global memory through L1, zero outside the
+// With direct (NHWC only) inputs are read from global memory through L1, zero outside the
 // image. Channels past C and outputs past P x Q are computed on zeros and never stored. Vector
 // loads (16 bytes when staging, VEC elements otherwise) and vector stores of VEC elements need C a
 // multiple of the vector and the tensor aligned to it: the kernel checks both at run time and
@@ -48,10 +48,12 @@
 // kernels/src/conv/family.cpp (keep both in step).
 //
 // Accepted by nvcc and NVRTC alike: no host standard headers.
+// size-limit: the CUDA-core algorithms (direct, smem, smem_f32) share one tile loop and its helpers; moving code out changes the family's source hash (stale results)
 #pragma once
 
 #include "cuop/kernels/common/elements.cuh"
 #include "cuop/kernels/conv/args.cuh"
+#include "cuop/kernels/conv/depthwise_algo.hpp"
 #include "cuop/kernels/conv/depthwise_mma.cuh"
 #include "cuop/kernels/conv/depthwise_seg.cuh"
 
@@ -155,10 +157,10 @@ __device__ __forceinline__ void store_floats(T* p, const float* in) {
 }  // namespace depthwise_detail
 
 template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
-          int TILE_H, int TILE_W, int PH, int PW, int STAGE>
+          int TILE_H, int TILE_W, int PH, int PW, depthwise_algo ALGO>
 struct depthwise {
   // Element type of the staged input patch.
-  using xs_t = typename depthwise_detail::pick<STAGE == 2, float, T>::type;
+  using xs_t = typename depthwise_detail::pick<ALGO == depthwise_algo::smem_f32, float, T>::type;
   template <typename U>
   using elem = common::elem<U>;
 
@@ -181,7 +183,7 @@ struct depthwise {
   static constexpr int taps = R * S;
   static constexpr int filter_bytes = taps * BLOCK_C * 4;
   static constexpr int raw_filter_bytes = taps * BLOCK_C * tsize;
-  static constexpr int patch_bytes = STAGE ? patch_h * patch_w * pix_stride * xsize : 0;
+  static constexpr int patch_bytes = ALGO != depthwise_algo::direct ? patch_h * patch_w * pix_stride * xsize : 0;
   static constexpr int out_bytes = NHWC ? 0 : TILE_H * TILE_W * out_stride * 4;
   static constexpr int region_bytes =
       raw_filter_bytes > patch_bytes ? (raw_filter_bytes > out_bytes ? raw_filter_bytes : out_bytes)
@@ -200,8 +202,9 @@ struct depthwise {
   static_assert(PH >= 1 && TILE_H % PH == 0, "tile_h a multiple of ph");
   static_assert(PW >= 1 && TILE_W % PW == 0, "tile_w a multiple of pw");
   static_assert(block_threads >= 32 && block_threads <= 1024, "32 to 1024 threads");
-  static_assert(STAGE >= 0 && STAGE <= 2, "stage 0, 1 or 2 (3, 4 and 5: the specializations below)");
-  static_assert(NHWC || STAGE, "NCHW reads its input through the staged patch");
+  static_assert(ALGO == depthwise_algo::direct || ALGO == depthwise_algo::smem || ALGO == depthwise_algo::smem_f32,
+                "direct, smem or smem_f32 (mma, mma_tma and mma_seg: the specializations below)");
+  static_assert(NHWC || ALGO != depthwise_algo::direct, "NCHW reads its input through the staged patch");
 
   // Where channel cc of the block lies within a pixel of elements of ES bytes (see smem above).
   template <int ES>
@@ -482,7 +485,7 @@ struct depthwise {
       for (int ir = warm; ir < R; ++ir) row<false>(src, filt_t, ir, acc);
       // The rows after the loop take their taps through an offset NVVM cannot see, so that it
       // cannot rebuild their addresses from the loop's induction variables. At -O3 it did, one
-      // tap row too far, in stage 0 at ph 2 (31x31 at 64 and 128 threads, 5x5 and 7x7 at 64 to
+      // tap row too far, in direct at ph 2 (31x31 at 64 and 128 threads, 5x5 and 7x7 at 64 to
       // 256): the last input row read tap row R, past the filter (docs/conv.md, "Limits").
       int zero = 0;
       asm("" : "+r"(zero));
@@ -596,7 +599,7 @@ struct depthwise {
     t.iw0 = t.ow0 * STRIDE - a.pad_w;
 
     stage_filter(a, t.c0, filt, reinterpret_cast<T*>(region));
-    if constexpr (STAGE != 0) {
+    if constexpr (ALGO != depthwise_algo::direct) {
       __syncthreads();  // the raw filter copy in `region` is consumed
       stage_patch(a, t, reinterpret_cast<xs_t*>(region));
     }
@@ -613,7 +616,7 @@ struct depthwise {
         for (int e = 0; e < cpt; ++e) acc[i][j][e] = 0.f;
 
     const float* filt_t = filt + offset<4>(cv * VEC);
-    if constexpr (STAGE != 0) {
+    if constexpr (ALGO != depthwise_algo::direct) {
       smem_source src;
       src.base = reinterpret_cast<const xs_t*>(region) +
                  (rt * PH * STRIDE * patch_w + seg * PW * STRIDE) * pix_stride + offset<xsize>(cv * VEC);
@@ -640,39 +643,39 @@ struct depthwise {
   }
 };
 
-// Stage 3: tensor cores (depthwise_mma.cuh). CVECS is the channels per warp there; the vector is
+// mma: tensor cores (depthwise_mma.cuh). CVECS is the channels per warp there; the vector is
 // 16 bytes and ph, pw are 1 (kernels/src/conv/family.cpp checks the same).
 template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
           int TILE_H, int TILE_W, int PH, int PW>
-struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, 3>
+struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, depthwise_algo::mma>
     : depthwise_mma<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS> {
-  static_assert(NHWC && STRIDE == 1, "stage 3 is NHWC with stride 1");
-  static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "stage 3: vec of 16 bytes, ph 1, pw 1");
+  static_assert(NHWC && STRIDE == 1, "mma is NHWC with stride 1");
+  static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "mma: vec of 16 bytes, ph 1, pw 1");
 };
 
-// Stage 4: stage 3 with the input patch brought in by one TMA tensor copy (depthwise_mma.cuh's
+// mma_tma: mma with the input patch brought in by one TMA tensor copy (depthwise_mma.cuh's
 // run_tma; sm_90 and newer). Its entry takes a tma_input after conv_args (launch.hpp).
 template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
           int TILE_H, int TILE_W, int PH, int PW>
-struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, 4>
+struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, depthwise_algo::mma_tma>
     : depthwise_mma<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS> {
   using base = depthwise_mma<T, R, S, BLOCK_C, TILE_H, TILE_W, CVECS>;
-  static_assert(NHWC && STRIDE == 1, "stage 4 is NHWC with stride 1");
-  static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "stage 4: vec of 16 bytes, ph 1, pw 1");
+  static_assert(NHWC && STRIDE == 1, "mma_tma is NHWC with stride 1");
+  static_assert(VEC * sizeof(T) == 16 && PH == 1 && PW == 1, "mma_tma: vec of 16 bytes, ph 1, pw 1");
   static constexpr int smem_bytes = base::tma_smem_bytes;
   static constexpr int min_blocks = base::blocks_for(smem_bytes);
 };
 
-// Stage 5: tensor cores with each input row's A fragments kept across tap rows, persistent and
+// mma_seg: tensor cores with each input row's A fragments kept across tap rows, persistent and
 // double-buffered through TMA (depthwise_seg.cuh; sm_90 and newer). PH is the segment's rows; the
 // block is 16 or 32 channels, 4 a warp (cvecs 4), vec 8, pw 1. Its entry takes a tma_input after
 // conv_args.
 template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
           int TILE_H, int TILE_W, int PH, int PW>
-struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, 5>
+struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, depthwise_algo::mma_seg>
     : depthwise_seg<T, R, S, TILE_H, TILE_W, PH, BLOCK_C> {
-  static_assert(NHWC && STRIDE == 1, "stage 5 is NHWC with stride 1");
-  static_assert(VEC == 8 && CVECS == 4 && PW == 1, "stage 5: vec 8, cvecs 4, pw 1");
+  static_assert(NHWC && STRIDE == 1, "mma_seg is NHWC with stride 1");
+  static_assert(VEC == 8 && CVECS == 4 && PW == 1, "mma_seg: vec 8, cvecs 4, pw 1");
 };
 
 }  // namespace cuop::kernels::conv

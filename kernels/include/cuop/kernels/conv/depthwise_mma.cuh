@@ -1,4 +1,4 @@
-// Conv family depthwise, stage 3: the filter on tensor cores (mma.sync m16n8k16 and m16n8k8,
+// Conv family depthwise, mma: the filter on tensor cores (mma.sync m16n8k16 and m16n8k8,
 // f16 / bf16 in, f32 accumulation). NHWC, stride 1, dilation 1, any R x S (S in chunks of 8 taps).
 //
 // One filter row against a strip of input is a Toeplitz product. For a channel, tap row r and a
@@ -24,7 +24,7 @@
 // this kernel) needed: two moves per MMA. An odd R's last tap row runs as m16n8k8 pairs: two per
 // column block, one per unit.
 //
-//   grid   as every depthwise stage (kernels/src/conv/family.cpp): x output tiles, y channel
+//   grid   as every depthwise algorithm (kernels/src/conv/family.cpp): x output tiles, y channel
 //          groups of BLOCK_C, z images
 //   block  BLOCK_C / CPW warps; warp w owns CPW channels of the block, each a plane of shared
 //          memory it alone computes from and writes back to
@@ -48,12 +48,14 @@
 // accesses. Host side (validity, threads, shared memory): kernels/src/conv/family.cpp.
 //
 // Accepted by nvcc and NVRTC alike: no host standard headers.
+// size-limit: the tensor-core algorithms (mma, mma_tma) and their fragment helpers in one kernel; moving code out changes the family's source hash (stale results)
 #pragma once
 
 #include "cuop/kernels/common/elements.cuh"
 #include "cuop/kernels/common/mma_sync.cuh"
 #include "cuop/kernels/common/tma.cuh"
 #include "cuop/kernels/conv/args.cuh"
+#include "cuop/kernels/conv/depthwise_geometry.hpp"
 
 namespace cuop::kernels::conv {
 
@@ -95,11 +97,11 @@ struct depthwise_mma {
   static constexpr int tap_rows = BLOCK_C * R * chunks;     // (channel, tap row, chunk) of the block
   static constexpr int filter_bytes = (tap_rows * pair_words * 4 + 15) / 16 * 16;
   // Dynamic shared memory of a launch and the __launch_bounds__ minimum of blocks per SM: as many
-  // as an sm_90 SM's 228 KiB hold, at most 4 (kernels/src/conv/family.cpp computes the same). One
+  // as default_smem_per_sm holds, at most 4 (depthwise_geometry.hpp, as the planner). One
   // block at a time leaves each block's load, MMA and store phases unoverlapped.
   static constexpr int smem_bytes = filter_offset + filter_bytes;
   static __host__ __device__ constexpr int blocks_for(int smem) {
-    return 228 * 1024 / (smem + 1024) < 1 ? 1 : 228 * 1024 / (smem + 1024) > 4 ? 4 : 228 * 1024 / (smem + 1024);
+    return static_cast<int>(blocks_for_smem(smem, default_smem_per_sm, 4));
   }
   static constexpr int min_blocks = blocks_for(smem_bytes);
   static constexpr int unroll = 4;                          // transposes in flight per thread
@@ -258,6 +260,7 @@ struct depthwise_mma {
   // Computes one channel (plane `slot`) and writes its output tile over the patch's first rows.
   static __device__ void compute_channel(const conv_args& a, const tile_t& t, unsigned* planes,
                                          const unsigned short* filt, int slot) {
+    // #lizard forgives(length): the tap loop's fragment loads, MMAs and the output write share one channel's registers
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int c_local = 8 * (slot % qc) + slot / qc;
     const unsigned* pc = reinterpret_cast<const unsigned*>(filt) + c_local * R * chunks * pair_words;
@@ -433,15 +436,15 @@ struct depthwise_mma {
     compute_and_store(a, t, planes, filt, tid);
   }
 
-  // ---- Stage 4: the patch through one TMA copy ---------------------------------------------------
+  // ---- mma_tma: the patch through one TMA copy ---------------------------------------------------
   // The tile's raw patch (BLOCK_C channels x patch_w x patch_h of NHWC x; the tensor map fills
   // zeros outside the image and past C) lands in one tensor copy where the planes will be (it is
   // smaller). The threads gather the taps while it is in flight, then each moves its share of the
-  // raw patch into registers, a barrier, and writes it out as planes (the transposes of stage 3,
+  // raw patch into registers, a barrier, and writes it out as planes (the transposes of mma,
   // from shared memory instead of global). No global load of x goes through the threads. Then
-  // stage 3's MMAs and stores. What it saves is the threads' load latency, so it pays on tall
-  // patches of few channels and ties stage 3 elsewhere; the sweep decides per layer.
-  // Shared memory: stage 3's, then the copy's mbarrier at the next 128 bytes.
+  // mma's MMAs and stores. What it saves is the threads' load latency, so it pays on tall
+  // patches of few channels and ties mma elsewhere; the sweep decides per layer.
+  // Shared memory: mma's, then the copy's mbarrier at the next 128 bytes.
   static constexpr int raw_row_bytes = patch_w * BLOCK_C * 2;
   static constexpr int raw_bytes = patch_h * raw_row_bytes;
   static constexpr int tma_per_thread = (patch_tasks + block_threads - 1) / block_threads;  // <= 16: family.cpp
@@ -451,7 +454,7 @@ struct depthwise_mma {
   // The TMA copy on sm_90 and newer with a valid map. Otherwise (x not readable through TMA, or
   // an older target) the threads copy the raw patch in with 16-byte loads (element loads where x
   // is not aligned), zero outside the image and past C, and the rest is the same: one path for
-  // the transposes and the MMAs, and few registers in the fallback (stage 3's batched loads here
+  // the transposes and the MMAs, and few registers in the fallback (mma's batched loads here
   // made ptxas spill at three blocks per SM).
   static __device__ void run_tma(const conv_args& a, const tma_input& in, void* smem) {
     static_assert(raw_bytes <= filter_offset, "the raw patch fits where the planes go");
@@ -498,8 +501,8 @@ struct depthwise_mma {
     }
   }
 
-  // Stage 4 after the raw patch is in: each thread's share of it into registers (a task: chunk q
-  // of the two pixels of plane word `word`, as stage 3's transposes), a barrier, the planes, the
+  // mma_tma after the raw patch is in: each thread's share of it into registers (a task: chunk q
+  // of the two pixels of plane word `word`, as mma's transposes), a barrier, the planes, the
   // MMAs and the stores.
   static __device__ __forceinline__ void transpose_and_compute(const conv_args& a, const tile_t& t,
                                                                unsigned char* bytes, const unsigned* pairs, int tid) {
@@ -509,7 +512,7 @@ struct depthwise_mma {
     for (int u = 0; u < tma_per_thread; ++u) {
       const int task = tid + u * block_threads;
       // task_of(task), spelled out: through the struct NVVM orders this loop differently (its SASS
-      // changes), and the stage 4 kernels measured and swept are this code's.
+      // changes), and the mma_tma kernels measured and swept are this code's.
       const int q = task % qc, word = task / qc;
       const int row = word / row_words, col = 2 * (word % row_words);
       const int first = qc == 4 ? word & 1 : 0;  // the order of a warp's two loads: no bank conflict

@@ -1,4 +1,4 @@
-// Conv family depthwise, stage 5: tensor cores with each input row's A fragments kept in registers
+// Conv family depthwise, mma_seg: tensor cores with each input row's A fragments kept in registers
 // across tap rows (f16 / bf16 in, f32 accumulation). NHWC, stride 1, R and S up to 7, sm_90 (TMA in
 // and out: C a multiple of 8, x and y 16-byte aligned; plan_launch refuses other C, launch() other
 // pointers, and conv2d() stages misaligned tensors through aligned buffers).
@@ -54,39 +54,39 @@
 #include "cuop/kernels/common/mma_sync.cuh"
 #include "cuop/kernels/common/tma.cuh"
 #include "cuop/kernels/conv/args.cuh"
+#include "cuop/kernels/conv/depthwise_geometry.hpp"
 
 namespace cuop::kernels::conv {
 
 template <typename T, int R, int S, int TILE_H, int TILE_W, int L, int BLOCK_C = 16>
 struct depthwise_seg {
+  // The geometry the host planner computes too (depthwise_geometry.hpp).
+  static constexpr seg_geometry geo = seg_geometry_of(R, S, TILE_H, TILE_W, L, BLOCK_C);
   static constexpr int block_c = BLOCK_C, quads = block_c / 4;
-  static constexpr int segs = TILE_H / L, ctiles = TILE_W / 8;
-  static constexpr int span = segs < 8 ? segs : 8;  // segments of a slot set
-  static constexpr int cpairs = 8 / span;           // column-tile pairs of a slot set
-  static constexpr int sets = segs / span * (ctiles / (2 * cpairs));
-  static constexpr int warps = quads * sets, block_threads = 32 * warps;
-  static constexpr int box_h = TILE_H + R - 1, box_w = TILE_W + 7;  // an odd row pitch
-  static constexpr int pix = 2 * block_c;                           // bytes of a box pixel (the swizzle span)
-  static constexpr int box_bytes = box_h * box_w * pix;
-  static constexpr int buf_bytes = (box_bytes + pix + 1023) / 1024 * 1024;
-  static constexpr int pair_words = 9;
-  static constexpr int pairs_offset = 2 * buf_bytes;
-  static constexpr int raw_offset = pairs_offset + block_c * R * pair_words * 4;
-  static constexpr int bar_offset = (raw_offset + block_c * R * S * 2 + 15) / 16 * 16;
-  static constexpr int smem_bytes = bar_offset + 16;
-  // Blocks per SM for __launch_bounds__ and the persistent grid: as many as the shared memory holds,
-  // within 8 warps an SM when a lane holds 16 L > 64 accumulators (ptxas then takes up to 255
-  // registers), else 12 (kernels/src/conv/family.cpp computes the same).
-  static constexpr int fit = 228 * 1024 / (smem_bytes + 1024);
-  static constexpr int by_warps = (L > 4 ? 8 : 12) / warps;
-  static constexpr int min_blocks = fit < 1 ? 1 : by_warps < 1 ? 1 : fit < by_warps ? fit : by_warps;
+  static constexpr int segs = static_cast<int>(geo.segs), ctiles = static_cast<int>(geo.ctiles);
+  static constexpr int span = static_cast<int>(geo.span);      // segments of a slot set
+  static constexpr int cpairs = static_cast<int>(geo.cpairs);  // column-tile pairs of a slot set
+  static constexpr int sets = static_cast<int>(geo.sets);
+  static constexpr int warps = static_cast<int>(geo.warps), block_threads = static_cast<int>(geo.block_threads);
+  static constexpr int box_h = static_cast<int>(geo.box_h), box_w = static_cast<int>(geo.box_w);
+  static constexpr int pix = static_cast<int>(geo.pix);  // bytes of a box pixel (the swizzle span)
+  static constexpr int box_bytes = static_cast<int>(geo.box_bytes);
+  static constexpr int buf_bytes = static_cast<int>(geo.buf_bytes);
+  static constexpr int pair_words = static_cast<int>(seg_pair_words);
+  static constexpr int pairs_offset = static_cast<int>(geo.pairs_offset);
+  static constexpr int raw_offset = static_cast<int>(geo.raw_offset);
+  static constexpr int bar_offset = static_cast<int>(geo.bar_offset);
+  static constexpr int smem_bytes = static_cast<int>(geo.smem_bytes);
+  // Blocks per SM for __launch_bounds__: as the planner's persistent grid where the device's
+  // shared memory per SM is not known.
+  static constexpr int min_blocks = static_cast<int>(seg_min_blocks(geo, L, default_smem_per_sm));
 
   static_assert(common::elem<T>::bits == 16, "tensor cores take f16 or bf16");
   static_assert(BLOCK_C == 16 || BLOCK_C == 32, "16 or 32 channels a block (32- or 64-byte pixels)");
   static_assert(R >= 1 && R <= 7 && S >= 1 && S <= 7, "filters up to 7x7 (K reaches 8 + S - 1 <= 16 columns)");
   static_assert(L >= 1 && L <= 7 && TILE_H % L == 0, "segments of 1..7 rows that tile tile_h");
-  static_assert(8 % span == 0 && segs % span == 0, "slot sets of 1, 2, 4 or 8 segments");
-  static_assert(TILE_W % 8 == 0 && ctiles % (2 * cpairs) == 0, "column-tile pairs fill the slot sets");
+  static_assert(TILE_W % 8 == 0 && sets > 0,
+                "slot sets of 1, 2, 4 or 8 segments x 16, 8, 4 or 2 column tiles (tile_w a multiple of 8)");
   static_assert(TILE_W * pix % (8 * pix) == 0, "output rows keep the swizzle phase (tile_w a multiple of 8)");
 
   template <typename U>

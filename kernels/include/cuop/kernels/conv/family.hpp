@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuop/dtype.hpp"
+#include "cuop/kernels/conv/depthwise_algo.hpp"
 
 namespace cuop::kernels::conv {
 
@@ -48,7 +49,8 @@ struct device_limits {
   int max_threads_per_block = 1024;
   long long max_smem_per_block = 48 * 1024;  // opt-in maximum; 0: not known (validation, no device)
   int cc = 0;                                // compute capability x 10 (90: sm_90); 0: not known
-  int sms = 0;  // multiprocessors; 0: not known (a persistent stage 5 grid is then one block a tile)
+  int sms = 0;  // multiprocessors; 0: not known (a persistent mma_seg grid is then one block a tile)
+  long long smem_per_sm = 0;  // shared memory of an SM; 0: not known (default_smem_per_sm then)
 };
 
 struct launch_plan {
@@ -67,20 +69,29 @@ struct launch_plan {
 //   block_c  channels per block
 //   tile_h, tile_w  output tile per block
 //   ph, pw   outputs per thread: ph rows (tile_h % ph == 0) by pw columns (tile_w % pw == 0)
-//   stage    0: inputs read through L1 (nhwc only); 1: the input patch staged in shared memory as
-//            the dtype; 2: staged already converted to f32 (16-bit dtypes only); 3: tensor cores
-//            (depthwise_mma.cuh); 4: stage 3 with the patch brought in by one TMA copy (sm_90 and
-//            newer; its entry takes a tma_input, launch.hpp); 5: tensor cores with each input
-//            row's A fragments kept across tap rows, persistent, through TMA (depthwise_seg.cuh;
-//            sm_90 and newer, a tma_input too): ph is the segment's rows, block_c 16 or 32,
-//            and vec 8, cvecs 4, pw 1 are fixed
+//   algo     the algorithm (depthwise_algo.hpp): direct, inputs read through L1 (nhwc only); smem,
+//            the input patch staged in shared memory as the dtype; smem_f32, staged already
+//            converted to f32 (16-bit dtypes only); mma, tensor cores (depthwise_mma.cuh);
+//            mma_tma, mma with the patch brought in by one TMA copy (sm_90 and newer; its entry
+//            takes a tma_input, launch.hpp); mma_seg, tensor cores with each input row's A
+//            fragments kept across tap rows, persistent, through TMA (depthwise_seg.cuh; sm_90 and
+//            newer, a tma_input too): ph is the segment's rows, block_c 16 or 32, and vec 8,
+//            cvecs 4, pw 1 are fixed
 struct depthwise_config {
   dtype t = dtype::f16;
   layout lay = layout::nhwc;
   int r = 3, s = 3, stride = 1;
-  int vec = 8, cvecs = 1, block_c = 32, tile_h = 4, tile_w = 8, ph = 1, pw = 4, stage = 1;
+  int vec = 8, cvecs = 1, block_c = 32, tile_h = 4, tile_w = 8, ph = 1, pw = 4;
+  depthwise_algo algo = depthwise_algo::smem;
 };
 
+std::string_view name_of(depthwise_algo a) noexcept;  // "direct", ..., "mma_seg"; "" when out of range
+bool parse_depthwise_algo(std::string_view s, depthwise_algo& out) noexcept;
+std::vector<std::string_view> depthwise_algo_names();  // in the order of their values
+// mma_tma and mma_seg load through TMA: their entries take a tma_input after conv_args.
+bool uses_tma(depthwise_algo a) noexcept;
+
+// Parameters are ints; algo's value is the index of its name (depthwise_algo_names()).
 std::vector<std::string_view> depthwise_param_names();
 bool set_param(depthwise_config& c, std::string_view name, long long value) noexcept;
 long long get_param(const depthwise_config& c, std::string_view name) noexcept;
@@ -89,19 +100,20 @@ long long get_param(const depthwise_config& c, std::string_view name) noexcept;
 std::string check_config(const depthwise_config& c);
 int threads_per_block(const depthwise_config& c) noexcept;
 long long smem_bytes(const depthwise_config& c) noexcept;
-// The kernel's __launch_bounds__ minimum of blocks per SM: 1 (all registers to one block: stages
-// 0-2 spill otherwise), stages 3 and 4 as many as the shared memory of an H100/H200 SM holds (at
-// most 4; registers are then capped so that they fit too).
-int min_blocks_per_sm(const depthwise_config& c) noexcept;
+// The kernel's __launch_bounds__ minimum of blocks per SM: 1 (all registers to one block: direct,
+// smem and smem_f32 spill otherwise), mma and mma_tma as many as an SM's shared memory holds (at
+// most 4; registers are then capped so that they fit too), mma_seg depthwise_geometry.hpp's
+// seg_min_blocks. `smem_per_sm` 0: default_smem_per_sm, what the kernel is built with.
+int min_blocks_per_sm(const depthwise_config& c, long long smem_per_sm = 0) noexcept;
 
-// Stable key naming the code: every template argument appears in it, e.g.
-// "conv_depthwise_f16_nhwc_r7x7_st1_v4_cv1_c32_t8x16_ph2_pw4_stage2".
+// Stable key naming the code: every template argument appears in it, each field named in full,
+// e.g. "conv_depthwise_f16_nhwc_smem_f32_filter7x7_stride1_vec4_cvecs1_blockc32_tile8x16_ph2_pw4".
 std::string instance_name(const depthwise_config& c);
 std::string template_name(const depthwise_config& c);  // device instantiation spelled as source
 std::string_view depthwise_header() noexcept;
 
-// Empty when `c` can run on compute capability cc (x 10; 0: not known), else why not: stage 4
-// loads through TMA, sm_90 and newer. plan_launch and the emitter (no entry borrowed for an
+// Empty when `c` can run on compute capability cc (x 10; 0: not known), else why not: mma_tma
+// and mma_seg load through TMA, sm_90 and newer. plan_launch and the emitter (no entry borrowed for an
 // older architecture) both ask.
 std::string check_target(const depthwise_config& c, int cc);
 
@@ -109,8 +121,8 @@ std::string check_target(const depthwise_config& c, int cc);
 depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) noexcept;
 
 // Plans `c` for the shape. Empty on success, else why this configuration cannot run it (the
-// device's threads and opt-in shared memory per block included, naming the limit; stage 4 needs
-// compute capability 9.0 or newer where dev.cc is known).
+// device's threads and opt-in shared memory per block included, naming the limit; mma_tma and
+// mma_seg need compute capability 9.0 or newer where dev.cc is known).
 std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const device_limits& dev,
                         launch_plan& out);
 

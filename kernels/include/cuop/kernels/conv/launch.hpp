@@ -11,11 +11,11 @@ namespace cuop::kernels::conv {
 // Fills the device's limits (threads and opt-in shared memory per block, compute capability).
 cudaError_t query_limits(int device, device_limits& out);
 
-// The tensor maps of stages 4 and 5 for configuration `c` (stage 4: x, its box block_c channels x
-// the patch; stage 5: x and y, boxes of block_c channels, depthwise_seg.cuh), encoded through the
+// The tensor maps of mma_tma and mma_seg for configuration `c` (mma_tma: x, its box block_c channels x
+// the patch; mma_seg: x and y, boxes of block_c channels, depthwise_seg.cuh), encoded through the
 // driver's cuTensorMapEncodeTiled (found at run time: no link to libcuda). out.valid is 0 where TMA
-// cannot be used: another stage, C not a multiple of 8, x or y not 16-byte aligned, or the driver
-// refuses a map. Stage 4 then loads with plain accesses; stage 5 cannot run (launch() refuses it
+// cannot be used: another algorithm, C not a multiple of 8, x or y not 16-byte aligned, or the driver
+// refuses a map. mma_tma then loads with plain accesses; mma_seg cannot run (launch() refuses it
 // with cudaErrorInvalidValue; conv2d() copies such tensors into aligned buffers first).
 void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input& out);
 
@@ -23,10 +23,10 @@ void make_tma_input(const depthwise_config& c, const conv_args& args, tma_input&
 // as planned; raises its dynamic shared memory limit first when the plan needs more than 48 KiB.
 cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args& args,
                    cudaStream_t stream);
-// The same for a stage 4 or 5 kernel, which takes a tma_input after conv_args.
+// The same for an mma_tma or mma_seg kernel, which takes a tma_input after conv_args.
 cudaError_t launch(const void* kernel, const launch_plan& plan, const conv_args& args, const tma_input& in,
                    cudaStream_t stream);
-// Launches configuration c's kernel: with its tma_input (made here) for stages 4 and 5.
+// Launches configuration c's kernel: with its tma_input (made here) for mma_tma and mma_seg.
 cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_plan& plan, const conv_args& args,
                    cudaStream_t stream);
 

@@ -67,7 +67,9 @@ int threads_per_block(const gemm_config& c) noexcept;
 // Empty when the configuration is well formed for any problem, else why not.
 std::string check_config(const gemm_config& c);
 
-// Stable key naming the code, e.g. "gemm_bf16_f32_col_mma_m128_n128_k32_wm64_wn64_s4_g8_sk1".
+// Stable key naming the code, each field named in full, e.g.
+// "gemm_bf16_f32_col_mma_block128x128x32_warp64x64_stages4_groupm8_splitk1",
+// "gemm_bf16_bf16_col_skinny_blockn16_threads256_mtile1_kchunk16_splitk4".
 // Never reused for different code: every template argument appears in it.
 std::string instance_name(const gemm_config& c);
 

@@ -93,9 +93,12 @@ long long cols_per_owner(const softmax_config& c) noexcept;
 // > 16 bytes", "threads_per_row must be a power of two <= 32", "block of 2048 threads > 1024").
 std::string check_config(const softmax_config& c);
 
-// Stable key naming the code, e.g. "softmax_f16_warp_row_v8_t32_r4_c1",
-// "softmax_f32_cluster_row_v4_b512_c8_k8", "softmax_bf16_block_row_v8_b256_c4_p0" (persistent 0),
-// "softmax_f32_block_row_v4_b1024_c6_p0_s10" (10 vectors per thread in shared memory).
+// Stable key naming the code, each field named in full, e.g.
+// "softmax_f16_warp_row_vec8_rowthreads32_blockrows4_chunks1",
+// "softmax_f32_cluster_row_vec4_threads512_chunks8_cluster8",
+// "softmax_bf16_block_row_vec8_threads256_chunks4_persistent0" (persistent 0),
+// "softmax_f32_block_row_vec4_threads1024_chunks6_persistent0_smemchunks10" (10 vectors per thread in
+// shared memory).
 // Never reused for different code: every template argument that differs from its default
 // appears in it.
 std::string instance_name(const softmax_config& c);
