@@ -15,7 +15,7 @@
 #include "cuop/kernels/gemm/family.hpp"
 #include "cuop/kernels/softmax/family.hpp"
 #include "test_support.hpp"
-#include "tuner/emit/results_file.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/gate/result_set.hpp"
 #include "tuner/store/key_aliases.hpp"
 
@@ -125,7 +125,7 @@ TEST(key_aliases, old_results_files_load_with_the_current_keys) {
     ASSERT_TRUE(
         std::regex_search(text, std::regex(R"("instance":"[a-z0-9_]*_(mma_m|(warp|block|split|cluster)_row_v)\d)")))
         << path << " is no longer in the old spelling";
-    const auto f = cuop::emit::parse_results(text, path);
+    const auto f = cuop::results::parse_results(text, path);
     std::size_t listed = 0;
     for (auto at = text.find("{\"problem\":"); at != std::string::npos; at = text.find("{\"problem\":", at + 1))
       ++listed;
@@ -161,7 +161,7 @@ const std::string old_params = R"({"block_c":32,"cvecs":4,"ph":4,"pw":1,"stage":
 }  // namespace
 
 TEST(key_aliases, an_old_results_file_loads_with_the_current_keys) {
-  const auto f = cuop::emit::parse_results(old_results(old_instance, old_params), "old.json");
+  const auto f = cuop::results::parse_results(old_results(old_instance, old_params), "old.json");
   ASSERT_EQ(f.trials.size(), 1u);
   EXPECT_EQ(f.trials[0].problem, "conv2d_f16_nhwc_16x64x64x384_k384_filter7x7_stride1_pad3_dil1_groups384");
   EXPECT_EQ(f.trials[0].instance, new_instance);
@@ -186,17 +186,17 @@ TEST(key_aliases, old_names_that_name_nothing_are_refused_with_the_reason) {
   // An old key with no algorithm behind its stage.
   auto bad = old_instance;
   bad.back() = '9';
-  EXPECT_EQ(cuop::test::error_of([&] { cuop::emit::parse_results(old_results(bad, old_params), "old.json"); }),
+  EXPECT_EQ(cuop::test::error_of([&] { cuop::results::parse_results(old_results(bad, old_params), "old.json"); }),
             "old.json: trials[0]: instance \"" + bad +
                 "\": stage 9 of an old depthwise key is no algorithm (stages 0 to 5 are direct, smem, smem_f32, mma, "
                 "mma_tma, mma_seg)");
   // A parameter under its old and its current name.
   const std::string both =
       R"({"algo":5,"block_c":32,"cvecs":4,"ph":4,"pw":1,"stage":5,"tile_h":16,"tile_w":32,"vec":8})";
-  EXPECT_EQ(cuop::test::error_of([&] { cuop::emit::parse_results(old_results(old_instance, both), "old.json"); }),
+  EXPECT_EQ(cuop::test::error_of([&] { cuop::results::parse_results(old_results(old_instance, both), "old.json"); }),
             "old.json: trials[0]: parameter \"algo\" is there under its old name \"stage\" too");
   // An old parameter name misspelt: not renamed, so the schema finds the family's parameter missing.
   const std::string typo = R"({"block_c":32,"cvecs":4,"ph":4,"pw":1,"stag":5,"tile_h":16,"tile_w":32,"vec":8})";
-  const auto e = cuop::test::error_of([&] { cuop::emit::parse_results(old_results(new_instance, typo), "old.json"); });
+  const auto e = cuop::test::error_of([&] { cuop::results::parse_results(old_results(new_instance, typo), "old.json"); });
   EXPECT_NE(e.find("trials[0].params: missing parameter \"algo\" of family \"depthwise\""), std::string::npos) << e;
 }
