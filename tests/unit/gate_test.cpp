@@ -30,7 +30,7 @@ using gate::build;
 using measure::verdict;
 
 gate::measured_trial measured(const std::string& problem, const std::string& instance, std::vector<double> samples,
-                           int env = 0) {
+                              int env = 0) {
   gate::measured_trial t;
   t.problem = problem;
   t.op = "softmax";
@@ -107,8 +107,8 @@ TEST(gate_abba, fewer_than_one_cycle_is_a_usage_error) {
 }
 
 TEST(gate_abba, rounds_pool_their_samples_per_configuration) {
-  const auto r1 =
-      set("round 1", {measured("p1", "x", {10, 10, 10}), measured("p1", "y", {20, 21, 22}), measured("p2", "x", {5, 5})});
+  const auto r1 = set(
+      "round 1", {measured("p1", "x", {10, 10, 10}), measured("p1", "y", {20, 21, 22}), measured("p2", "x", {5, 5})});
   const auto r4 = set("round 4", {measured("p1", "x", {12, 12, 12}), measured("p1", "y", {23, 24, 25})});
   const auto pooled = gate::pool_rounds({&r1, &r4}, "this build (rounds 1, 4)");
   EXPECT_EQ(pooled.set.source, "this build (rounds 1, 4)");
@@ -199,10 +199,10 @@ TEST(gate_retry, a_winner_target_pools_every_new_trial_of_its_problem) {
   const auto old = set("this build", {measured("p1", "x", around(10)), measured("p1", "y", around(11)),
                                       measured("p1", "z", around(12)), measured("p2", "x", around(20))});
   // The retry verified x and y again (z failed this time) and ran p2 too (an --only overlap).
-  const auto fresh =
-      set("retry",
-          {measured("p1", "x", around(10.5, 41)), measured("p1", "y", around(9.5, 41)), measured("p2", "x", around(30, 41))},
-          "rev2");
+  const auto fresh = set("retry",
+                         {measured("p1", "x", around(10.5, 41)), measured("p1", "y", around(9.5, 41)),
+                          measured("p2", "x", around(30, 41))},
+                         "rev2");
   auto fresh_w = fresh;
   fresh_w.trials.push_back(measured("p1", "w", around(13, 41)));  // new in the retry
   const auto merged = gate::pool_retry(old, fresh_w, {{"p1", ""}});
@@ -287,7 +287,8 @@ TEST(gate_retry, an_ambiguous_row_measured_again_and_pooled_is_decided) {
 // ---- the baseline and the report ------------------------------------------------------------
 
 TEST(gate_baseline, only_the_suites_problems_are_kept) {
-  auto s = set("results/", {measured("p1", "x", around(10)), measured("p2", "x", around(10)), measured("p3", "y", around(10))});
+  auto s = set("results/",
+               {measured("p1", "x", around(10)), measured("p2", "x", around(10)), measured("p3", "y", around(10))});
   const auto kept = gate::keep_problems(s, {"p1", "p3", "p9"});
   ASSERT_EQ(kept.trials.size(), 2u);
   EXPECT_EQ(kept.trials[0].problem, "p1");
@@ -298,8 +299,8 @@ TEST(gate_baseline, the_winner_is_chosen_among_the_configurations_this_build_ver
   // The committed results come from the full sweep; the suite lists x and y only.
   const auto baseline = set("results", {measured("p1", "x", around(12)), measured("p1", "y", around(14)),
                                         measured("p1", "best-of-sweep", around(8)), measured("p2", "x", around(20))});
-  const auto candidate =
-      set("this build", {measured("p1", "x", around(12)), measured("p1", "y", around(14)), measured("p2", "x", around(20))});
+  const auto candidate = set("this build", {measured("p1", "x", around(12)), measured("p1", "y", around(14)),
+                                            measured("p2", "x", around(20))});
   std::vector<std::string> warnings;
   const auto kept = gate::among_candidate_configurations(baseline, candidate, warnings);
   ASSERT_EQ(kept.trials.size(), 3u);

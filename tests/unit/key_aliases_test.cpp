@@ -15,8 +15,8 @@
 #include "cuop/kernels/gemm/family.hpp"
 #include "cuop/kernels/softmax/family.hpp"
 #include "test_support.hpp"
-#include "tuner/results/results_file.hpp"
 #include "tuner/gate/result_set.hpp"
+#include "tuner/results/results_file.hpp"
 #include "tuner/store/key_aliases.hpp"
 
 namespace fs = std::filesystem;
@@ -197,6 +197,7 @@ TEST(key_aliases, old_names_that_name_nothing_are_refused_with_the_reason) {
             "old.json: trials[0]: parameter \"algo\" is there under its old name \"stage\" too");
   // An old parameter name misspelt: not renamed, so the schema finds the family's parameter missing.
   const std::string typo = R"({"block_c":32,"cvecs":4,"ph":4,"pw":1,"stag":5,"tile_h":16,"tile_w":32,"vec":8})";
-  const auto e = cuop::test::error_of([&] { cuop::results::parse_results(old_results(new_instance, typo), "old.json"); });
+  const auto e =
+      cuop::test::error_of([&] { cuop::results::parse_results(old_results(new_instance, typo), "old.json"); });
   EXPECT_NE(e.find("trials[0].params: missing parameter \"algo\" of family \"depthwise\""), std::string::npos) << e;
 }

@@ -144,8 +144,7 @@ namespace {
 // at least warmup_ms and until the SM clock and the launch times have settled, or until the cap
 // (recorded: the samples may then see a clock still moving). `estimate_us`: the settled time of a
 // launch.
-cudaError_t warm_up(sampler& take, const launcher& launch, const settings& settings, timing& out,
-                    double& estimate_us) {
+cudaError_t warm_up(sampler& take, const launcher& launch, const settings& settings, timing& out, double& estimate_us) {
   const settle_rule settle;
   std::vector<double> warm_times, warm_clocks;
   const double floor_ms = settings.warmup_ms;
