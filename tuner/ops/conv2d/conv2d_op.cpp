@@ -57,25 +57,26 @@ kc::depthwise_config depthwise_config_of(const space::point& p, const spec::prob
   return c;
 }
 
+namespace {
+
+// The entry of an algorithm that loads through TMA: its tensor map(s) after conv_args, as a
+// __grid_constant__ parameter, and shared memory aligned as its boxes want (`name`: "seg", "tma").
+std::string tma_entry_definition(const kc::depthwise_config& c, int align, const char* name) {
+  return fmt::format(
+      "extern \"C\" __global__ void __launch_bounds__({0}, {1}) {2}(cuop::kernels::conv::conv_args a,\n"
+      "    const __grid_constant__ cuop::kernels::conv::tma_input in) {{\n"
+      "  extern __shared__ __align__({4}) unsigned char smem_{5}[];\n"
+      "  {3}::run_{5}(a, in, smem_{5});\n"
+      "}}\n",
+      kc::threads_per_block(c), kc::min_blocks_per_sm(c), kc::instance_name(c), kc::template_name(c), align, name);
+}
+
+}  // namespace
+
 std::string conv_entry_definition(const kc::depthwise_config& c) {
-  // mma_seg: its tensor maps after conv_args; the swizzled boxes want 1024-byte alignment
-  if (c.algo == kc::depthwise_algo::mma_seg)
-    return fmt::format(
-        "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a,\n"
-        "    const __grid_constant__ cuop::kernels::conv::tma_input in) {{\n"
-        "  extern __shared__ __align__(1024) unsigned char smem_seg[];\n"
-        "  {}::run_seg(a, in, smem_seg);\n"
-        "}}\n",
-        kc::threads_per_block(c), kc::min_blocks_per_sm(c), kc::instance_name(c), kc::template_name(c));
-  // mma_tma: its tensor map as a __grid_constant__ parameter; TMA writes 128-byte aligned
-  if (c.algo == kc::depthwise_algo::mma_tma)
-    return fmt::format(
-        "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a,\n"
-        "    const __grid_constant__ cuop::kernels::conv::tma_input in) {{\n"
-        "  extern __shared__ __align__(128) unsigned char smem_tma[];\n"
-        "  {}::run_tma(a, in, smem_tma);\n"
-        "}}\n",
-        kc::threads_per_block(c), kc::min_blocks_per_sm(c), kc::instance_name(c), kc::template_name(c));
+  // mma_seg's swizzled boxes want 1024-byte alignment; mma_tma's TMA writes 128-byte aligned.
+  if (c.algo == kc::depthwise_algo::mma_seg) return tma_entry_definition(c, 1024, "seg");
+  if (c.algo == kc::depthwise_algo::mma_tma) return tma_entry_definition(c, 128, "tma");
   return fmt::format(
       "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(cuop::kernels::conv::conv_args a) {{\n"
       "  extern __shared__ __align__(16) unsigned char smem[];\n"
@@ -147,7 +148,15 @@ std::string baseline_of(const std::string& dtype, const catalog::dim_values&) {
 }
 
 catalog::op_desc describe() {
-  catalog::op_desc op{"conv2d", {}, {}};
+  catalog::op_desc op{.name = "conv2d",
+                      .key_of = conv_problem_key,
+                      .instance_of = instance_of,
+                      .features_of = features_of,
+                      .group_of = group_of,
+                      .baseline_of = baseline_of,
+                      .bytes_of = bytes_of,
+                      .flops_of = flops_of,
+                      .compute_bound = compute_bound};
   op.dims = {
       {"n", 1, {}, {}},
       {"h", 1, {}, {}},
@@ -166,14 +175,6 @@ catalog::op_desc describe() {
     d.max = std::numeric_limits<int>::max();  // kernels::conv::conv_shape holds ints
     op.problem_dims.push_back(d.name);
   }
-  op.key_of = conv_problem_key;
-  op.instance_of = instance_of;
-  op.features_of = features_of;
-  op.group_of = group_of;
-  op.baseline_of = baseline_of;
-  op.bytes_of = bytes_of;
-  op.flops_of = flops_of;
-  op.compute_bound = compute_bound;
   catalog::family_desc d{std::string(conv_depthwise_family), {}, "kernel"};
   d.headers = {std::string(kc::depthwise_header())};
   for (std::string_view p : kc::depthwise_param_names()) d.params.emplace_back(p);

@@ -95,14 +95,15 @@ std::string baseline_of(const std::string& dtype, const catalog::dim_values&) {
 }
 
 catalog::op_desc describe() {
-  catalog::op_desc op{"gemm", {"m", "n", "k"}, {}};
-  op.instance_of = instance_of;
-  op.features_of = features_of;
-  op.group_of = group_of;
-  op.baseline_of = baseline_of;
-  op.bytes_of = bytes_of;
-  op.flops_of = flops_of;
-  op.compute_bound = compute_bound;
+  catalog::op_desc op{.name = "gemm",
+                      .problem_dims = {"m", "n", "k"},
+                      .instance_of = instance_of,
+                      .features_of = features_of,
+                      .group_of = group_of,
+                      .baseline_of = baseline_of,
+                      .bytes_of = bytes_of,
+                      .flops_of = flops_of,
+                      .compute_bound = compute_bound};
   for (const auto& d : op.problem_dims)  // gemm_problem holds ints
     op.dims.push_back({d, 1, {}, {}, std::numeric_limits<int>::max()});
   for (kg::family f : kg::all_families()) {

@@ -66,12 +66,13 @@ std::string baseline_of(const std::string& dtype, const catalog::dim_values& dim
 }
 
 catalog::op_desc describe() {
-  catalog::op_desc op{"softmax", {"rows", "cols"}, {}};
-  op.instance_of = instance_of;
-  op.features_of = features_of;
-  op.group_of = group_of;
-  op.baseline_of = baseline_of;
-  op.bytes_of = bytes_of;
+  catalog::op_desc op{.name = "softmax",
+                      .problem_dims = {"rows", "cols"},
+                      .instance_of = instance_of,
+                      .features_of = features_of,
+                      .group_of = group_of,
+                      .baseline_of = baseline_of,
+                      .bytes_of = bytes_of};
   for (ks::family f : ks::all_families()) {
     catalog::family_desc d{std::string(ks::name_of(f)), {}, "kernel"};
     d.headers = {std::string(ks::header_of(f))};
