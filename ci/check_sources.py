@@ -29,12 +29,14 @@ def listed(path: str, lists: dict[Path, set[str]]) -> bool:
 
 def main() -> int:
     lists = {}
-    for cmake in ROOT.rglob("CMakeLists.txt"):
+    # A folder's CMakeLists.txt, or the sources.cmake an op folder lists its sources in
+    # (tuner/ops/registry.cmake includes it).
+    for cmake in [*ROOT.rglob("CMakeLists.txt"), *ROOT.rglob("sources.cmake")]:
         rel = cmake.relative_to(ROOT)
         if rel.parts[0].startswith("build"):
             continue
         text = re.sub(r"#[^\n]*", "", cmake.read_text())
-        lists[rel.parent] = set(re.findall(r"[\w./-]+\.(?:cpp|cu)\b", text))
+        lists.setdefault(rel.parent, set()).update(re.findall(r"[\w./-]+\.(?:cpp|cu)\b", text))
     missing = [f for f in tracked() if not listed(f, lists)]
     for f in missing:
         print(f"check_sources: {f} is in no CMakeLists.txt (add it to its target's list, or delete it)")

@@ -1,5 +1,5 @@
 // The ops of this build, looked up by name: what a sweep file's or a results file's `op:` may say.
-// The table is the op registry's (tuner/ops/registry.cpp, from tuner/ops/CMakeLists.txt's CUOP_OPS), which every tuner build
+// The table is the op registry's (tuner/ops/registry.cpp, from CUOP_OPS in tuner/ops/registry.cmake), which every tuner build
 // links; declaring the lookup here lets the parsers below the ops (spec, space, results) check an
 // op by its description without depending on the ops' trial runners and emitters.
 #pragma once

@@ -1,4 +1,4 @@
-// The ops of this build (CUOP_OPS in tuner/ops/CMakeLists.txt). Everything that works for any op (the
+// The ops of this build (CUOP_OPS in tuner/ops/registry.cmake). Everything that works for any op (the
 // sweep, the worker, emit, the gate, the CLI) loops over all_ops() or looks one up by name.
 #pragma once
 
