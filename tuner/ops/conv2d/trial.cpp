@@ -14,9 +14,6 @@
 namespace cuop::ops {
 
 namespace kc = kernels::conv;
-using trial::trial_failure;
-using trial::trial_request;
-using trial::trial_response;
 
 struct conv_trial_runner::problem_buffers {
   dtype type = dtype::f16;

@@ -14,9 +14,6 @@
 namespace cuop::ops {
 
 namespace kg = kernels::gemm;
-using trial::trial_failure;
-using trial::trial_request;
-using trial::trial_response;
 
 struct gemm_trial_runner::problem_buffers {
   dtype type = dtype::bf16;

@@ -12,8 +12,6 @@
 namespace cuop::ops {
 
 namespace ks = kernels::softmax;
-using trial::trial_request;
-using trial::trial_response;
 
 namespace {
 
