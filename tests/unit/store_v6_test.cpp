@@ -4,9 +4,7 @@
 // an old key that names no configuration stops the migration with the reason, the file untouched.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -16,7 +14,6 @@
 #include "tuner/store/migrations.hpp"
 #include "tuner/store/store.hpp"
 
-namespace fs = std::filesystem;
 using namespace cuop::store;
 
 namespace {
@@ -116,16 +113,8 @@ std::string kept(const std::string& path) {
 
 class store_v6 : public ::testing::Test {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("cuop-store-v6-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-    m_path = (m_dir / "v5.db").string();
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-  fs::path m_dir;
-  std::string m_path;
+  cuop::test::scratch m_dir{"cuop-store-v6"};
+  std::string m_path = m_dir / "v5.db";
 };
 
 }  // namespace
