@@ -6,6 +6,7 @@ op lists, and runs the dispatched op against its baseline on each, side by side 
 same run, when torch is importable.
 
   holdout.py draw DIST.yaml --n N --seed S [--format jsonl|sweep] [--cuop-tune BIN]
+             [--stratify FIELD,... --components NAME,...]
   holdout.py run BUILD_DIR DIST.yaml --n N --seed S [--json OUT.json] [--markdown OUT.md]
              [--samples MIN MAX BUDGET_MS] [--no-torch]
 
@@ -15,6 +16,7 @@ is, 3 when some are, 1 when an answer was wrong or a side failed, 2 on bad argum
 77 without a GPU."""
 import argparse
 import glob
+import itertools
 import json
 import math
 import os
@@ -173,6 +175,51 @@ def draw(dist_path, n, seed, cuop_tune=None):
     return op, out
 
 
+def stratum_values(spec):
+    """The distinct values a field of a component can take: its choices in order, or its value."""
+    if isinstance(spec, dict):
+        if "choice" not in spec:
+            fail(f"only fixed fields and choices can be stratified, not {spec}")
+        return list(dict.fromkeys(spec["choice"]))
+    return [spec]
+
+
+def draw_strata(dist_path, n, seed, fields, names, cuop_tune=None):
+    """A region grid: for each listed component and each combination of the values its `fields`
+    can take (a stratum), n distinct shapes drawn with those fields fixed, so that every stratum
+    has shapes however unlikely the distribution makes it."""
+    dist = yaml.safe_load(open(dist_path))
+    op = dist.get("op")
+    comps = {c.get("name"): c for c in dist.get("components") or []}
+    exclude = swept_shapes(op, cuop_tune)
+    rng = random.Random(f"{seed}:{os.path.basename(dist_path)}:strata")
+    out, seen = [], set()
+    for name in names:
+        if name not in comps:
+            fail(f"{dist_path}: no component named {name!r}")
+        comp = comps[name]
+        missing = [f for f in fields if f not in comp]
+        if missing:
+            fail(f"{dist_path}: component {name!r} has no field {missing[0]!r}")
+        for combo in itertools.product(*(stratum_values(comp[f]) for f in fields)):
+            fixed = dict(comp, **dict(zip(fields, combo)))
+            found = 0
+            for _ in range(100 * n):
+                if found == n:
+                    break
+                line = normalize(op, draw_component(rng, fixed, f"{dist_path}:{name}"))
+                key = key_of(line)
+                if key in exclude or key in seen or not size_ok(dist, line):
+                    continue
+                seen.add(key)
+                line["component"] = name
+                out.append(line)
+                found += 1
+            if found < n:
+                fail(f"{dist_path}: {name} {dict(zip(fields, combo))}: found {found} of {n} shapes")
+    return op, out
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -260,6 +307,8 @@ def main():
     d.add_argument("--seed", type=int, required=True)
     d.add_argument("--format", choices=["jsonl", "sweep"], default="jsonl")
     d.add_argument("--cuop-tune", help="a built cuop-tune, to expand grid and sample problem sets of the sweep files")
+    d.add_argument("--stratify", help="comma-separated fields: --n shapes for every combination of their values")
+    d.add_argument("--components", help="with --stratify: the components drawn from (comma-separated names)")
     r = sub.add_parser("run")
     r.add_argument("build")
     r.add_argument("dist", nargs="+")
@@ -274,7 +323,12 @@ def main():
         fail("--n must be at least 1")
 
     if a.cmd == "draw":
-        op, shapes = draw(a.dist, a.n, a.seed, a.cuop_tune)
+        if bool(a.stratify) != bool(a.components):
+            fail("--stratify and --components go together")
+        if a.stratify:
+            op, shapes = draw_strata(a.dist, a.n, a.seed, a.stratify.split(","), a.components.split(","), a.cuop_tune)
+        else:
+            op, shapes = draw(a.dist, a.n, a.seed, a.cuop_tune)
         if a.format == "jsonl":
             for s in shapes:
                 print(json.dumps(s))

@@ -221,9 +221,12 @@ nlohmann::json conv_library::dnn_list(dtype t, const kc::conv_shape& sh, const n
 
   // Ranked answers of modes A, B and the fallback list; the first of mode A is the reference.
   // Mode A must answer; B and the fallback list add what they can (mode B does not cover every
-  // graph).
+  // graph). top 0: mode A's first answer alone, the baseline of a sweep that tunes our kernels.
   std::vector<bk::cudnn_config> ranked;
-  for (auto mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK}) {
+  const std::vector<cudnnBackendHeurMode_t> modes =
+      top == 0 ? std::vector{CUDNN_HEUR_MODE_A}
+               : std::vector{CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK};
+  for (auto mode : modes) {
     std::vector<bk::cudnn_config> answers;
     std::string why;
     if (conv->heuristic(mode, std::max(1, top), answers, &why) != CUDNN_STATUS_SUCCESS) {
