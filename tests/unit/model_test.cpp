@@ -1,13 +1,18 @@
 // The dispatch model: the choice (cuop/detail/nearest_choice.hpp, the library's own code), the fit
-// and its leave-one-out validation (tuner/model/fit.hpp), and the softmax default rule.
+// and its leave-one-out validation (tuner/model/fit.hpp), the group default
+// (tuner/model/group_default.hpp), and the softmax default rule.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "cuop/detail/nearest_choice.hpp"
 #include "cuop/kernels/softmax/family.hpp"
 #include "tuner/model/fit.hpp"
+#include "tuner/model/group_default.hpp"
 
 namespace {
 
@@ -22,8 +27,8 @@ struct line_model {
                       0.05f, 0.3f,  // anchor 2
                       -0.1f, 0.3f};
   unsigned char trusted[2] = {1, 1};
-  detail::choice_model_view view(int k, double radius, double margin, double reach = 0) const {
-    return {features, speedup, trusted, 4, 1, 2, {k, radius, margin, reach}};
+  detail::choice_model_view view(int k, double radius, double margin, double reach = 0, int group_default = -1) const {
+    return {features, speedup, trusted, 4, 1, 2, {k, radius, margin, reach}, group_default};
   }
 };
 
@@ -73,6 +78,20 @@ TEST(nearest_choice, a_call_outside_the_voters_span_gets_the_baseline) {
   EXPECT_EQ(detail::nearest_choice(reaching, &q, all), -1);
 }
 
+TEST(nearest_choice, the_group_default_runs_where_the_vote_declines) {
+  line_model m;
+  const auto all = [](int) { return true; };
+  double q = 10;  // nothing within the radius: the group default
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 1), &q, all), 1);
+  EXPECT_EQ(detail::nearest_vote(m.view(2, 3, 0.02, 0, 1), &q, all), -1);
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 1), &q, [](int c) { return c != 1; }), -1);  // cannot run
+  q = 0.5;  // the vote chooses: it stands
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 1), &q, all), 0);
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 7), &q, all), 0);  // out of range: ignored
+  q = 10;
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 7), &q, all), -1);
+}
+
 results::result_trial timed(const std::string& instance, double us) {
   results::result_trial t;
   t.instance = instance;
@@ -113,6 +132,68 @@ TEST(model_fit, a_candidate_that_loses_where_validation_chose_it_is_not_trusted)
   EXPECT_EQ(g.log_speedup.size(), f.log_speedup.size());
   for (std::size_t i = 0; i < f.log_speedup.size(); ++i)
     EXPECT_EQ(std::isnan(g.log_speedup[i]) || g.log_speedup[i] == f.log_speedup[i], true);
+}
+
+// Anchors on a line, each with a baseline of 100 us and the candidates' times given per anchor.
+struct timed_anchors {
+  std::vector<results::result_trial> trials;
+  std::vector<model::anchor> anchors;
+  explicit timed_anchors(const std::vector<std::map<std::string, double>>& times) {
+    std::size_t count = 0;
+    for (const auto& t : times) count += t.size() + 1;
+    trials.reserve(count);  // no reallocation: anchors point into it
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      model::anchor a;
+      a.problem = "p" + std::to_string(i);
+      a.features = {static_cast<double>(i)};
+      trials.push_back(timed("base", 100));
+      a.baseline = &trials.back();
+      a.trials["base"] = &trials.back();
+      for (const auto& [name, us] : times[i]) {
+        trials.push_back(timed(name, us));
+        a.trials[name] = &trials.back();
+      }
+      anchors.push_back(a);
+    }
+  }
+};
+
+TEST(group_default, the_best_mean_of_those_that_win_by_ten_percent_everywhere) {
+  // "fast" wins by half where it was measured, but not at every anchor; "steady" wins by 15% to
+  // 20% everywhere; "other" was measured once.
+  timed_anchors t({{{"fast", 50}, {"steady", 80}},
+                   {{"fast", 50}, {"steady", 80}},
+                   {{"fast", 50}, {"steady", 80}},
+                   {{"steady", 80}},
+                   {{"steady", 85}, {"other", 60}}});
+  const auto g = model::fit_group_default(t.anchors);
+  EXPECT_EQ(g.candidate, "steady");
+  ASSERT_EQ(g.held_out.size(), 5u);
+  for (const auto& h : g.held_out) EXPECT_EQ(h, "steady");
+  // The fit makes it a column, trusted or not, and the view carries it.
+  const auto f = model::fit(t.anchors);
+  ASSERT_GE(f.group_default, 0);
+  EXPECT_EQ(f.candidates[static_cast<std::size_t>(f.group_default)], "steady");
+  EXPECT_EQ(f.view().group_default, f.group_default);
+  EXPECT_EQ(f.loo.slower, 0);
+}
+
+TEST(group_default, none_without_three_anchors_or_a_clear_win_everywhere) {
+  EXPECT_EQ(model::fit_group_default(timed_anchors({{{"a", 50}}, {{"a", 50}}}).anchors).candidate, "");
+  const auto weak = model::fit_group_default(timed_anchors({{{"a", 50}}, {{"a", 50}}, {{"a", 95}}}).anchors);
+  EXPECT_EQ(weak.candidate, "");
+  EXPECT_FALSE(weak.why_none.empty());
+  EXPECT_EQ(model::fit(timed_anchors({{{"a", 50}}, {{"a", 50}}, {{"a", 95}}}).anchors).group_default, -1);
+}
+
+TEST(group_default, leave_one_out_refuses_a_pick_that_loses_without_its_anchor) {
+  // Over all anchors only "steady" qualifies; without anchor 2, "fast" does (a higher mean), and
+  // at anchor 2 "fast" is slower than the baseline: the group has no default.
+  timed_anchors t({{{"fast", 40}, {"steady", 85}}, {{"fast", 40}, {"steady", 85}}, {{"fast", 120}, {"steady", 85}}});
+  const auto g = model::fit_group_default(t.anchors);
+  EXPECT_EQ(g.candidate, "");
+  EXPECT_NE(g.why_none.find("leave-one-out"), std::string::npos);
+  EXPECT_NE(g.why_none.find("p2"), std::string::npos);
 }
 
 TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {

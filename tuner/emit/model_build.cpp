@@ -54,7 +54,7 @@ std::vector<built_model> build_models(const chosen_results& chosen, const model_
 }
 
 std::string model_report(const std::string& label, const std::vector<built_model>& models) {
-  int anchors = 0, candidates = 0, trusted = 0, slower = 0, unknown = 0;
+  int anchors = 0, candidates = 0, trusted = 0, slower = 0, unknown = 0, defaults = 0;
   double log_sum = 0, worst = 1;
   for (const auto& m : models) {
     anchors += m.fit.loo.anchors;
@@ -64,13 +64,14 @@ std::string model_report(const std::string& label, const std::vector<built_model
     unknown += m.fit.loo.unknown;
     log_sum += std::log(m.fit.loo.geomean) * m.fit.loo.anchors;
     worst = std::min(worst, m.fit.loo.worst);
+    defaults += m.fit.group_default >= 0 ? 1 : 0;
   }
   if (models.empty())
     return fmt::format("{}: no model (no verified shape with a verified baseline): the baseline everywhere", label);
   return fmt::format(
-      "{}: {} model{} of {} tuned shapes, {} candidates ({} trusted); leave-one-out: {:.3f}x the baseline (geometric "
-      "mean), worst {:.3f}x, {} of {} slower than {}x, {} without an outcome",
-      label, models.size(), models.size() == 1 ? "" : "s", anchors, candidates, trusted,
+      "{}: {} model{} of {} tuned shapes, {} candidates ({} trusted), {} with a group default; leave-one-out: {:.3f}x "
+      "the baseline (geometric mean), worst {:.3f}x, {} of {} slower than {}x, {} without an outcome",
+      label, models.size(), models.size() == 1 ? "" : "s", anchors, candidates, trusted, defaults,
       std::exp(anchors ? log_sum / anchors : 0.0), worst, slower, anchors, model::slower_than, unknown);
 }
 
@@ -86,10 +87,10 @@ std::string model_arrays(const std::string& op, const std::string& model_type, i
     list += fmt::format(
         "    // {} tuned shape{} of {}, {} candidate{} <- {}\n    {{{{{}, {}, detail::entry_source::{}, {}, {}, {}, "
         "{}, {}, "
-        "{{{}, {:.17g}, {:.17g}, {:.17g}}}}}, {}}},\n",
+        "{{{}, {:.17g}, {:.17g}, {:.17g}}}, {}}}, {}}},\n",
         anchors, anchors == 1 ? "" : "s", m.group, cols, cols == 1 ? "" : "s", m.file->path, e.arch,
         cxx_string_literal(m.file->gpu), m.tuned ? "tuned" : "nearest_arch", anchor, anchors, column, cols, speedup,
-        f.params.neighbours, f.params.radius, f.params.log_margin, f.params.reach, e.group_fields);
+        f.params.neighbours, f.params.radius, f.params.log_margin, f.params.reach, f.group_default, e.group_fields);
     for (int a = 0; a < anchors; ++a) {
       features += fmt::format("    // {}\n   ", f.anchors[static_cast<std::size_t>(a)].problem);
       for (int i = 0; i < feature_count; ++i)

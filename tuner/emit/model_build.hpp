@@ -36,8 +36,9 @@ struct built_model {
 // One model per (chosen file, group) with at least one anchor, in file and group order.
 std::vector<built_model> build_models(const chosen_results& chosen, const model_traits& traits);
 
-// "gemm sm_90a: 2 models of 130 tuned shapes, 41 candidates (35 trusted); leave-one-out: 1.013x
-// the baseline (geometric mean), worst 1.000x, 0 of 130 slower than 0.97x, 2 without an outcome"
+// "gemm sm_90a: 2 models of 130 tuned shapes, 41 candidates (35 trusted), 0 with a group default;
+// leave-one-out: 1.013x the baseline (geometric mean), worst 1.000x, 0 of 130 slower than 0.97x, 2
+// without an outcome"
 std::string model_report(const std::string& label, const std::vector<built_model>& models);
 
 // A model as the header holds it: its table's architecture, the op-specific fields of its group

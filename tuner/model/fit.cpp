@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "tuner/model/group_default.hpp"
+
 namespace cuop::model {
 
 namespace {
@@ -29,26 +31,49 @@ std::vector<std::string> portfolio(const std::vector<anchor>& anchors, double lo
   return {chosen.begin(), chosen.end()};
 }
 
-validation leave_one_out(const fitted& f, std::vector<int>* losers) {
+// `held_out_default`: per anchor, the group default picked without it (empty: none).
+// The candidates with the group default among them, less those it dominates: no faster than it at
+// any anchor (or not measured there). The vote never prefers such a one to the group default, so
+// leaving it out changes no choice and ships fewer kernels.
+std::vector<std::string> undominated(const std::vector<anchor>& anchors, const std::vector<std::string>& candidates,
+                                     const std::string& group_default) {
+  std::vector<std::string> kept{group_default};
+  for (const auto& c : candidates) {
+    if (c == group_default) continue;
+    const bool better_somewhere = std::any_of(anchors.begin(), anchors.end(), [&](const anchor& a) {
+      const auto it = a.trials.find(c);
+      return it != a.trials.end() && conservative_log_speedup(*a.baseline, *it->second) >
+                                         conservative_log_speedup(*a.baseline, *a.trials.at(group_default));
+    });
+    if (better_somewhere) kept.push_back(c);
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+validation leave_one_out(const fitted& f, const std::vector<std::string>& held_out_default, std::vector<int>* losers) {
   validation v;
   double log_sum = 0;
-  const auto view = f.view();
+  auto view = f.view();
+  view.group_default = -1;  // fitted on every anchor: scored below by the pick made without each
   for (int a = 0; a < static_cast<int>(f.anchors.size()); ++a) {
     const auto& held = f.anchors[static_cast<std::size_t>(a)];
     ++v.anchors;
     const int c = detail::nearest_choice(
         view, &f.features[static_cast<std::size_t>(a) * f.feature_count], [](int) { return true; }, a);
+    const std::string fallback =
+        held_out_default.empty() ? std::string() : held_out_default[static_cast<std::size_t>(a)];
     double speedup = 1;
-    if (c >= 0) {
+    if (c >= 0 || !fallback.empty()) {
       ++v.chosen;
-      const auto it = held.trials.find(f.candidates[static_cast<std::size_t>(c)]);
+      const auto it = held.trials.find(c >= 0 ? f.candidates[static_cast<std::size_t>(c)] : fallback);
       if (it == held.trials.end()) {
         ++v.unknown;
       } else {
         speedup = realized(*held.baseline, *it->second);
         if (speedup < slower_than) {
           ++v.slower;
-          if (losers) losers->push_back(c);
+          if (losers && c >= 0) losers->push_back(c);
         }
       }
     }
@@ -71,7 +96,7 @@ detail::choice_model_view fitted::view() const {
   return {features.data(), log_speedup.data(),
           trusted.data(),  static_cast<int>(anchors.size()),
           feature_count,   static_cast<int>(candidates.size()),
-          params};
+          params,          group_default};
 }
 
 fitted fit(std::vector<anchor> anchors, detail::choice_params params) {
@@ -81,6 +106,13 @@ fitted fit(std::vector<anchor> anchors, detail::choice_params params) {
   f.anchors = std::move(anchors);
   f.feature_count = f.anchors.empty() ? 0 : static_cast<int>(f.anchors.front().features.size());
   f.candidates = portfolio(f.anchors, params.log_margin);
+  const group_default_fit by_default = fit_group_default(f.anchors);
+  f.why_no_default = by_default.why_none;
+  if (!by_default.candidate.empty()) {
+    f.candidates = undominated(f.anchors, f.candidates, by_default.candidate);
+    f.group_default = static_cast<int>(
+        std::lower_bound(f.candidates.begin(), f.candidates.end(), by_default.candidate) - f.candidates.begin());
+  }
   for (const auto& c : f.candidates)
     for (const auto& a : f.anchors)
       if (const auto it = a.trials.find(c); it != a.trials.end()) {
@@ -99,7 +131,7 @@ fitted fit(std::vector<anchor> anchors, detail::choice_params params) {
   // Trust only falls, so this ends: at most one pass per candidate.
   for (;;) {
     std::vector<int> losers;
-    f.loo = leave_one_out(f, &losers);
+    f.loo = leave_one_out(f, by_default.held_out, &losers);
     if (losers.empty()) break;
     for (const int c : losers) f.trusted[static_cast<std::size_t>(c)] = 0;
   }

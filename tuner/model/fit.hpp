@@ -42,7 +42,9 @@ struct fitted {
   std::vector<float> log_speedup;      // anchors x candidates (NaN: not measured)
   std::vector<unsigned char> trusted;  // per candidate
   detail::choice_params params;
-  validation loo;  // with the final trust
+  int group_default = -1;      // the column of the group default (group_default.hpp); -1: none
+  std::string why_no_default;  // when there is none
+  validation loo;              // with the final trust, the group default's pick made without each anchor
   int feature_count = 0;
 
   detail::choice_model_view view() const;
@@ -54,9 +56,11 @@ struct fitted {
 inline const detail::choice_params default_params{4, 3.0, 0.0198, 0.5};
 
 // Fits a model from anchors that each have a baseline: the candidates are each anchor's two
-// fastest trials that beat its baseline (by its conservative, interval-based speedup); a candidate
-// loses its trust when leave-one-out chooses it for an anchor where it then measured slower than
-// the baseline (repeated until no trusted candidate loses). Deterministic.
+// fastest trials that beat its baseline (by its conservative, interval-based speedup), and the
+// group default if there is one; a candidate loses its trust when leave-one-out chooses it for an
+// anchor where it then measured slower than the baseline (repeated until no trusted candidate
+// loses). Where the vote declines a held-out anchor, leave-one-out scores the group default picked
+// without that anchor. Deterministic.
 fitted fit(std::vector<anchor> anchors, detail::choice_params params = default_params);
 
 // log(baseline / candidate) of their medians where the candidate's 95% interval lies entirely

@@ -23,6 +23,7 @@ struct dispatch_model {
   int columns;
   int first_speedup;  // its anchors x columns block in <op>_model_speedups
   choice_params params;
+  int group_default;  // the column that runs where the anchors choose none (-1: the baseline)
 };
 
 // The model's data as nearest_choice reads it, from the op's arrays.
@@ -34,7 +35,8 @@ inline choice_model_view view_of(const dispatch_model& m, int feature_count, con
           m.anchors,
           feature_count,
           m.columns,
-          m.params};
+          m.params,
+          m.group_default};
 }
 
 }  // namespace cuop::detail

@@ -1,7 +1,8 @@
 // The dispatch's choice for any shape (docs/dispatch.md): among the candidates measured at the
 // tuned shapes nearest the call's, the one whose worst measured speedup over the baseline there is
 // highest, if that worst case is a clear win and the call lies among those shapes (no
-// extrapolation); else the baseline. One implementation, used by the
+// extrapolation); else the model's group default, where validation gave it one; else the
+// baseline. One implementation, used by the
 // library at run time and by the tuner to validate the model on shapes it was not fitted on, so
 // what is validated is what ships. Plain C++, no allocation.
 #pragma once
@@ -26,6 +27,9 @@ struct choice_params {
 //                 the anchor where the data tell them apart (intervals of the medians apart), else
 //                 no gain; NaN where the candidate was not measured or failed there
 //   trusted:      per candidate, 1 when validation never saw it lose where it was chosen
+//   group_default: the candidate that runs wherever the nearest anchors do not choose: one that
+//                 beat the baseline clearly at every anchor of the model and that leave-one-out
+//                 picked with the same success (-1: none, the baseline runs there)
 struct choice_model_view {
   const double* features;
   const float* log_speedup;
@@ -34,20 +38,21 @@ struct choice_model_view {
   int feature_count;
   int candidates;
   choice_params params;
+  int group_default;
 };
 
 // Most anchors one model holds (the neighbour search keeps its k best in a fixed array).
 inline constexpr int max_neighbours = 16;
 
-// The index of the chosen candidate for `query` (feature_count values), or -1 for the baseline.
-// `usable(c)` says whether candidate c can run the call at all (a plan for its shape, a
-// configuration the installed library accepts); `skip_anchor` (>= 0) leaves that anchor out, which
-// is how leave-one-out validation asks. A call at an anchor's own shape (distance 0) is decided by
-// that anchor alone: it was measured there.
+// The nearest anchors' vote for `query` (feature_count values): a candidate's index, or -1 when
+// they choose none. `usable(c)` says whether candidate c can run the call at all (a plan for its
+// shape, a configuration the installed library accepts); `skip_anchor` (>= 0) leaves that anchor
+// out, which is how leave-one-out validation asks. A call at an anchor's own shape (distance 0) is
+// decided by that anchor alone: it was measured there.
 // `at_anchor` (when not null) says whether the call's shape is an anchor's own.
 template <typename Usable>
-int nearest_choice(const choice_model_view& m, const double* query, Usable&& usable, int skip_anchor = -1,
-                   bool* at_anchor = nullptr) {
+int nearest_vote(const choice_model_view& m, const double* query, Usable&& usable, int skip_anchor = -1,
+                 bool* at_anchor = nullptr) {
   const int k =
       m.params.neighbours < 1 ? 1 : (m.params.neighbours > max_neighbours ? max_neighbours : m.params.neighbours);
   int nearest[max_neighbours];
@@ -101,6 +106,16 @@ int nearest_choice(const choice_model_view& m, const double* query, Usable&& usa
     }
   }
   return best;
+}
+
+// The chosen candidate for `query`: the nearest anchors' vote, else the group default if it can
+// run the call; -1 for the baseline. Arguments as nearest_vote's.
+template <typename Usable>
+int nearest_choice(const choice_model_view& m, const double* query, Usable&& usable, int skip_anchor = -1,
+                   bool* at_anchor = nullptr) {
+  const int voted = nearest_vote(m, query, usable, skip_anchor, at_anchor);
+  if (voted >= 0 || m.group_default < 0 || m.group_default >= m.candidates) return voted;
+  return usable(m.group_default) ? m.group_default : -1;
 }
 
 }  // namespace cuop::detail
