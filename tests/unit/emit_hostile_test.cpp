@@ -103,6 +103,7 @@ emitted_files emit_from(const fs::path& dir, const json& results) {
                         cuop::ops::emit_conv(files, targets)}) {
     out.code.push_back(e.header);
     out.code.push_back(e.instantiation);
+    for (const auto& u : e.kernel_units) out.code.push_back(u);
     cited.insert(e.cited.begin(), e.cited.end());
   }
   out.provenance = emit::provenance_json(cited).dump(1, ' ', false, json::error_handler_t::replace);
@@ -180,7 +181,7 @@ TEST_P(emit_hostile, every_field_is_refused_or_stays_data) {
   const auto dir = fs::temp_directory_path() / ("cuop-emit-hostile-" + op + "-" + std::to_string(::getpid()));
   const json clean = small_results(op);
   const auto reference = emit_from(dir, clean);
-  ASSERT_EQ(reference.code.size(), 6u);
+  ASSERT_EQ(reference.code.size(), 3u * (2 + emit::kernel_unit_count));  // per op: header, unit, kernel units
   ASSERT_TRUE(headers_compile(dir, reference));
   std::vector<std::string> reference_code;
   for (const auto& c : reference.code) reference_code.push_back(code_of(c));

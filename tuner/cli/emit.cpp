@@ -96,6 +96,9 @@ int run_emit(const emit_options& o) {
     return (fs::path(o.out_dir) / "cuop" / "generated" / (op + "_dispatch.hpp")).string();
   };
   const auto unit_of = [&](const std::string& op) { return (fs::path(o.out_dir) / (op + "_instances.cu")).string(); };
+  const auto kernel_unit_of = [&](const std::string& op, int i) {
+    return (fs::path(o.out_dir) / fmt::format("{}_kernels_{}.cu", op, i)).string();
+  };
   // Every path checked before any file is replaced: a folder in the way of the last file must not
   // leave the first ones from this emit and the rest from the last.
   // Where the entries were measured, with the runs' free text (spec files, times): data beside
@@ -105,6 +108,7 @@ int run_emit(const emit_options& o) {
   for (const auto& [op, out] : outputs) {
     results::require_writable_file(header_of(op));
     results::require_writable_file(unit_of(op));
+    for (int i = 0; i < emit::kernel_unit_count; ++i) results::require_writable_file(kernel_unit_of(op, i));
     cited.insert(out.cited.begin(), out.cited.end());
   }
   results::require_writable_file(provenance);
@@ -112,6 +116,8 @@ int run_emit(const emit_options& o) {
     const auto header = header_of(op);
     const auto unit = unit_of(op);
     const bool h = results::write_if_changed(header, out.header);
+    for (int i = 0; i < emit::kernel_unit_count; ++i)
+      results::write_if_changed(kernel_unit_of(op, i), out.kernel_units[static_cast<std::size_t>(i)]);
     const bool u = results::write_if_changed(unit, out.instantiation);
     if (!o.quiet) {
       for (const auto& line : out.report) fmt::print("{}\n", line);

@@ -83,10 +83,14 @@ emitted emit_dispatch(const dispatch_parts<Entry, Config>& op, const std::vector
   }
 
   std::map<std::string, Config> kernels_by_name;  // each distinct kernel once, sorted by name
+  std::map<std::string, std::set<int>> archs_by_name;
   std::string name;
   Config config{};
   for (const auto& e : entries)
-    if (op.kernel_of(e, name, config)) kernels_by_name.emplace(name, config);
+    if (op.kernel_of(e, name, config)) {
+      kernels_by_name.emplace(name, config);
+      archs_by_name[name].insert(e.arch);
+    }
   const auto kernel_index = kernel_indices(kernels_by_name);
 
   const std::string banner = emit_banner(targets, provenance_lines);
@@ -98,8 +102,13 @@ emitted emit_dispatch(const dispatch_parts<Entry, Config>& op, const std::vector
   h += fmt::format("\ninline constexpr detail::{0}_entry {0}_table[] = {{\n", op.stem);
   for (const auto& e : entries) h += op.row(e, op.kernel_of(e, name, config) ? kernel_index.at(name) : -1);
   std::vector<unit_kernel> kernels;
-  for (const auto& [kernel_name, c] : kernels_by_name) kernels.push_back(op.unit_kernel_of(kernel_name, c));
-  finish_files(op.stem, banner, entries.size(), kernels, h, out.instantiation);
+  std::set<int> every_arch;
+  for (const auto& t : targets) every_arch.insert(compile::find_target(t)->cc);
+  for (const auto& [kernel_name, c] : kernels_by_name) {
+    kernels.push_back(op.unit_kernel_of(kernel_name, c));
+    if (archs_by_name[kernel_name] != every_arch) kernels.back().archs = archs_by_name[kernel_name];
+  }
+  finish_files(op.stem, banner, entries.size(), kernels, h, out.instantiation, out.kernel_units);
   return out;
 }
 

@@ -98,8 +98,33 @@ std::string emit_banner(const std::vector<std::string>& targets, const std::set<
                      fmt::join(targets, ", "), provenance);
 }
 
+namespace {
+
+// The definition with its body compiled only for `archs` (the device passes of other targets see
+// an empty body; the host pass, the whole of it). The definition ends with its body's brace.
+std::string guarded(const unit_kernel& k) {
+  const auto open = k.definition.find("{\n");
+  const auto close = k.definition.rfind('}');
+  if (k.archs.empty() || open == std::string::npos || close == std::string::npos || close < open) return k.definition;
+  std::vector<std::string> tests{"!defined(__CUDA_ARCH__)"};
+  for (const int cc : k.archs) tests.push_back(fmt::format("__CUDA_ARCH__ == {}", cc * 10));
+  return fmt::format("{}#if {}\n{}#endif\n{}", k.definition.substr(0, open + 2), fmt::join(tests, " || "),
+                     k.definition.substr(open + 2, close - open - 2), k.definition.substr(close));
+}
+
+// `extern "C" __global__ void ... name(args);`: the definition's text up to its body.
+std::string declaration(const unit_kernel& k) {
+  const auto open = k.definition.find('{');
+  std::string head = k.definition.substr(0, open);
+  while (!head.empty() && head.back() == ' ') head.pop_back();
+  return head + ";";
+}
+
+}  // namespace
+
 void finish_files(const std::string& op, const std::string& banner, std::size_t table_size,
-                  const std::vector<unit_kernel>& kernels, std::string& header, std::string& unit) {
+                  const std::vector<unit_kernel>& kernels, std::string& header, std::string& unit,
+                  std::vector<std::string>& kernel_units) {
   std::string kernel_list;
   for (const auto& k : kernels) kernel_list += k.name + "\n";
   const std::string emit_id = compile::hash_hex(header + kernel_list);
@@ -108,13 +133,26 @@ void finish_files(const std::string& op, const std::string& banner, std::size_t 
       "inline constexpr unsigned long long {0}_emit_id = 0x{3}ull;\n\n}}  // namespace cuop::generated\n",
       op, table_size, kernels.size(), emit_id);
 
+  kernel_units.assign(kernel_unit_count,
+                      banner + fmt::format("// Kernels of {}_instances.cu, from the same source text "
+                                           "the tuner compiled with NVRTC.\n",
+                                           op));
+  std::vector<std::set<std::string>> unit_includes(kernel_unit_count);
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    unit_includes[i % kernel_unit_count].insert(kernels[i].includes.begin(), kernels[i].includes.end());
+  for (int u = 0; u < kernel_unit_count; ++u)
+    for (const auto& inc : unit_includes[static_cast<std::size_t>(u)])
+      kernel_units[static_cast<std::size_t>(u)] += fmt::format("#include <{}>\n", inc);
+  for (std::size_t i = 0; i < kernels.size(); ++i) kernel_units[i % kernel_unit_count] += "\n" + guarded(kernels[i]);
+
   unit += banner;
-  unit += "// The chosen kernels, from the same source text the tuner compiled with NVRTC.\n";
+  unit += fmt::format("// The chosen kernels, defined in {}_kernels_<i>.cu.\n", op);
   std::set<std::string> includes;
   for (const auto& k : kernels) includes.insert(k.includes.begin(), k.includes.end());
   for (const auto& inc : includes) unit += fmt::format("#include <{}>\n", inc);
   unit += "\n";
-  for (const auto& k : kernels) unit += k.definition + "\n";
+  for (const auto& k : kernels) unit += declaration(k) + "\n";
+  unit += "\n";
   unit += fmt::format(
       "#include \"cuop/generated/{0}_dispatch.hpp\"\n\n"
       "static_assert(cuop::generated::{0}_emit_id == 0x{1}ull,\n"

@@ -70,23 +70,33 @@ struct unit_kernel {
   std::string name;                   // extern "C" entry
   std::vector<std::string> includes;  // headers its definition needs
   std::string definition;             // the same text the tuner compiled with NVRTC
+  // The compute capabilities (x 10: 90) whose tables use it; its body is compiled for those
+  // alone, an empty body elsewhere (empty: every target's).
+  std::set<int> archs;
 };
 
-// Completes an op's pair of files. `header` holds the banner, the rule and the table up to its
-// last entry; this closes the table, adds <op>_table_size, <op>_kernel_count and <op>_emit_id,
-// and writes the unit: includes, kernel definitions, a static_assert on the emit id (a header and
-// a unit of different emits fail to compile instead of dispatching wrong kernels), and the array
-// <op>_kernels of the kernels in `kernels` order (one null slot when empty: C++ has no
-// zero-length arrays).
+// The kernels' definitions are spread over this many units (<op>_kernels_<i>.cu, kernel i in name
+// order to unit i % kernel_unit_count), which a build compiles in parallel; the instantiation unit
+// declares them. A unit without kernels holds its banner alone.
+inline constexpr int kernel_unit_count = 8;
+
+// Completes an op's files. `header` holds the banner, the rule and the table up to its last
+// entry; this closes the table, adds <op>_table_size, <op>_kernel_count and <op>_emit_id, writes
+// the kernel units (includes and definitions) and the instantiation unit: includes, the kernels'
+// declarations, a static_assert on the emit id (a header and a unit of different emits fail to
+// compile instead of dispatching wrong kernels), and the array <op>_kernels of the kernels in
+// `kernels` order (one null slot when empty: C++ has no zero-length arrays).
 void finish_files(const std::string& op, const std::string& banner, std::size_t table_size,
-                  const std::vector<unit_kernel>& kernels, std::string& header, std::string& unit);
+                  const std::vector<unit_kernel>& kernels, std::string& header, std::string& unit,
+                  std::vector<std::string>& kernel_units);
 
 // What an op's emitter writes (ops::op::emit).
 struct emitted {
-  std::string header;               // cuop/generated/softmax_dispatch.hpp
-  std::string instantiation;        // softmax_instances.cu
-  std::vector<std::string> report;  // one line per target: how many entries from which link
-  std::set<cited_run> cited;        // the runs its entries were measured in (provenance_json)
+  std::string header;                     // cuop/generated/softmax_dispatch.hpp
+  std::string instantiation;              // softmax_instances.cu
+  std::vector<std::string> kernel_units;  // softmax_kernels_<i>.cu, kernel_unit_count of them
+  std::vector<std::string> report;        // one line per target: how many entries from which link
+  std::set<cited_run> cited;              // the runs its entries were measured in (provenance_json)
   std::vector<std::pair<const results::result_file*, const results::result_trial*>>
       chosen;  // the measured entries' trials
 };

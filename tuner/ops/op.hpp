@@ -60,7 +60,8 @@ class op {
     kernel_fn kernel = nullptr;
     // The worker's runner of the op's trials, one per GPU, made when the worker starts.
     runner_fn make_trial_runner = nullptr;
-    // Emit: the files' stem (<stem>_dispatch.hpp, <stem>_instances.cu) and the files from results.
+    // Emit: the files' stem (<stem>_dispatch.hpp, <stem>_instances.cu, <stem>_kernels_<i>.cu) and
+    // the files from results.
     // targets: "80", "90a", "sm_100a", "90a-real"... (CMake's CUDA_ARCHITECTURES spellings).
     std::string_view emit_stem;
     emit_fn emit = nullptr;
