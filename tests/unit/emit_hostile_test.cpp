@@ -162,7 +162,7 @@ bool headers_compile(const fs::path& dir, const emitted_files& files) {
   std::string includes;
   for (int i = 0; i < 3; ++i) {
     core::write_atomically((gen / "cuop" / "generated" / (std::string(names[i]) + "_dispatch.hpp")).string(),
-                           files.code[2 * static_cast<std::size_t>(i)]);
+                           files.code[(2 + emit::kernel_unit_count) * static_cast<std::size_t>(i)]);
     includes += fmt::format("#include \"cuop/generated/{}_dispatch.hpp\"\n", names[i]);
   }
   core::write_atomically((gen / "all.cpp").string(), includes);

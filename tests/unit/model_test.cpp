@@ -81,15 +81,18 @@ TEST(nearest_choice, a_call_outside_the_voters_span_gets_the_baseline) {
 TEST(nearest_choice, the_group_default_runs_where_the_vote_declines) {
   line_model m;
   const auto all = [](int) { return true; };
-  double q = 10;  // nothing within the radius: the group default
-  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 1), &q, all), 1);
-  EXPECT_EQ(detail::nearest_vote(m.view(2, 3, 0.02, 0, 1), &q, all), -1);
-  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 1), &q, [](int c) { return c != 1; }), -1);  // cannot run
+  double q = 1.5;  // no anchor within a radius of 0.4: the group default, among the anchors
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 0.4, 0.02, 0, 1), &q, all), 1);
+  EXPECT_EQ(detail::nearest_vote(m.view(2, 0.4, 0.02, 0, 1), &q, all), -1);
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 0.4, 0.02, 0, 1), &q, [](int c) { return c != 1; }), -1);  // cannot run
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 0.4, 0.02, 0, 7), &q, all), -1);  // out of range: ignored
+  q = 3.4;  // past the anchors' span (0..3), within a reach of 0.5 but not of 0
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 0.3, 0.02, 0.5, 1), &q, all), 1);
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 0.3, 0.02, 0, 1), &q, all), -1);
+  q = 10;  // far outside: the baseline
+  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0.5, 1), &q, all), -1);
   q = 0.5;  // the vote chooses: it stands
   EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 1), &q, all), 0);
-  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 7), &q, all), 0);  // out of range: ignored
-  q = 10;
-  EXPECT_EQ(detail::nearest_choice(m.view(2, 3, 0.02, 0, 7), &q, all), -1);
 }
 
 results::result_trial timed(const std::string& instance, double us) {

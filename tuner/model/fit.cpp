@@ -61,8 +61,10 @@ validation leave_one_out(const fitted& f, const std::vector<std::string>& held_o
     ++v.anchors;
     const int c = detail::nearest_choice(
         view, &f.features[static_cast<std::size_t>(a) * f.feature_count], [](int) { return true; }, a);
+    const bool among_others =
+        detail::within_anchors(view, &f.features[static_cast<std::size_t>(a) * f.feature_count], a);
     const std::string fallback =
-        held_out_default.empty() ? std::string() : held_out_default[static_cast<std::size_t>(a)];
+        held_out_default.empty() || !among_others ? std::string() : held_out_default[static_cast<std::size_t>(a)];
     double speedup = 1;
     if (c >= 0 || !fallback.empty()) {
       ++v.chosen;

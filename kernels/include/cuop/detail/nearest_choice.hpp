@@ -1,8 +1,8 @@
 // The dispatch's choice for any shape (docs/dispatch.md): among the candidates measured at the
 // tuned shapes nearest the call's, the one whose worst measured speedup over the baseline there is
 // highest, if that worst case is a clear win and the call lies among those shapes (no
-// extrapolation); else the model's group default, where validation gave it one; else the
-// baseline. One implementation, used by the
+// extrapolation); else the model's group default, where validation gave it one and the call lies
+// among the anchors; else the baseline. One implementation, used by the
 // library at run time and by the tuner to validate the model on shapes it was not fitted on, so
 // what is validated is what ships. Plain C++, no allocation.
 #pragma once
@@ -27,9 +27,9 @@ struct choice_params {
 //                 the anchor where the data tell them apart (intervals of the medians apart), else
 //                 no gain; NaN where the candidate was not measured or failed there
 //   trusted:      per candidate, 1 when validation never saw it lose where it was chosen
-//   group_default: the candidate that runs wherever the nearest anchors do not choose: one that
-//                 beat the baseline clearly at every anchor of the model and that leave-one-out
-//                 picked with the same success (-1: none, the baseline runs there)
+//   group_default: the candidate that runs where the nearest anchors do not choose, among the
+//                 anchors: one that beat the baseline clearly at every anchor of the model and
+//                 that leave-one-out picked with the same success (-1: none, the baseline runs)
 struct choice_model_view {
   const double* features;
   const float* log_speedup;
@@ -108,14 +108,31 @@ int nearest_vote(const choice_model_view& m, const double* query, Usable&& usabl
   return best;
 }
 
-// The chosen candidate for `query`: the nearest anchors' vote, else the group default if it can
-// run the call; -1 for the baseline. Arguments as nearest_vote's.
+// Whether `query` lies among the model's anchors (but `skip_anchor`): in every feature within
+// their span, widened by `reach`. The group default was measured only there.
+inline bool within_anchors(const choice_model_view& m, const double* query, int skip_anchor = -1) noexcept {
+  for (int f = 0; f < m.feature_count; ++f) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int a = 0; a < m.anchors; ++a) {
+      if (a == skip_anchor) continue;
+      const double x = m.features[a * m.feature_count + f];
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
+    }
+    if (!(query[f] >= lo - m.params.reach && query[f] <= hi + m.params.reach)) return false;
+  }
+  return true;
+}
+
+// The chosen candidate for `query`: the nearest anchors' vote, else the group default if the call
+// lies among the anchors (no extrapolation, as for the vote) and it can run the call; -1 for the
+// baseline. Arguments as nearest_vote's.
 template <typename Usable>
 int nearest_choice(const choice_model_view& m, const double* query, Usable&& usable, int skip_anchor = -1,
                    bool* at_anchor = nullptr) {
   const int voted = nearest_vote(m, query, usable, skip_anchor, at_anchor);
   if (voted >= 0 || m.group_default < 0 || m.group_default >= m.candidates) return voted;
-  return usable(m.group_default) ? m.group_default : -1;
+  return within_anchors(m, query, skip_anchor) && usable(m.group_default) ? m.group_default : -1;
 }
 
 }  // namespace cuop::detail
