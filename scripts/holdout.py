@@ -6,7 +6,7 @@ op lists, and runs the dispatched op against its baseline on each, side by side 
 same run, when torch is importable.
 
   holdout.py draw DIST.yaml --n N --seed S [--format jsonl|sweep] [--cuop-tune BIN]
-             [--stratify FIELD,... --components NAME,...]
+             [--stratify FIELD,... --components NAME,... [--corners]]
   holdout.py run BUILD_DIR DIST.yaml --n N --seed S [--json OUT.json] [--markdown OUT.md]
              [--samples MIN MAX BUDGET_MS] [--no-torch]
 
@@ -184,10 +184,39 @@ def stratum_values(spec):
     return [spec]
 
 
-def draw_strata(dist_path, n, seed, fields, names, cuop_tune=None):
+def field_range(spec):
+    """The least and the greatest value of a numeric field's law, or None for a fixed field."""
+    if not isinstance(spec, dict):
+        return None
+    if "choice" in spec:
+        values = [v for v in spec["choice"] if isinstance(v, int)]
+        return (min(values), max(values)) if len(values) == len(spec["choice"]) else None
+    for law in ("uniform", "log_uniform"):
+        if law in spec:
+            return tuple(spec[law])
+    return None
+
+
+def corners(comp, fields):
+    """The corners of a component's box over its free numeric fields (not `fields`), as a half
+    fraction: each field at its least or greatest value, an even number of them at the greatest.
+    Each field takes both ends, and each pair of fields every combination of ends."""
+    free = [(f, field_range(spec)) for f, spec in comp.items()
+            if f not in fields and f not in ("name", "weight") and "," not in f]
+    free = [(f, r) for f, r in free if r]
+    out = []
+    for ends in itertools.product((0, 1), repeat=len(free)):
+        if sum(ends) % 2 == 0:
+            out.append({f: r[e] for (f, r), e in zip(free, ends)})
+    return out
+
+
+def draw_strata(dist_path, n, seed, fields, names, cuop_tune=None, with_corners=False):
     """A region grid: for each listed component and each combination of the values its `fields`
     can take (a stratum), n distinct shapes drawn with those fields fixed, so that every stratum
-    has shapes however unlikely the distribution makes it."""
+    has shapes however unlikely the distribution makes it; with_corners adds the corners of the
+    stratum's box (corners()), those within the distribution's size limit, so that its shapes
+    span the workload's range in every size."""
     dist = yaml.safe_load(open(dist_path))
     op = dist.get("op")
     comps = {c.get("name"): c for c in dist.get("components") or []}
@@ -217,6 +246,14 @@ def draw_strata(dist_path, n, seed, fields, names, cuop_tune=None):
                 found += 1
             if found < n:
                 fail(f"{dist_path}: {name} {dict(zip(fields, combo))}: found {found} of {n} shapes")
+            for corner in corners(comp, fields) if with_corners else []:
+                line = normalize(op, draw_component(rng, dict(fixed, **corner), f"{dist_path}:{name}"))
+                key = key_of(line)
+                if key in exclude or key in seen or not size_ok(dist, line):
+                    continue
+                seen.add(key)
+                line["component"] = name + " corner"
+                out.append(line)
     return op, out
 
 
@@ -309,6 +346,7 @@ def main():
     d.add_argument("--cuop-tune", help="a built cuop-tune, to expand grid and sample problem sets of the sweep files")
     d.add_argument("--stratify", help="comma-separated fields: --n shapes for every combination of their values")
     d.add_argument("--components", help="with --stratify: the components drawn from (comma-separated names)")
+    d.add_argument("--corners", action="store_true", help="with --stratify: add each stratum's corners")
     r = sub.add_parser("run")
     r.add_argument("build")
     r.add_argument("dist", nargs="+")
@@ -326,7 +364,8 @@ def main():
         if bool(a.stratify) != bool(a.components):
             fail("--stratify and --components go together")
         if a.stratify:
-            op, shapes = draw_strata(a.dist, a.n, a.seed, a.stratify.split(","), a.components.split(","), a.cuop_tune)
+            op, shapes = draw_strata(a.dist, a.n, a.seed, a.stratify.split(","), a.components.split(","), a.cuop_tune,
+                                     a.corners)
         else:
             op, shapes = draw(a.dist, a.n, a.seed, a.cuop_tune)
         if a.format == "jsonl":
