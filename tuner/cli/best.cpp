@@ -3,6 +3,7 @@
 // ties with (95% CIs of the median overlapping its own). Timings from different GPU models are
 // never compared with each other; trials of runs marked invalid are not trusted at all.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -13,6 +14,7 @@
 #include "tuner/catalog/catalog.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
+#include "tuner/core/error.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/ops/registry.hpp"
 #include "tuner/store/store.hpp"
@@ -158,7 +160,19 @@ void print_table(const best_rows& rows, const ops::op& op, bool compute, bool md
   }
 }
 
-int run_best(const std::string& db_path, const std::string& op_name, const std::string& format) {
+// The op `best` reports on: the one named, else the one the database holds (softmax when it
+// holds none: nothing to report either way).
+std::string op_to_report(const std::string& db_path, const std::string& named) {
+  if (!named.empty()) return named;
+  const auto held = ops_in_database(db_path);
+  if (held.size() > 1)
+    throw usage_error(fmt::format("{}: the database holds trials of several ops ({}): name one with --op",
+                                  core::printable(db_path), fmt::join(held, ", ")));
+  return held.empty() ? catalog::op_names().front() : held.front();
+}
+
+int run_best(const std::string& db_path, const std::string& named_op, const std::string& format) {
+  const std::string op_name = op_to_report(db_path, named_op);
   auto db = store::database::open(db_path, store::open_mode::read_only);
   store::trial_filter filter;
   filter.op = op_name;
@@ -183,10 +197,11 @@ int run_best(const std::string& db_path, const std::string& op_name, const std::
 void add_best(CLI::App& app, action& run) {
   auto* cmd = app.add_subcommand("best", "Print the best configuration per problem");
   auto db = std::make_shared<std::string>(default_db_path());
-  auto op = std::make_shared<std::string>("softmax");
+  auto op = std::make_shared<std::string>();  // empty: the one op the database holds
   auto format = std::make_shared<std::string>("table");
   cmd->add_option("--db", *db, "SQLite database")->check(non_empty_path());
-  cmd->add_option("--op", *op, "Operator")->check(CLI::IsMember(catalog::op_names()));
+  cmd->add_option("--op", *op, "Operator (default: the one the database holds)")
+      ->check(CLI::IsMember(catalog::op_names()));
   cmd->add_option("--format", *format, "table, markdown or json")->check(CLI::IsMember({"table", "markdown", "json"}));
   cmd->callback([&run, db, op, format] { run = [db, op, format] { return run_best(*db, *op, *format); }; });
 }

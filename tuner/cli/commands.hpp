@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace cuop::cli {
 
@@ -25,6 +26,9 @@ void add_sources(CLI::App& app, action& run);
 
 // --db default: $CUOP_DB, else ./cuop-tune.db (git-ignored).
 std::string default_db_path();
+// The ops (registry order) that configurations in the database at `db_path` belong to: what
+// `best` and `export` work on when no --op names one.
+std::vector<std::string> ops_in_database(const std::string& db_path);
 // Cubin cache: $CUOP_CACHE_DIR, else $XDG_CACHE_HOME/cuop-tune, else ~/.cache/cuop-tune.
 std::string default_cache_dir();
 

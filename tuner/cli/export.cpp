@@ -14,14 +14,15 @@ void add_export(CLI::App& app, action& run) {
   struct options {
     std::string db = default_db_path();
     std::string out = "results";
-    std::string op = "softmax";
+    std::string op;  // empty: every op the database holds
     std::string samples = "winners";
     bool update = false;
   };
   auto o = std::make_shared<options>();
   cmd->add_option("--db", o->db, "SQLite database")->check(non_empty_path());
   cmd->add_option("--out", o->out, "Results folder (default: results)")->check(non_empty_path());
-  cmd->add_option("--op", o->op, "Operator")->check(CLI::IsMember(catalog::op_names()));
+  cmd->add_option("--op", o->op, "Operator (default: every one the database holds)")
+      ->check(CLI::IsMember(catalog::op_names()));
   cmd->add_option("--samples", o->samples, "Raw samples kept per problem: winners (default), all or none")
       ->check(CLI::IsMember({"winners", "all", "none"}));
   cmd->add_flag("--update", o->update,
@@ -32,13 +33,16 @@ void add_export(CLI::App& app, action& run) {
       const auto samples = o->samples == "all"    ? results::export_samples::all
                            : o->samples == "none" ? results::export_samples::none
                                                   : results::export_samples::winners;
+      const auto ops = o->op.empty() ? ops_in_database(o->db) : std::vector<std::string>{o->op};
       auto db = store::database::open(o->db, store::open_mode::read_only);
-      const auto written = results::export_results(*db, o->op, o->out, samples, o->update);
+      std::vector<std::string> written;
+      for (const auto& op : ops)
+        for (auto& path : results::export_results(*db, op, o->out, samples, o->update)) written.push_back(path);
       for (const auto& path : written) fmt::print("{}\n", path);
       // Nothing written is said, so that it is not taken for a silent failure.
       if (written.empty())
-        fmt::print(stderr, "cuop-tune: {}: no trial of op \"{}\" to export: nothing written\n", core::printable(o->db),
-                   o->op);
+        fmt::print(stderr, "cuop-tune: {}: no trial of {} to export: nothing written\n", core::printable(o->db),
+                   o->op.empty() ? std::string("any op") : "op \"" + o->op + "\"");
       return 0;
     };
   });

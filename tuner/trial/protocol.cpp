@@ -65,7 +65,7 @@ json to_json(const trial_request& r) {
 
 trial_request trial_request_from_json(const json& j) {
   trial_request r;
-  r.op = j.value("op", "softmax");
+  r.op = j.at("op").get<std::string>();
   r.cubin_path = j.at("cubin_path").get<std::string>();
   r.entry = j.at("entry").get<std::string>();
   r.dtype = j.at("dtype").get<std::string>();

@@ -36,7 +36,7 @@ struct device_info {
 };
 
 struct trial_request {
-  std::string op = "softmax";
+  std::string op;          // the op's name (ops/registry)
   std::string cubin_path;  // empty for a library configuration
   std::string entry;       // kernel name in the cubin
   std::string dtype;
