@@ -72,7 +72,8 @@ inline std::string replace_all(std::string text, const std::string& what, const 
   return text;
 }
 
-// What a database holds before a bad command: its bytes and, when `best` can read it, its answer.
+// What a database holds before a bad command: its bytes and, when `best` can read it, its answer
+// (for softmax, which every database of these tests holds; some hold gemm too).
 struct stored {
   std::string path;
   std::string bytes;
@@ -82,7 +83,7 @@ struct stored {
 inline stored snapshot(const std::string& db, bool with_best = true) {
   stored s{db, read_bytes(db), ""};
   if (with_best) {
-    const auto b = run("best --db " + db);
+    const auto b = run("best --op softmax --db " + db);
     EXPECT_EQ(b.code, 0) << b.err;
     EXPECT_FALSE(b.out.empty());
     s.best = b.out;
@@ -93,7 +94,7 @@ inline stored snapshot(const std::string& db, bool with_best = true) {
 inline void expect_intact(const stored& s) {
   EXPECT_EQ(read_bytes(s.path), s.bytes) << s.path << ": the database file changed";
   if (s.best.empty()) return;
-  const auto b = run("best --db " + s.path);
+  const auto b = run("best --op softmax --db " + s.path);
   EXPECT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(b.out, s.best) << s.path << ": `best` says something else now";
 }
