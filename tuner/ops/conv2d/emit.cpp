@@ -150,9 +150,9 @@ emit::emitted emit_conv(const std::vector<results::result_file>& results, const 
       "//\n// Dispatch (docs/dispatch.md): the model of the running GPU's architecture, the call's type and\n"
       "// its group (layout, filter, stride, padding, dilation, kind of grouping; one measured on the\n"
       "// running GPU first) chooses among its candidates by the tuned shapes nearest the call's\n"
-      "// (cuop/detail/nearest_choice.hpp); without a confident choice, and for groups never tuned,\n"
-      "// cuDNN's heuristic runs. A cuDNN configuration the installed library rejects is not chosen (at\n"
-      "// a tuned shape: the heuristic, said once).\n"
+      "// (cuop/detail/nearest_choice.hpp), else the model's group default among its tuned shapes;\n"
+      "// without either, and for groups never tuned, cuDNN's heuristic runs. A cuDNN configuration\n"
+      "// the installed library rejects is not chosen (at a tuned shape: the heuristic, said once).\n"
       "#pragma once\n\n#include \"cuop/detail/conv_table.hpp\"\n";
   op.traits = traits_for;
   op.group_fields = [](const emit::built_model& m) { return group_fields(*m.fit.anchors.front().baseline); };
