@@ -31,7 +31,6 @@ std::vector<std::string> portfolio(const std::vector<anchor>& anchors, double lo
   return {chosen.begin(), chosen.end()};
 }
 
-// `held_out_default`: per anchor, the group default picked without it (empty: none).
 // The candidates with the group default among them, less those it dominates: no faster than it at
 // any anchor (or not measured there). The vote never prefers such a one to the group default, so
 // leaving it out changes no choice and ships fewer kernels.
@@ -51,6 +50,7 @@ std::vector<std::string> undominated(const std::vector<anchor>& anchors, const s
   return kept;
 }
 
+// `held_out_default`: per anchor, the group default picked without it (empty: none).
 validation leave_one_out(const fitted& f, const std::vector<std::string>& held_out_default, std::vector<int>* losers) {
   validation v;
   double log_sum = 0;
@@ -109,7 +109,6 @@ fitted fit(std::vector<anchor> anchors, detail::choice_params params) {
   f.feature_count = f.anchors.empty() ? 0 : static_cast<int>(f.anchors.front().features.size());
   f.candidates = portfolio(f.anchors, params.log_margin);
   const group_default_fit by_default = fit_group_default(f.anchors);
-  f.why_no_default = by_default.why_none;
   if (!by_default.candidate.empty()) {
     f.candidates = undominated(f.anchors, f.candidates, by_default.candidate);
     f.group_default = static_cast<int>(

@@ -42,9 +42,8 @@ struct fitted {
   std::vector<float> log_speedup;      // anchors x candidates (NaN: not measured)
   std::vector<unsigned char> trusted;  // per candidate
   detail::choice_params params;
-  int group_default = -1;      // the column of the group default (group_default.hpp); -1: none
-  std::string why_no_default;  // when there is none
-  validation loo;              // with the final trust, the group default's pick made without each anchor
+  int group_default = -1;  // the column of the group default (group_default.hpp); -1: none
+  validation loo;          // with the final trust, the group default's pick made without each anchor
   int feature_count = 0;
 
   detail::choice_model_view view() const;
