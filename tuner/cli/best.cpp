@@ -160,8 +160,8 @@ void print_table(const best_rows& rows, const ops::op& op, bool compute, bool md
   }
 }
 
-// The op `best` reports on: the one named, else the one the database holds (softmax when it
-// holds none: nothing to report either way).
+// The op `best` reports on: the one named, else the one the database holds (the registry's
+// first when it holds none: nothing to report either way).
 std::string op_to_report(const std::string& db_path, const std::string& named) {
   if (!named.empty()) return named;
   const auto held = ops_in_database(db_path);
