@@ -162,18 +162,18 @@ void print_table(const best_rows& rows, const ops::op& op, bool compute, bool md
 
 // The op `best` reports on: the one named, else the one the database holds (the registry's
 // first when it holds none: nothing to report either way).
-std::string op_to_report(const std::string& db_path, const std::string& named) {
+std::string op_to_report(store::database& db, const std::string& db_path, const std::string& named) {
   if (!named.empty()) return named;
-  const auto held = ops_in_database(db_path);
+  const auto held = ops_in_database(db);
   if (held.size() > 1)
-    throw usage_error(fmt::format("{}: the database holds trials of several ops ({}): name one with --op",
+    throw usage_error(fmt::format("{}: the database holds several ops ({}): name one with --op",
                                   core::printable(db_path), fmt::join(held, ", ")));
   return held.empty() ? catalog::op_names().front() : held.front();
 }
 
 int run_best(const std::string& db_path, const std::string& named_op, const std::string& format) {
-  const std::string op_name = op_to_report(db_path, named_op);
   auto db = store::database::open(db_path, store::open_mode::read_only);
+  const std::string op_name = op_to_report(*db, db_path, named_op);
   store::trial_filter filter;
   filter.op = op_name;
   const auto trials = db->trials(filter);

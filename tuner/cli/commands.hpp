@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace cuop::store {
+class database;
+}  // namespace cuop::store
+
 namespace cuop::cli {
 
 using action = std::function<int()>;
@@ -26,9 +30,9 @@ void add_sources(CLI::App& app, action& run);
 
 // --db default: $CUOP_DB, else ./cuop-tune.db (git-ignored).
 std::string default_db_path();
-// The ops (registry order) that configurations in the database at `db_path` belong to: what
-// `best` and `export` work on when no --op names one.
-std::vector<std::string> ops_in_database(const std::string& db_path);
+// The ops (registry order) that the database's configurations belong to: what `best` and
+// `export` work on when no --op names one.
+std::vector<std::string> ops_in_database(store::database& db);
 // Cubin cache: $CUOP_CACHE_DIR, else $XDG_CACHE_HOME/cuop-tune, else ~/.cache/cuop-tune.
 std::string default_cache_dir();
 

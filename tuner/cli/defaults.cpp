@@ -14,10 +14,9 @@ std::string default_db_path() {
   return "cuop-tune.db";
 }
 
-std::vector<std::string> ops_in_database(const std::string& db_path) {
-  auto db = store::database::open(db_path, store::open_mode::read_only);
+std::vector<std::string> ops_in_database(store::database& db) {
   std::set<std::string> held;
-  for (const auto& c : db->configs()) held.insert(c.op);
+  for (const auto& c : db.configs()) held.insert(c.op);
   std::vector<std::string> out;
   for (const auto& op : catalog::op_names())
     if (held.count(op)) out.push_back(op);

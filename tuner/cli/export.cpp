@@ -33,8 +33,8 @@ void add_export(CLI::App& app, action& run) {
       const auto samples = o->samples == "all"    ? results::export_samples::all
                            : o->samples == "none" ? results::export_samples::none
                                                   : results::export_samples::winners;
-      const auto ops = o->op.empty() ? ops_in_database(o->db) : std::vector<std::string>{o->op};
       auto db = store::database::open(o->db, store::open_mode::read_only);
+      const auto ops = o->op.empty() ? ops_in_database(*db) : std::vector<std::string>{o->op};
       std::vector<std::string> written;
       for (const auto& op : ops)
         for (auto& path : results::export_results(*db, op, o->out, samples, o->update)) written.push_back(path);

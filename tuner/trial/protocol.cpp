@@ -1,5 +1,7 @@
 #include "tuner/trial/protocol.hpp"
 
+#include "tuner/core/error.hpp"
+
 namespace cuop::trial {
 
 using nlohmann::json;
@@ -65,7 +67,8 @@ json to_json(const trial_request& r) {
 
 trial_request trial_request_from_json(const json& j) {
   trial_request r;
-  r.op = j.at("op").get<std::string>();
+  if (!j.contains("op") || !j["op"].is_string()) throw error("trial request: no \"op\" (the op's name) in the request");
+  r.op = j["op"].get<std::string>();
   r.cubin_path = j.at("cubin_path").get<std::string>();
   r.entry = j.at("entry").get<std::string>();
   r.dtype = j.at("dtype").get<std::string>();
