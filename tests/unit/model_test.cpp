@@ -201,46 +201,47 @@ TEST(group_default, leave_one_out_refuses_a_pick_that_loses_without_its_anchor) 
 
 TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
   namespace ks = kernels::softmax;
-  // Short rows: the region sweep's winners (configs/regions/softmax-short-rows.yaml).
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 2)),
-            "softmax_f16_warp_row_vec2_rowthreads1_blockrows256_chunks1_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 7)),
-            "softmax_bf16_warp_row_vec8_rowthreads1_blockrows256_chunks1_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 10)),
-            "softmax_f16_warp_row_vec2_rowthreads2_blockrows128_chunks4_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 22)),
-            "softmax_bf16_warp_row_vec2_rowthreads4_blockrows64_chunks4_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 66)),
-            "softmax_f16_warp_row_vec4_rowthreads4_blockrows64_chunks8_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 165)),
-            "softmax_bf16_warp_row_vec8_rowthreads4_blockrows64_chunks8_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 60)),
-            "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks2_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 77)),
-            "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks4_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 1)),
-            "softmax_f32_warp_row_vec1_rowthreads1_blockrows256_chunks1_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, 300)),
-            "softmax_f16_warp_row_vec8_rowthreads16_blockrows16_chunks4_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 4096)),
-            "softmax_f32_block_row_vec4_threads256_chunks4_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, 32000)),
-            "softmax_bf16_block_row_vec8_threads1024_chunks4_persistent0");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 262144)), "softmax_f32_split_row_vec4_threads512_chunks4");
-  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f32, 1LL << 22)),
-            "softmax_f32_split_row_vec4_threads1024_chunks8");
+  const auto rule = [](dtype t, long long rows, long long cols) {
+    return ks::instance_name(ks::default_config(t, rows, cols));
+  };
+  // Enough rows to fill the GPU: the region sweeps' winners (configs/regions/softmax-grid.yaml).
+  constexpr long long many = 1'000'000;
+  EXPECT_EQ(rule(dtype::f16, many, 2), "softmax_f16_warp_row_vec2_rowthreads1_blockrows256_chunks1_persistent0");
+  EXPECT_EQ(rule(dtype::bf16, many, 7), "softmax_bf16_warp_row_vec8_rowthreads1_blockrows256_chunks1_persistent0");
+  EXPECT_EQ(rule(dtype::f16, many, 10), "softmax_f16_warp_row_vec2_rowthreads2_blockrows128_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::bf16, many, 22), "softmax_bf16_warp_row_vec2_rowthreads4_blockrows64_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::f16, many, 66), "softmax_f16_warp_row_vec4_rowthreads8_blockrows32_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::bf16, many, 165), "softmax_bf16_warp_row_vec4_rowthreads16_blockrows16_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::f32, many, 60), "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks2_persistent0");
+  EXPECT_EQ(rule(dtype::f32, many, 77), "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::f32, many, 1), "softmax_f32_warp_row_vec1_rowthreads1_blockrows256_chunks1_persistent0");
+  EXPECT_EQ(rule(dtype::f16, many, 300), "softmax_f16_warp_row_vec8_rowthreads16_blockrows16_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::f32, many, 4096), "softmax_f32_block_row_vec4_threads256_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::bf16, many, 32000), "softmax_bf16_block_row_vec8_threads1024_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::f32, many, 262144), "softmax_f32_split_row_vec4_threads256_chunks8_persistent0");
+  EXPECT_EQ(rule(dtype::f32, many, 1LL << 22), "softmax_f32_split_row_vec4_threads1024_chunks8_persistent0");
+  // Few rows spread out: more lanes in 128-thread blocks, more threads a row, shorter segments.
+  EXPECT_EQ(rule(dtype::f16, 91, 197), "softmax_f16_warp_row_vec4_rowthreads32_blockrows4_chunks2_persistent0");
+  EXPECT_EQ(rule(dtype::f32, 4, 4096), "softmax_f32_block_row_vec4_threads1024_chunks1_persistent0");
+  EXPECT_EQ(rule(dtype::bf16, 3, 128256), "softmax_bf16_split_row_vec8_threads256_chunks2_persistent0");
+  EXPECT_EQ(rule(dtype::f16, 2418, 65537), "softmax_f16_split_row_vec8_threads256_chunks8_persistent0");
+  // Shapes that no rows make a warp_row block larger than 1024 threads or a split finer than the
+  // co-resident blocks allow, and every configuration listed for the library.
   for (const dtype t : {dtype::f32, dtype::f16, dtype::bf16}) {
     const auto all = ks::default_configs(t);
-    for (long long cols = 1; cols <= (1LL << 23); cols = cols * 3 / 2 + 1) {
-      const auto c = ks::default_config(t, cols);
-      EXPECT_TRUE(ks::check_config(c).empty()) << cols;
-      EXPECT_TRUE(std::any_of(all.begin(), all.end(),
-                              [&](const auto& o) { return ks::instance_name(o) == ks::instance_name(c); }))
-          << ks::instance_name(c) << " is not among default_configs";
-      if (c.fam != ks::family::split_row) {
-        EXPECT_GE(ks::cols_per_owner(c), cols) << ks::instance_name(c);
+    for (long long rows = 1; rows <= (1LL << 24); rows = rows * 5 / 2 + 1)
+      for (long long cols = 1; cols <= (1LL << 23); cols = cols * 3 / 2 + 1) {
+        const auto c = ks::default_config(t, rows, cols);
+        EXPECT_TRUE(ks::check_config(c).empty()) << rows << "x" << cols;
+        EXPECT_TRUE(std::any_of(all.begin(), all.end(),
+                                [&](const auto& o) { return ks::instance_name(o) == ks::instance_name(c); }))
+            << ks::instance_name(c) << " (" << rows << "x" << cols << ") is not among default_configs";
+        if (c.fam != ks::family::split_row) {
+          EXPECT_GE(ks::cols_per_owner(c), cols) << ks::instance_name(c);
+        } else {
+          EXPECT_LE((cols + ks::cols_per_owner(c) - 1) / ks::cols_per_owner(c), 512) << ks::instance_name(c);
+        }
       }
-    }
   }
 }
 

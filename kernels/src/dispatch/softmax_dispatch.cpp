@@ -85,7 +85,7 @@ status select_uncached(const softmax_problem& p, selection& out) {
       return status::success;
     }
   }
-  const auto rule = ks::instance_name(ks::default_config(p.type, p.cols));
+  const auto rule = ks::instance_name(ks::default_config(p.type, p.rows, p.cols));
   const auto is_default = [&](const detail::softmax_entry& e) {
     return e.arch == arch && e.type == p.type && e.source == detail::entry_source::fallback;
   };

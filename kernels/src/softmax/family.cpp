@@ -154,41 +154,75 @@ std::string check_config(const softmax_config& c) {
   return {};
 }
 
-softmax_config default_config(dtype t, long long cols) noexcept {
+namespace {
+
+// The default rule's two parallelism targets (docs/dispatch.md, "The softmax default rule"): a
+// launch of fewer threads than this leaves most SMs of a large GPU idle, so short rows then share
+// more lanes, and medium rows more threads of a block.
+constexpr long long rule_min_threads = 32768;
+// split_row: at least this many blocks in the grid, else segments are made shorter.
+constexpr long long rule_min_blocks = 256;
+// split_row segments a row may have before a segment is made as long as a block can hold.
+constexpr long long rule_max_segments = 128;
+
+long long pow2_at_least(long long v) {
+  long long p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// Short rows: P (the columns rounded up to a power of two) split over lanes of narrow vectors.
+void short_row_split(dtype t, long long pow2_cols, softmax_config& c) {
+  int lanes = 1;
+  if (size_of(t) == 4) {  // f32: 16-byte vectors hold up; lanes up to 8
+    if (pow2_cols > 4) lanes = static_cast<int>(std::min(8LL, pow2_cols / 4));
+  } else if (pow2_cols > 8) {  // 16-bit: 2 lanes for 16 columns, then 4, then 16 columns a lane
+    lanes = pow2_cols == 16 ? 2 : static_cast<int>(std::max(4LL, pow2_cols / 16));
+  }
+  const int per_lane = static_cast<int>(pow2_cols / lanes);
+  if (pow2_cols <= (size_of(t) == 4 ? 4 : 8)) {  // one lane, one vector holding the row
+    c.vec = per_lane;
+    c.chunks = 1;
+  } else if (size_of(t) == 4) {
+    c.vec = std::min(4, per_lane);
+    c.chunks = per_lane / c.vec;
+  } else {
+    c.chunks = std::min(4, per_lane / 2);
+    c.vec = per_lane / c.chunks;
+  }
+  c.threads_per_row = lanes;
+}
+
+// warp_row: too few rows for rule_min_threads get more lanes each (fewer chunks, then narrower
+// vectors, down to 4 bytes), in 128-thread blocks so that more blocks spread over the SMs.
+void spread_lanes(dtype t, long long rows, softmax_config& c) {
+  bool spread = false;
+  while (c.threads_per_row < 32 && rows * c.threads_per_row < rule_min_threads) {
+    if (c.chunks > 1) c.chunks /= 2;
+    else if (c.vec * static_cast<int>(size_of(t)) > 4) c.vec /= 2;
+    else break;
+    c.threads_per_row *= 2;
+    spread = true;
+  }
+  c.rows_per_block = std::max(spread ? 128 : 256, c.threads_per_row) / c.threads_per_row;
+}
+
+}  // namespace
+
+softmax_config default_config(dtype t, long long rows, long long cols) noexcept {
   const int vec = static_cast<int>(16 / size_of(t));
   softmax_config c;
   c.type = t;
   c.vec = vec;
-  c.persistent = 0;  // one block per row group: no occupancy query needed to size the grid
-  const long long vectors = (std::max(cols, 1LL) + vec - 1) / vec;
-  // Short rows: P (cols rounded up to a power of two) split over 1 to 8 lanes, each with up to 8
-  // narrow vectors, in 256-thread blocks. Fitted to the region sweep of short rows on the H200
-  // (configs/regions/softmax-short-rows.yaml, docs/dispatch.md): lanes that share a row pay for
-  // shuffles, and 16-byte vectors over a row whose length is no multiple of them fall back to
-  // single elements; the former rule gave such rows 4 to 32 lanes of 16-byte vectors.
-  long long pow2_cols = 1;
-  while (pow2_cols < cols) pow2_cols *= 2;
+  c.persistent = 0;  // one block per row group or segment: no occupancy query sizes the grid
+  rows = std::max(rows, 1LL);
+  cols = std::max(cols, 1LL);
+  const long long vectors = (cols + vec - 1) / vec;
+  const long long pow2_cols = pow2_at_least(cols);
   if (pow2_cols <= (size_of(t) == 4 ? 128 : 256)) {
     c.fam = family::warp_row;
-    int lanes = 1;
-    if (size_of(t) == 4) {  // f32: 16-byte vectors hold up; lanes up to 8
-      if (pow2_cols > 4) lanes = static_cast<int>(std::min(8LL, pow2_cols / 4));
-    } else if (pow2_cols > 8) {  // 16-bit: 2 lanes for 16 columns, then 4
-      lanes = pow2_cols == 16 ? 2 : 4;
-    }
-    const int per_lane = static_cast<int>(pow2_cols / lanes);
-    if (pow2_cols <= (size_of(t) == 4 ? 4 : 8)) {  // one lane, one vector holding the row
-      c.vec = per_lane;
-      c.chunks = 1;
-    } else if (size_of(t) == 4) {
-      c.vec = std::min(4, per_lane);
-      c.chunks = per_lane / c.vec;
-    } else {
-      c.chunks = std::min(8, per_lane / 2);
-      c.vec = per_lane / c.chunks;
-    }
-    c.threads_per_row = lanes;
-    c.rows_per_block = 256 / lanes;
+    short_row_split(t, pow2_cols, c);
+    spread_lanes(t, rows, c);
     return c;
   }
   if (vectors <= 32 * 4) {  // warp_row: the fewest lanes (4 to 32) holding the row in 1 or 4 chunks
@@ -197,39 +231,50 @@ softmax_config default_config(dtype t, long long cols) noexcept {
     int lanes = 4;
     while (lanes < 32 && static_cast<long long>(lanes) * c.chunks < vectors) lanes *= 2;
     c.threads_per_row = lanes;
-    c.rows_per_block = 256 / lanes;  // 256-thread blocks
+    spread_lanes(t, rows, c);
     return c;
   }
-  // block_row: 256 threads with up to 8 vectors each, then 1024 threads with 4 or 8.
-  constexpr struct { int threads, chunks; } blocks[] = {{256, 1}, {256, 2}, {256, 4}, {256, 8}, {1024, 4}, {1024, 8}};
-  for (const auto& b : blocks)
-    if (static_cast<long long>(b.threads) * b.chunks >= vectors) {
-      c.fam = family::block_row;
-      c.block_threads = b.threads;
-      c.chunks = b.chunks;
-      return c;
+  const long long pow2_vectors = pow2_at_least(vectors);
+  if (pow2_vectors <= 1024 * 4) {  // block_row: the fewest threads (128+) with up to 4 vectors each
+    c.fam = family::block_row;
+    c.block_threads = 128;
+    while (pow2_vectors / c.block_threads > 4) c.block_threads *= 2;
+    c.chunks = static_cast<int>(pow2_vectors / c.block_threads);
+    while (c.block_threads < 1024 && c.chunks > 1 && rows * c.block_threads < rule_min_threads) {
+      c.block_threads *= 2;
+      c.chunks /= 2;
     }
-  // split_row, persistent (a cooperative launch): at most 128 co-resident blocks a row with 2048
-  // vectors each, then blocks of 8192 vectors.
+    return c;
+  }
+  // split_row, one block per (row, segment): 256 threads with 8 vectors each, shorter segments
+  // while the grid has fewer than rule_min_blocks, longer blocks past rule_max_segments.
   c.fam = family::split_row;
-  const bool large = vectors > 2048LL * 128;
-  c.block_threads = large ? 1024 : 512;
-  c.chunks = large ? 8 : 4;
-  c.persistent = 1;
+  c.block_threads = 256;
+  c.chunks = 8;
+  const auto segments = [&] {
+    const long long held = static_cast<long long>(vec) * c.block_threads * c.chunks;
+    return (cols + held - 1) / held;
+  };
+  while (c.chunks > 2 && rows * segments() < rule_min_blocks) c.chunks /= 2;
+  if (segments() > rule_max_segments) {
+    c.block_threads = 1024;
+    c.chunks = 8;
+  }
   return c;
 }
 
 std::vector<softmax_config> default_configs(dtype t) {
   std::vector<softmax_config> out;
-  const auto add = [&](long long cols) {
-    const auto c = default_config(t, cols);
-    if (std::none_of(out.begin(), out.end(),
-                     [&](const softmax_config& o) { return instance_name(o) == instance_name(c); }))
-      out.push_back(c);
-  };
-  // Every boundary of the rule (each at a power of two), and one row length beyond the last.
+  // Every boundary of the rule (each at a power of two of rows and columns), and one row length
+  // beyond the last.
   const long long vec = 16 / static_cast<long long>(size_of(t));
-  for (long long cols = 1; cols <= 2048LL * 128 * 2 * vec; cols *= 2) add(cols);
+  for (long long cols = 1; cols <= 2048LL * 128 * 2 * vec * 16; cols *= 2)
+    for (long long rows = 1; rows <= rule_min_threads * 2; rows *= 2) {
+      const auto c = default_config(t, rows, cols);
+      if (std::none_of(out.begin(), out.end(),
+                       [&](const softmax_config& o) { return instance_name(o) == instance_name(c); }))
+        out.push_back(c);
+    }
   return out;
 }
 

@@ -63,19 +63,18 @@ struct softmax_config {
 bool set_param(softmax_config& c, std::string_view name, long long value) noexcept;
 long long get_param(const softmax_config& c, std::string_view name) noexcept;
 
-// The default rule: the configuration the library runs for a dtype and row length when the
-// dispatch model has no confident choice, and the baseline the model is measured against
-// (docs/dispatch.md). Rows live in registers, in warp_row with 256-thread blocks: short rows
-// (up to 128 f32 or 256 16-bit columns, rounded up to a power of two P) on 1 to 8 lanes of up to 8
-// vectors each (one lane holding the row in one vector up to 16 bytes); then 16-byte vectors:
-// rows of up to 128 vectors (512 f32 or 1024 f16 columns) with the fewest lanes (4 to 32) that
-// hold them in 1 or 4 vectors a lane; up to 8192 vectors in block_row
-// (256 threads with 1 to 8 vectors each, then 1024 threads with 4 or 8); longer rows in
-// split_row (co-resident blocks per row, of 512 threads with 4 vectors each, or 1024 with 8
-// past 262144 vectors). It depends on cols only, so a tuned shape's baseline is the same whatever
-// its rows; default_configs(t) lists every configuration it returns (the library instantiates
-// them all).
-softmax_config default_config(dtype t, long long cols) noexcept;
+// The default rule: the configuration the library runs for a dtype and shape when the dispatch
+// model has no confident choice, and the baseline the model is measured against (docs/dispatch.md,
+// "The softmax default rule"). Rows live in registers. Short rows (up to 128 f32 or 256 16-bit
+// columns, rounded up to a power of two P) on 1 to 16 lanes of up to 4 narrow vectors (f32: 8
+// lanes of 16-byte vectors); then rows of up to 128 16-byte vectors on the fewest lanes (4 to 32)
+// that hold them in 1 or 4 vectors a lane, in warp_row; then up to 4096 vectors in block_row
+// (the fewest threads from 128 with up to 4 vectors each); longer rows in split_row, one block
+// of 256 threads with 8 vectors per row segment. Small launches spread out: with fewer than 32k
+// threads a short row takes more lanes (128-thread blocks), a medium row more threads, and a long
+// row shorter segments while the grid has fewer than 256 blocks. default_configs(t) lists every
+// configuration it returns (the library instantiates them all).
+softmax_config default_config(dtype t, long long rows, long long cols) noexcept;
 std::vector<softmax_config> default_configs(dtype t);
 
 // Threads per block of the configuration (warp_row: threads_per_row * rows_per_block).

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The softmax default rule against each training shape's best (lab, not product).
+
+Reads the raced trials of configs/regions/softmax-grid.yaml (h100-grid-trials.csv.xz: one H100
+run at ed2a060; raced-out configurations carry the median of their race samples) and prints, per
+region of the rule, the geometric mean of rule / best for the former rule (cols only) and for the
+rule of kernels/src/softmax/family.cpp, which `rule` below mirrors. The library's rule is the
+reference: tests/unit/model_test.cpp pins its names.
+
+usage: lab/softmax/default_rule/fit.py [TRIALS.csv.xz]
+"""
+import collections
+import csv
+import lzma
+import math
+import os
+import sys
+
+ELEM = {"f32": 4, "f16": 2, "bf16": 2}
+MIN_THREADS, MIN_BLOCKS, MAX_SEGMENTS = 32768, 256, 128
+
+
+def pow2_at_least(v):
+    p = 1
+    while p < v:
+        p *= 2
+    return p
+
+
+def warp(t, vec, lanes, rows_per_block, chunks):
+    return f"softmax_{t}_warp_row_vec{vec}_rowthreads{lanes}_blockrows{rows_per_block}_chunks{chunks}_persistent0"
+
+
+def former_rule(t, rows, cols):
+    e = ELEM[t]
+    vec = 16 // e
+    vectors = (max(cols, 1) + vec - 1) // vec
+    p = pow2_at_least(cols)
+    if p <= (128 if e == 4 else 256):
+        lanes = 1
+        if e == 4 and p > 4:
+            lanes = min(8, p // 4)
+        elif e == 2 and p > 8:
+            lanes = 2 if p == 16 else 4
+        per = p // lanes
+        if p <= (4 if e == 4 else 8):
+            v, ch = per, 1
+        elif e == 4:
+            v = min(4, per)
+            ch = per // v
+        else:
+            ch = min(8, per // 2)
+            v = per // ch
+        return warp(t, v, lanes, 256 // lanes, ch)
+    if vectors <= 128:
+        ch = 1 if vectors <= 32 else 4
+        lanes = 4
+        while lanes < 32 and lanes * ch < vectors:
+            lanes *= 2
+        return warp(t, vec, lanes, 256 // lanes, ch)
+    for threads, ch in [(256, 1), (256, 2), (256, 4), (256, 8), (1024, 4), (1024, 8)]:
+        if threads * ch >= vectors:
+            return f"softmax_{t}_block_row_vec{vec}_threads{threads}_chunks{ch}_persistent0"
+    large = vectors > 2048 * 128
+    return f"softmax_{t}_split_row_vec{vec}_threads{1024 if large else 512}_chunks{8 if large else 4}"
+
+
+def rule(t, rows, cols):
+    e = ELEM[t]
+    vec = 16 // e
+    rows, cols = max(rows, 1), max(cols, 1)
+    vectors = (cols + vec - 1) // vec
+    p = pow2_at_least(cols)
+    if p <= (128 if e == 4 else 256):
+        lanes = 1
+        if e == 4 and p > 4:
+            lanes = min(8, p // 4)
+        elif e == 2 and p > 8:
+            lanes = 2 if p == 16 else max(4, p // 16)
+        per = p // lanes
+        if p <= (4 if e == 4 else 8):
+            v, ch = per, 1
+        elif e == 4:
+            v = min(4, per)
+            ch = per // v
+        else:
+            ch = min(4, per // 2)
+            v = per // ch
+    elif vectors <= 128:
+        v, ch = vec, (1 if vectors <= 32 else 4)
+        lanes = 4
+        while lanes < 32 and lanes * ch < vectors:
+            lanes *= 2
+    else:
+        pv = pow2_at_least(vectors)
+        if pv <= 4096:
+            threads = 128
+            while pv // threads > 4:
+                threads *= 2
+            ch = pv // threads
+            while threads < 1024 and ch > 1 and rows * threads < MIN_THREADS:
+                threads, ch = threads * 2, ch // 2
+            return f"softmax_{t}_block_row_vec{vec}_threads{threads}_chunks{ch}_persistent0"
+        threads, ch = 256, 8
+        segments = lambda: -(-cols // (vec * threads * ch))
+        while ch > 2 and rows * segments() < MIN_BLOCKS:
+            ch //= 2
+        if segments() > MAX_SEGMENTS:
+            threads, ch = 1024, 8
+        return f"softmax_{t}_split_row_vec{vec}_threads{threads}_chunks{ch}_persistent0"
+    spread = False
+    while lanes < 32 and rows * lanes < MIN_THREADS:
+        if ch > 1:
+            ch //= 2
+        elif v * e > 4:
+            v //= 2
+        else:
+            break
+        lanes *= 2
+        spread = True
+    block = max(128 if spread else 256, lanes)
+    return warp(t, v, lanes, block // lanes, ch)
+
+
+def region(t, cols):
+    e = ELEM[t]
+    if pow2_at_least(cols) <= (128 if e == 4 else 256):
+        return "short rows (warp_row, narrow vectors)"
+    if cols <= 128 * 16 // e:
+        return "medium rows (warp_row)"
+    if cols <= 4096 * 16 // e:
+        return "long rows (block_row)"
+    return "longest rows (split_row)"
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "h100-grid-trials.csv.xz")
+    shapes = collections.defaultdict(dict)
+    with lzma.open(path, "rt") as f:
+        for r in csv.DictReader(f):
+            shapes[(r["dtype"], int(r["rows"]), int(r["cols"]))][r["instance"]] = float(r["median_us"])
+    logs = collections.defaultdict(lambda: ([], []))
+    for (t, rows, cols), times in sorted(shapes.items()):
+        best = min(times.values())
+        for i, fn in enumerate((former_rule, rule)):
+            name = fn(t, rows, cols)
+            if name not in times:
+                sys.exit(f"{t} {rows}x{cols}: {name} was not measured")
+            for key in (region(t, cols), "all"):
+                logs[key][i].append(math.log(times[name] / best))
+    print("| region | shapes | former rule / best | rule / best |")
+    print("| --- | ---: | ---: | ---: |")
+    for key, (old, new) in sorted(logs.items(), key=lambda kv: kv[0] == "all"):
+        g = lambda l: math.exp(sum(l) / len(l))
+        print(f"| {key} | {len(old)} | {g(old):.3f} | {g(new):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
