@@ -48,7 +48,7 @@ class drawing(unittest.TestCase):
 class summarizing(unittest.TestCase):
     def row(self, key, speedup, lo, hi, groups=None):
         r = {"op": "gemm", "key": key, "speedup": speedup, "speedup_lo": lo, "speedup_hi": hi,
-             "tuned": {"correct": True, "instance": "a", "median_us": 10.0},
+             "tuned": {"correct": True, "instance": "a", "source": "model", "median_us": 10.0},
              "baseline": {"correct": True, "instance": "b", "median_us": 10.0 * speedup}}
         return r
 
@@ -59,6 +59,15 @@ class summarizing(unittest.TestCase):
         self.assertEqual(s["slower_than_baseline"], 1)
         self.assertEqual(s["slower_shapes"], ["a"])
         self.assertAlmostEqual(s["worst_vs_baseline"], 0.96)
+
+    def test_the_baselines_own_choice_is_never_counted_slower(self):
+        same = self.row("a", 0.93, 0.91, 0.95)
+        same["tuned"]["instance"] = same["baseline"]["instance"]
+        rows = [same, self.row("b", 0.93, 0.91, 0.95)]
+        s = holdout.summarize(rows)["gemm"]
+        self.assertEqual(s["slower_shapes"], ["b"])
+        self.assertEqual(s["same_choice_beyond_noise_shapes"], ["a"])
+        self.assertIn("the comparison's bias", holdout.markdown(rows, holdout.summarize(rows), "h"))
 
 
 if __name__ == "__main__":

@@ -228,6 +228,7 @@ TEST(measure_engine, the_worker_answers_the_environment_and_batches_short_softma
     trial::trial_request r;
     r.cubin_path = path;
     r.entry = name;
+    r.op = "softmax";
     r.dtype = "f32";
     nlohmann::json params = {{"vec", c.vec}, {"block_threads", c.block_threads}, {"chunks", c.chunks}};
     if (c.fam == ks::family::cluster_row) params["cluster"] = c.cluster;

@@ -48,6 +48,7 @@ class worker_isolation : public testing::Test {
     cuop::trial::trial_request r;
     r.cubin_path = path;
     r.entry = entry;
+    r.op = "softmax";
     r.dtype = "f32";
     r.config = {{"family", "block_row"}, {"params", {{"vec", 4}, {"block_threads", 256}, {"chunks", 4}}}};
     r.dims = {{"rows", 512}, {"cols", 4096}};

@@ -211,11 +211,11 @@ TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
   EXPECT_EQ(rule(dtype::f16, many, 10), "softmax_f16_warp_row_vec2_rowthreads2_blockrows128_chunks4_persistent0");
   EXPECT_EQ(rule(dtype::bf16, many, 22), "softmax_bf16_warp_row_vec2_rowthreads4_blockrows64_chunks4_persistent0");
   EXPECT_EQ(rule(dtype::f16, many, 66), "softmax_f16_warp_row_vec4_rowthreads8_blockrows32_chunks4_persistent0");
-  EXPECT_EQ(rule(dtype::bf16, many, 165), "softmax_bf16_warp_row_vec4_rowthreads16_blockrows16_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::bf16, many, 165), "softmax_bf16_warp_row_vec4_rowthreads8_blockrows32_chunks8_persistent0");
   EXPECT_EQ(rule(dtype::f32, many, 60), "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks2_persistent0");
   EXPECT_EQ(rule(dtype::f32, many, 77), "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks4_persistent0");
   EXPECT_EQ(rule(dtype::f32, many, 1), "softmax_f32_warp_row_vec1_rowthreads1_blockrows256_chunks1_persistent0");
-  EXPECT_EQ(rule(dtype::f16, many, 300), "softmax_f16_warp_row_vec8_rowthreads16_blockrows16_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::f16, many, 300), "softmax_f16_warp_row_vec4_rowthreads16_blockrows8_chunks8_persistent0");
   EXPECT_EQ(rule(dtype::f32, many, 4096), "softmax_f32_block_row_vec4_threads256_chunks4_persistent0");
   EXPECT_EQ(rule(dtype::bf16, many, 32000), "softmax_bf16_block_row_vec8_threads1024_chunks4_persistent0");
   EXPECT_EQ(rule(dtype::f32, many, 262144), "softmax_f32_split_row_vec4_threads256_chunks8_persistent0");

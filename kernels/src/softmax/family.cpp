@@ -176,8 +176,8 @@ void short_row_split(dtype t, long long pow2_cols, softmax_config& c) {
   int lanes = 1;
   if (size_of(t) == 4) {  // f32: 16-byte vectors hold up; lanes up to 8
     if (pow2_cols > 4) lanes = static_cast<int>(std::min(8LL, pow2_cols / 4));
-  } else if (pow2_cols > 8) {  // 16-bit: 2 lanes for 16 columns, then 4, then 16 columns a lane
-    lanes = pow2_cols == 16 ? 2 : static_cast<int>(std::max(4LL, pow2_cols / 16));
+  } else if (pow2_cols > 8) {  // 16-bit: 2 lanes for 16 columns, then 16 columns a lane, 4 to 8 lanes
+    lanes = pow2_cols == 16 ? 2 : static_cast<int>(std::clamp(pow2_cols / 16, 4LL, 8LL));
   }
   const int per_lane = static_cast<int>(pow2_cols / lanes);
   if (pow2_cols <= (size_of(t) == 4 ? 4 : 8)) {  // one lane, one vector holding the row
@@ -186,8 +186,8 @@ void short_row_split(dtype t, long long pow2_cols, softmax_config& c) {
   } else if (size_of(t) == 4) {
     c.vec = std::min(4, per_lane);
     c.chunks = per_lane / c.vec;
-  } else {
-    c.chunks = std::min(4, per_lane / 2);
+  } else {  // 16-bit: up to 4 vectors a lane, or from 16 columns a lane up to 8 of 8 bytes
+    c.chunks = per_lane >= 16 ? std::min(8, per_lane / 4) : std::min(4, per_lane / 2);
     c.vec = per_lane / c.chunks;
   }
   c.threads_per_row = lanes;
@@ -195,8 +195,8 @@ void short_row_split(dtype t, long long pow2_cols, softmax_config& c) {
 
 // warp_row: too few rows for rule_min_threads get more lanes each (fewer chunks, then narrower
 // vectors, down to 4 bytes), in 128-thread blocks so that more blocks spread over the SMs.
-void spread_lanes(dtype t, long long rows, softmax_config& c) {
-  bool spread = false;
+void spread_lanes(dtype t, long long rows, softmax_config& c, bool small_blocks = false) {
+  bool spread = small_blocks;
   while (c.threads_per_row < 32 && rows * c.threads_per_row < rule_min_threads) {
     if (c.chunks > 1) c.chunks /= 2;
     else if (c.vec * static_cast<int>(size_of(t)) > 4) c.vec /= 2;
@@ -225,8 +225,18 @@ softmax_config default_config(dtype t, long long rows, long long cols) noexcept 
     spread_lanes(t, rows, c);
     return c;
   }
-  if (vectors <= 32 * 4) {  // warp_row: the fewest lanes (4 to 32) holding the row in 1 or 4 chunks
+  if (vectors <= 32 * 4) {
     c.fam = family::warp_row;
+    if (size_of(t) == 2) {  // 16-bit: 8-byte vectors, the fewest lanes (4 to 32) with up to 8 each
+      c.vec = 4;
+      const long long narrow = pow2_cols / c.vec;
+      c.threads_per_row = 4;
+      while (c.threads_per_row < 32 && c.threads_per_row * 8LL < narrow) c.threads_per_row *= 2;
+      c.chunks = static_cast<int>(narrow / c.threads_per_row);
+      spread_lanes(t, rows, c, true);
+      return c;
+    }
+    // f32: the fewest lanes (4 to 32) holding the row in 1 or 4 chunks of 16-byte vectors
     c.chunks = vectors <= 32 ? 1 : 4;
     int lanes = 4;
     while (lanes < 32 && static_cast<long long>(lanes) * c.chunks < vectors) lanes *= 2;

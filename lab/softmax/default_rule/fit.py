@@ -76,7 +76,7 @@ def rule(t, rows, cols):
         if e == 4 and p > 4:
             lanes = min(8, p // 4)
         elif e == 2 and p > 8:
-            lanes = 2 if p == 16 else max(4, p // 16)
+            lanes = 2 if p == 16 else max(4, min(8, p // 16))
         per = p // lanes
         if p <= (4 if e == 4 else 8):
             v, ch = per, 1
@@ -84,8 +84,14 @@ def rule(t, rows, cols):
             v = min(4, per)
             ch = per // v
         else:
-            ch = min(4, per // 2)
+            ch = min(8, per // 4) if per >= 16 else min(4, per // 2)
             v = per // ch
+    elif vectors <= 128 and e == 2:
+        v, lanes = 4, 4
+        while lanes < 32 and lanes * 8 < p // v:
+            lanes *= 2
+        ch = p // v // lanes
+        return spread_lanes(t, rows, v, lanes, ch, True)
     elif vectors <= 128:
         v, ch = vec, (1 if vectors <= 32 else 4)
         lanes = 4
@@ -108,7 +114,12 @@ def rule(t, rows, cols):
         if segments() > MAX_SEGMENTS:
             threads, ch = 1024, 8
         return f"softmax_{t}_split_row_vec{vec}_threads{threads}_chunks{ch}_persistent0"
-    spread = False
+    return spread_lanes(t, rows, v, lanes, ch, False)
+
+
+def spread_lanes(t, rows, v, lanes, ch, small_blocks):
+    e = ELEM[t]
+    spread = small_blocks
     while lanes < 32 and rows * lanes < MIN_THREADS:
         if ch > 1:
             ch //= 2

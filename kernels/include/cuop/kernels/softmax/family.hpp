@@ -66,9 +66,10 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept;
 // The default rule: the configuration the library runs for a dtype and shape when the dispatch
 // model has no confident choice, and the baseline the model is measured against (docs/dispatch.md,
 // "The softmax default rule"). Rows live in registers. Short rows (up to 128 f32 or 256 16-bit
-// columns, rounded up to a power of two P) on 1 to 16 lanes of up to 4 narrow vectors (f32: 8
+// columns, rounded up to a power of two P) on 1 to 8 lanes of up to 8 narrow vectors (f32: 8
 // lanes of 16-byte vectors); then rows of up to 128 16-byte vectors on the fewest lanes (4 to 32)
-// that hold them in 1 or 4 vectors a lane, in warp_row; then up to 4096 vectors in block_row
+// that hold them in up to 8 vectors of 8 bytes a lane in 128-thread blocks (16-bit), or in 1 or
+// 4 16-byte vectors a lane (f32), in warp_row; then up to 4096 vectors in block_row
 // (the fewest threads from 128 with up to 4 vectors each); longer rows in split_row, one block
 // of 256 threads with 8 vectors per row segment. Small launches spread out: with fewer than 32k
 // threads a short row takes more lanes (128-thread blocks), a medium row more threads, and a long
