@@ -49,7 +49,8 @@ std::string cxx_config(const ks::softmax_config& c) {
 emit::model_traits traits_for(const std::string& target, int cc) {
   emit::model_traits t;
   t.is_baseline = [](const results::result_trial& r) {
-    return r.instance == ks::instance_name(ks::default_config(*parse_dtype(r.dtype), r.dims.at("rows"), r.dims.at("cols")));
+    return r.instance ==
+           ks::instance_name(ks::default_config(*parse_dtype(r.dtype), r.dims.at("rows"), r.dims.at("cols")));
   };
   // Compiled and fit there, and the family runs there (cluster_row compiles to a trap below
   // sm_90). A custom kernel (the sweep file's own source) is not part of the library.
