@@ -3,6 +3,9 @@
 # SQLite3_LIBRARY) at the packages unpacked with dpkg -x (docs/ARCHITECTURE.md).
 find_package(CUDAToolkit 12.8 REQUIRED)
 find_package(Threads REQUIRED)
+if(NOT CUOP_BUILD_TUNER)  # the library alone: the toolkit is all it needs
+  return()
+endif()
 find_package(yaml-cpp REQUIRED)
 find_package(SQLite3 REQUIRED)
 # CMake 3.25 names the target SQLite::SQLite3; newer releases deprecate that for SQLite3::SQLite3.

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# ci.package_consumer: installs BUILD_DIR's library into a scratch prefix and builds the consumer
+# project of tests/package against it with find_package (LANGUAGES CXX CUDA, its own CUDA
+# architecture), then runs it (without a GPU its answers are statuses). usage: BUILD_DIR
+set -euo pipefail
+build="$(cd "$1" && pwd)"
+src="$(cd "$(dirname "$0")/../package" && pwd)"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+cmake --install "$build" --prefix "$scratch/prefix" >"$scratch/install.log" || { cat "$scratch/install.log"; exit 1; }
+test -f "$scratch/prefix/lib/cmake/cuop/cuopConfig.cmake"
+test -f "$scratch/prefix/include/cuop/generated/softmax_dispatch.hpp"
+cmake -S "$src" -B "$scratch/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=86 \
+  -DCMAKE_PREFIX_PATH="$scratch/prefix" >"$scratch/configure.log" || { cat "$scratch/configure.log"; exit 1; }
+grep "cuop " "$scratch/configure.log"
+cmake --build "$scratch/consumer" >"$scratch/build.log" || { cat "$scratch/build.log"; exit 1; }
+"$scratch/consumer/consumer"
+
+# add_subdirectory with a prebuilt cuop-tune: configured for one architecture, the tables emitted
+# by that binary; no tuner, test or example target exists (building the kernels is left to the
+# hosted CI's build jobs: minutes per architecture here).
+cmake -S "$src/subdirectory" -B "$scratch/subdirectory" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90a -DCUOP_SOURCE_DIR="$src/../.." -DCUOP_TUNE_EXECUTABLE="$build/tuner/cuop-tune" \
+  >"$scratch/sub-configure.log" || { cat "$scratch/sub-configure.log"; exit 1; }
+targets="$(ninja -C "$scratch/subdirectory" -t targets all)"
+for t in cuop-tune cuop_unit_tests softmax_app cuop-holdout-runner; do
+  if grep -q "^$t:" <<<"$targets"; then echo "add_subdirectory built $t"; exit 1; fi
+done
+grep -q "^consumer:" <<<"$targets"
+cmake --build "$scratch/subdirectory" --target cuop_emit >"$scratch/emit.log" || { cat "$scratch/emit.log"; exit 1; }
+test -f "$scratch/subdirectory/cuop/kernels/generated/cuop/generated/softmax_dispatch.hpp"
+echo "add_subdirectory: library only, tables emitted by $build/tuner/cuop-tune"
