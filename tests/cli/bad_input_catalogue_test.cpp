@@ -593,9 +593,10 @@ candidates:
                           {{"my_softmax.cuh", custom_header}});
 }
 
-// A kernel the header does not define fails to compile (stored as compile_error, exit 0: failed
-// configurations are values). The compiler's message must not name a line of the header that does
-// not exist: "#line makes compile errors name the header's own lines" (docs/configs.md).
+// A kernel the header does not define fails to compile: stored as compile_error, and since no
+// configuration of the family compiles, the sweep fails (exit 1) with the compiler's first
+// messages. The compiler's message must not name a line of the header that does not exist:
+// "#line makes compile errors name the header's own lines" (docs/configs.md).
 TEST(bad_input, custom_kernel_missing_from_its_header) {
   temp_dir tmp;
   write_file(tmp / "my_softmax.cuh", custom_header);
@@ -612,8 +613,13 @@ targets: [sm_90a]
 )yaml");
   const auto db = tmp / "t.db";
   const auto r = run("sweep --validate-only --db " + db + " --cache " + (tmp / "cache") + " " + file);
-  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("sm_90a: 0 configurations compile and fit, 1 rejected"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("family custom on sm_90a: none of its 1 configurations compiles; first errors:\n  "
+                       "softmax_f16_custom"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("my_softmax"), std::string::npos) << r.err;
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   sqlite3_stmt* st = nullptr;

@@ -1,5 +1,5 @@
 // `best` and `export` do not trust runs marked invalid (a bad environment before or after them),
-// and `best` reports the best's ties.
+// `best` reports the best's ties, and it reads the trials `export` writes.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -74,4 +74,47 @@ TEST(cli, best_and_export_leave_out_invalid_runs_and_best_reports_ties) {
   const std::string text{std::istreambuf_iterator<char>(in), {}};
   EXPECT_NE(text.find("k_best"), std::string::npos);
   EXPECT_EQ(text.find("k_fastest"), std::string::npos) << text;
+}
+
+// `best` reads what `export` writes: per problem the newest environment's trials (an older
+// kernel revision's faster time is not the answer any more), each configuration once.
+TEST(cli, best_reads_the_trials_export_writes) {
+  temp_dir tmp;
+  const auto db_path = tmp / "t.db";
+  {
+    auto db = store::database::open(db_path, store::open_mode::read_write);
+    store::run_info run;
+    run.op = "softmax";
+    run.mode = "measure";
+    run.state = "running";
+    run.started_at = "2026-11-30T00:00:00Z";
+    run.env.gpu_name = "NVIDIA H200";
+    run.env.cc = 90;
+    run.env.source_hash = "old-kernels";
+    const auto old_env = run.env.key();
+    const auto old_run = db->begin_run(run);
+    db->put_trial(trial(old_run, old_env, "k_was_fastest", 5.0, 0.1));
+    db->put_trial(trial(old_run, old_env, "k_now_best", 9.0, 0.1));
+    db->finish_run(old_run, "finished");
+    run.env.source_hash = "new-kernels";
+    const auto new_env = run.env.key();
+    for (int i = 0; i < 2; ++i) {  // the same configurations measured twice: each counts once
+      const auto now = db->begin_run(run);
+      db->put_trial(trial(now, new_env, "k_now_best", 8.0 + i, 0.1));
+      db->put_trial(trial(now, new_env, "k_second", 12.0, 0.1));
+      db->finish_run(now, "finished");
+    }
+  }
+  const auto r = run_cli("best --db " + db_path);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("softmax_f32_8x1024           k_now_best"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("k_was_fastest"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2/2"), std::string::npos) << r.out;     // ok/trials of the newest environment
+  EXPECT_NE(r.out.find(" 9.00 "), std::string::npos) << r.out;  // the newest trial of k_now_best
+  const auto ex = run_cli("export --db " + db_path + " --out " + (tmp / "results"));
+  ASSERT_EQ(ex.code, 0) << ex.out;
+  std::ifstream in(tmp / "results/softmax/nvidia-h200.json");
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  EXPECT_EQ(text.find("k_was_fastest"), std::string::npos) << text;
+  EXPECT_NE(text.find("k_now_best"), std::string::npos) << text;
 }

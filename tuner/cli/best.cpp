@@ -1,7 +1,9 @@
 // cuop-tune best: the fastest verified configuration per problem and GPU model, with its speed-up
 // over the first configuration measured for that problem on that GPU, and the configurations it
-// ties with (95% CIs of the median overlapping its own). Timings from different GPU models are
-// never compared with each other; trials of runs marked invalid are not trusted at all.
+// ties with (95% CIs of the median overlapping its own). It reads the trials `export` (hence
+// `emit`) reads, results::current_trials: per GPU model and problem the newest environment's,
+// the newest trial per configuration. Timings from different GPU models are never compared with
+// each other; trials of runs marked invalid are not trusted at all.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -17,6 +19,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/ops/registry.hpp"
+#include "tuner/results/current_trials.hpp"
 #include "tuner/store/store.hpp"
 #include "tuner/strategy/race.hpp"
 
@@ -52,40 +55,48 @@ std::vector<std::string> ties_of(const best_row& r) {
 
 using best_rows = std::map<std::pair<std::string, std::string>, best_row>;  // by (gpu, problem key)
 
-// The verified trials of each (gpu, problem); trials of runs whose environment failed the checks
-// are left out, and said on stderr.
-best_rows collect_rows(store::database& db, const std::vector<store::trial_record>& trials) {
-  std::map<std::int64_t, std::string> gpu_of_run;
-  std::map<std::int64_t, const store::run_info*> invalid;  // runs whose environment failed the checks
-  const auto runs = db.runs();
-  for (const auto& run : runs) {
-    if (run.state == "invalid") invalid[run.id] = &run;
-    else gpu_of_run[run.id] = run.env.gpu_name;
-  }
-  std::map<std::int64_t, int> ignored;  // trials of invalid runs, per run
+// What best reports: the current trials per GPU model (owned here: the rows point into them).
+struct best_data {
+  std::map<std::string, results::gpu_results> current;
   best_rows rows;
-  for (const auto& t : trials) {
-    if (t.status == "rejected") continue;
-    if (invalid.contains(t.run_id)) {
-      ++ignored[t.run_id];
-      continue;
-    }
-    const auto& gpu = gpu_of_run[t.run_id];
-    if (gpu.empty()) continue;  // compile-validation runs time nothing
-    auto& r = rows[{gpu, t.problem.key}];
-    ++r.total;
-    if (t.status != "ok") continue;
-    ++r.ok;
-    r.verified.push_back(&t);
-    if (!r.first || t.id < r.first->id) r.first = &t;
-    if (!r.best || t.median_us < r.best->median_us) r.best = &t;
-  }
+};
+
+// Says on stderr which runs' trials are not trusted: those of runs whose environment failed the
+// checks (current_trials leaves them out).
+void report_invalid_runs(store::database& db, const std::vector<store::trial_record>& trials) {
+  std::map<std::int64_t, const store::run_info*> invalid;
+  const auto runs = db.runs();
+  for (const auto& run : runs)
+    if (run.state == "invalid") invalid[run.id] = &run;
+  std::map<std::int64_t, int> ignored;  // trials of invalid runs, per run
+  for (const auto& t : trials)
+    if (t.status != "rejected" && invalid.contains(t.run_id)) ++ignored[t.run_id];
   for (const auto& [id, count] : ignored)
     fmt::print(
         stderr, "cuop-tune: run {} is invalid ({}): its {} {} not trusted\n", id,
         invalid.at(id)->state_reason.empty() ? "no reason stored" : core::printable(invalid.at(id)->state_reason),
         count, count == 1 ? "trial is" : "trials are");
-  return rows;
+}
+
+// The verified trials of each (gpu, problem) among the current ones; compile-validation runs
+// (no GPU) time nothing.
+best_data collect_rows(store::database& db, const std::string& op) {
+  best_data d;
+  d.current = results::current_trials(db, op, false);
+  for (const auto& [slug, g] : d.current) {
+    if (g.runs.empty() || g.runs.front().env.gpu_name.empty()) continue;
+    const auto& gpu = g.runs.front().env.gpu_name;
+    for (const auto& t : g.trials) {
+      auto& r = d.rows[{gpu, t.problem.key}];
+      ++r.total;
+      if (t.status != "ok") continue;
+      ++r.ok;
+      r.verified.push_back(&t);
+      if (!r.first || t.id < r.first->id) r.first = &t;
+      if (!r.best || t.median_us < r.best->median_us) r.best = &t;
+    }
+  }
+  return d;
 }
 
 void print_json(const best_rows& rows, const ops::op& op, bool compute) {
@@ -182,7 +193,9 @@ int run_best(const std::string& db_path, const std::string& named_op, const std:
   probe.dtype = "bf16";
   for (const auto& d : op.desc().problem_dims) probe.dims[d] = 1;
   const bool compute = op.flops(probe) > 0;
-  const auto rows = collect_rows(*db, trials);
+  report_invalid_runs(*db, trials);
+  const auto data = collect_rows(*db, op_name);
+  const auto& rows = data.rows;
   // An empty answer says why, so that it is not taken for a failure to read the database.
   if (rows.empty())
     fmt::print(stderr, "cuop-tune: {}: no timed trial of op \"{}\" (compile-validation runs time nothing)\n",

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <thread>
@@ -30,7 +31,8 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
   // Compile in slices of a few per thread, so the display moves, every finished slice is stored
   // and an interruption is answered within seconds.
   const std::size_t slice = 4 * threads;
-  std::map<std::string, std::pair<int, int>> per_target;  // ok, failed
+  std::map<std::string, std::pair<int, int>> per_target;                    // ok, failed
+  std::map<std::pair<std::string, std::string>, family_builds> per_family;  // (family, target)
   {
     std::lock_guard lock(m_mutex);
     for (const auto& name : order) m_db.put_config(config_record_of(m_spec, m_builds.at(name)));
@@ -61,6 +63,7 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
         m_db.put_build(rec);
         auto& counts = per_target[target];
         (r.status == compile::build_status::ok ? counts.first : counts.second)++;
+        per_family[{m_builds.at(name).point.family, target}].add(name, r);
         auto& built = m_builds.at(name).by_target;
         built[target] = std::move(r);
         if (built.size() == m_spec.targets.size()) done.insert(name);
@@ -83,6 +86,26 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
   if (library > 0)
     fmt::print(stderr, "[{}] {} library candidates: enumerated and verified on the GPU{}\n", m_spec.op, library,
                m_dev.present ? "" : " (no GPU: skipped)");
+  m_broken_families = broken_families(per_family);
+}
+
+void sweep_run::family_builds::add(const std::string& instance, const compile::result& r) {
+  if (r.status == compile::build_status::ok) ++ok;
+  if (r.status != compile::build_status::compile_error) return;
+  ++failed;
+  if (messages.size() < 2) messages.push_back(instance + ": " + core::printable(r.message));
+}
+
+// A family of which no configuration compiles for a target is a broken kernel (a custom source's
+// error, a header that no longer builds), not a space the constraints cut: the sweep reports the
+// compiler's first messages and fails once the rest is stored and measured.
+std::string sweep_run::broken_families(const std::map<std::pair<std::string, std::string>, family_builds>& per_family) {
+  std::vector<std::string> broken;
+  for (const auto& [key, f] : per_family)
+    if (f.ok == 0 && f.failed > 0)
+      broken.push_back(fmt::format("family {} on {}: none of its {} configurations compiles; first errors:\n  {}",
+                                   key.first, key.second, f.failed, fmt::join(f.messages, "\n  ")));
+  return fmt::format("{}", fmt::join(broken, "\n"));
 }
 
 void sweep_run::wait_for_builds(std::size_t problem) {

@@ -218,6 +218,7 @@ int sweep_run::execute() {
     if (!target) {
       const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
       compile_all(m_options.jobs > 0 ? static_cast<unsigned>(m_options.jobs) : cores, false);
+      if (!m_broken_families.empty()) throw error(fmt::format("{}: {}", m_spec.file, m_broken_families));
     } else {
       // The environment before and after, on every device: a run measured beside other
       // processes, throttled or hot is stored as "invalid" and never trusted (best, export,
@@ -227,6 +228,7 @@ int sweep_run::execute() {
       const auto before = checks ? environments_before(limits) : std::vector<measure::gpu_environment>{};
       measure_with_compilation(*target);
       print_summary();
+      if (!m_broken_families.empty()) throw error(fmt::format("{}: {}", m_spec.file, m_broken_families));
       if (checks && !record_environments_after(before, limits)) return exit_code::ok;
     }
   } catch (const interrupted&) {

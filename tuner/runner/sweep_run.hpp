@@ -90,6 +90,13 @@ class sweep_run {
   // Compiles every instance for every target, the instances of the first problems first; with
   // a GPU it runs beside the measurement (measure_with_compilation), which waits per problem.
   void compile_all(unsigned threads, bool beside_measurement);
+  // Per (family, target): how many configurations compiled, how many failed to, the first errors.
+  struct family_builds {
+    int ok = 0, failed = 0;
+    std::vector<std::string> messages;
+    void add(const std::string& instance, const compile::result& r);
+  };
+  static std::string broken_families(const std::map<std::pair<std::string, std::string>, family_builds>& per_family);
   void measure_with_compilation(const compile::target& target);
   // Problems go to the lanes one at a time: a problem's configurations are all measured on one
   // device, so its winner is chosen among timings of one GPU.
@@ -144,9 +151,10 @@ class sweep_run {
   shard m_shard;  // the configurations this run measures
   const batch_plan_map& m_batch_plan;
   std::int64_t m_run_id = 0;
-  std::vector<std::vector<std::string>> m_instances;             // per problem: accepted kernel instances
-  std::vector<std::vector<space::point>> m_library;              // per problem: library candidates
-  std::map<std::string, candidate_build> m_builds;               // by instance name
+  std::string m_broken_families;                      // compile_all: the families none of whose configurations compile
+  std::vector<std::vector<std::string>> m_instances;  // per problem: accepted kernel instances
+  std::vector<std::vector<space::point>> m_library;   // per problem: library candidates
+  std::map<std::string, candidate_build> m_builds;    // by instance name
   std::map<std::string, std::pair<std::string, double>> m_best;  // problem -> instance, median
   int m_measured = 0, m_failed = 0, m_skipped = 0;
   int m_budgeted = 0;                              // strategy: transfer: candidates its budget left out
