@@ -32,6 +32,18 @@ store::trial_record trial(std::int64_t run, const std::string& env, const std::s
   return t;
 }
 
+// A softmax measurement run on an H200.
+store::run_info h200_run() {
+  store::run_info run;
+  run.op = "softmax";
+  run.mode = "measure";
+  run.state = "running";
+  run.started_at = "2026-11-30T00:00:00Z";
+  run.env.gpu_name = "NVIDIA H200";
+  run.env.cc = 90;
+  return run;
+}
+
 }  // namespace
 
 TEST(cli, best_and_export_leave_out_invalid_runs_and_best_reports_ties) {
@@ -39,13 +51,7 @@ TEST(cli, best_and_export_leave_out_invalid_runs_and_best_reports_ties) {
   const auto db_path = tmp / "t.db";
   {
     auto db = store::database::open(db_path, store::open_mode::read_write);
-    store::run_info run;
-    run.op = "softmax";
-    run.mode = "measure";
-    run.state = "running";
-    run.started_at = "2026-11-30T00:00:00Z";
-    run.env.gpu_name = "NVIDIA H200";
-    run.env.cc = 90;
+    auto run = h200_run();
     const auto env = run.env.key();
     const auto good = db->begin_run(run);
     db->put_trial(trial(good, env, "k_best", 10.0, 0.2));
@@ -83,13 +89,7 @@ TEST(cli, best_reads_the_trials_export_writes) {
   const auto db_path = tmp / "t.db";
   {
     auto db = store::database::open(db_path, store::open_mode::read_write);
-    store::run_info run;
-    run.op = "softmax";
-    run.mode = "measure";
-    run.state = "running";
-    run.started_at = "2026-11-30T00:00:00Z";
-    run.env.gpu_name = "NVIDIA H200";
-    run.env.cc = 90;
+    auto run = h200_run();
     run.env.source_hash = "old-kernels";
     const auto old_env = run.env.key();
     const auto old_run = db->begin_run(run);
