@@ -19,3 +19,12 @@ configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/cuopConfig.cmake.in"
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/cuopConfigVersion.cmake" COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/cuopConfig.cmake" "${PROJECT_BINARY_DIR}/cuopConfigVersion.cmake"
         DESTINATION "${CUOP_INSTALL_CMAKEDIR}")
+
+# The tuner, where it is built (component `tuner`; skipped when only the library was built): it
+# finds the installed kernel headers (include/) and device flags (share/cuop) from its own
+# location, so a sweep runs from the prefix (tuner/compile/compile.hpp, device_flags_file).
+if(CUOP_BUILD_TUNER)
+  install(TARGETS cuop-tune RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT tuner OPTIONAL)
+  install(FILES "${PROJECT_SOURCE_DIR}/kernels/device_flags.txt" DESTINATION "${CMAKE_INSTALL_DATADIR}/cuop"
+          COMPONENT tuner)
+endif()

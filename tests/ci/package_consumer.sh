@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# ci.package_consumer: installs BUILD_DIR's library into a scratch prefix and builds the consumer
-# project of tests/package against it with find_package (LANGUAGES CXX CUDA, its own CUDA
-# architecture), then runs it (without a GPU its answers are statuses). usage: BUILD_DIR
+# ci.package_consumer: installs BUILD_DIR's library and tuner into a scratch prefix and builds the
+# consumer project of tests/package against it with find_package (LANGUAGES CXX CUDA, its own CUDA
+# architecture), then runs it (without a GPU its answers are statuses); runs the installed tuner;
+# configures an add_subdirectory consumer with a prebuilt tuner. usage: BUILD_DIR
 set -euo pipefail
 build="$(cd "$1" && pwd)"
 src="$(cd "$(dirname "$0")/../package" && pwd)"
@@ -15,6 +16,15 @@ cmake -S "$src" -B "$scratch/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMA
 grep "cuop " "$scratch/configure.log"
 cmake --build "$scratch/consumer" >"$scratch/build.log" || { cat "$scratch/build.log"; exit 1; }
 "$scratch/consumer/consumer"
+
+# The installed tuner finds the prefix's kernel headers and device flags from its own location and
+# compile-validates a sweep from there.
+tune="$scratch/prefix/bin/cuop-tune"
+env -u CUOP_KERNELS_INCLUDE_DIR -u CUOP_DEVICE_FLAGS_FILE "$tune" --version | tee "$scratch/version.txt"
+grep -qx "kernel headers: $scratch/prefix/include" "$scratch/version.txt"
+grep -qx "device flags: $scratch/prefix/share/cuop/device_flags.txt" "$scratch/version.txt"
+(cd "$scratch" && env -u CUOP_KERNELS_INCLUDE_DIR -u CUOP_DEVICE_FLAGS_FILE "$tune" sweep --validate-only \
+  --db "$scratch/validate.db" --cache "$scratch/cache" "$src/../../configs/softmax-smoke.yaml" 2>&1 | tail -3)
 
 # add_subdirectory with a prebuilt cuop-tune: configured for one architecture, the tables emitted
 # by that binary; no tuner, test or example target exists (building the kernels is left to the

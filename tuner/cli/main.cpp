@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tuner/cli/commands.hpp"
+#include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/core/suggest.hpp"
 #include "tuner/core/text.hpp"
@@ -27,7 +28,11 @@ int usage(const std::string& message) {
 
 int main(int argc, char** argv) {
   CLI::App app{"cuop-tune: auto-tuning and benchmarking of GPU operators", "cuop-tune"};
-  app.set_version_flag("--version", std::string("cuop-tune ") + CUOP_VERSION);
+  // With where the kernel headers and device flags are read from: an installed tuner's own prefix.
+  app.set_version_flag("--version", [] {
+    return fmt::format("cuop-tune {}\nkernel headers: {}\ndevice flags: {}", CUOP_VERSION,
+                       cuop::compile::kernels_include_dir(), cuop::compile::device_flags_file());
+  });
   app.require_subcommand(1);
   cuop::cli::action run;
   cuop::cli::add_validate(app, run);

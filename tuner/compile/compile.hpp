@@ -43,8 +43,12 @@ std::string check_limits(const resource_usage& usage, const target& t, int block
 // tuned is what ships.
 std::vector<std::string> device_flags();
 
-// The kernel library's include folder (cuop/kernels/... lives under it): $CUOP_KERNELS_INCLUDE_DIR
-// when set, else the build's.
+// Where the tuner finds what it compiles with (docs/packaging.md, "The tuner"): the environment
+// variable when set ($CUOP_DEVICE_FLAGS_FILE, $CUOP_KERNELS_INCLUDE_DIR), else the install prefix
+// it runs from (<prefix>/bin/cuop-tune: <prefix>/share/cuop/device_flags.txt, <prefix>/include),
+// else the source tree it was built from. The flags file; empty when none is known.
+std::string device_flags_file();
+// The kernel library's include folder (cuop/kernels/... lives under it).
 std::string kernels_include_dir();
 
 // The include folders candidates need: the kernels' include folder (kernels_include_dir) and

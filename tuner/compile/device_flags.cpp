@@ -30,19 +30,35 @@ std::vector<std::string> split_list(std::string_view list) {
   return out;
 }
 
+// The install prefix this executable runs from (<prefix>/bin/cuop-tune), when that prefix holds
+// the kernel headers and the flags file (cmake --install of the tuner); empty otherwise, e.g. in
+// the build tree, where the paths compiled in serve.
+std::filesystem::path installed_prefix() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  auto prefix = exe.parent_path().parent_path();
+  if (std::filesystem::is_regular_file(prefix / "share/cuop/device_flags.txt", ec) &&
+      std::filesystem::is_directory(prefix / "include/cuop/kernels", ec))
+    return prefix;
+  return {};
+}
+
 }  // namespace
 
-std::vector<std::string> device_flags() {
-  std::string path;
-  if (const char* env = std::getenv("CUOP_DEVICE_FLAGS_FILE"); env != nullptr && *env != '\0') {
-    path = env;
-  } else {
+std::string device_flags_file() {
+  if (const char* env = std::getenv("CUOP_DEVICE_FLAGS_FILE"); env != nullptr && *env != '\0') return env;
+  if (const auto prefix = installed_prefix(); !prefix.empty()) return (prefix / "share/cuop/device_flags.txt").string();
 #ifdef CUOP_DEVICE_FLAGS_FILE
-    path = CUOP_DEVICE_FLAGS_FILE;
+  return CUOP_DEVICE_FLAGS_FILE;
 #else
-    throw error("device flags: no flags file (set CUOP_DEVICE_FLAGS_FILE)");
+  return {};
 #endif
-  }
+}
+
+std::vector<std::string> device_flags() {
+  const std::string path = device_flags_file();
+  if (path.empty()) throw error("device flags: no flags file (set CUOP_DEVICE_FLAGS_FILE)");
   std::ifstream in(path);
   if (!in) throw error(fmt::format("{}: cannot read the device flags file", path));
   std::vector<std::string> flags;
@@ -55,6 +71,7 @@ std::vector<std::string> device_flags() {
 
 std::string kernels_include_dir() {
   if (const char* env = std::getenv("CUOP_KERNELS_INCLUDE_DIR"); env != nullptr && *env != '\0') return env;
+  if (const auto prefix = installed_prefix(); !prefix.empty()) return (prefix / "include").string();
 #ifdef CUOP_KERNELS_INCLUDE_DIR
   return CUOP_KERNELS_INCLUDE_DIR;
 #else
