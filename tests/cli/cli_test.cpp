@@ -274,3 +274,26 @@ TEST(cli, an_instance_one_block_rejects_and_another_accepts_is_not_stored_as_rej
                 "WHERE c.instance = 'softmax_f32_block_row_vec4_threads256_chunks2' AND t.status = 'rejected'"),
             std::vector<std::string>{"0"});
 }
+
+// A validation sample compiles a few configurations per family (spread over its names), for
+// every target; 0 compiles them all; a negative count is a usage error.
+TEST(cli, a_validation_sample_compiles_a_few_configurations_per_family) {
+  temp_dir tmp;
+  const auto sweep = [&](const std::string& db, const std::string& sample) {
+    return run_cli("sweep " + smoke + " --validate-only --validation-sample " + sample + " --db " + db + " --cache " +
+                   (tmp / "cache"));
+  };
+  const auto one = sweep(tmp / "one.db", "1");
+  ASSERT_EQ(one.code, 0) << one.out;
+  EXPECT_NE(one.out.find("[softmax] validation sample: 3 of 10 configurations, at most 1 per family"),
+            std::string::npos)
+      << one.out;
+  EXPECT_EQ(cuop::test::sqlite_rows(tmp / "one.db", "SELECT count(DISTINCT config_id), count(*) FROM builds"),
+            std::vector<std::string>{"3|9"});
+  const auto all = sweep(tmp / "all.db", "0");
+  ASSERT_EQ(all.code, 0) << all.out;
+  EXPECT_EQ(all.out.find("validation sample"), std::string::npos) << all.out;
+  EXPECT_EQ(cuop::test::sqlite_rows(tmp / "all.db", "SELECT count(DISTINCT config_id) FROM builds"),
+            std::vector<std::string>{"10"});
+  EXPECT_EQ(sweep(tmp / "bad.db", "-1").code, 2);
+}

@@ -96,6 +96,10 @@ void add_sweep(CLI::App& app, action& run) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--validate-only", o->validate_only,
                 "Compile-validate for every target without measuring, even with a GPU");
+  cmd->add_option("--validation-sample", o->validation_sample,
+                  "N: a compile-validation run (no GPU, or --validate-only) validates at most N "
+                  "configurations per family, spread over its names; 0 (the default): every one")
+      ->transform(whole_number(0, max_validation_sample));
   cmd->callback([&run, o] {
     run = [o] {
       const int code = runner::run_sweep(*o);

@@ -28,8 +28,9 @@ CLI::Validator unsigned_64();
 CLI::Validator non_empty_path();
 
 // Limits shared by the commands' options.
-inline constexpr long long max_jobs = 1024;          // -j: compile threads
-inline constexpr long long max_device_index = 1023;  // --device
-inline constexpr double max_microseconds = 1e6;      // --floor-us, --short-below-us: 1 s
+inline constexpr long long max_jobs = 1024;                  // -j: compile threads
+inline constexpr long long max_validation_sample = 1000000;  // sweep --validation-sample
+inline constexpr long long max_device_index = 1023;          // --device
+inline constexpr double max_microseconds = 1e6;              // --floor-us, --short-below-us: 1 s
 
 }  // namespace cuop::cli

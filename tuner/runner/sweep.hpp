@@ -18,6 +18,10 @@ struct sweep_options {
   std::string only;            // keep only problems whose key contains this (empty: all)
   std::string shard;           // "K/N": only the configurations of shard K of N (shard.hpp)
   std::string batch_plan;      // a JSON file: launches per sample per problem (batch_plan.hpp)
+  // > 0: a compile-validation run (no GPU, or validate_only) validates at most this many
+  // configurations of each family, spread over its names in order; 0: every one. A measuring run
+  // ignores it (and says so).
+  int validation_sample = 0;
 };
 
 // Returns the process exit code.

@@ -109,6 +109,39 @@ void sweep_run::enumerate() {
   }
 }
 
+namespace {
+
+// A configuration's variant: its family, and the values of the family's parameters with named
+// values (depthwise's algorithm), which select different code.
+std::string variant_of(const catalog::op_desc& desc, const space::point& p) {
+  std::string v = p.family;
+  if (const auto* fam = desc.find_family(p.family))
+    for (const auto& [param, value] : p.params)
+      if (fam->choices.contains(param)) v += fmt::format(" {}={}", param, value);
+  return v;
+}
+
+}  // namespace
+
+void sweep_run::keep_validation_sample() {
+  std::map<std::string, std::vector<std::string>> by_variant;  // names in order (m_builds is a map)
+  for (const auto& [name, b] : m_builds) by_variant[variant_of(m_op.desc(), b.point)].push_back(name);
+  std::set<std::string> kept;
+  const auto wanted = static_cast<std::size_t>(m_options.validation_sample);
+  for (const auto& [variant, names] : by_variant) {
+    const std::size_t n = names.size(), k = std::min(n, wanted);
+    for (std::size_t i = 0; i < k; ++i) kept.insert(names[i * n / k]);  // spread over the family
+  }
+  const std::size_t all = m_builds.size();
+  std::erase_if(m_builds, [&](const auto& entry) { return !kept.contains(entry.first); });
+  for (auto& instances : m_instances)
+    std::erase_if(instances, [&](const std::string& name) { return !kept.contains(name); });
+  fmt::print(stderr,
+             "[{}] validation sample: {} of {} configurations, at most {} per family and named variant "
+             "(--validation-sample 0: all)\n",
+             m_spec.op, m_builds.size(), all, wanted);
+}
+
 void sweep_run::record_rejections() {
   for (std::size_t p = 0; p < m_spec.problems.size(); ++p) {
     // Two candidate blocks can reach the same instance: one that accepts it wins over one that
@@ -212,6 +245,10 @@ int sweep_run::execute() {
 
   try {
     enumerate();
+    if (m_options.validation_sample > 0) {
+      if (target) fmt::print(stderr, "[{}] --validation-sample: this run measures every configuration\n", m_spec.op);
+      else keep_validation_sample();
+    }
     fmt::print(stderr, "[{}] {}: {} problems, {} configurations, targets {}\n", m_spec.op, core::printable(m_spec.file),
                m_spec.problems.size(), m_builds.size(), fmt::join(m_spec.targets, ", "));
     record_rejections();

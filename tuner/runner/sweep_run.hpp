@@ -87,6 +87,8 @@ class sweep_run {
 
  private:
   void enumerate();
+  // Keeps sweep_options::validation_sample configurations per family (compile-validation only).
+  void keep_validation_sample();
   // Compiles every instance for every target, the instances of the first problems first; with
   // a GPU it runs beside the measurement (measure_with_compilation), which waits per problem.
   void compile_all(unsigned threads, bool beside_measurement);
