@@ -71,6 +71,13 @@ TEST(cli, best_and_export_leave_out_invalid_runs_and_best_reports_ties) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("3/3     1"), std::string::npos) << r.out;  // ok/trials, then one tie
+  const auto csv = run_cli("best --format csv --db " + db_path);
+  EXPECT_NE(csv.out.find("gpu,problem,instance,median_us,ci_lo_us,ci_hi_us,gbps,rate_gbps,speedup_over_first,ok,"
+                         "trials,ties\r\n"),
+            std::string::npos)
+      << csv.out;
+  EXPECT_NE(csv.out.find("NVIDIA H200,softmax_f32_8x1024,k_best,10,9.8,10.2,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",3,3,k_tied\r\n"), std::string::npos) << csv.out;
   const auto js = run_cli("best --format json --db " + db_path);
   EXPECT_NE(js.out.find("\"ties\": [\n      \"k_tied\"\n    ]"), std::string::npos) << js.out;
 

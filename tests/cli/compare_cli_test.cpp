@@ -111,6 +111,21 @@ TEST(cli_compare, junit_to_a_file_is_well_formed_and_counts_the_failure) {
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
 }
 
+TEST(cli_compare, csv_has_a_header_and_a_row_per_problem) {
+  const auto r = run_cli("compare --format csv " + baseline + " " + fixtures + "/slower");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_EQ(r.out.rfind("problem,op,compared,baseline_instance,baseline_median_us,candidate_instance,"
+                        "candidate_median_us,ratio,ci_lo,ci_hi,method,class,effective_threshold,verdict\r\n",
+                        0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("softmax_f32_4096x4096,softmax,winner,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",SLOWER\r\n"), std::string::npos) << r.out;
+  std::size_t lines = 0;
+  for (std::size_t at = r.out.find("\r\n"); at != std::string::npos; at = r.out.find("\r\n", at + 2)) ++lines;
+  EXPECT_EQ(lines, 4u) << r.out;  // the header and the three compared problems
+}
+
 TEST(cli_compare, markdown_has_the_table) {
   const auto md = stdout_of("compare --format markdown " + baseline + " " + fixtures + "/slower");
   EXPECT_NE(md.find("| verdict | problem |"), std::string::npos) << md;

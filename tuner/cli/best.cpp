@@ -19,6 +19,7 @@
 #include "tuner/core/error.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/ops/registry.hpp"
+#include "tuner/report/csv.hpp"
 #include "tuner/results/current_trials.hpp"
 #include "tuner/store/store.hpp"
 #include "tuner/strategy/race.hpp"
@@ -120,6 +121,28 @@ void print_json(const best_rows& rows, const ops::op& op, bool compute) {
   fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+void print_csv(const best_rows& rows, const ops::op& op, bool compute) {
+  using report::csv_number, report::csv_text;
+  fmt::print("{}", report::csv_row({"gpu", "problem", "instance", "median_us", "ci_lo_us", "ci_hi_us", "gbps",
+                                    compute ? "tflops" : "rate_gbps", "speedup_over_first", "ok", "trials", "ties"}));
+  for (const auto& [key, r] : rows) {
+    if (!r.best) {
+      fmt::print("{}", report::csv_row({csv_text(key.first), csv_text(key.second), "", "", "", "", "", "", "",
+                                        std::to_string(r.ok), std::to_string(r.total), ""}));
+      continue;
+    }
+    const auto ties = ties_of(r);
+    std::string tied;
+    for (const auto& t : ties) tied += (tied.empty() ? "" : " ") + t;
+    fmt::print(
+        "{}", report::csv_row({csv_text(key.first), csv_text(key.second), csv_text(r.best->config.instance),
+                               csv_number(r.best->median_us), csv_number(r.best->ci_lo_us),
+                               csv_number(r.best->ci_hi_us), csv_number(r.best->gbps), csv_number(rate_of(op, *r.best)),
+                               csv_number(r.first->median_us / r.best->median_us), std::to_string(r.ok),
+                               std::to_string(r.total), csv_text(tied)}));
+  }
+}
+
 void print_gpu_heading(const std::string& gpu, bool compute, bool md) {
   const char* unit = compute ? "TFLOP/s" : "GB/s";
   if (md)
@@ -201,6 +224,7 @@ int run_best(const std::string& db_path, const std::string& named_op, const std:
     fmt::print(stderr, "cuop-tune: {}: no timed trial of op \"{}\" (compile-validation runs time nothing)\n",
                core::printable(db_path), op_name);
   if (format == "json") print_json(rows, op, compute);
+  else if (format == "csv") print_csv(rows, op, compute);
   else print_table(rows, op, compute, format == "markdown");
   return 0;
 }
@@ -215,7 +239,8 @@ void add_best(CLI::App& app, action& run) {
   cmd->add_option("--db", *db, "SQLite database")->check(non_empty_path());
   cmd->add_option("--op", *op, "Operator (default: the one the database holds)")
       ->check(CLI::IsMember(catalog::op_names()));
-  cmd->add_option("--format", *format, "table, markdown or json")->check(CLI::IsMember({"table", "markdown", "json"}));
+  cmd->add_option("--format", *format, "table, markdown, json or csv")
+      ->check(CLI::IsMember({"table", "markdown", "json", "csv"}));
   cmd->callback([&run, db, op, format] { run = [db, op, format] { return run_best(*db, *op, *format); }; });
 }
 

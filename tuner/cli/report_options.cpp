@@ -22,8 +22,8 @@ gate::compare_options report_options::resolved() const {
 
 void add_report_options(CLI::App& cmd, report_options& o) {
   auto& limits = o.compare.limits;
-  cmd.add_option("--format", o.format, "table (default), markdown, json or junit")
-      ->check(CLI::IsMember({"table", "markdown", "json", "junit"}));
+  cmd.add_option("--format", o.format, "table (default), markdown, json, junit or csv")
+      ->check(CLI::IsMember({"table", "markdown", "json", "junit", "csv"}));
   cmd.add_option("--output", o.output, "Write the report to FILE instead of stdout")->check(non_empty_path());
   cmd.add_flag("--per-config", o.compare.per_config, "Also compare each configuration verified on both sides");
   cmd.add_option("--threshold-compute", o.compute_pct,
@@ -54,6 +54,9 @@ int deliver_report(const gate::comparison& c, const report_options& o) {
   if (o.format == "table" || o.format == "markdown") text = core::printable_lines(text);
   if (o.output.empty()) {
     fmt::print("{}", text);
+    // CSV has no place for the warnings the other formats carry.
+    if (format == report::compare_format::csv)
+      for (const auto& w : c.warnings) fmt::print(stderr, "cuop-tune: warning: {}\n", core::printable(w));
   } else {
     core::write_atomically(o.output, text);
     // The file has everything; the log still shows what a CI job decided and any warning.

@@ -45,7 +45,8 @@ compare_format parse_compare_format(std::string_view name) {
   if (name == "markdown") return compare_format::markdown;
   if (name == "json") return compare_format::json;
   if (name == "junit") return compare_format::junit;
-  throw usage_error(fmt::format("unknown format \"{}\" (expected one of: table, markdown, json, junit)", name));
+  if (name == "csv") return compare_format::csv;
+  throw usage_error(fmt::format("unknown format \"{}\" (expected one of: table, markdown, json, junit, csv)", name));
 }
 
 std::string render_comparison(const gate::comparison& c, compare_format format) {
@@ -54,6 +55,7 @@ std::string render_comparison(const gate::comparison& c, compare_format format) 
     case compare_format::markdown: return render_markdown(c);
     case compare_format::json: return render_json(c);
     case compare_format::junit: return render_junit(c);
+    case compare_format::csv: return render_csv(c);
   }
   return render_table(c);
 }
