@@ -1032,8 +1032,9 @@ TEST(bad_input, unknown_option) {
 TEST(bad_input, option_value_not_among_the_choices) {
   const auto r = run("best --format yaml --db " + h200_db);
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            "cuop-tune: error: --format: yaml not in {table,markdown,json}\nRun with --help for more information.\n");
+  EXPECT_EQ(
+      r.err,
+      "cuop-tune: error: --format: yaml not in {table,markdown,json,csv}\nRun with --help for more information.\n");
 }
 
 // A sweep file that does not exist is a usage error, and the database named is not created.

@@ -165,7 +165,7 @@ TEST(bad_input_options, worker_device) {
 // CLI11's own errors carry the prefix; a value with a terminal escape in it is shown escaped.
 TEST(bad_input_options, cli11_errors_have_the_prefix_and_escape_values) {
   // (printf: the shell popen runs is sh, without $'...')
-  expect_usage("best --format \"$(printf '\\033[31mred')\"", "--format: \\x1b[31mred not in {table,markdown,json}");
+  expect_usage("best --format \"$(printf '\\033[31mred')\"", "--format: \\x1b[31mred not in {table,markdown,json,csv}");
   expect_usage("best --op \"$(printf 'soft\\rmax')\"", "--op: soft\\rmax not in {softmax,gemm,conv2d}");
   expect_usage("best --db " + h200_db + " extra", "The following argument was not expected: extra");
   expect_usage("validate", "files is required");
