@@ -31,32 +31,43 @@ def warp(t, vec, lanes, rows_per_block, chunks):
     return f"softmax_{t}_warp_row_vec{vec}_rowthreads{lanes}_blockrows{rows_per_block}_chunks{chunks}_persistent0"
 
 
+def short_row_split(e, p, lanes16, chunks16):
+    """Short rows of P columns: (vec, lanes, chunks). f32 the same in both rules; 16-bit takes its
+    lane count past 16 columns (lanes16(P)) and its chunks per lane (chunks16(per lane)) from the rule."""
+    lanes = 1
+    if e == 4 and p > 4:
+        lanes = min(8, p // 4)
+    elif e == 2 and p > 8:
+        lanes = 2 if p == 16 else lanes16(p)
+    per = p // lanes
+    if p <= (4 if e == 4 else 8):
+        return per, lanes, 1
+    if e == 4:
+        v = min(4, per)
+        return v, lanes, per // v
+    ch = chunks16(per)
+    return per // ch, lanes, ch
+
+
+def fewest_lanes(vectors):
+    """The fewest lanes (4 to 32) holding a row of 16-byte vectors in 1 or 4 chunks: (lanes, chunks)."""
+    ch = 1 if vectors <= 32 else 4
+    lanes = 4
+    while lanes < 32 and lanes * ch < vectors:
+        lanes *= 2
+    return lanes, ch
+
+
 def former_rule(t, rows, cols):
     e = ELEM[t]
     vec = 16 // e
     vectors = (max(cols, 1) + vec - 1) // vec
     p = pow2_at_least(cols)
     if p <= (128 if e == 4 else 256):
-        lanes = 1
-        if e == 4 and p > 4:
-            lanes = min(8, p // 4)
-        elif e == 2 and p > 8:
-            lanes = 2 if p == 16 else 4
-        per = p // lanes
-        if p <= (4 if e == 4 else 8):
-            v, ch = per, 1
-        elif e == 4:
-            v = min(4, per)
-            ch = per // v
-        else:
-            ch = min(8, per // 2)
-            v = per // ch
+        v, lanes, ch = short_row_split(e, p, lambda p: 4, lambda per: min(8, per // 2))
         return warp(t, v, lanes, 256 // lanes, ch)
     if vectors <= 128:
-        ch = 1 if vectors <= 32 else 4
-        lanes = 4
-        while lanes < 32 and lanes * ch < vectors:
-            lanes *= 2
+        lanes, ch = fewest_lanes(vectors)
         return warp(t, vec, lanes, 256 // lanes, ch)
     for threads, ch in [(256, 1), (256, 2), (256, 4), (256, 8), (1024, 4), (1024, 8)]:
         if threads * ch >= vectors:
@@ -72,20 +83,8 @@ def rule(t, rows, cols):
     vectors = (cols + vec - 1) // vec
     p = pow2_at_least(cols)
     if p <= (128 if e == 4 else 256):
-        lanes = 1
-        if e == 4 and p > 4:
-            lanes = min(8, p // 4)
-        elif e == 2 and p > 8:
-            lanes = 2 if p == 16 else max(4, min(8, p // 16))
-        per = p // lanes
-        if p <= (4 if e == 4 else 8):
-            v, ch = per, 1
-        elif e == 4:
-            v = min(4, per)
-            ch = per // v
-        else:
-            ch = min(8, per // 4) if per >= 16 else min(4, per // 2)
-            v = per // ch
+        v, lanes, ch = short_row_split(e, p, lambda p: max(4, min(8, p // 16)),
+                                       lambda per: min(8, per // 4) if per >= 16 else min(4, per // 2))
     elif vectors <= 128 and e == 2:
         v, lanes = 4, 4
         while lanes < 32 and lanes * 8 < p // v:
@@ -93,10 +92,8 @@ def rule(t, rows, cols):
         ch = p // v // lanes
         return spread_lanes(t, rows, v, lanes, ch, True)
     elif vectors <= 128:
-        v, ch = vec, (1 if vectors <= 32 else 4)
-        lanes = 4
-        while lanes < 32 and lanes * ch < vectors:
-            lanes *= 2
+        v = vec
+        lanes, ch = fewest_lanes(vectors)
     else:
         pv = pow2_at_least(vectors)
         if pv <= 4096:
