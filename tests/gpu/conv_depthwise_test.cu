@@ -120,13 +120,19 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
 
   kc::conv_args a{x_data, w_data,      y_data,      sh.n,     sh.c,     sh.h, sh.w, sh.k,      sh.p(),  sh.q(), sh.r,
                   sh.s,   sh.stride_h, sh.stride_w, sh.pad_h, sh.pad_w, 1,    1,    sh.groups, v.alpha, v.beta};
-  if (cfg.algo == algo::mma_tma ||
-      cfg.algo == algo::mma_seg) {  // the TMA path wherever x allows it (C a multiple of 8, x 16-byte aligned)
+  // via_nhwc: the kernel reads and writes the workspace's NHWC copies, aligned whatever x and y are.
+  void* workspace = nullptr;
+  if (const std::size_t bytes = kc::workspace_bytes(cfg, sh); bytes > 0)
+    CUOP_CUDA_ASSERT(cudaMalloc(&workspace, bytes));
+  if (!cfg.via_nhwc &&
+      (cfg.algo == algo::mma_tma ||
+       cfg.algo == algo::mma_seg)) {  // the TMA path wherever x allows it (C a multiple of 8, x 16-byte aligned)
     kc::tma_input in;
     kc::make_tma_input(cfg, a, in);
     EXPECT_EQ(in.valid, sh.c % 8 == 0 && v.offset == 0 ? 1 : 0);
   }
-  if (cfg.algo == algo::mma_seg && v.offset != 0) {  // misaligned: refused, not started (conv2d stages such tensors)
+  if (!cfg.via_nhwc && cfg.algo == algo::mma_seg &&
+      v.offset != 0) {  // misaligned: refused, not started (conv2d stages such tensors)
     EXPECT_EQ(kc::launch(cfg, kernel, plan, a, nullptr), cudaErrorInvalidValue);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
     cudaFree(x);
@@ -134,8 +140,9 @@ void run_variant(const kc::depthwise_config& cfg, const void* kernel, const vari
     cudaFree(y);
     return;
   }
-  CUOP_CUDA_ASSERT(kc::launch(cfg, kernel, plan, a, nullptr));
+  CUOP_CUDA_ASSERT(kc::launch(cfg, kernel, plan, a, workspace, nullptr));
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
+  cudaFree(workspace);
   const auto got = to_host(cfg.t, y_data, yn);
   const double atol = ref::conv_atol(cfg.t, sh) * (std::fabs(v.alpha) + 1.0), rtol = ref::conv_rtol(cfg.t);
   long long bad = 0, first = -1;
@@ -185,6 +192,12 @@ kc::depthwise_config make(dtype t, bool nhwc, int r, int stride, int vec, int cv
   c.ph = ph;
   c.pw = pw;
   c.algo = algo;
+  return c;
+}
+
+kc::depthwise_config via_nhwc(kc::depthwise_config c) {
+  c.lay = kc::layout::nchw;
+  c.via_nhwc = 1;
   return c;
 }
 
@@ -298,3 +311,22 @@ CUOP_DW_SEG_TEST(f16_nhwc_r7_c32_t28x32_ph7, __half, dtype::f16, 7, 32, 28, 32, 
 CUOP_DW_SEG_TEST(bf16_nhwc_r7_c32_t16x32_ph4, bf16, dtype::bf16, 7, 32, 16, 32, 4)
 CUOP_DW_SEG_TEST(f16_nhwc_r7_c32_t56x16_ph7, __half, dtype::f16, 7, 32, 56, 16, 7)
 CUOP_DW_SEG_TEST(f16_nhwc_r5_c32_t16x32_ph2, __half, dtype::f16, 5, 32, 16, 32, 2)
+
+// via_nhwc: NCHW problems through the NHWC kernel (K, instantiated for NHWC), x and y transposed
+// through the workspace; misaligned NCHW tensors too, since the kernel sees only the workspace.
+#define CUOP_DW_VIA_TEST(NAME, T, DT, R, ST, V, CV, BC, TH, TW, PH, PW, ALGO, MIN_MAJOR)                        \
+  TEST(sm80_conv_depthwise_via_nhwc, NAME) {                                                                    \
+    CUOP_REQUIRE_GPU();                                                                                         \
+    int device = 0, major = 0;                                                                                  \
+    CUOP_CUDA_ASSERT(cudaGetDevice(&device));                                                                   \
+    CUOP_CUDA_ASSERT(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));                \
+    if (major < MIN_MAJOR) GTEST_SKIP() << "algo " #ALGO " loads through TMA: compute capability 9.0 or newer"; \
+    check_config<kc::depthwise<T, true, R, R, ST, V, CV, BC, TH, TW, PH, PW, algo::ALGO>, algo::ALGO>(          \
+        via_nhwc(make(DT, true, R, ST, V, CV, BC, TH, TW, PH, PW, algo::ALGO)));                                \
+  }
+
+CUOP_DW_VIA_TEST(f16_r3_st2_direct, __half, dtype::f16, 3, 2, 8, 1, 128, 4, 8, 1, 4, direct, 0)
+CUOP_DW_VIA_TEST(f32_r9_st1_direct, float, dtype::f32, 9, 1, 4, 1, 64, 4, 8, 1, 4, direct, 0)
+CUOP_DW_VIA_TEST(bf16_r13_st2_smem_f32, bf16, dtype::bf16, 13, 2, 4, 1, 32, 8, 8, 2, 2, smem_f32, 0)
+CUOP_DW_VIA_TEST(bf16_r31_st1_mma, bf16, dtype::bf16, 31, 1, 8, 2, 16, 32, 32, 1, 1, mma, 0)
+CUOP_DW_VIA_TEST(f16_r7_st1_mma_seg, __half, dtype::f16, 7, 1, 8, 4, 32, 16, 32, 4, 1, mma_seg, 9)

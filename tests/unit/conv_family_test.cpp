@@ -416,3 +416,58 @@ TEST(conv_depthwise, launch_plan) {
   EXPECT_EQ(kc::plan_launch(l, large, ampere, p),
             "shared memory of 196928 bytes > device limit 166912 (opt-in shared memory per block)");
 }
+
+// via_nhwc: an NCHW problem on the NHWC kernel of the same tunables, through a workspace holding
+// x and y as NHWC. Everything about the kernel (its template, block, shared memory, plan) is the
+// NHWC configuration's; the name says the layout and the path.
+TEST(conv_depthwise, via_nhwc_runs_nchw_problems_on_the_nhwc_kernel) {
+  auto sh = depthwise_shape(4, 56, 96, 7, 1, 3);
+  sh.lay = kc::layout::nchw;
+  kc::depthwise_config c = kc::for_shape(cfg(8, 4, 32, 16, 32, 4, 1, algo::mma_seg), dtype::f16, sh);
+  EXPECT_EQ(kc::check_config(c), "algo mma_seg (tensor cores) is NHWC only");
+  EXPECT_EQ(kc::workspace_bytes(c, sh), 0u);
+  c.via_nhwc = 1;
+  EXPECT_EQ(kc::check_config(c), "");
+  EXPECT_EQ(kc::depthwise_optional_param_names(), (std::vector<std::string_view>{"via_nhwc"}));
+  EXPECT_EQ(kc::get_param(c, "via_nhwc"), 1);
+  EXPECT_EQ(kc::instance_name(c),
+            "conv_depthwise_f16_nchw_via_nhwc_mma_seg_filter7x7_stride1_vec8_cvecs4_blockc32_tile16x32_ph4_pw1");
+  const kc::depthwise_config k = kc::kernel_config(c);
+  EXPECT_EQ(k.lay, kc::layout::nhwc);
+  EXPECT_EQ(k.via_nhwc, 0);
+  EXPECT_EQ(kc::template_name(c), kc::template_name(k));
+  EXPECT_EQ(kc::threads_per_block(c), kc::threads_per_block(k));
+  EXPECT_EQ(kc::smem_bytes(c), kc::smem_bytes(k));
+  EXPECT_EQ(kc::min_blocks_per_sm(c), kc::min_blocks_per_sm(k));
+
+  // The plan is the NHWC kernel's on the same sizes; the workspace x (rounded up to 256 bytes)
+  // then y.
+  auto nhwc = sh;
+  nhwc.lay = kc::layout::nhwc;
+  kc::launch_plan via, direct;
+  kc::device_limits dev = h200();
+  dev.sms = 132;
+  ASSERT_EQ(kc::plan_launch(c, sh, dev, via), "");
+  ASSERT_EQ(kc::plan_launch(k, nhwc, dev, direct), "");
+  EXPECT_EQ(via.grid_x, direct.grid_x);
+  EXPECT_EQ(via.block_x, direct.block_x);
+  EXPECT_EQ(via.smem_bytes, direct.smem_bytes);
+  const std::size_t x_bytes = 4ull * 96 * 56 * 56 * 2;
+  EXPECT_EQ(kc::workspace_y_offset(c, sh), (x_bytes + 255) / 256 * 256);
+  EXPECT_EQ(kc::workspace_bytes(c, sh), (x_bytes + 255) / 256 * 256 + x_bytes);
+  // The problem must be NCHW, and what the NHWC kernel refuses is refused, saying why.
+  EXPECT_EQ(kc::plan_launch(c, nhwc, dev, via), "layout nhwc is not the configuration's nchw");
+  auto wrong = c;
+  wrong.lay = kc::layout::nhwc;
+  EXPECT_EQ(kc::check_config(wrong), "via_nhwc 1 runs an NCHW problem as NHWC; this one is nhwc");
+  wrong = c;
+  wrong.via_nhwc = 2;
+  EXPECT_EQ(kc::check_config(wrong), "via_nhwc 2 is not 0 or 1");
+  wrong = c;
+  wrong.r = wrong.s = 9;
+  EXPECT_EQ(kc::check_config(wrong), "via_nhwc: algo mma_seg: filter 9x9 > 7x7 (16 input columns a tile row)");
+  auto odd = sh;
+  odd.c = odd.k = odd.groups = 92;
+  EXPECT_EQ(kc::plan_launch(c, odd, dev, via),
+            "algo mma_seg: c 92 is not a multiple of 8 (TMA needs 16-byte pixel strides)");
+}

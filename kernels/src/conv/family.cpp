@@ -49,6 +49,7 @@ int* field(depthwise_config& c, std::string_view name) {
   if (name == "tile_w") return &c.tile_w;
   if (name == "ph") return &c.ph;
   if (name == "pw") return &c.pw;
+  if (name == "via_nhwc") return &c.via_nhwc;
   return nullptr;
 }
 
@@ -147,6 +148,8 @@ std::vector<std::string_view> depthwise_param_names() {
   return {"vec", "cvecs", "block_c", "tile_h", "tile_w", "ph", "pw", "algo"};
 }
 
+std::vector<std::string_view> depthwise_optional_param_names() { return {"via_nhwc"}; }
+
 bool set_param(depthwise_config& c, std::string_view name, long long value) noexcept {
   if (name == "algo") {
     if (value < 0 || value >= depthwise_algo_count) return false;
@@ -166,6 +169,7 @@ long long get_param(const depthwise_config& c, std::string_view name) noexcept {
 }
 
 int threads_per_block(const depthwise_config& c) noexcept {
+  if (c.via_nhwc) return threads_per_block(kernel_config(c));
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
   if (mma_algo(c)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
   if (seg_algo(c)) return static_cast<int>(seg_geometry_of(c).block_threads);
@@ -201,6 +205,7 @@ long long mma_smem_bytes(const depthwise_config& c) noexcept {
 }  // namespace
 
 int min_blocks_per_sm(const depthwise_config& c, long long smem_per_sm) noexcept {
+  if (c.via_nhwc) return min_blocks_per_sm(kernel_config(c), smem_per_sm);
   if (!mma_algo(c) && !seg_algo(c)) return 1;
   if (smem_per_sm <= 0) smem_per_sm = default_smem_per_sm;
   if (seg_algo(c)) return static_cast<int>(seg_min_blocks(seg_geometry_of(c), c.ph, smem_per_sm));
@@ -211,6 +216,7 @@ int min_blocks_per_sm(const depthwise_config& c, long long smem_per_sm) noexcept
 // reused by phase: the raw filter copy, the input patch (smem: the dtype, smem_f32: f32; nchw pads
 // every pixel by one 16-byte chunk) and, for nchw, the f32 output tile ([tile_h * tile_w][block_c + 4]).
 long long smem_bytes(const depthwise_config& c) noexcept {
+  if (c.via_nhwc) return smem_bytes(kernel_config(c));
   if (mma_algo(c)) return mma_smem_bytes(c);
   if (seg_algo(c)) return seg_geometry_of(c).smem_bytes;
   const long long elem = static_cast<long long>(size_of(c.t));
@@ -305,6 +311,13 @@ std::string check_config(const depthwise_config& c) {
   if (c.r < 1 || c.s < 1 || c.r > max_filter || c.s > max_filter)
     return "filter " + str(c.r) + "x" + str(c.s) + " outside 1.." + str(max_filter);
   if (c.stride != 1 && c.stride != 2) return "stride " + str(c.stride) + " is not 1 or 2";
+  if (c.via_nhwc != 0 && c.via_nhwc != 1) return "via_nhwc " + str(c.via_nhwc) + " is not 0 or 1";
+  if (c.via_nhwc) {
+    if (c.lay != layout::nchw)
+      return "via_nhwc 1 runs an NCHW problem as NHWC; this one is " + std::string(name_of(c.lay));
+    if (std::string bad = check_config(kernel_config(c)); !bad.empty()) return "via_nhwc: " + bad;
+    return {};
+  }
   if (mma_algo(c)) return check_mma_config(c);
   if (seg_algo(c)) return check_seg_config(c);
   const long long vec_bytes = static_cast<long long>(c.vec) * static_cast<long long>(size_of(c.t));
@@ -341,13 +354,15 @@ std::string check_config(const depthwise_config& c) {
 }
 
 std::string instance_name(const depthwise_config& c) {
-  return "conv_depthwise_" + std::string(name_of(c.t)) + "_" + std::string(name_of(c.lay)) + "_" +
+  return "conv_depthwise_" + std::string(name_of(c.t)) + "_" + std::string(name_of(c.lay)) +
+         (c.via_nhwc ? "_via_nhwc" + (c.via_nhwc == 1 ? std::string() : str(c.via_nhwc)) : std::string()) + "_" +
          std::string(name_of(c.algo)) + "_filter" + str(c.r) + "x" + str(c.s) + "_stride" + str(c.stride) + "_vec" +
          str(c.vec) + "_cvecs" + str(c.cvecs) + "_blockc" + str(c.block_c) + "_tile" + str(c.tile_h) + "x" +
          str(c.tile_w) + "_ph" + str(c.ph) + "_pw" + str(c.pw);
 }
 
-std::string template_name(const depthwise_config& c) {
+std::string template_name(const depthwise_config& config) {
+  const depthwise_config c = kernel_config(config);
   return "cuop::kernels::conv::depthwise<" + std::string(device_type_of(c.t)) + ", " +
          (c.lay == layout::nhwc ? "true" : "false") + ", " + str(c.r) + ", " + str(c.s) + ", " + str(c.stride) + ", " +
          str(c.vec) + ", " + str(c.cvecs) + ", " + str(c.block_c) + ", " + str(c.tile_h) + ", " + str(c.tile_w) + ", " +
@@ -372,6 +387,29 @@ depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) no
   return c;
 }
 
+depthwise_config kernel_config(depthwise_config c) noexcept {
+  if (c.via_nhwc) {
+    c.lay = layout::nhwc;
+    c.via_nhwc = 0;
+  }
+  return c;
+}
+
+conv_shape kernel_shape(const depthwise_config& c, conv_shape sh) noexcept {
+  if (c.via_nhwc) sh.lay = layout::nhwc;
+  return sh;
+}
+
+std::size_t workspace_y_offset(const depthwise_config& c, const conv_shape& sh) noexcept {
+  const auto x = static_cast<std::size_t>(sh.n) * sh.c * sh.h * sh.w * size_of(c.t);
+  return (x + 255) / 256 * 256;
+}
+
+std::size_t workspace_bytes(const depthwise_config& c, const conv_shape& sh) noexcept {
+  if (!c.via_nhwc) return 0;
+  return workspace_y_offset(c, sh) + static_cast<std::size_t>(sh.n) * sh.k * sh.p() * sh.q() * size_of(c.t);
+}
+
 std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const device_limits& dev, launch_plan& out) {
   if (std::string bad = check_config(c); !bad.empty()) return bad;
   if (std::string bad = check_shape(sh); !bad.empty()) return bad;
@@ -385,6 +423,7 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   if (sh.dil_h != 1 || sh.dil_w != 1) return "dilation " + str(sh.dil_h) + "x" + str(sh.dil_w) + " is not 1";
   if (sh.lay != c.lay)
     return "layout " + std::string(name_of(sh.lay)) + " is not the configuration's " + std::string(name_of(c.lay));
+  if (c.via_nhwc) return plan_launch(kernel_config(c), kernel_shape(c, sh), dev, out);
   const int threads = threads_per_block(c);
   if (threads > dev.max_threads_per_block)
     return "block of " + str(threads) + " threads > device limit " + str(dev.max_threads_per_block) +

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "cuop/kernels/common/launch.hpp"
+#include "cuop/kernels/conv/layout_transpose.hpp"
 
 namespace cuop::kernels::conv {
 
@@ -122,6 +123,37 @@ cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_p
   // mma_seg has no path without TMA (depthwise_seg.cuh): refused here, not started.
   if (c.algo == depthwise_algo::mma_seg && !in.valid) return cudaErrorInvalidValue;
   return launch(kernel, plan, args, in, stream);
+}
+
+cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_plan& plan, const conv_args& args,
+                   void* workspace, cudaStream_t stream) {
+  if (!c.via_nhwc) return launch(c, kernel, plan, args, stream);
+  if (workspace == nullptr) return cudaErrorInvalidValue;
+  const conv_shape sh{.n = args.n,
+                      .c = args.c,
+                      .h = args.h,
+                      .w = args.w_,
+                      .k = args.k,
+                      .r = args.r,
+                      .s = args.s,
+                      .stride_h = args.stride_h,
+                      .stride_w = args.stride_w,
+                      .pad_h = args.pad_h,
+                      .pad_w = args.pad_w,
+                      .dil_h = args.dil_h,
+                      .dil_w = args.dil_w,
+                      .groups = args.groups,
+                      .lay = layout::nchw};
+  auto* x_nhwc = static_cast<unsigned char*>(workspace);
+  auto* y_nhwc = x_nhwc + workspace_y_offset(c, sh);
+  if (auto e = nchw_to_nhwc(c.t, args.x, x_nhwc, args.n, args.c, 1LL * args.h * args.w_, stream); e != cudaSuccess)
+    return e;
+  conv_args inner = args;
+  inner.x = x_nhwc;
+  inner.y = y_nhwc;
+  inner.beta = 0.f;  // beta applies to y as the caller holds it, in the transpose back
+  if (auto e = launch(kernel_config(c), kernel, plan, inner, stream); e != cudaSuccess) return e;
+  return nhwc_to_nchw(c.t, y_nhwc, args.y, args.n, args.k, 1LL * args.p * args.q, args.beta, stream);
 }
 
 }  // namespace cuop::kernels::conv

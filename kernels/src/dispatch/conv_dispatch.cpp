@@ -159,6 +159,7 @@ bool try_entry(const detail::conv_entry& e, const call_key& p, const kc::device_
     case detail::conv_kind::kernel: {
       if (!generated::conv_kernels[e.kernel] || e.config.t != p.type || e.config.lay != p.sh.lay) return false;
       const auto c = kc::for_shape(e.config, p.type, p.sh);
+      s.workspace = kc::workspace_bytes(c, p.sh);  // via_nhwc's NHWC copies of x and y
       return kc::plan_launch(c, p.sh, limits, s.plan).empty();
     }
     case detail::conv_kind::fft: {
@@ -285,7 +286,7 @@ status run(const selection& sel, const conv2d_problem& p, const void* x, const v
                                sh.k,     sh.p(),   sh.q(),   sh.r,     sh.s,      sh.stride_h, sh.stride_w,
                                sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, p.alpha,     p.beta};
       const auto c = kc::for_shape(sel.entry->config, p.type, sh);
-      return to_status(kc::launch(c, generated::conv_kernels[sel.entry->kernel], sel.plan, args, stream));
+      return to_status(kc::launch(c, generated::conv_kernels[sel.entry->kernel], sel.plan, args, workspace, stream));
     }
     case detail::conv_kind::fft: {
       std::lock_guard lock(sel.fft->run_lock);

@@ -178,6 +178,7 @@ catalog::op_desc describe() {
   catalog::family_desc d{std::string(conv_depthwise_family), {}, "kernel"};
   d.headers = {std::string(kc::depthwise_header())};
   for (std::string_view p : kc::depthwise_param_names()) d.params.emplace_back(p);
+  for (std::string_view p : kc::depthwise_optional_param_names()) d.optional_params.emplace_back(p);
   for (std::string_view a : kc::depthwise_algo_names()) d.choices["algo"].emplace_back(a);
   op.families.push_back(std::move(d));
   op.families.push_back({std::string(cudnn_family), cudnn_param_names(), "library"});

@@ -63,6 +63,8 @@ std::string cxx_config(const kc::depthwise_config& c) {
                                 name_of(c.t), kc::name_of(c.lay), c.r, c.s, c.stride);
   for (const auto name : kc::depthwise_param_names())
     if (name != "algo") out += fmt::format(", .{} = {}", name, kc::get_param(c, name));
+  for (const auto name : kc::depthwise_optional_param_names())
+    out += fmt::format(", .{} = {}", name, kc::get_param(c, name));
   return out + fmt::format(", .algo = kernels::conv::depthwise_algo::{}}}", kc::name_of(c.algo));
 }
 

@@ -165,16 +165,20 @@ trial::trial_response conv_trial_runner::run(const trial::trial_request& request
     r.message = reason;
     return r;
   }
+  // via_nhwc's NHWC copies of x and y, shared by the batched copies as cuDNN's workspace is.
+  if (auto e = m_workspace.prepare(kc::workspace_bytes(config, sh), m_stream); e != cudaSuccess)
+    return trial::trial_failure(e, "workspace allocation");
+  void* ws = m_workspace.data();
   const kc::conv_args args{p.x,      p.w,      p.y,      sh.n,     sh.c,      sh.h,        sh.w,
                            sh.k,     sh.p(),   sh.q(),   sh.r,     sh.s,      sh.stride_h, sh.stride_w,
                            sh.pad_h, sh.pad_w, sh.dil_h, sh.dil_w, sh.groups, 1.f,         0.f};
-  return verify_and_time([&](cudaStream_t s) { return kc::launch(config, function, plan, args, s); },
+  return verify_and_time([&](cudaStream_t s) { return kc::launch(config, function, plan, args, ws, s); },
                          [&](const std::vector<void*>& set, cudaStream_t s) {
                            auto a = args;
                            a.x = set[0];
                            a.w = set[1];
                            a.y = set[2];
-                           return kc::launch(config, function, plan, a, s);
+                           return kc::launch(config, function, plan, a, ws, s);
                          },
                          *type, request);
 }

@@ -77,11 +77,15 @@ struct launch_plan {
 //            fragments kept across tap rows, persistent, through TMA (depthwise_seg.cuh; sm_90 and
 //            newer, a tma_input too): ph is the segment's rows, block_c 16 or 32, and vec 8,
 //            cvecs 4, pw 1 are fixed
+//   via_nhwc 1: an NCHW problem runs the NHWC kernel of the other tunables, x transposed into a
+//            workspace first and y transposed back after (launch.hpp), so that NCHW layers get
+//            the NHWC-only algorithms; 0 (the default, and for NHWC problems): the layout's own kernel
 struct depthwise_config {
   dtype t = dtype::f16;
   layout lay = layout::nhwc;
   int r = 3, s = 3, stride = 1;
   int vec = 8, cvecs = 1, block_c = 32, tile_h = 4, tile_w = 8, ph = 1, pw = 4;
+  int via_nhwc = 0;
   depthwise_algo algo = depthwise_algo::smem;
 };
 
@@ -91,8 +95,10 @@ std::vector<std::string_view> depthwise_algo_names();  // in the order of their 
 // mma_tma and mma_seg load through TMA: their entries take a tma_input after conv_args.
 bool uses_tma(depthwise_algo a) noexcept;
 
-// Parameters are ints; algo's value is the index of its name (depthwise_algo_names()).
+// Parameters are ints; algo's value is the index of its name (depthwise_algo_names()). The
+// optional ones may be left out of sweep files and stored configurations (their default applies).
 std::vector<std::string_view> depthwise_param_names();
+std::vector<std::string_view> depthwise_optional_param_names();
 bool set_param(depthwise_config& c, std::string_view name, long long value) noexcept;
 long long get_param(const depthwise_config& c, std::string_view name) noexcept;
 
@@ -119,6 +125,15 @@ std::string check_target(const depthwise_config& c, int cc);
 
 // The configuration's problem-fixed fields taken from a shape (its tunables kept).
 depthwise_config for_shape(depthwise_config c, dtype t, const conv_shape& sh) noexcept;
+
+// The kernel that runs `c`: c itself, or for via_nhwc the NHWC configuration of its tunables.
+depthwise_config kernel_config(depthwise_config c) noexcept;
+// The NHWC shape a via_nhwc configuration's kernel runs (sh with the layout NHWC).
+conv_shape kernel_shape(const depthwise_config& c, conv_shape sh) noexcept;
+// Device memory `c` needs besides the tensors for shape sh: for via_nhwc, x and y in NHWC (y at
+// workspace_y_offset, 256-byte aligned); 0 otherwise. The tuner and the library both give it.
+std::size_t workspace_bytes(const depthwise_config& c, const conv_shape& sh) noexcept;
+std::size_t workspace_y_offset(const depthwise_config& c, const conv_shape& sh) noexcept;
 
 // Plans `c` for the shape. Empty on success, else why this configuration cannot run it (the
 // device's threads and opt-in shared memory per block included, naming the limit; mma_tma and
