@@ -129,31 +129,21 @@ cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_p
                    void* workspace, cudaStream_t stream) {
   if (!c.via_nhwc) return launch(c, kernel, plan, args, stream);
   if (workspace == nullptr) return cudaErrorInvalidValue;
-  const conv_shape sh{.n = args.n,
-                      .c = args.c,
-                      .h = args.h,
-                      .w = args.w_,
-                      .k = args.k,
-                      .r = args.r,
-                      .s = args.s,
-                      .stride_h = args.stride_h,
-                      .stride_w = args.stride_w,
-                      .pad_h = args.pad_h,
-                      .pad_w = args.pad_w,
-                      .dil_h = args.dil_h,
-                      .dil_w = args.dil_w,
-                      .groups = args.groups,
-                      .lay = layout::nchw};
+  const conv_shape x_shape{.n = args.n, .c = args.c, .h = args.h, .w = args.w_};  // what the offset reads
   auto* x_nhwc = static_cast<unsigned char*>(workspace);
-  auto* y_nhwc = x_nhwc + workspace_y_offset(c, sh);
+  auto* y_nhwc = x_nhwc + workspace_y_offset(c, x_shape);
   if (auto e = nchw_to_nhwc(c.t, args.x, x_nhwc, args.n, args.c, 1LL * args.h * args.w_, stream); e != cudaSuccess)
     return e;
   conv_args inner = args;
   inner.x = x_nhwc;
   inner.y = y_nhwc;
-  inner.beta = 0.f;  // beta applies to y as the caller holds it, in the transpose back
+  const long long pixels_out = 1LL * args.p * args.q;
+  // With beta, the kernel reads y too: given as NHWC, so that y is rounded once, as by the kernel
+  // on an NHWC problem.
+  if (args.beta != 0.f)
+    if (auto e = nchw_to_nhwc(c.t, args.y, y_nhwc, args.n, args.k, pixels_out, stream); e != cudaSuccess) return e;
   if (auto e = launch(kernel_config(c), kernel, plan, inner, stream); e != cudaSuccess) return e;
-  return nhwc_to_nchw(c.t, y_nhwc, args.y, args.n, args.k, 1LL * args.p * args.q, args.beta, stream);
+  return nhwc_to_nchw(c.t, y_nhwc, args.y, args.n, args.k, pixels_out, stream);
 }
 
 }  // namespace cuop::kernels::conv

@@ -31,8 +31,8 @@ cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_p
                    cudaStream_t stream);
 // The same for any configuration, via_nhwc included: `kernel` is kernel_config(c)'s and `plan`
 // plan_launch's for c; `workspace` holds workspace_bytes(c, shape) bytes, 16-byte aligned (unused,
-// and may be null, where that is 0). via_nhwc queues three launches: x into the workspace as NHWC,
-// the kernel (alpha, beta 0) into the workspace's y, and that back into y as NCHW with beta.
+// and may be null, where that is 0). via_nhwc queues x (and with beta != 0, y) into the workspace
+// as NHWC, the kernel on the workspace, and its y back into y as NCHW.
 cudaError_t launch(const depthwise_config& c, const void* kernel, const launch_plan& plan, const conv_args& args,
                    void* workspace, cudaStream_t stream);
 

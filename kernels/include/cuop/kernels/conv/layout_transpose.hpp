@@ -11,8 +11,7 @@ namespace cuop::kernels::conv {
 // dst[n][i][ch] = src[n][ch][i] for n images of c channels of hw pixels each.
 cudaError_t nchw_to_nhwc(dtype t, const void* src, void* dst, int n, int c, long long hw, cudaStream_t stream);
 
-// dst[n][ch][i] = src[n][i][ch] + beta * dst[n][ch][i]; dst is read only when beta != 0.
-cudaError_t nhwc_to_nchw(dtype t, const void* src, void* dst, int n, int c, long long hw, float beta,
-                         cudaStream_t stream);
+// dst[n][ch][i] = src[n][i][ch].
+cudaError_t nhwc_to_nchw(dtype t, const void* src, void* dst, int n, int c, long long hw, cudaStream_t stream);
 
 }  // namespace cuop::kernels::conv
