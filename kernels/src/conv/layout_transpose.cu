@@ -14,7 +14,7 @@ constexpr int rows_per_pass = 8;  // the block is tile x rows_per_pass threads
 
 // Transposes each image's rows x cols matrix (blockIdx.z the image): dst[col][row] = src[row][col].
 template <typename T>
-__global__ void __launch_bounds__(tile * rows_per_pass)
+__global__ void __launch_bounds__(tile* rows_per_pass)
     transpose_images(const T* __restrict__ src, T* __restrict__ dst, long long rows, long long cols) {
   __shared__ T staged[tile][tile + 1];  // one column of padding: the column reads hit 32 banks
   const long long image = static_cast<long long>(blockIdx.z) * rows * cols;
@@ -36,8 +36,8 @@ cudaError_t transpose(const void* src, void* dst, int n, long long rows, long lo
   const long long gx = (cols + tile - 1) / tile, gy = (rows + tile - 1) / tile;
   if (gx > 0x7fffffffLL || gy > 65535 || n > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(n));
-  transpose_images<T><<<grid, dim3(tile, rows_per_pass), 0, stream>>>(static_cast<const T*>(src), static_cast<T*>(dst),
-                                                                      rows, cols);
+  transpose_images<T>
+      <<<grid, dim3(tile, rows_per_pass), 0, stream>>>(static_cast<const T*>(src), static_cast<T*>(dst), rows, cols);
   return cudaGetLastError();
 }
 
