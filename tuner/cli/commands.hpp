@@ -18,6 +18,7 @@ using action = std::function<int()>;
 
 void add_validate(CLI::App& app, action& run);
 void add_sweep(CLI::App& app, action& run);
+void add_baselines(CLI::App& app, action& run);
 void add_best(CLI::App& app, action& run);
 void add_export(CLI::App& app, action& run);
 void add_emit(CLI::App& app, action& run);

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cuop::cli::add_validate(app, run);
   cuop::cli::add_sweep(app, run);
   cuop::cli::add_best(app, run);
+  cuop::cli::add_baselines(app, run);
   cuop::cli::add_export(app, run);
   cuop::cli::add_emit(app, run);
   cuop::cli::add_compare(app, run);
