@@ -8,7 +8,8 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config git libyaml-cpp-dev libsqlite3-dev libcli11-dev
           nlohmann-json3-dev libfmt-dev libmuparser-dev libgtest-dev libbenchmark-dev
-          python3 python3-yaml)  # python3: the CI scripts and their tests (ci/, docs/ci.md)
+          python3 python3-yaml python3-matplotlib)  # python3: the CI scripts and their tests (ci/, docs/ci.md);
+                                                    # matplotlib: scripts/report.py's plots
 lint=0
 for option in "$@"; do
   case "$option" in
@@ -49,6 +50,16 @@ if ((lint)) && [[ "$(cat "$tools/lizard/.version" 2>/dev/null)" != "$lizard_vers
   python3 -m pip install -q --disable-pip-version-check --target "$tools/lizard" "lizard==$lizard_version" \
       >/dev/null 2>&1 || { echo "install-deps: error: could not install lizard (PyPI)" >&2; exit 1; }
   echo "$lizard_version" >"$tools/lizard/.version"
+fi
+
+# scripts/report.py draws with matplotlib: Debian's package serves Debian's python3; a python3
+# of another origin first on PATH (pyenv, a venv) gets PyPI's, pinned. Without it the report's
+# test fails, so a failed install fails here.
+matplotlib_version=3.9.2
+if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
+  echo "install-deps: installing matplotlib $matplotlib_version (PyPI) for $(command -v python3)"
+  python3 -m pip install -q --disable-pip-version-check "matplotlib==$matplotlib_version" >/dev/null 2>&1 ||
+    { echo "install-deps: error: could not install matplotlib (PyPI) for $(command -v python3)" >&2; exit 1; }
 fi
 
 # cuobjdump reads the library's fatbins for the compatibility matrix (docs/ci.md). The toolkit's
