@@ -135,31 +135,31 @@ def heatmap_cells(trials, family, x, y):
 
 
 def time_to_best(db, op):
-    """Per sweep run of `op` on a GPU: (seconds since its first trial, geometric mean over the
-    problems measured so far of best-so-far over the run's final best), after each verified trial."""
+    """Per sweep run of `op` on a GPU, the search's progress within a problem: for k = 1, 2, ...
+    the geometric mean over the run's problems of the best median among the problem's first k
+    verified trials (in the order measured) over its final best (a problem with fewer than k
+    trials counts 1). Also each problem's (index of its best trial, trials)."""
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         rows = con.execute(
-            "SELECT t.run_id, t.created_at, p.key, t.median_us FROM trials t JOIN problems p ON p.id = t.problem_id "
+            "SELECT t.run_id, p.key, t.median_us FROM trials t JOIN problems p ON p.id = t.problem_id "
             "JOIN runs r ON r.id = t.run_id WHERE t.status = 'ok' AND r.op = ? AND r.gpu_name != '' ORDER BY t.id",
             (op,)).fetchall()
         con.close()
     except sqlite3.Error as e:
         raise ReportError(f"{db}: {e}") from e
-    runs = collections.defaultdict(list)
-    for run, at, problem, us in rows:
-        runs[run].append((datetime.datetime.strptime(at, "%Y-%m-%dT%H:%M:%SZ"), problem, us))
-    curves = {}
-    for run, trials in runs.items():
-        final = {}
-        for _, problem, us in trials:
-            final[problem] = min(final.get(problem, math.inf), us)
-        start, so_far, curve = trials[0][0], {}, []
-        for at, problem, us in trials:
-            so_far[problem] = min(so_far.get(problem, math.inf), us)
-            curve.append(((at - start).total_seconds(), geomean([so_far[p] / final[p] for p in so_far])))
-        curves[run] = curve
-    return curves
+    runs = collections.defaultdict(lambda: collections.defaultdict(list))
+    for run, problem, us in rows:
+        runs[run][problem].append(us)
+    progress = {}
+    for run, problems in runs.items():
+        longest = max(len(v) for v in problems.values())
+        curve = []
+        for k in range(1, longest + 1):
+            curve.append((k, geomean([min(v[:k]) / min(v) for v in problems.values()])))
+        found = [(v.index(min(v)) + 1, len(v)) for v in problems.values()]
+        progress[run] = (curve, found)
+    return progress
 
 
 class Document:
@@ -273,19 +273,26 @@ def report_heatmaps(doc, plt, stem, trials, wanted):
 
 
 def report_time_to_best(doc, plt, stem, db, op):
-    curves = time_to_best(db, op)
-    if not curves:
+    progress = time_to_best(db, op)
+    if not progress:
         doc.text("No timed run of this op in the database.")
         return
     fig, ax = plt.subplots(figsize=(7, 3.2))
-    for run, curve in sorted(curves.items()):
+    rows = []
+    for run, (curve, found) in sorted(progress.items()):
         ax.step([c[0] for c in curve], [c[1] for c in curve], where="post", label=f"run {run}")
+        at = sorted(f[0] for f in found)
+        share = sorted(f[0] / f[1] for f in found)
+        rows.append([run, len(found), sum(f[1] for f in found), at[len(at) // 2], f"{share[len(share) // 2]:.0%}"])
     ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xlabel("seconds since the run's first verified trial")
+    ax.set_xscale("log")
+    ax.set_xlabel("verified trials into the problem (order measured)")
     ax.set_ylabel("best so far / final best (geomean)")
     ax.legend(fontsize=7)
-    doc.figure(fig, f"{stem}-time-to-best.png", "Time to best during each sweep run")
+    doc.figure(fig, f"{stem}-time-to-best.png", "Time to best: the search's progress within each problem, per sweep run")
     plt.close(fig)
+    doc.table(["run", "problems", "verified trials", "median trial that found the best",
+               "median share of the problem's trials"], rows)
 
 
 def report_compare(doc, plt, path):

@@ -49,7 +49,7 @@ class numbers(unittest.TestCase):
         with self.assertRaisesRegex(report.ReportError, "no parameter w"):
             report.heatmap_axes(trials, "f", ["w", "x"])
 
-    def test_time_to_best_follows_the_trial_order_of_each_run(self):
+    def test_time_to_best_follows_the_trial_order_within_each_problem(self):
         with tempfile.TemporaryDirectory() as tmp:
             db = os.path.join(tmp, "t.db")
             con = sqlite3.connect(db)
@@ -65,9 +65,14 @@ class numbers(unittest.TestCase):
                 " (4, 1, 2, 'wrong_result', 1.0, '2026-01-01T00:00:30Z'), (5, 2, 1, 'ok', 1.0, '2026-01-01T00:00:40Z');")
             con.commit()
             con.close()
-            curves = report.time_to_best(db, "softmax")
-        self.assertEqual(list(curves), [1])  # compile-validation runs (no GPU) time nothing
-        self.assertEqual(curves[1], [(0.0, 2.0), (10.0, 1.0), (20.0, 1.0)])
+            progress = report.time_to_best(db, "softmax")
+        self.assertEqual(list(progress), [1])  # compile-validation runs (no GPU) time nothing
+        curve, found = progress[1]
+        # Problem a: 4 then 2 (its best, the second trial); b: one trial (the failed one is not).
+        self.assertEqual([k for k, _ in curve], [1, 2])
+        self.assertAlmostEqual(curve[0][1], math.sqrt(2.0))
+        self.assertAlmostEqual(curve[1][1], 1.0)
+        self.assertEqual(sorted(found), [(1, 1), (2, 2)])
 
 
 @unittest.skipUnless(TUNE, "CUOP_TUNE is not set (ctest sets it to the build's cuop-tune)")
