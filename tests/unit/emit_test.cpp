@@ -122,10 +122,10 @@ TEST(emit, a_persistent_0_winner_keeps_its_grid_choice_in_the_table) {
 // plans the dynamic shared memory from it) and instantiates the 6-argument template.
 TEST(emit, a_shared_memory_winner_keeps_its_smem_chunks_in_the_table) {
   auto f = h200_results();
-  f.trials.push_back(trial("f32", 1024, 65536, "split_row",
+  f.trials.push_back(trial("f32", 512, 65536, "split_row",
                            {{"vec", 4}, {"block_threads", 256}, {"chunks", 8}, {"persistent", 0}},
                            "softmax_f32_split_row_vec4_threads256_chunks8_persistent0", 210));  // the default rule's
-  f.trials.push_back(trial("f32", 1024, 65536, "block_row",
+  f.trials.push_back(trial("f32", 512, 65536, "block_row",
                            {{"vec", 4}, {"block_threads", 1024}, {"chunks", 6}, {"persistent", 0}, {"smem_chunks", 10}},
                            "softmax_f32_block_row_vec4_threads1024_chunks6_persistent0_smemchunks10", 137));
   f.builds.push_back(

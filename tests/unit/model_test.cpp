@@ -224,7 +224,13 @@ TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
   EXPECT_EQ(rule(dtype::f16, 91, 197), "softmax_f16_warp_row_vec4_rowthreads32_blockrows4_chunks2_persistent0");
   EXPECT_EQ(rule(dtype::f32, 4, 4096), "softmax_f32_block_row_vec4_threads1024_chunks1_persistent0");
   EXPECT_EQ(rule(dtype::bf16, 3, 128256), "softmax_bf16_split_row_vec8_threads256_chunks2_persistent0");
-  EXPECT_EQ(rule(dtype::f16, 2418, 65537), "softmax_f16_split_row_vec8_threads256_chunks8_persistent0");
+  EXPECT_EQ(rule(dtype::f16, 1000, 65537), "softmax_f16_split_row_vec8_threads256_chunks8_persistent0");
+  // Past block_row's registers with 1024 rows or more: one block a row, the rest in shared memory.
+  EXPECT_EQ(rule(dtype::f16, 2048, 50257), "softmax_f16_block_row_vec8_threads512_chunks4_persistent0_smemchunks10");
+  EXPECT_EQ(rule(dtype::f32, 8521, 32768), "softmax_f32_block_row_vec4_threads512_chunks4_persistent0_smemchunks12");
+  EXPECT_EQ(rule(dtype::f16, 2418, 65537), "softmax_f16_block_row_vec8_threads1024_chunks8_persistent0_smemchunks2");
+  EXPECT_EQ(rule(dtype::bf16, 3271, 128256), "softmax_bf16_block_row_vec8_threads1024_chunks8_persistent0_smemchunks8");
+  EXPECT_EQ(rule(dtype::bf16, 3271, 151936), "softmax_bf16_split_row_vec8_threads256_chunks8_persistent0");
   // Shapes that no rows make a warp_row block larger than 1024 threads or a split finer than the
   // co-resident blocks allow, and every configuration listed for the library.
   for (const dtype t : {dtype::f32, dtype::f16, dtype::bf16}) {

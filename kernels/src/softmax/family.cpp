@@ -164,6 +164,11 @@ constexpr long long rule_min_threads = 32768;
 constexpr long long rule_min_blocks = 256;
 // split_row segments a row may have before a segment is made as long as a block can hold.
 constexpr long long rule_max_segments = 128;
+// Rows past block_row's registers: from this many rows on, one block a row (registers and shared
+// memory) fills the GPU and reads a row once; fewer rows split it over blocks instead.
+constexpr long long rule_block_rows = 1024;
+// The longest row one block then holds, in 16-byte vectors (1024 threads with 16 each).
+constexpr long long rule_block_max_vectors = 1024 * 16;
 
 long long pow2_at_least(long long v) {
   long long p = 1;
@@ -256,6 +261,16 @@ softmax_config default_config(dtype t, long long rows, long long cols) noexcept 
     }
     return c;
   }
+  if (rows >= rule_block_rows && vectors <= rule_block_max_vectors) {
+    // block_row with shared memory: 512 threads with 4 vectors each in registers (1024 with 8 past
+    // 8192 vectors), the rest of the row in shared memory, an even number of vectors a thread.
+    c.fam = family::block_row;
+    c.block_threads = vectors <= 512 * 16 ? 512 : 1024;
+    c.chunks = c.block_threads == 512 ? 4 : 8;
+    const long long per_thread = (vectors + c.block_threads - 1) / c.block_threads;
+    c.smem_chunks = static_cast<int>(std::max(2LL, (per_thread - c.chunks + 1) / 2 * 2));
+    return c;
+  }
   // split_row, one block per (row, segment): 256 threads with 8 vectors each, shorter segments
   // while the grid has fewer than rule_min_blocks, longer blocks past rule_max_segments.
   c.fam = family::split_row;
@@ -275,16 +290,22 @@ softmax_config default_config(dtype t, long long rows, long long cols) noexcept 
 
 std::vector<softmax_config> default_configs(dtype t) {
   std::vector<softmax_config> out;
+  const auto add = [&](const softmax_config& c) {
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const softmax_config& o) { return instance_name(o) == instance_name(c); }))
+      out.push_back(c);
+  };
   // Every boundary of the rule (each at a power of two of rows and columns), and one row length
   // beyond the last.
   const long long vec = 16 / static_cast<long long>(size_of(t));
   for (long long cols = 1; cols <= 2048LL * 128 * 2 * vec * 16; cols *= 2)
-    for (long long rows = 1; rows <= rule_min_threads * 2; rows *= 2) {
-      const auto c = default_config(t, rows, cols);
-      if (std::none_of(out.begin(), out.end(),
-                       [&](const softmax_config& o) { return instance_name(o) == instance_name(c); }))
-        out.push_back(c);
-    }
+    for (long long rows = 1; rows <= rule_min_threads * 2; rows *= 2) add(default_config(t, rows, cols));
+  // block_row with shared memory sizes its shared part to the row: every even count, one row
+  // length for each (each block size's longest row for it).
+  for (const long long threads : {512LL, 1024LL})
+    for (long long per_thread = 2; per_thread <= 16; ++per_thread)
+      if (const long long vectors = threads * per_thread; vectors > 4096 && vectors <= rule_block_max_vectors)
+        add(default_config(t, rule_block_rows, vectors * vec));
   return out;
 }
 

@@ -17,7 +17,7 @@ import os
 import sys
 
 ELEM = {"f32": 4, "f16": 2, "bf16": 2}
-MIN_THREADS, MIN_BLOCKS, MAX_SEGMENTS = 32768, 256, 128
+MIN_THREADS, MIN_BLOCKS, MAX_SEGMENTS, BLOCK_ROWS = 32768, 256, 128, 1024
 
 
 def pow2_at_least(v):
@@ -104,6 +104,11 @@ def rule(t, rows, cols):
             while threads < 1024 and ch > 1 and rows * threads < MIN_THREADS:
                 threads, ch = threads * 2, ch // 2
             return f"softmax_{t}_block_row_vec{vec}_threads{threads}_chunks{ch}_persistent0"
+        if rows >= BLOCK_ROWS and vectors <= 1024 * 16:
+            threads = 512 if vectors <= 512 * 16 else 1024
+            ch = 4 if threads == 512 else 8
+            smem = max(2, (-(-vectors // threads) - ch + 1) // 2 * 2)
+            return f"softmax_{t}_block_row_vec{vec}_threads{threads}_chunks{ch}_persistent0_smemchunks{smem}"
         threads, ch = 256, 8
         segments = lambda: -(-cols // (vec * threads * ch))
         while ch > 2 and rows * segments() < MIN_BLOCKS:
@@ -138,7 +143,7 @@ def region(t, cols):
         return "medium rows (warp_row)"
     if cols <= 4096 * 16 // e:
         return "long rows (block_row)"
-    return "longest rows (split_row)"
+    return "longest rows (split_row; block_row past 1024 rows)"
 
 
 def main():

@@ -70,8 +70,10 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept;
 // lanes of 16-byte vectors); then rows of up to 128 16-byte vectors on the fewest lanes (4 to 32)
 // that hold them in up to 8 vectors of 8 bytes a lane in 128-thread blocks (16-bit), or in 1 or
 // 4 16-byte vectors a lane (f32), in warp_row; then up to 4096 vectors in block_row
-// (the fewest threads from 128 with up to 4 vectors each); longer rows in split_row, one block
-// of 256 threads with 8 vectors per row segment. Small launches spread out: with fewer than 32k
+// (the fewest threads from 128 with up to 4 vectors each); longer rows of 1024 rows or more, up to
+// 16384 vectors, in block_row with shared memory (512 threads with 4 vectors in registers, 1024
+// with 8 past 8192 vectors, the rest of the row in shared memory); other long rows in split_row,
+// one block of 256 threads with 8 vectors per row segment. Small launches spread out: with fewer than 32k
 // threads a short row takes more lanes (128-thread blocks), a medium row more threads, and a long
 // row shorter segments while the grid has fewer than 256 blocks. default_configs(t) lists every
 // configuration it returns (the library instantiates them all).
