@@ -1,13 +1,38 @@
 // cuop-tune export: the database's results as reviewable files under results/<op>/.
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "tuner/catalog/catalog.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
+#include "tuner/core/error.hpp"
+#include "tuner/core/files.hpp"
 #include "tuner/core/text.hpp"
+#include "tuner/report/results_csv.hpp"
 #include "tuner/results/results_file.hpp"
 
 namespace cuop::cli {
+
+namespace {
+
+// --format csv: <out>/<op>/<gpu slug>.csv per file export would write (the same trials), without
+// raw samples; results files are left alone.
+std::vector<std::string> export_csv(store::database& db, const std::string& op, const std::string& out,
+                                    const std::string& db_path) {
+  const auto* desc = catalog::find_op(op);
+  std::vector<std::string> written;
+  for (const auto& f : results::database_results(db, op, db_path)) {
+    const auto json = std::filesystem::path(f.path);
+    const auto path = (std::filesystem::path(out) / json.parent_path() / json.stem()).string() + ".csv";
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    core::write_atomically(path, report::results_csv(f, desc->problem_dims));
+    written.push_back(path);
+  }
+  return written;
+}
+
+}  // namespace
 
 void add_export(CLI::App& app, action& run) {
   auto* cmd = app.add_subcommand("export", "Write results/<op>/<gpu>.json from the database");
@@ -16,6 +41,7 @@ void add_export(CLI::App& app, action& run) {
     std::string out = "results";
     std::string op;  // empty: every op the database holds
     std::string samples = "winners";
+    std::string format = "json";
     bool update = false;
   };
   auto o = std::make_shared<options>();
@@ -25,6 +51,9 @@ void add_export(CLI::App& app, action& run) {
       ->check(CLI::IsMember(catalog::op_names()));
   cmd->add_option("--samples", o->samples, "Raw samples kept per problem: winners (default), all or none")
       ->check(CLI::IsMember({"winners", "all", "none"}));
+  cmd->add_option("--format", o->format,
+                  "json (default): results files; csv: the same trials as <op>/<gpu>.csv, for spreadsheets")
+      ->check(CLI::IsMember({"json", "csv"}));
   cmd->add_flag("--update", o->update,
                 "Keep the problems of an existing file that the database does not hold (measure a "
                 "few problems again, replace only theirs)");
@@ -33,11 +62,15 @@ void add_export(CLI::App& app, action& run) {
       const auto samples = o->samples == "all"    ? results::export_samples::all
                            : o->samples == "none" ? results::export_samples::none
                                                   : results::export_samples::winners;
+      if (o->format == "csv" && o->update)
+        throw usage_error("--update applies to results files (--format json): a CSV export is written whole");
       auto db = store::database::open(o->db, store::open_mode::read_only);
       const auto ops = o->op.empty() ? ops_in_database(*db) : std::vector<std::string>{o->op};
       std::vector<std::string> written;
       for (const auto& op : ops)
-        for (auto& path : results::export_results(*db, op, o->out, samples, o->update)) written.push_back(path);
+        for (auto& path : o->format == "csv" ? export_csv(*db, op, o->out, o->db)
+                                             : results::export_results(*db, op, o->out, samples, o->update))
+          written.push_back(path);
       for (const auto& path : written) fmt::print("{}\n", path);
       // Nothing written is said, so that it is not taken for a silent failure.
       if (written.empty())
