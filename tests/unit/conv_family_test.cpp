@@ -466,6 +466,14 @@ TEST(conv_depthwise, via_nhwc_runs_nchw_problems_on_the_nhwc_kernel) {
   wrong = c;
   wrong.r = wrong.s = 9;
   EXPECT_EQ(kc::check_config(wrong), "via_nhwc: algo mma_seg: filter 9x9 > 7x7 (16 input columns a tile row)");
+  // The transposes' grid: 65535 tiles of 32 output pixels (or channels) at most.
+  auto huge = sh;
+  huge.n = 1;
+  huge.h = huge.w = 1449;  // 2099601 output pixels
+  EXPECT_EQ(kc::plan_launch(c, huge, dev, via),
+            "via_nhwc: 96 channels or 2099601 output pixels > 2097120 (the transposes' grid)");
+  huge.h = huge.w = 1448;
+  EXPECT_EQ(kc::plan_launch(c, huge, dev, via), "");
   auto odd = sh;
   odd.c = odd.k = odd.groups = 92;
   EXPECT_EQ(kc::plan_launch(c, odd, dev, via),

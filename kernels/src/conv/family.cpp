@@ -423,7 +423,12 @@ std::string plan_launch(const depthwise_config& c, const conv_shape& sh, const d
   if (sh.dil_h != 1 || sh.dil_w != 1) return "dilation " + str(sh.dil_h) + "x" + str(sh.dil_w) + " is not 1";
   if (sh.lay != c.lay)
     return "layout " + std::string(name_of(sh.lay)) + " is not the configuration's " + std::string(name_of(c.lay));
-  if (c.via_nhwc) return plan_launch(kernel_config(c), kernel_shape(c, sh), dev, out);
+  if (c.via_nhwc) {
+    if (const long long pixels = 1LL * sh.p() * sh.q(); sh.c > via_nhwc_max_rows || pixels > via_nhwc_max_rows)
+      return "via_nhwc: " + str(sh.c) + " channels or " + str(pixels) + " output pixels > " + str(via_nhwc_max_rows) +
+             " (the transposes' grid)";
+    return plan_launch(kernel_config(c), kernel_shape(c, sh), dev, out);
+  }
   const int threads = threads_per_block(c);
   if (threads > dev.max_threads_per_block)
     return "block of " + str(threads) + " threads > device limit " + str(dev.max_threads_per_block) +

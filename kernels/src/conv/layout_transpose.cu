@@ -1,9 +1,11 @@
 // Tiled transposes between NCHW and NHWC: each image is a c x hw matrix one way and hw x c the
 // other. A block moves a 32 x 32 tile through shared memory, so that both the reads and the writes
 // of a warp are runs of consecutive elements. The elements are moved as bits (2 or 4 bytes).
+#include "cuop/kernels/conv/layout_transpose.hpp"
+
 #include <cstdint>
 
-#include "cuop/kernels/conv/layout_transpose.hpp"
+#include "cuop/kernels/conv/family.hpp"  // via_nhwc_max_rows: the y dimension of the grid
 
 namespace cuop::kernels::conv {
 
@@ -34,7 +36,7 @@ template <typename T>
 cudaError_t transpose(const void* src, void* dst, int n, long long rows, long long cols, cudaStream_t stream) {
   if (n < 1 || rows < 1 || cols < 1) return cudaErrorInvalidValue;
   const long long gx = (cols + tile - 1) / tile, gy = (rows + tile - 1) / tile;
-  if (gx > 0x7fffffffLL || gy > 65535 || n > 65535) return cudaErrorInvalidConfiguration;
+  if (gx > 0x7fffffffLL || rows > via_nhwc_max_rows || n > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(n));
   transpose_images<T>
       <<<grid, dim3(tile, rows_per_pass), 0, stream>>>(static_cast<const T*>(src), static_cast<T*>(dst), rows, cols);

@@ -133,6 +133,9 @@ conv_shape kernel_shape(const depthwise_config& c, conv_shape sh) noexcept;
 // Device memory `c` needs besides the tensors for shape sh: for via_nhwc, x and y in NHWC (y at
 // workspace_y_offset, 256-byte aligned); 0 otherwise. The tuner and the library both give it.
 std::size_t workspace_bytes(const depthwise_config& c, const conv_shape& sh) noexcept;
+// The most channels, and output pixels, via_nhwc's transposes take (layout_transpose.cu: 65535
+// tiles of 32 along the grid's y dimension); plan_launch refuses larger shapes, saying so.
+inline constexpr long long via_nhwc_max_rows = 65535LL * 32;
 std::size_t workspace_y_offset(const depthwise_config& c, const conv_shape& sh) noexcept;
 
 // Plans `c` for the shape. Empty on success, else why this configuration cannot run it (the
