@@ -8,6 +8,7 @@
 #include "cli_support.hpp"
 #include "sqlite_rows.hpp"
 
+using cuop::test::read_file;
 using cuop::test::run_cli;
 using cuop::test::temp_dir;
 
@@ -15,13 +16,6 @@ namespace {
 
 const std::string data = CUOP_TEST_DATA_DIR;
 const std::string smoke = std::string(CUOP_SOURCE_DIR) + "/configs/softmax-smoke.yaml";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "cli_support.hpp"
 #include "results_database.hpp"
 
+using cuop::test::read_file;
 using cuop::test::run_cli;
 using cuop::test::temp_dir;
 
@@ -18,13 +19,6 @@ namespace {
 
 const std::string fixtures = std::string(CUOP_TEST_DATA_DIR) + "/compare";
 const std::string baseline = fixtures + "/baseline";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Standard output alone (run_cli merges stderr), for formats that must parse.
 std::string stdout_of(const std::string& args) {

@@ -4,25 +4,17 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cli_support.hpp"
 
+using cuop::test::read_file;
 using cuop::test::run_cli;
 using cuop::test::temp_dir;
 
 namespace {
 
 const std::string h200_db = std::string(CUOP_SOURCE_DIR) + "/tests/data/store/h200-softmax.db";
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
@@ -35,13 +27,13 @@ TEST(cli_export_csv, writes_the_exported_trials_as_rows) {
   const auto path = tmp / "csv/softmax/nvidia-h200.csv";
   EXPECT_NE(csv.out.find(path), std::string::npos) << csv.out;
   EXPECT_FALSE(std::filesystem::exists(tmp / "csv/softmax/nvidia-h200.json"));
-  const std::string text = read(path);
+  const std::string text = read_file(path);
   const std::string header =
       "gpu,problem,dtype,rows,cols,family,instance,params,status,median_us,min_us,q1_us,q3_us,ci_lo_us,ci_hi_us,"
       "samples,batch,gbps,run\r\n";
   ASSERT_EQ(text.rfind(header, 0), 0u) << text.substr(0, 300);
   // One row per trial of the JSON export (its trial lines are the ones with a median).
-  const std::string exported = read(tmp / "json/softmax/nvidia-h200.json");
+  const std::string exported = read_file(tmp / "json/softmax/nvidia-h200.json");
   std::size_t trials = 0;
   for (auto at = exported.find("\"median_us\":"); at != std::string::npos; at = exported.find("\"median_us\":", at + 1))
     ++trials;

@@ -4,7 +4,6 @@
 // each op's rule.
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <map>
 #include <utility>
 
@@ -22,18 +21,6 @@ struct baselines_cli {
   std::vector<std::string> paths;
   std::string op;
 };
-
-std::vector<results::result_file> read_all(const std::vector<std::string>& paths) {
-  std::vector<results::result_file> files;
-  for (const auto& path : paths) {
-    if (std::filesystem::is_directory(path)) {
-      for (auto& f : results::read_results(path)) files.push_back(std::move(f));
-    } else {
-      files.push_back(results::read_results_file(path));
-    }
-  }
-  return files;
-}
 
 // One entry per (file, problem): the baseline's instance and, where it was verified, its median.
 nlohmann::json baselines_of(const results::result_file& f) {
@@ -60,10 +47,11 @@ nlohmann::json baselines_of(const results::result_file& f) {
 
 int run_baselines(const baselines_cli& o) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& f : read_all(o.paths)) {
-    if (!o.op.empty() && f.op != o.op) continue;
-    for (auto& e : baselines_of(f)) out.push_back(std::move(e));
-  }
+  for (const auto& path : o.paths)
+    for (const auto& f : results::read_results_path(path)) {
+      if (!o.op.empty() && f.op != o.op) continue;
+      for (auto& e : baselines_of(f)) out.push_back(std::move(e));
+    }
   fmt::print("{}\n", out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace));
   return 0;
 }

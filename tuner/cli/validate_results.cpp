@@ -40,9 +40,8 @@ const std::map<std::string, std::string>& current_hashes(const std::string& op) 
 
 int validate_results(const std::string& path) {
   const bool folder = fs::is_directory(path);
-  // read_results checks every file's schema and place; a single file only its schema.
-  const auto files =
-      folder ? results::read_results(path) : std::vector<results::result_file>{results::read_results_file(path)};
+  // A folder's files are checked for their schema and place; a single file only for its schema.
+  const auto files = results::read_results_path(path);
   const auto root = folder ? fs::path(path) : fs::path(path).parent_path().parent_path();
   const auto ack_path = (root / "stale.txt").string();
   const auto acks = results::read_acknowledgements(ack_path);

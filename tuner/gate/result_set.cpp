@@ -107,9 +107,7 @@ result_set load_database(const std::string& path, const load_options& o) {
 result_set load_results_files(const std::string& path, const load_options& o) {
   const bool folder = fs::is_directory(path);
   builder b(path, folder ? "results files" : "results file");
-  const auto files = folder ? results::read_results(path)
-                            : std::vector<results::result_file>{results::parse_results(
-                                  core::read_regular_file(path, core::max_results_file_bytes, "results file"), path)};
+  const auto files = results::read_results_path(path);
   for (const auto& f : files) {
     if (f.gpu.empty() || !gpu_matches(o.gpu, f.gpu) || (!o.op.empty() && f.op != o.op)) continue;
     // A file records its newest run's environment only; each run adds its own fingerprint.

@@ -137,6 +137,11 @@ result_file read_results_file(const std::string& path) {
   return parse_results(core::read_regular_file(path, core::max_results_file_bytes, "results file"), path);
 }
 
+std::vector<result_file> read_results_path(const std::string& path) {
+  if (fs::is_directory(path)) return read_results(path);
+  return {read_results_file(path)};
+}
+
 result_file parse_results(const std::string& text, const std::string& path) {
   json j;
   try {

@@ -74,6 +74,10 @@ std::vector<result_file> read_results(const std::string& dir);
 // schema error (results_schema.hpp) one per line.
 result_file read_results_file(const std::string& path);
 
+// A folder of results files (read_results: each file's schema and place checked) or one results
+// file (read_results_file: its schema), as the commands that take either read them.
+std::vector<result_file> read_results_path(const std::string& path);
+
 // Parses the text of a results file; `path` names it in messages and in the result.
 result_file parse_results(const std::string& text, const std::string& path);
 
