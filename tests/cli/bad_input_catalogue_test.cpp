@@ -494,7 +494,7 @@ candidates:
     params: {vec: 1, block_threads: 32, chunks: 1}
 targets: [sm_80, sm_91]
 )yaml",
-                          "7:18: unknown target \"sm_91\" (did you mean \"sm_90a\"?)");
+                          "7:18: unknown target \"sm_91\" (did you mean \"sm_90\"?)");
 }
 
 // A problem whose element count overflows any 64-bit size (2^62 x 2^62) is refused at its place:
@@ -974,7 +974,7 @@ TEST(bad_input, emit_for_an_unknown_target) {
   const auto r = run("emit --results " + (tmp / "results") + " --out " + (tmp / "gen") + " --targets sm_91");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
-            "cuop-tune: error: --targets: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n"
+            "cuop-tune: error: --targets: unknown target \"sm_91\" (did you mean \"90\"?)\n"
             "Run with --help for more information.\n");
   EXPECT_EQ(r.out, "");
   expect_unchanged(generated);

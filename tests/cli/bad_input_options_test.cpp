@@ -146,15 +146,19 @@ TEST(bad_input_options, empty_paths) {
 TEST(bad_input_options, emit_targets) {
   temp_dir tmp;
   const auto head = "emit --results " + results + " --out " + (tmp / "gen") + " --targets ";
-  expect_usage(head + "80,91a", "--targets: unknown target \"91a\" (did you mean \"sm_90a\"?)");
-  expect_usage(head + "sm_75", "--targets: unknown target \"sm_75\" (expected one of: sm_80, sm_90a, sm_100a)");
+  expect_usage(head + "80,91a", "--targets: unknown target \"91a\" (did you mean \"90a\"?)");
+  expect_usage(head + "90,sm_90a",
+               "--targets: targets \"90\" and \"sm_90a\" both compile for compute capability 9.0: name one");
   expect_usage(head + "''", "--targets: expected target architectures such as 80,90a,100a, got \"\"");
   expect_usage(head + ",", "--targets: expected target architectures such as 80,90a,100a, got \",\"");
   expect_usage("emit --results /nonexistent --targets sm_91",
-               "--targets: unknown target \"sm_91\" (did you mean \"sm_90a\"?)");
+               "--targets: unknown target \"sm_91\" (did you mean \"90\"?)");
   EXPECT_FALSE(fs::exists(tmp / "gen"));
   const auto ok = run(head + "90a-real,sm_100a --quiet");
   EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(ok.out,
+            "cuop-tune emit: CUDA architecture 90a (compute capability 9.0, its own only): the sm_90a table\n"
+            "cuop-tune emit: CUDA architecture 100a (compute capability 10.0, its own only): the sm_100a table\n");
 }
 
 // The internal worker's --device too.

@@ -205,7 +205,7 @@ strategy: fastest
       "$FILE:10:19: expected an integer for parameter \"vec\", got \"four\"\n"
       "$FILE:11:13: unknown family \"blockrow\" for op \"softmax\" (did you mean "
       "\"block_row\"?)\n"
-      "$FILE:17:18: unknown target \"sm_91\" (did you mean \"sm_90a\"?)\n"
+      "$FILE:17:18: unknown target \"sm_91\" (did you mean \"sm_90\"?)\n"
       "$FILE:18:24: expected an integer in [1, 1000000] for \"min_samples\", got "
       "\"0\"\n"
       "$FILE:18:38: expected a number in (0, 86400) for \"timeout_s\", got \"-1\"\n"

@@ -76,8 +76,18 @@ TEST(compile_targets, published_limits) {
     EXPECT_EQ(t.max_regs_per_block, 65536);
     EXPECT_EQ(t.max_static_smem, 49152);
   }
-  EXPECT_EQ(target_names(), (std::vector<std::string>{"sm_80", "sm_90a", "sm_100a"}));
-  EXPECT_EQ(find_target("sm_90"), nullptr);
+  EXPECT_EQ(tgt("sm_75").max_smem_per_block, 65536);
+  for (const char* consumer : {"sm_86", "sm_89", "sm_120"}) EXPECT_EQ(tgt(consumer).max_smem_per_block, 101376);
+  EXPECT_EQ(tgt("sm_90").max_smem_per_block, 232448);
+  EXPECT_TRUE(tgt("sm_90a").arch_specific);
+  EXPECT_FALSE(tgt("sm_90").arch_specific);
+  EXPECT_EQ(target_names(),
+            (std::vector<std::string>{"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_120"}));
+  EXPECT_EQ(default_target_names(), (std::vector<std::string>{"sm_80", "sm_90a", "sm_100a"}));
+  EXPECT_EQ(measuring_target(90)->name, "sm_90a");  // an H200 is measured with its own code
+  EXPECT_EQ(measuring_target(86)->name, "sm_86");
+  EXPECT_EQ(measuring_target(87), nullptr);
+  EXPECT_EQ(find_target("sm_91"), nullptr);
   EXPECT_EQ(find_target(""), nullptr);
 }
 
@@ -253,10 +263,12 @@ TEST(compile_nvrtc, entry_missing_from_the_source_is_a_compile_error) {
 TEST(compile_nvrtc, unknown_target_throws) {
   const compiler c("", default_include_dirs());
   try {
-    c.build(tiny_request("sm_75"));
+    c.build(tiny_request("sm_70"));
     FAIL() << "expected cuop::error";
   } catch (const cuop::error& e) {
-    EXPECT_STREQ(e.what(), "unknown target \"sm_75\" (expected one of: sm_80, sm_90a, sm_100a)");
+    EXPECT_STREQ(e.what(),
+                 "unknown target \"sm_70\" (expected one of: sm_75, sm_80, sm_86, sm_89, sm_90, sm_90a, "
+                 "sm_100a, sm_120)");
   }
 }
 
@@ -325,7 +337,7 @@ extern "C" __global__ void hoard(float* p) {
 TEST(compile_nvrtc, build_all_keeps_request_order) {
   const compiler c("", default_include_dirs());
   std::vector<request> rs = {tiny_request("sm_100a"),
-                             tiny_request("sm_75"),
+                             tiny_request("sm_70"),
                              {"this is not c++", "nope", "sm_80", 32, 0},
                              tiny_request("sm_80")};
   const auto results = c.build_all(rs, 3);
@@ -333,7 +345,7 @@ TEST(compile_nvrtc, build_all_keeps_request_order) {
   EXPECT_EQ(results[0].status, build_status::ok) << results[0].message;
   EXPECT_NE(results[0].log.find("'sm_100a'"), std::string::npos);
   EXPECT_EQ(results[1].status, build_status::compile_error);
-  EXPECT_NE(results[1].message.find("unknown target \"sm_75\""), std::string::npos);
+  EXPECT_NE(results[1].message.find("unknown target \"sm_70\""), std::string::npos);
   EXPECT_EQ(results[2].status, build_status::compile_error);
   EXPECT_EQ(results[3].status, build_status::ok) << results[3].message;
   EXPECT_NE(results[3].log.find("'sm_80'"), std::string::npos);

@@ -147,7 +147,7 @@ TEST(emit, untimed_targets_take_the_model_restricted_to_what_is_legal_there) {
   EXPECT_NE(out.header.find("nearest_arch, 40, \"softmax_f32_block_row_vec4_threads256_chunks4\""), std::string::npos);
   // sm_80: the winner is over the limit there, and nothing else beats the rule: a model without
   // candidates (the default rule everywhere).
-  EXPECT_NE(out.header.find("{{80, \"NVIDIA H200\", detail::entry_source::nearest_arch, 1, 1, 1, 0, 1, "),
+  EXPECT_NE(out.header.find("{{80, \"NVIDIA H200\", detail::entry_source::nearest_arch, 0, 1, 0, 0, 0, "),
             std::string::npos)
       << out.header;
   EXPECT_EQ(out.header.find("{80, \"NVIDIA H200\", dtype::f32"), std::string::npos) << out.header;
@@ -171,6 +171,38 @@ TEST(emit, instantiation_defines_each_kernel_once) {
 }
 
 TEST(emit, unknown_target_is_an_error) { EXPECT_THROW(emit_softmax({}, {"sm_91"}), cuop::error); }
+
+// An architecture without a table of its own (8.7) takes the sm_86 table: what is legal there
+// ships, under its own compute capability, and the kernels its entries name are compiled for it.
+TEST(emit, an_architecture_served_by_another_table_carries_its_own_compute_capability) {
+  const std::string winner = "softmax_f32_block_row_vec4_threads256_chunks4";
+  const std::string guard_90_only = "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900\n";
+  const auto without = emit_softmax({h200_results()}, {"87", "90a"});
+  EXPECT_NE(without.header.find("//   CUDA architecture 87 (compute capability 8.7): the sm_86 table\n"),
+            std::string::npos)
+      << without.header;
+  EXPECT_NE(without.header.find("constexpr bool softmax_arch_specific(int arch) noexcept { return arch == 90; }"),
+            std::string::npos);
+  EXPECT_NE(without.header.find("{87, \"\", dtype::f32"), std::string::npos);  // the default rule, under 87
+  // Not built for sm_86: the winner is in the 9.0 table alone, its body compiled for 9.0 alone.
+  const auto text = kernel_text(without);
+  const auto at = text.find("void __launch_bounds__(256) " + winner + "(");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find(guard_90_only, at), std::string::npos) << text.substr(at, 400);
+
+  auto f = h200_results();
+  f.builds.push_back({winner, "sm_86", "ok", "", 40, 0, 0, 0});
+  const auto with = emit_softmax({f}, {"87", "90a"});
+  EXPECT_NE(with.header.find("{87, \"NVIDIA H200\", dtype::f32, 4096, 4096"), std::string::npos) << with.header;
+  EXPECT_EQ(kernel_text(with).find(guard_90_only), std::string::npos);  // both tables: compiled for both
+}
+
+TEST(emit, portable_builds_have_no_arch_specific_tables) {
+  const auto out = emit_softmax({}, {"75", "86", "120"});
+  EXPECT_NE(out.header.find("constexpr bool softmax_arch_specific(int) noexcept { return false; }"), std::string::npos)
+      << out.header;
+  EXPECT_THROW(emit_softmax({}, {"90", "90a"}), cuop::error);
+}
 
 TEST(results_file, write_if_changed_reports_changes_only) {
   const auto dir = std::filesystem::temp_directory_path() / "cuop-emit-test";

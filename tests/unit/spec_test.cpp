@@ -178,7 +178,7 @@ const bad_case bad_cases[] = {
     {"bad_missing_param.yaml", "7:7: missing parameter \"chunks\" for family \"warp_row\""},
     {"bad_unknown_dtype.yaml", "2:15: unknown dtype \"f64\" (expected one of: f32, f16, bf16)"},
     {"bad_no_dtype.yaml", "4:5: problem has no dtype (give \"dtype\" or \"dtypes\", here or at the top level)"},
-    {"bad_unknown_target.yaml", "7:18: unknown target \"sm_90\" (did you mean \"sm_90a\"?)"},
+    {"bad_unknown_target.yaml", "7:18: unknown target \"sm_91\" (did you mean \"sm_90\"?)"},
     {"bad_unknown_strategy.yaml", "7:11: unknown strategy \"exhaustiv\" (did you mean \"exhaustive\"?)"},
     {"bad_string_for_int.yaml", "3:12: expected a positive integer for \"rows\", got \"many\""},
     {"bad_zero_dim.yaml", "3:24: expected a positive integer for \"cols\", got \"0\""},

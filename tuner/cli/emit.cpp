@@ -9,10 +9,9 @@
 #include "tuner/catalog/catalog.hpp"
 #include "tuner/cli/commands.hpp"
 #include "tuner/cli/validators.hpp"
-#include "tuner/compile/compile.hpp"
 #include "tuner/core/error.hpp"
-#include "tuner/core/suggest.hpp"
 #include "tuner/core/text.hpp"
+#include "tuner/emit/arch_map.hpp"
 #include "tuner/ops/family_sources.hpp"
 #include "tuner/ops/registry.hpp"
 #include "tuner/results/freshness.hpp"
@@ -37,15 +36,15 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 // --targets, checked on the command line (a usage error, exit 2) before anything is read: each
-// item names a target as emit accepts it, "90a", "sm_90a" or "90a-real".
+// item names a CUDA architecture as CMake does ("86", "sm_90a", "90a-real"), one per compute
+// capability (emit::serve_all).
 std::string check_targets(const std::string& text) {
   const auto items = split_list(text);
   if (items.empty()) return "expected target architectures such as 80,90a,100a, got " + core::quoted(text);
-  for (const auto& item : items) {
-    std::string t = item.substr(0, item.find('-'));
-    if (!t.starts_with("sm_")) t = "sm_" + t;
-    if (!compile::find_target(t))
-      return "unknown target " + core::quoted(item) + suggest_suffix(t, compile::target_names());
+  try {
+    emit::serve_all(items);
+  } catch (const error& e) {
+    return e.what();
   }
   return {};
 }
@@ -83,6 +82,8 @@ int run_emit(const emit_options& o) {
   if (!fs::is_directory(o.results_dir)) throw error(fmt::format("{}: results directory not found", o.results_dir));
   const auto results = results::read_results(o.results_dir);
   const auto targets = split_list(o.targets);
+  // Always, --quiet too: the build log says which table serves which architecture.
+  for (const auto& a : emit::serve_all(targets)) fmt::print("cuop-tune emit: {}\n", emit::describe(a));
   struct op_output {
     std::string op;
     emit::emitted files;
@@ -141,7 +142,7 @@ void add_emit(CLI::App& app, action& run) {
   cmd->add_option("--out", o->out_dir, "Output folder (default: generated)")->check(non_empty_path());
   cmd->add_option("--targets", o->targets, "Target architectures, e.g. 80,90a,100a")
       ->check(CLI::Validator([](std::string& text) { return check_targets(text); }, ""));
-  cmd->add_flag("-q,--quiet", o->quiet, "Print nothing on success");
+  cmd->add_flag("-q,--quiet", o->quiet, "Print only which table serves each architecture");
   cmd->callback([&run, o] { run = [o] { return run_emit(*o); }; });
 }
 

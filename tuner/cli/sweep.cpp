@@ -49,8 +49,7 @@ void print_model_validation(const runner::sweep_options& o) {
     const auto results = results::database_results(*db, op->name(), o.db_path);
     std::set<std::string> targets;
     for (const auto& f : results)
-      for (const auto& name : compile::target_names())
-        if (!f.gpu.empty() && compile::find_target(name)->cc == f.cc) targets.insert(name);
+      if (const auto* t = compile::measuring_target(f.cc); t && !f.gpu.empty()) targets.insert(t->name);
     if (targets.empty()) continue;
     const auto out = op->emit(results, {targets.begin(), targets.end()});
     fmt::print("\ndispatch model for {} (cuop-tune emit would build it from this database):\n", op->name());

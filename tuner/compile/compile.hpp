@@ -15,6 +15,7 @@ struct target {
   std::string name;              // "sm_80", "sm_90a", "sm_100a"
   int cc = 0;                    // 80, 90, 100
   long long max_smem_per_block;  // opt-in dynamic + static, bytes
+  bool arch_specific = false;    // sm_90a, sm_100a: its code runs on its own compute capability only
   int max_threads_per_block = 1024;
   int max_regs_per_thread = 255;
   int max_regs_per_block = 65536;
@@ -23,6 +24,11 @@ struct target {
 
 const target* find_target(std::string_view name) noexcept;
 std::vector<std::string> target_names();  // known targets, for error messages
+// A sweep file without `targets`: sm_80, sm_90a, sm_100a (the library's default tables).
+std::vector<std::string> default_target_names();
+// The target a GPU of compute capability `cc` is measured with: its arch-specific one where
+// there is one (sm_90a on 9.0), else its own; null when none.
+const target* measuring_target(int cc) noexcept;
 
 struct resource_usage {
   int registers = 0;

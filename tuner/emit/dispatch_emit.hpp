@@ -17,6 +17,7 @@
 
 #include "tuner/catalog/op_desc.hpp"
 #include "tuner/compile/compile.hpp"
+#include "tuner/emit/arch_map.hpp"
 #include "tuner/emit/emit_common.hpp"
 #include "tuner/emit/model_build.hpp"
 
@@ -43,6 +44,10 @@ struct dispatch_parts {
   // The entry's kernel (its instance name and configuration), or false for a library's entry.
   std::function<bool(const Entry&, std::string& name, Config& config)> kernel_of;
   std::function<unit_kernel(const std::string& name, const Config&)> unit_kernel_of;
+  // Whether the kernel can run where a table of compute capability `cc` serves (null: wherever a
+  // table names it). Where it cannot, its body is not compiled: the dispatch never launches it
+  // there (the softmax default rule's entries on sm_75, whose families need sm_80).
+  std::function<bool(const Config&, int cc)> runs_on;
   // One table row (with its comment line), given the index of its kernel (-1: none).
   std::function<std::string(const Entry&, int kernel_index)> row;
 };
@@ -50,24 +55,29 @@ struct dispatch_parts {
 template <class Entry, class Config>
 emitted emit_dispatch(const dispatch_parts<Entry, Config>& op, const std::vector<results::result_file>& results,
                       const std::vector<std::string>& raw_targets) {
-  const auto targets = normalize_targets(raw_targets);
+  const auto archs = serve_all(raw_targets);
   emitted out;
   std::vector<Entry> entries;
   std::map<std::pair<int, std::string>, int> entry_index;  // (arch, instance)
-  std::vector<std::vector<built_model>> built(targets.size());
+  std::vector<std::vector<built_model>> built(archs.size());
+  std::map<int, int> table_ccs;  // of each architecture's table
   std::vector<emitted_model> models;
   std::set<std::string> provenance_lines;
-  for (std::size_t ti = 0; ti < targets.size(); ++ti) {
-    const auto& target = targets[ti];
-    const int cc = compile::find_target(target)->cc;
-    const auto chosen = results_for_target(results, op.desc->name, target);
-    built[ti] = build_models(chosen, traits_with_desc(op.traits(target, cc, chosen.tuned), *op.desc, op.feature_count));
-    for (const auto& m : built[ti]) {
-      emitted_model em{cc, &m, op.group_fields(m), {}};
+  for (std::size_t ai = 0; ai < archs.size(); ++ai) {
+    // The table's target decides what ships; the entries carry the architecture they serve.
+    const auto& arch = archs[ai];
+    const int table_cc = compile::find_target(arch.table)->cc;
+    table_ccs[arch.cc] = table_cc;
+    const auto chosen = results_for_target(results, op.desc->name, arch.table);
+    built[ai] = build_models(
+        chosen, traits_with_desc(op.traits(arch.table, table_cc, chosen.tuned), *op.desc, op.feature_count));
+    for (const auto& m : built[ai]) {
+      emitted_model em{arch.cc, &m, op.group_fields(m), {}};
       for (const auto* t : m.fit.examples) {
-        const auto [it, added] = entry_index.emplace(std::pair{cc, t->instance}, static_cast<int>(entries.size()));
+        const auto [it, added] = entry_index.emplace(std::pair{arch.cc, t->instance}, static_cast<int>(entries.size()));
         if (added) {
-          entries.push_back(op.entry_of(m, *t, cc));
+          entries.push_back(op.entry_of(m, *t, table_cc));
+          entries.back().arch = arch.cc;
           provenance_lines.insert(fmt::format("{} (measured on sm_{})", entries.back().provenance, m.file->cc));
           out.cited.insert({m.file, t->run});
           out.chosen.emplace_back(m.file, t);
@@ -76,10 +86,14 @@ emitted emit_dispatch(const dispatch_parts<Entry, Config>& op, const std::vector
       }
       models.push_back(std::move(em));
     }
-    auto defaults = op.defaults(cc);
-    out.report.push_back(model_report(op.desc->name + " " + target, built[ti]) +
-                         fmt::format("; {} {}", defaults.size(), op.defaults_noun));
-    for (auto& e : defaults) entries.push_back(std::move(e));
+    auto defaults = op.defaults(table_cc);
+    out.report.push_back(
+        model_report(fmt::format("{} {} ({} table)", op.desc->name, arch.name, arch.table), built[ai]) +
+        fmt::format("; {} {}", defaults.size(), op.defaults_noun));
+    for (auto& e : defaults) {
+      e.arch = arch.cc;
+      entries.push_back(std::move(e));
+    }
   }
 
   std::map<std::string, Config> kernels_by_name;  // each distinct kernel once, sorted by name
@@ -89,24 +103,29 @@ emitted emit_dispatch(const dispatch_parts<Entry, Config>& op, const std::vector
   for (const auto& e : entries)
     if (op.kernel_of(e, name, config)) {
       kernels_by_name.emplace(name, config);
-      archs_by_name[name].insert(e.arch);
+      auto& kernel_archs = archs_by_name[name];
+      if (!op.runs_on || op.runs_on(config, table_ccs.at(e.arch))) kernel_archs.insert(e.arch);
     }
   const auto kernel_index = kernel_indices(kernels_by_name);
 
-  const std::string banner = emit_banner(targets, provenance_lines);
+  const std::string banner = emit_banner(archs, provenance_lines);
   std::string& h = out.header;
   h += banner;
   h += op.preamble;
   h += "\nnamespace cuop::generated {\n\n";
+  h += arch_specific_function(op.stem, archs);
   h += model_arrays(op.stem, op.stem + "_model", op.feature_count, models);
   h += fmt::format("\ninline constexpr detail::{0}_entry {0}_table[] = {{\n", op.stem);
   for (const auto& e : entries) h += op.row(e, op.kernel_of(e, name, config) ? kernel_index.at(name) : -1);
   std::vector<unit_kernel> kernels;
   std::set<int> every_arch;
-  for (const auto& t : targets) every_arch.insert(compile::find_target(t)->cc);
+  for (const auto& a : archs) every_arch.insert(a.cc);
   for (const auto& [kernel_name, c] : kernels_by_name) {
     kernels.push_back(op.unit_kernel_of(kernel_name, c));
-    if (archs_by_name[kernel_name] != every_arch) kernels.back().archs = archs_by_name[kernel_name];
+    if (archs_by_name[kernel_name] != every_arch) {
+      kernels.back().archs = archs_by_name[kernel_name];
+      kernels.back().restricted = true;
+    }
   }
   finish_files(op.stem, banner, entries.size(), kernels, h, out.instantiation, out.kernel_units);
   return out;

@@ -1,4 +1,4 @@
-// What every op's emitter shares: targets, the fallback chain's choice of results files for a
+// What every op's emitter shares: the fallback chain's choice of results files for a
 // target, legality on a target, the escaping of text, provenance, and the unit's kernels.
 #pragma once
 
@@ -12,15 +12,10 @@
 #include <tuple>
 #include <vector>
 
+#include "tuner/emit/arch_map.hpp"
 #include "tuner/results/results_file.hpp"
 
 namespace cuop::emit {
-
-// "90a-real" -> "sm_90a"; throws cuop::error for an unknown target.
-std::string normalize_target(const std::string& t);
-
-// Normalized, sorted, without duplicates.
-std::vector<std::string> normalize_targets(const std::vector<std::string>& raw);
 
 // Links 1-3 of the fallback chain for one target: the measured files of GPUs of the target's
 // architecture ("tuned"), else those of the nearest measured architecture (ties: the older).
@@ -62,17 +57,24 @@ struct cited_run {
 };
 nlohmann::json provenance_json(const std::set<cited_run>& cited);
 
-// The first lines of both generated files: targets and where the measured results come from.
-std::string emit_banner(const std::vector<std::string>& targets, const std::set<std::string>& provenance_lines);
+// The first lines of both generated files: which table serves each architecture, and where the
+// measured results come from.
+std::string emit_banner(const std::vector<served_arch>& archs, const std::set<std::string>& provenance_lines);
+
+// `<stem>_arch_specific(arch)`: true for the architectures built arch- or family-specific ("90a"),
+// whose entries serve that compute capability alone (dispatch::table_arch_for).
+std::string arch_specific_function(const std::string& stem, const std::vector<served_arch>& archs);
 
 // One chosen kernel of the instantiation unit.
 struct unit_kernel {
   std::string name;                   // extern "C" entry
   std::vector<std::string> includes;  // headers its definition needs
   std::string definition;             // the same text the tuner compiled with NVRTC
-  // The compute capabilities (x 10: 90) whose tables use it; its body is compiled for those
-  // alone, an empty body elsewhere (empty: every target's).
+  // `restricted`: its body is compiled for the compute capabilities `archs` (x 10: 90) alone,
+  // whose tables use it where it can run, and is empty in every other device pass (none at all
+  // when `archs` is empty). Not restricted: compiled for every architecture of the build.
   std::set<int> archs;
+  bool restricted = false;
 };
 
 // The kernels' definitions are spread over this many units (<op>_kernels_<i>.cu, kernel i in name

@@ -63,11 +63,13 @@ store::config_record config_record_of(const spec::sweep& s, const std::string& d
           listed.at("params").dump()};
 }
 
-// The sweep target that runs on a device of compute capability `cc`.
+// The sweep target that runs on a device of compute capability `cc`: the arch-specific one where
+// the file names both (sm_90a before sm_90).
 const compile::target* target_for(const spec::sweep& s, int cc) {
+  const compile::target* found = nullptr;
   for (const auto& name : s.targets)
-    if (const auto* t = compile::find_target(name); t && t->cc == cc) return t;
-  return nullptr;
+    if (const auto* t = compile::find_target(name); t && t->cc == cc && (!found || t->arch_specific)) found = t;
+  return found;
 }
 
 std::string write_cubin(const std::string& cache_dir, const std::string& instance, const compile::result& r) {

@@ -327,7 +327,7 @@ sweep parse(const std::string& text, const std::string& file_name) {
   if (const entry* e = find(es, "constraints"))
     errors.attempt([&] { s.constraints = parse_constraints(r, e->value, errors); });
   if (const entry* e = find(es, "targets")) errors.attempt([&] { s.targets = parse_targets(r, e->value, errors); });
-  else s.targets = compile::target_names();
+  else s.targets = compile::default_target_names();
   if (const entry* e = find(es, "measure")) errors.attempt([&] { s.measure = parse_measure(r, e->value, errors); });
   detail::parse_strategy_keys(r, root, es, s, errors);
   if (problems && candidates) check_sizes(r, s, problems, candidates, errors);

@@ -187,7 +187,7 @@ status select_uncached(const call_key& p, selection& out) {
   dispatch::device_state dev;
   int device = 0;
   if (auto st = dispatch::current_device(device, dev); st != status::success) return st;
-  const int arch = dispatch::table_arch_for(generated::conv_table, dev.cc);
+  const int arch = dispatch::table_arch_for(generated::conv_table, dev.cc, generated::conv_arch_specific);
   if (arch == 0) return status::no_kernel_image;
   kc::device_limits limits;
   if (auto e = kc::query_limits(device, limits); e != cudaSuccess) return to_status(e);

@@ -101,21 +101,19 @@ class call_buffers {
   bool m_released = false;
 };
 
-// The library's targets at and above sm_90 are arch-specific (sm_90a, sm_100a): their code runs
-// on that compute capability only, and their tables may name kernels (thread-block clusters,
-// ...) that a device served by portable PTX would not have.
-constexpr bool arch_specific_target(int arch) noexcept { return arch >= 90; }
-
 // The architecture whose entries serve compute capability `cc`: its own when the table has any,
 // else the nearest lower portable one (sm_80: its SASS on 8.x, its PTX through JIT later); 0
-// when none can (a build for sm_100a only on an H200: status no_kernel_image).
-template <typename Table>
-int table_arch_for(const Table& table, int cc) {
+// when none can (a build for sm_100a only on an H200: status no_kernel_image). Entries of an
+// arch-specific build (`arch_specific(arch)`: sm_90a, sm_100a) serve their own compute
+// capability only: their code runs nowhere else, and their tables may name kernels (thread-block
+// clusters, ...) that a device served by portable PTX would not have.
+template <typename Table, typename ArchSpecific>
+int table_arch_for(const Table& table, int cc, ArchSpecific&& arch_specific) {
   int best = 0;
   for (const auto& e : table)
     if (e.arch == cc) return cc;
   for (const auto& e : table)
-    if (e.arch <= cc && e.arch > best && !arch_specific_target(e.arch)) best = e.arch;
+    if (e.arch <= cc && e.arch > best && !arch_specific(e.arch)) best = e.arch;
   return best;
 }
 

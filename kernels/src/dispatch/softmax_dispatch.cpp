@@ -1,6 +1,7 @@
 // Picks a softmax configuration from the emitted table and launches it.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -58,14 +59,17 @@ status select_uncached(const softmax_problem& p, selection& out) {
   int device = 0;
   device_state dev;
   if (auto s = current_device(device, dev); s != status::success) return s;
-  const int arch = dispatch::table_arch_for(generated::softmax_table, dev.cc);  // else the newest older one
+  const int arch = dispatch::table_arch_for(generated::softmax_table, dev.cc,
+                                            generated::softmax_arch_specific);  // else the newest older one
   if (arch == 0) return status::no_kernel_image;
   const auto runs = [&](const detail::softmax_entry& e) {
     ks::device_limits limits;
     ks::launch_plan plan;
-    if (limits_for(device, e, limits) != status::success ||
-        !ks::plan_launch(e.config, p.rows, p.cols, limits, plan).empty())
-      return false;
+    if (limits_for(device, e, limits) != status::success) return false;
+    // The table's code is its architecture's (on a newer GPU, through its SASS or PTX): a family
+    // newer than that architecture has no body there (emit), whatever the GPU could run.
+    limits.sm = std::min(limits.sm, arch);
+    if (!ks::plan_launch(e.config, p.rows, p.cols, limits, plan).empty()) return false;
     out = {&e, plan, std::strcmp(e.gpu, dev.name) == 0, false};
     return true;
   };

@@ -115,6 +115,7 @@ emit::emitted emit_softmax(const std::vector<results::result_file>& results, con
   op.unit_kernel_of = [](const std::string& name, const ks::softmax_config& c) {
     return emit::unit_kernel{name, ops::softmax_entry_includes(c), ops::softmax_entry_definition(c)};
   };
+  op.runs_on = [](const ks::softmax_config& c, int cc) { return ks::min_sm(c.fam) <= cc; };
   op.row = [](const entry& e, int kernel_index) {
     return fmt::format(
         "    // {}{}\n    {{{}, {}, dtype::{}, {}, {}, {},\n     {}, detail::entry_source::{}, {:.4g}, {}}},\n",
