@@ -176,10 +176,10 @@ TEST(bad_input_options, cli11_errors_have_the_prefix_and_escape_values) {
   expect_usage("\"$(printf 'swe\\033ep')\"", "unknown command \"swe\\x1bep\" (did you mean \"sweep\"?)");
   expect_usage("\"$(printf '\\033[2J')\"",
                "unknown command \"\\x1b[2J\" (expected one of: validate, sweep, best, baselines, export, "
-               "emit, compare, gate, merge, replay, sources, worker)");
+               "emit, add-targets, compare, gate, merge, replay, sources, worker)");
   expect_usage("\"$(printf 'sweep\\342\\200\\256')\"",
                "unknown command \"sweep\\u202e\" (expected one of: validate, sweep, "
-               "best, baselines, export, emit, compare, gate, merge, replay, sources, worker)");
+               "best, baselines, export, emit, add-targets, compare, gate, merge, replay, sources, worker)");
   const auto none = run("");
   EXPECT_EQ(none.code, 2);
   EXPECT_EQ(none.err, "cuop-tune: error: A subcommand is required" + usage_tail);

@@ -28,6 +28,7 @@ void add_merge(CLI::App& app, action& run);
 void add_replay(CLI::App& app, action& run);
 void add_worker(CLI::App& app, action& run);
 void add_sources(CLI::App& app, action& run);
+void add_add_targets(CLI::App& app, action& run);
 
 // --db default: $CUOP_DB, else ./cuop-tune.db (git-ignored).
 std::string default_db_path();

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   cuop::cli::add_baselines(app, run);
   cuop::cli::add_export(app, run);
   cuop::cli::add_emit(app, run);
+  cuop::cli::add_add_targets(app, run);
   cuop::cli::add_compare(app, run);
   cuop::cli::add_gate(app, run);
   cuop::cli::add_merge(app, run);
