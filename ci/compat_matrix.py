@@ -32,8 +32,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120")
+TARGETS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_120")
 DEVICES = {
+    "sm_75": "CC 7.5: T4, RTX 20",
     "sm_80": "CC 8.0: A100, A30",
     "sm_86": "CC 8.6: A10, A40, RTX 30",
     "sm_89": "CC 8.9: L4, L40S, RTX 40",

@@ -22,7 +22,8 @@
 #                          torch.matmul (scripts/gemm_vs_torch.py: --dtype, --repetitions,
 #                          --min-time); short (the default): GEMM_SHAPES, full: configs/gemm.yaml
 #   bench-conv [SPEC|@NAME]  cuop::conv2d against cuDNN's heuristic and torch
-#   compat                 builds of sm_80 code (+ compute_80 PTX) and of sm_100a code run here
+#   compat [ARCHS[:apps]...]  builds of other architectures run here (default: 80 and 100a:apps,
+#                          sm_80 code + compute_80 PTX, sm_100a code); each set's GPU tests and apps
 #   gate-aa SUITE...       the gate A/A: this build against itself (A B B A), then against that
 #                          round as a baseline; winners' spread
 #   gate-inject            which injected slowdowns (1, 2, 5, 10%) the gate detects, REPS rounds (4)

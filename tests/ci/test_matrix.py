@@ -31,7 +31,7 @@ class the_matrix(unittest.TestCase):
 
     def test_is_valid_and_covers_the_architectures_and_cuda_versions_asked_for(self):
         self.assertEqual(mx.validate(self.m), [])
-        self.assertEqual(self.m["targets"], ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a",
+        self.assertEqual(self.m["targets"], ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a",
                                              "sm_100", "sm_100a", "sm_120"])
         self.assertGreaterEqual(len(self.m["cuda"]), 2)
         self.assertTrue(all(v.startswith("13.") for v in self.m["cuda"]))
@@ -59,23 +59,22 @@ class the_matrix(unittest.TestCase):
 
     def test_a_target_emit_does_not_know_is_an_error(self):
         m = copy.deepcopy(self.m)
-        m["arch_sets"]["sm_80"]["cuda_architectures"] = "86"
-        m["arch_sets"]["sm_80"]["promises"] = {"sm_86": "native", "sm_89": "native",
-                                                "sm_90": "ptx", "sm_90a": "ptx", "sm_100": "ptx",
+        m["arch_sets"]["sm_80"]["cuda_architectures"] = "87"
+        m["arch_sets"]["sm_80"]["promises"] = {"sm_89": "native", "sm_90": "ptx", "sm_90a": "ptx", "sm_100": "ptx",
                                                 "sm_100a": "ptx", "sm_120": "ptx"}
         self.assertEqual(mx.validate(m), [
-            'arch_sets.sm_80.cuda_architectures: "86" is not a target cuop-tune emit knows '
-            "(100a, 80, 90a)"])
+            'arch_sets.sm_80.cuda_architectures: "87" is not a target with a table of its own '
+            "(100a, 120, 75, 80, 86, 89, 90, 90a)"])
 
     def test_unknown_keys_dimensions_and_scripts_are_errors(self):
         m = copy.deepcopy(self.m)
         m["cpu_jobs"]["build"]["over"].append("compiler")
         m["cpu_jobs"]["build"]["steps"].append("ci/jobs/absent.sh")
-        m["gpu_jobs"]["gate"]["gpus"]["sm_75"] = "all"
+        m["gpu_jobs"]["gate"]["gpus"]["sm_70"] = "all"
         m["cuda"]["12.8"] = "nvidia/cuda:12.8.0-devel-ubuntu24.04"
         errors = "\n".join(mx.validate(m))
         for text in ('unknown dimension "compiler"', '"ci/jobs/absent.sh" does not exist',
-                     '"sm_75" is not a target', '"12.8" is not a quoted CUDA 13.x version'):
+                     '"sm_70" is not a target', '"12.8" is not a quoted CUDA 13.x version'):
             self.assertIn(text, errors)
 
     def test_jobs_are_the_product_of_their_dimensions(self):

@@ -83,9 +83,11 @@ phase_interrupt() {
   "$tune" best --db "$db" | head -4
 }
 
-# Two builds beside BUILD_DIR run on this GPU (docs/ci.md, "Compatibility proven on the H200"):
-# sm_80 SASS + compute_80 PTX (the GPU tests and the examples, through the driver's JIT on a newer
-# GPU), and sm_100a SASS only (each example must exit 1 with the library's "no kernel image" status).
+# Builds beside BUILD_DIR, one per set of architectures, run on this GPU (docs/ci.md,
+# "Compatibility proven on the H200"). By default sm_80 SASS + compute_80 PTX (the GPU tests and
+# the examples, through the driver's JIT on a newer GPU), and sm_100a SASS only (each example must
+# exit 1 with the library's "no kernel image" status). `compat native "75;86"`: the GPU's own
+# portable table, and a consumer's list served here through compute_86 PTX by the sm_86 table.
 phase_compat() {
   local apps=(softmax_app gemm_app conv_app) table="$RUN_OUT/compat.md" rc
   export CUDA_CACHE_PATH="${CUDA_CACHE_PATH:-$BUILD_DIR/jit-cache}" CUDA_CACHE_MAXSIZE=4294967296
@@ -101,23 +103,34 @@ phase_compat() {
     cuobjdump --list-elf --list-ptx "$dir/kernels/libcuop_kernels.a" 2>/dev/null |
       grep -oE "sm_[0-9]+a?|compute_[0-9]+a?" | sort | uniq -c | tee -a "$log"
   }
-  compat_apps() {  # dir, label
+  compat_apps() {  # dir, label, key (for file names)
     local app
     for app in "${apps[@]}"; do
-      "$1/examples/$app" >"$RUN_OUT/compat-$2-$app.txt" 2>&1
+      "$1/examples/$app" >"$RUN_OUT/compat-$3-$app.txt" 2>&1
       rc=$?
-      echo "| $2 | examples/$app | exit $rc: $(grep -m1 -iE 'failed|error|ok|max|verified|choice' "$RUN_OUT/compat-$2-$app.txt" | cut -c1-110) |" >>"$table"
+      echo "| $2 | examples/$app | exit $rc: $(grep -m1 -iE 'failed|error|ok|max|verified|choice' "$RUN_OUT/compat-$3-$app.txt" | cut -c1-110) |" >>"$table"
     done
   }
-  if compat_build "$BUILD_DIR-80" 80 cuop_gpu_tests "${apps[@]}"; then
-    step "GPU tests, sm_80 SASS + compute_80 PTX"
-    "$BUILD_DIR-80/tests/cuop_gpu_tests" >"$RUN_OUT/compat-sm80-gpu-tests.txt" 2>&1
+  # Each set: CMAKE_CUDA_ARCHITECTURES, ":apps" for the example applications alone (a set whose
+  # code this GPU cannot run answers statuses there); the GPU tests otherwise.
+  local sets=("$@") set archs key dir label
+  ((${#sets[@]})) || sets=(80 100a:apps)
+  for set in "${sets[@]}"; do
+    archs=${set%:apps}
+    key=${archs//;/-}
+    dir="$BUILD_DIR-$key"
+    label="CMAKE_CUDA_ARCHITECTURES=$archs"
+    if [[ "$set" == *:apps ]]; then
+      compat_build "$dir" "$archs" "${apps[@]}" && compat_apps "$dir" "$label" "$key"
+      continue
+    fi
+    compat_build "$dir" "$archs" cuop_gpu_tests "${apps[@]}" || continue
+    grep -E "cuop: kernels and dispatch tables|cuop-tune emit: CUDA architecture" "$log" | tail -4 | tee -a "$RUN_OUT/compat-tables.txt"
+    step "GPU tests, $label"
+    "$dir/tests/cuop_gpu_tests" >"$RUN_OUT/compat-$key-gpu-tests.txt" 2>&1
     rc=$?
-    echo "| sm_80 + compute_80 PTX | GPU tests | exit $rc: $(grep -E "^\[  (PASSED|FAILED)  \]|tests ran" "$RUN_OUT/compat-sm80-gpu-tests.txt" | tr '\n' ' ') |" >>"$table"
-    compat_apps "$BUILD_DIR-80" sm_80
-  fi
-  if compat_build "$BUILD_DIR-100a" 100a "${apps[@]}"; then
-    compat_apps "$BUILD_DIR-100a" sm_100a
-  fi
+    echo "| $label | GPU tests | exit $rc: $(grep -E "^\[  (PASSED|FAILED)  \]|tests ran" "$RUN_OUT/compat-$key-gpu-tests.txt" | tr '\n' ' ') |" >>"$table"
+    compat_apps "$dir" "$label" "$key"
+  done
   cat "$table"
 }
