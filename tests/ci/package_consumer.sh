@@ -29,7 +29,7 @@ grep -qx "device flags: $scratch/prefix/share/cuop/device_flags.txt" "$scratch/v
 # add_subdirectory with a prebuilt cuop-tune: configured with CMake's default architecture for a
 # CUDA project (no CMAKE_CUDA_ARCHITECTURES given), the tables emitted by that binary, the log
 # saying which table serves it; no tuner, test or example target exists (building all the kernels
-# is left to the hosted CI's build jobs: minutes per architecture here; one softmax unit is built).
+# is left to the hosted CI's build jobs: minutes per architecture here; one conv unit is built).
 cmake -S "$src/subdirectory" -B "$scratch/subdirectory" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCUOP_SOURCE_DIR="$src/../.." -DCUOP_TUNE_EXECUTABLE="$build/tuner/cuop-tune" \
   >"$scratch/sub-configure.log" || { cat "$scratch/sub-configure.log"; exit 1; }
@@ -42,6 +42,6 @@ grep -q "^consumer:" <<<"$targets"
 cmake --build "$scratch/subdirectory" --target cuop_emit >"$scratch/emit.log" || { cat "$scratch/emit.log"; exit 1; }
 grep "cuop-tune emit: CUDA architecture" "$scratch/emit.log"
 test -f "$scratch/subdirectory/cuop/kernels/generated/cuop/generated/softmax_dispatch.hpp"
-unit=cuop/kernels/CMakeFiles/cuop_kernels.dir/generated/softmax_kernels_0.cu.o
+unit=cuop/kernels/CMakeFiles/cuop_kernels.dir/generated/conv_kernels_0.cu.o  # depthwise kernels of the sm_75 table
 cmake --build "$scratch/subdirectory" --target "$unit" >"$scratch/unit.log" || { cat "$scratch/unit.log"; exit 1; }
 echo "add_subdirectory: library only, tables emitted by $build/tuner/cuop-tune"
