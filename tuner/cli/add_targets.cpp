@@ -59,8 +59,14 @@ std::vector<kernel_to_build> kernels_of(const results::result_file& f) {
 }
 
 results::result_build build_of(const std::string& instance, const std::string& target, const compile::result& r) {
-  return {instance,          target, std::string(compile::name_of(r.status)), r.message, r.usage.registers,
-          r.usage.smem_static, r.usage.spill_stores, r.usage.spill_loads};
+  return {instance,
+          target,
+          std::string(compile::name_of(r.status)),
+          r.message,
+          r.usage.registers,
+          r.usage.smem_static,
+          r.usage.spill_stores,
+          r.usage.spill_loads};
 }
 
 // Adds the builds `f` lacks for `targets`; returns how many.
@@ -76,8 +82,9 @@ std::size_t add_builds(results::result_file& f, const std::vector<std::string>& 
   report::progress bar(fmt::format("[{}] compile", f.path), requests.size());
   const std::size_t slice = 64;
   for (std::size_t i = 0; i < requests.size(); i += slice) {
-    const std::vector<compile::request> part(requests.begin() + static_cast<long>(i),
-                                             requests.begin() + static_cast<long>(std::min(requests.size(), i + slice)));
+    const std::vector<compile::request> part(
+        requests.begin() + static_cast<long>(i),
+        requests.begin() + static_cast<long>(std::min(requests.size(), i + slice)));
     const auto built = cc.build_all(part, o.jobs);
     for (std::size_t j = 0; j < part.size(); ++j) f.builds.push_back(build_of(part[j].entry, part[j].target, built[j]));
     bar.advance(part.size());
@@ -92,8 +99,8 @@ std::size_t add_builds(results::result_file& f, const std::vector<std::string>& 
 int run_add_targets(const add_targets_cli& o) {
   for (const auto& t : o.targets)
     if (!compile::find_target(t))
-      throw usage_error(fmt::format("--targets: unknown target {}{}", core::quoted(t),
-                                    suggest_suffix(t, compile::target_names())));
+      throw usage_error(
+          fmt::format("--targets: unknown target {}{}", core::quoted(t), suggest_suffix(t, compile::target_names())));
   for (const auto& path : o.paths)
     for (auto f : results::read_results_path(path)) {
       // A folder's files carry their path within it.

@@ -50,7 +50,8 @@ served_arch serve(const std::string& raw) {
   std::string core = raw.substr(0, raw.find('-'));  // "-real", "-virtual"
   for (const std::string_view prefix : {"sm_", "compute_"})
     if (core.starts_with(prefix)) core = core.substr(prefix.size());
-  const std::string suffix = !core.empty() && (core.back() == 'a' || core.back() == 'f') ? core.substr(core.size() - 1) : "";
+  const std::string suffix =
+      !core.empty() && (core.back() == 'a' || core.back() == 'f') ? core.substr(core.size() - 1) : "";
   const std::string digits = core.substr(0, core.size() - suffix.size());
   int cc = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), cc);
@@ -72,8 +73,8 @@ std::vector<served_arch> serve_all(const std::vector<std::string>& raw) {
     const auto same = std::find_if(out.begin(), out.end(), [&](const served_arch& o) { return o.cc == a.cc; });
     if (same == out.end()) out.push_back(std::move(a));
     else if (same->specific != a.specific || same->table != a.table)
-      throw error(fmt::format("targets \"{}\" and \"{}\" both compile for compute capability {}.{}: name one", same->spelling,
-                              a.spelling, a.cc / 10, a.cc % 10));
+      throw error(fmt::format("targets \"{}\" and \"{}\" both compile for compute capability {}.{}: name one",
+                              same->spelling, a.spelling, a.cc / 10, a.cc % 10));
   }
   std::sort(out.begin(), out.end(), [](const served_arch& a, const served_arch& b) { return a.cc < b.cc; });
   return out;

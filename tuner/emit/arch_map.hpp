@@ -13,9 +13,9 @@
 namespace cuop::emit {
 
 struct served_arch {
-  std::string spelling;  // as named, "86-real"
-  std::string name;      // the architecture alone, "86" ("90a" for "sm_90a-real")
-  int cc = 0;            // 86
+  std::string spelling;   // as named, "86-real"
+  std::string name;       // the architecture alone, "86" ("90a" for "sm_90a-real")
+  int cc = 0;             // 86
   bool specific = false;  // "90a", "100f": its code runs on its own compute capability (family) only
   std::string table;      // the validated target whose table it gets, "sm_86"
 };
