@@ -7,8 +7,6 @@
 #include <cstdlib>
 
 #include "tuner/compile/compile.hpp"
-#include "tuner/core/error.hpp"
-#include "tuner/core/suggest.hpp"
 
 namespace cuop::emit {
 
