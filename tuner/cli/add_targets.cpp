@@ -32,28 +32,19 @@ struct add_targets_cli {
   int jobs = 0;
 };
 
-// One of our kernels of a results file, to build: rebuilt from the first trial that names it.
-struct kernel_to_build {
-  std::string instance;
-  ops::kernel_candidate kernel;
-};
-
-// The file's kernel configurations (not a library's, not a sweep file's own source), each once.
-// Throws when one no longer rebuilds under its stored name: its builds would describe another kernel.
-std::vector<kernel_to_build> kernels_of(const results::result_file& f) {
+// The file's kernel configurations (not a library's, not a sweep file's own source), each once,
+// rebuilt from the first trial that names it (the reader has checked that each stored name is its
+// configuration's).
+std::vector<ops::kernel_candidate> kernels_of(const results::result_file& f) {
   const ops::op& op = ops::named(f.op);
-  std::vector<kernel_to_build> out;
+  std::vector<ops::kernel_candidate> out;
   std::set<std::string> seen;
   for (const auto& t : f.trials) {
     const auto* family = op.desc().find_family(t.family);
     if (!family || family->kind != "kernel" || family->user_source || !seen.insert(t.instance).second) continue;
-    space::point point{t.family, {t.params.begin(), t.params.end()}, {}, {}};
-    spec::problem problem{t.dtype, {t.dims.begin(), t.dims.end()}, {}};
-    auto kernel = op.kernel(point, problem);
-    if (kernel.instance != t.instance)
-      throw error(fmt::format("{}: {} rebuilds as {}: the family's naming changed since it was measured", f.path,
-                              core::quoted(t.instance), core::quoted(kernel.instance)));
-    out.push_back({t.instance, std::move(kernel)});
+    const space::point point{t.family, {t.params.begin(), t.params.end()}, {}, {}};
+    const spec::problem problem{t.dtype, {t.dims.begin(), t.dims.end()}, {}};
+    out.push_back(op.kernel(point, problem));
   }
   return out;
 }
@@ -77,7 +68,7 @@ std::size_t add_builds(results::result_file& f, const std::vector<std::string>& 
   for (const auto& k : kernels_of(f))
     for (const auto& target : targets)
       if (!have.contains({k.instance, target}))
-        requests.push_back({k.kernel.source, k.instance, target, k.kernel.block_threads, k.kernel.dynamic_smem});
+        requests.push_back({k.source, k.instance, target, k.block_threads, k.dynamic_smem});
   const compile::compiler cc(o.cache_dir, compile::default_include_dirs());
   report::progress bar(fmt::format("[{}] compile", f.path), requests.size());
   const std::size_t slice = 64;
