@@ -194,10 +194,12 @@ struct split_row {
   // claimed them (their claimants, owners or other waiting blocks, publish the rest without
   // waiting), and the block computes each claimed segment's (max, sum) from global memory (two
   // passes, as local_stats does per thread) and publishes it. Every thread reads help[1] before
-  // the barrier that precedes its next write (and help[0]'s, by warp 0's next poll).
+  // the barrier that precedes its next write (and help[0]'s, by warp 0's next poll). A segment
+  // is the columns its owner holds: on a row that starts off the vector size, every segment
+  // begins layout.head columns early (row_layout), so a rescue sums exactly the owner's columns.
   static __device__ __forceinline__ void rescue(const softmax_args& a, const group_t& g,
                                                 scratch_t& scratch, unsigned (&help)[2]) {
-    const T* in = detail::row_ptr<T>(a.in, g.index, a.in_stride);
+    const where w = locate(a, g, g.index);
     int parity = 0;
     for (int j0 = 0; j0 < g.splits; j0 += 32) {
       if (threadIdx.x < 32) {
@@ -211,9 +213,11 @@ struct split_row {
       __syncthreads();
       for (unsigned mask = help[1]; mask != 0; mask &= mask - 1, parity ^= 1) {
         const int j = j0 + __ffs(static_cast<int>(mask)) - 1;
-        const long long begin = static_cast<long long>(j) * cols_per_block;
-        const T* seg = in + begin;  // len <= cols_per_block < 2^31
-        const int len = static_cast<int>(begin + cols_per_block < a.cols ? cols_per_block : a.cols - begin);
+        const long long first = static_cast<long long>(j) * cols_per_block - w.layout.head;
+        const long long begin = first > 0 ? first : 0;
+        const long long end = first + cols_per_block < a.cols ? first + cols_per_block : a.cols;
+        const T* seg = w.in + begin;
+        const int len = static_cast<int>(end - begin);  // <= cols_per_block < 2^31
         float m = detail::neg_inf();
         for (int k = threadIdx.x; k < len; k += BLOCK_THREADS) m = fmaxf(m, detail::ld_float(seg + k));
         m *= detail::log2e;
