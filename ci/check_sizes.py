@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FILE_LIMIT = 500  # a file must have fewer lines
 FUNCTION_LIMIT = 80  # a function must have fewer lines
-PRODUCT_DIRS = ("tuner", "kernels", "tools", "bench")
+PRODUCT_DIRS = ("tuner", "kernels", "tools", "bench", "python")
 SOURCE = re.compile(r"\.(cpp|hpp|cu|cuh|h)$")
 FILE_MARKER = re.compile(r"^\s*//\s*size-limit:(.*)$")
 LIZARD_COMMENT = re.compile(r"(//|/\*)\s*#lizard\b(.*)")

@@ -1,0 +1,38 @@
+// The ops' schemas (namespace `cuop`, torch.ops.cuop.*) and their CUDA kernels. Fake (meta)
+// implementations and autograd live in python/cuop/_registrations.py, so torch.compile traces the
+// ops and training runs through them.
+#include <torch/library.h>
+
+#include "ops.hpp"
+
+TORCH_LIBRARY(cuop, m) {
+  m.def("softmax(Tensor x, int dim=-1) -> Tensor");
+  m.def("linear(Tensor x, Tensor weight, Tensor? bias=None) -> Tensor");
+  m.def(
+      "conv2d(Tensor x, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, "
+      "int groups=1) -> Tensor");
+  // What each op would run for these arguments, for logs and tests (not traceable: a string).
+  m.def("softmax_which(Tensor x, int dim=-1) -> str");
+  m.def("linear_which(Tensor x, Tensor weight) -> str");
+  m.def(
+      "conv2d_which(Tensor x, Tensor weight, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> "
+      "str");
+}
+
+namespace {
+
+void implement(torch::Library& m) {
+  using namespace cuop::torch_bridge;
+  m.impl("softmax", &softmax);
+  m.impl("linear", &linear);
+  m.impl("conv2d", &conv2d);
+  m.impl("softmax_which", &softmax_which);
+  m.impl("linear_which", &linear_which);
+  m.impl("conv2d_which", &conv2d_which);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(cuop, CUDA, m) { implement(m); }
+// CPU tensors get the ops' own error ("x must be a CUDA tensor") rather than torch's missing kernel.
+TORCH_LIBRARY_IMPL(cuop, CPU, m) { implement(m); }
