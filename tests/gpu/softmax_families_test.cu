@@ -394,6 +394,17 @@ CUOP_SPLIT_P0_TEST(f32_v4_b512_c6_p0_s10, float, dtype::f32, 4, 512, 6, 10)
 CUOP_SPLIT_P0_TEST(f32_v4_b512_c4_p0_s6, float, dtype::f32, 4, 512, 4, 6)
 CUOP_SPLIT_P0_TEST(f32_v4_b768_c4_p0_s4, float, dtype::f32, 4, 768, 4, 4)
 
+// The fallback forced: every block gives up on a missing peer at once and computes its segment
+// from global memory, so rescued segments meet every layout, the offset rows (in_off) among them,
+// whose segments start before their nominal first column.
+#define CUOP_SPLIT_RESCUE_TEST(NAME, T, DT, V, B, C, S)                                                            \
+  TEST(sm80_softmax_split_row, NAME) {                                                                             \
+    CUOP_REQUIRE_GPU();                                                                                            \
+    check_family<ks::split_row<T, V, B, C, 0, S, 0>>(with_smem(block_cfg(ks::family::split_row, DT, V, B, C), S)); \
+  }
+CUOP_SPLIT_RESCUE_TEST(f32_v4_b256_c2_p0_rescued, float, dtype::f32, 4, 256, 2, 0)
+CUOP_SPLIT_RESCUE_TEST(bf16_v8_b128_c1_p0_s2_rescued, __nv_bfloat16, dtype::bf16, 8, 128, 1, 2)
+
 #define CUOP_CLUSTER_TEST(NAME, T, DT, V, B, C, K)                             \
   TEST(sm90_softmax_cluster_row, NAME) {                                       \
     CUOP_REQUIRE_GPU();                                                        \

@@ -76,7 +76,10 @@ inline constexpr unsigned split_row_fallback_polls = 1024;
 
 }  // namespace detail
 
-template <typename T, int VEC, int BLOCK_THREADS, int CHUNKS, int PERSISTENT = 1, int SMEM_CHUNKS = 0>
+// FALLBACK_POLLS: split_row_fallback_polls everywhere but in a test, which forces the fallback
+// by giving up at once (0).
+template <typename T, int VEC, int BLOCK_THREADS, int CHUNKS, int PERSISTENT = 1, int SMEM_CHUNKS = 0,
+          unsigned FALLBACK_POLLS = detail::split_row_fallback_polls>
 struct split_row {
   static constexpr int block_threads = BLOCK_THREADS;
   static constexpr long long cols_in_registers = static_cast<long long>(VEC) * BLOCK_THREADS * CHUNKS;
@@ -138,7 +141,7 @@ struct split_row {
   }
 
   // Phase 2, warp 0: waits until every slot of the group carries the tag and combines them into
-  // result[parity]; help = 0. FALLBACK (PERSISTENT 0): gives up after split_row_fallback_polls
+  // result[parity]; help = 0. FALLBACK (PERSISTENT 0): gives up after FALLBACK_POLLS
   // polls of a missing slot instead, with help = 1.
   template <bool FALLBACK>
   static __device__ __forceinline__ void poll(const group_t& g, int parity, float2 (&result)[2],
@@ -150,7 +153,7 @@ struct split_row {
       detail::stats v{detail::neg_inf(), 0.f};
       bool ok = j >= g.splits || detail::ld_slot(p + 4 * j, g.tag, v);
       for (unsigned polls = 0; !__all_sync(0xffffffffu, ok); ++polls) {
-        if (FALLBACK && polls == detail::split_row_fallback_polls) {
+        if (FALLBACK && polls == FALLBACK_POLLS) {
           if (threadIdx.x == 0) help = 1;
           return;
         }
