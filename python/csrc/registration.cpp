@@ -1,6 +1,6 @@
-// The ops' schemas (namespace `cuop`, torch.ops.cuop.*) and their CUDA kernels. Fake (meta)
-// implementations and autograd live in python/cuop/_registrations.py, so torch.compile traces the
-// ops and training runs through them.
+// The ops' schemas (namespace `cuop`, torch.ops.cuop.*) and their CUDA kernels. Their autograd is
+// autograd.cpp's; their fake (meta) implementations, which torch.compile traces, are
+// python/cuop/_registrations.py's.
 #include <torch/library.h>
 
 #include "ops.hpp"

@@ -15,7 +15,7 @@ from cuop._library import load as _load
 
 library_path = _load()
 
-from cuop import _registrations  # noqa: E402,F401  (fake implementations and autograd)
+from cuop import _registrations  # noqa: E402,F401  (fake implementations)
 from cuop import nn  # noqa: E402
 from cuop.ops import conv2d, linear, softmax, which  # noqa: E402
 

@@ -1,7 +1,6 @@
-"""Fake implementations (torch.compile, meta tensors) and autograd of the ops of csrc/.
-
-The fakes give the real ops' output shapes, dtypes and strides exactly (csrc/*_op.cpp), and the
-argument checks that do not need data. Backward runs torch's own kernels.
+"""Fake implementations of the ops of csrc/ (torch.compile, meta tensors): the real ops' output
+shapes, dtypes and strides exactly (csrc/*_op.cpp), and the argument checks that need no data.
+Autograd is csrc/autograd.cpp's.
 """
 
 import torch
@@ -41,20 +40,6 @@ def _softmax_fake(x, dim=-1):
     return x.new_empty(x.movedim(dim, -1).shape).movedim(-1, dim)
 
 
-def _softmax_setup(ctx, inputs, output):
-    x = inputs[0]
-    ctx.dim = _wrap_dim(inputs[1] if len(inputs) > 1 else -1, x.dim())
-    ctx.save_for_backward(output)
-
-
-def _softmax_backward(ctx, grad):
-    (y,) = ctx.saved_tensors
-    return torch.ops.aten._softmax_backward_data(grad, y, ctx.dim, y.dtype), None
-
-
-torch.library.register_autograd("cuop::softmax", _softmax_backward, setup_context=_softmax_setup)
-
-
 # linear
 
 _GEMM_TYPES = (torch.float16, torch.bfloat16)
@@ -74,28 +59,6 @@ def _linear_fake(x, weight, bias=None):
         _check_same("cuop.linear", x, bias, "bias")
         torch._check(bias.dim() == 1 and bias.shape[0] == weight.shape[0], lambda: "cuop.linear: bias shape")
     return x.new_empty((*x.shape[:-1], weight.shape[0]))
-
-
-def _linear_setup(ctx, inputs, output):
-    x, weight = inputs[0], inputs[1]
-    ctx.has_bias = len(inputs) > 2 and inputs[2] is not None
-    ctx.save_for_backward(x, weight)
-
-
-def _linear_backward(ctx, grad):
-    x, weight = ctx.saved_tensors
-    n, k = weight.shape
-    grad_x = grad_w = grad_b = None
-    if ctx.needs_input_grad[0]:
-        grad_x = grad @ weight
-    if ctx.needs_input_grad[1]:
-        grad_w = grad.reshape(-1, n).t() @ x.reshape(-1, k)
-    if ctx.has_bias and ctx.needs_input_grad[2]:
-        grad_b = grad.reshape(-1, n).sum(0)
-    return grad_x, grad_w, grad_b
-
-
-torch.library.register_autograd("cuop::linear", _linear_backward, setup_context=_linear_setup)
 
 
 # conv2d
@@ -131,23 +94,3 @@ def _conv2d_fake(x, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(
     fmt = torch.channels_last if nhwc else torch.contiguous_format
     shape = (x.shape[0], weight.shape[0], p, q)
     return torch.empty(shape, dtype=x.dtype, device=x.device, memory_format=fmt)
-
-
-def _conv2d_setup(ctx, inputs, output):
-    x, weight, bias, stride, padding, dilation, groups = inputs
-    ctx.args = (_two(stride), _two(padding), _two(dilation), groups)
-    ctx.bias_sizes = None if bias is None else list(bias.shape)
-    ctx.save_for_backward(x, weight)
-
-
-def _conv2d_backward(ctx, grad):
-    x, weight = ctx.saved_tensors
-    stride, padding, dilation, groups = ctx.args
-    mask = [ctx.needs_input_grad[0], ctx.needs_input_grad[1], ctx.bias_sizes is not None and ctx.needs_input_grad[2]]
-    grad_x, grad_w, grad_b = torch.ops.aten.convolution_backward(
-        grad, x, weight, ctx.bias_sizes, stride, padding, dilation, False, [0, 0], groups, mask
-    )
-    return grad_x, grad_w, grad_b, None, None, None, None
-
-
-torch.library.register_autograd("cuop::conv2d", _conv2d_backward, setup_context=_conv2d_setup)

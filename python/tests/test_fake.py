@@ -102,6 +102,27 @@ class Tracing(unittest.TestCase):
 
 
 @needs_torch
+class Autograd(unittest.TestCase):
+    """The C++ autograd (csrc/autograd.cpp) on meta tensors: gradients of every input, their shapes."""
+
+    def test_gradients_reach_every_input(self):
+        x = meta(2, 5, 16).requires_grad_()
+        w, b = meta(8, 16).requires_grad_(), meta(8).requires_grad_()
+        k = meta(8, 1, 3, 3).requires_grad_()
+        y = cuop.softmax(cuop.linear(x, w, b), -1).reshape(2, 8, 5, 1)
+        z = cuop.conv2d(y.expand(2, 8, 5, 5), k, padding=1, groups=8)
+        z.sum().backward()
+        for t in (x, w, b, k):
+            self.assertEqual(t.grad.shape, t.shape)
+
+    def test_no_grad_needs_no_graph(self):
+        x = meta(3, 4).requires_grad_()
+        with torch.no_grad():
+            self.assertIsNone(cuop.softmax(x).grad_fn)
+        self.assertIsNotNone(cuop.softmax(x).grad_fn)
+
+
+@needs_torch
 class Modules(unittest.TestCase):
     def test_convert_swaps_exact_classes_and_keeps_parameters(self):
         class Custom(torch.nn.Linear):
