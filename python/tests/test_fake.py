@@ -115,6 +115,26 @@ class Autograd(unittest.TestCase):
         for t in (x, w, b, k):
             self.assertEqual(t.grad.shape, t.shape)
 
+    def test_aot_autograd_traces_forward_and_backward(self):
+        from functorch.compile import aot_function
+
+        graphs = []
+
+        def keep(gm, _):
+            graphs.append(gm)
+            return gm
+
+        def block(x, w, k):
+            y = cuop.softmax(cuop.linear(x, w), -1).reshape(1, 4, 4, 2)
+            return cuop.conv2d(y, k, padding=1, groups=4).sum()
+
+        aot_function(block, fw_compiler=keep, bw_compiler=keep)(
+            meta(4, 16).requires_grad_(), meta(8, 16).requires_grad_(), meta(4, 1, 3, 3).requires_grad_()
+        ).backward()
+        forward, backward = ({str(n.target) for n in g.graph.nodes} for g in graphs)
+        self.assertTrue({"cuop.linear.default", "cuop.softmax.default", "cuop.conv2d.default"} <= forward)
+        self.assertTrue({"aten.convolution_backward.default", "aten._softmax_backward_data.default"} <= backward)
+
     def test_no_grad_needs_no_graph(self):
         x = meta(3, 4).requires_grad_()
         with torch.no_grad():
