@@ -29,6 +29,8 @@
 #   gate-inject            which injected slowdowns (1, 2, 5, 10%) the gate detects, REPS rounds (4)
 #   race                   strategy race over configs/softmax.yaml against the committed results
 #   scaleout               isolated GPU tests, the gate against results/, a --devices all sweep
+#   python [tests|bench]   pip install of the PyTorch package into PYTHON's environment (python3),
+#                          against BUILD_DIR; its tests and the model timing table (REPS: 20)
 #   report [OP...]         the summary tables in RUN_OUT (holdout, gate, compatibility)
 # Sweep files are named from the repository root; the settings' paths from where run.sh is called.
 # Settings (environment):
@@ -117,12 +119,14 @@ source ci/gpu/phases/sweep.sh
 source ci/gpu/phases/bench.sh
 # shellcheck source=ci/gpu/phases/gate.sh
 source ci/gpu/phases/gate.sh
+# shellcheck source=ci/gpu/phases/python.sh
+source ci/gpu/phases/python.sh
 
 phase="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$phase" in
 build | tests | gpu-tests | apps | interrupt | sweep | export | holdout | bench-softmax | bench-gemm | bench-conv | \
-  compat | gate-aa | gate-inject | race | scaleout | report)
+  compat | gate-aa | gate-inject | race | scaleout | python | report)
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >>"$log" 2>&1
   "phase_${phase//-/_}" "$@"
   ;;
