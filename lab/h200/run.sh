@@ -14,7 +14,9 @@
 #                    narrows them; TESTS_S 240), the sweep files SWEEPS into $OUT/regions.db
 #                    (SWEEP_S 300), the holdout of each op of OPS (softmax gemm conv2d; N, SEED, AA;
 #                    OP_S 150 each); the summaries last
-#   compat           the sm_80 and sm_100a builds run on the H200
+#   compat           the sm_80 and sm_100a builds run on the H200 (ARCHS: other sets, e.g. 'native 75;86')
+#   python           build, the PyTorch package pip-installed into PYTHON's environment against it,
+#                    its tests and the model timing table (PYTHON_S 400)
 #   softmax          build, tests (TESTS=all, or softmax: the softmax GPU tests), the softmax sweep
 #                    (SWEEP_S 400; SEED_DB resumes; ONLY_COLS=N only the problems of N columns,
 #                    exported with --update) and once more (60 s: nothing measured twice), export,
@@ -61,7 +63,7 @@ export CUOP_CACHE_DIR="${CUOP_CACHE_DIR:-/tmp/cuop-cache}"
 wf="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$wf" in
-tests | holdout | compat | softmax | conv-sweep | conv-side | depthwise | depthwise-side | gemm-build | gemm-sweep | \
+tests | holdout | compat | python | softmax | conv-sweep | conv-side | depthwise | depthwise-side | gemm-build | gemm-sweep | \
   gemm-compare | gemm-side | gemm-quick | gemm-f16 | gemm-decode | gemm-odd | gemm-table | engine-tests | aa | inject | \
   race | scaleout | rebase) ;;
 *)
@@ -115,7 +117,14 @@ holdout)
   run report ${OPS:-softmax gemm conv2d}
   exit "$status"
   ;;
-compat) run compat ;;
+compat)
+  # shellcheck disable=SC2086
+  run compat ${ARCHS:-}
+  ;;
+python)
+  run build || exit 1
+  within "${PYTHON_S:-400}" python
+  ;;
 softmax)
   export DB="$OUT/h200.db"
   spec=configs/softmax.yaml update=()
