@@ -4,6 +4,7 @@
 # --fuzz: also clang and its compiler runtime (libFuzzer, ASan, UBSan) for scripts/fuzz.sh.
 # --lint: also clang-format and clang-tidy for scripts/format.sh and scripts/tidy.sh, and lizard
 # (PyPI) for ci/check_sizes.py.
+# --python: also python3-venv, for the Python package's CI job (ci/jobs/python.sh).
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config git libyaml-cpp-dev libsqlite3-dev libcli11-dev
@@ -15,8 +16,9 @@ for option in "$@"; do
   case "$option" in
     --fuzz) packages+=(clang libclang-rt-dev) ;;  # Debian's default clang; libclang-rt-dev: libFuzzer, sanitizers
     --lint) packages+=(clang-format clang-tidy python3-pip); lint=1 ;;
+    --python) packages+=(python3-venv) ;;
     *)
-      echo "install-deps: error: unknown option \"$option\" (--fuzz, --lint)" >&2
+      echo "install-deps: error: unknown option \"$option\" (--fuzz, --lint, --python)" >&2
       exit 2
       ;;
   esac

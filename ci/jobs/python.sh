@@ -8,7 +8,8 @@
 #   ci/jobs/python.sh test [BUILD_DIR]  install into it, building in BUILD_DIR (an existing build
 #                                       gains the ops' target; default: setup.py's build-python,
 #                                       the library for the default architectures), run the tests
-#   ci/jobs/python.sh                   both (the hosted CI's python job)
+#   ci/jobs/python.sh                   the Debian packages (scripts/install-deps.sh --python), then
+#                                       both (the hosted CI's python job)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv="${VENV:-$PWD/build-venv}"
@@ -30,6 +31,6 @@ run_tests() {
 case "${1:-all}" in
   setup) setup ;;
   test) run_tests "${2:-}" ;;
-  all) setup && run_tests ;;
+  all) ./scripts/install-deps.sh --python && setup && run_tests ;;
   *) echo "usage: ci/jobs/python.sh [setup | test [BUILD_DIR]]" >&2; exit 2 ;;
 esac
