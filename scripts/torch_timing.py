@@ -13,8 +13,11 @@ def l2_flush_buffer():
 
 
 def time_cold(fn, flush, samples=50, warmup=5, dirty=False):
-    """Median microseconds of fn(). dirty: flush by writing the buffer (dirty lines) instead."""
+    """Median microseconds of fn(). dirty: flush by writing the buffer (dirty lines) instead;
+    flush None: no flush (a warm cache, for whole-model timings)."""
     def do_flush():
+        if flush is None:
+            return
         if dirty:
             flush.zero_()
         else:

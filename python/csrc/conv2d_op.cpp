@@ -24,6 +24,8 @@ std::pair<int, int> pair_of(c10::IntArrayRef v, std::string_view what) {
   return {as_int(v.front(), op_name, what), as_int(v.back(), op_name, what)};
 }
 
+// What kernels::conv::check_shape refuses, said in torch's terms; not that function itself, whose
+// std::string answer would cross from the library into code built with torch's C++ ABI setting.
 void check_geometry(const kernels::conv::conv_shape& sh, int64_t weight_c) {
   TORCH_CHECK(sh.groups >= 1 && sh.c % sh.groups == 0 && sh.k % sh.groups == 0, op_name, ": groups (", sh.groups,
               ") must divide the input's ", sh.c, " and the weight's ", sh.k, " channels");

@@ -5,6 +5,8 @@ Autograd is csrc/autograd.cpp's.
 
 import torch
 
+from cuop.ops import _pair
+
 _FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
 
@@ -64,13 +66,6 @@ def _linear_fake(x, weight, bias=None):
 # conv2d
 
 
-def _two(value):
-    """A schema's int[2] as passed: one int, or a list of 1 or 2."""
-    if isinstance(value, int):
-        return [value, value]
-    return [value[0], value[0]] if len(value) == 1 else list(value)
-
-
 def _conv_out(size, pad, dil, kernel, stride):
     return (size + 2 * pad - dil * (kernel - 1) - 1) // stride + 1
 
@@ -86,7 +81,8 @@ def _conv2d_fake(x, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(
     )
     if bias is not None:
         _check_same("cuop.conv2d", x, bias, "bias")
-    stride, padding, dilation = (_two(v) for v in (stride, padding, dilation))
+    stride, padding, dilation = (_pair(v, name) for v, name in ((stride, "stride"), (padding, "padding"),
+                                                              (dilation, "dilation")))
     p = _conv_out(x.shape[2], padding[0], dilation[0], weight.shape[2], stride[0])
     q = _conv_out(x.shape[3], padding[1], dilation[1], weight.shape[3], stride[1])
     torch._check(p >= 1 and q >= 1, lambda: "cuop.conv2d: the filter does not fit the padded input")

@@ -5,12 +5,15 @@ usage: python python/tests/bench_models.py [--reps N] [--out FILE.md]
 """
 
 import argparse
-import statistics
+import os
 import sys
 
 import torch
 
 import blocks
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import torch_timing  # noqa: E402  (the side-by-side scripts' timer)
 
 CASES = [  # name, block, input, dtype, block arguments, input arguments
     ("transformer 4x512 d1024 h16 ffn4096", blocks.TransformerBlock, blocks.transformer_input, torch.bfloat16, {}, {}),
@@ -29,17 +32,7 @@ CASES = [  # name, block, input, dtype, block arguments, input arguments
 
 def median_ms(fn, x, reps):
     with torch.no_grad():
-        for _ in range(5):
-            fn(x)
-        times = []
-        for _ in range(reps):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn(x)
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-    return statistics.median(times)
+        return torch_timing.time_cold(lambda: fn(x), None, samples=reps) / 1000.0
 
 
 def main():
