@@ -87,9 +87,10 @@ TEST(bad_input_commands, export_that_writes_nothing_says_so) {
 
 // A value of 100000 bytes is quoted in part, with its size: a 16 MiB key is not a 16 MiB message.
 TEST(bad_input_commands, a_very_long_value_is_quoted_in_part) {
-  expect_sweep_file_error("op: \"" + std::string(100000, 'a') + "\"\n", "1:5: unknown op \"" + std::string(160, 'a') +
-                                                                            "...\" (100000 bytes) (expected one of: "
-                                                                            "softmax, gemm, conv2d)");
+  expect_sweep_file_error("op: \"" + std::string(100000, 'a') + "\"\n",
+                          "1:5: unknown op \"" + std::string(160, 'a') +
+                              "...\" (100000 bytes) (expected one of: "
+                              "softmax, gemm, conv2d, layernorm, rmsnorm)");
 }
 
 }  // namespace

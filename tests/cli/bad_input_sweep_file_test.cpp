@@ -131,9 +131,10 @@ TEST(bad_input_sweep_file, a_nul_byte) {
 // Values with control characters are shown escaped: no raw terminal escape reaches the terminal.
 
 TEST(bad_input_sweep_file, escape_sequence_in_a_value) {
-  expect_sweep_file_error(R"yaml(op: "soft\e[2Jmax"
+  expect_sweep_file_error(
+      R"yaml(op: "soft\e[2Jmax"
 )yaml",
-                          "1:5: unknown op \"soft\\x1b[2Jmax\" (expected one of: softmax, gemm, conv2d)");
+      "1:5: unknown op \"soft\\x1b[2Jmax\" (expected one of: softmax, gemm, conv2d, layernorm, rmsnorm)");
 }
 
 TEST(bad_input_sweep_file, control_characters_in_a_key) {

@@ -212,7 +212,8 @@ TEST(results_input, sources_prints_each_kernel_familys_hash) {
   const auto bad = run_cli("sources --op gem");
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.out,
-            "cuop-tune: error: --op: gem not in {softmax,gemm,conv2d}\nRun with --help for more information.\n");
+            "cuop-tune: error: --op: gem not in {softmax,gemm,conv2d,layernorm,rmsnorm}\nRun with --help for more "
+            "information.\n");
 }
 
 // A compile-validation sweep records the kernel sources with its run; export writes them.

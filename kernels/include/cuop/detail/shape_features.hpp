@@ -14,6 +14,7 @@ namespace cuop::detail {
 inline constexpr int softmax_feature_count = 2;
 inline constexpr int gemm_feature_count = 3;
 inline constexpr int conv_feature_count = 4;
+inline constexpr int norm_feature_count = 2;
 
 inline double log2_of(long long v) noexcept { return std::log2(static_cast<double>(v < 1 ? 1 : v)); }
 
@@ -22,6 +23,9 @@ inline void softmax_features(long long rows, long long cols, double* out) noexce
   out[0] = log2_of(rows);
   out[1] = log2_of(cols);
 }
+
+// rows, cols: the row normalizations see a shape as softmax does
+inline void norm_features(long long rows, long long cols, double* out) noexcept { softmax_features(rows, cols, out); }
 
 // m, n, k
 inline void gemm_features(long long m, long long n, long long k, double* out) noexcept {

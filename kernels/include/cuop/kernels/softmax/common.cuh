@@ -8,6 +8,7 @@
 #include <cuda_fp16.h>
 
 #include "cuop/kernels/common/elements.cuh"
+#include "cuop/kernels/common/global_access.cuh"
 #include "cuop/kernels/softmax/args.cuh"
 
 namespace cuop::kernels::softmax::detail {
@@ -22,53 +23,12 @@ using common::is_bf16;
 using common::packed;
 
 // ---- global memory access -----------------------------------------------------------------
-// Loads bypass L1 (each byte is read once) through the non-coherent path; stores are streaming
-// (evict-first). In-place use (in == out) is safe: a thread writes only elements it has read.
-
-template <int BYTES>
-__device__ __forceinline__ void load_vec(const void* p, unsigned (&w)[BYTES >= 4 ? BYTES / 4 : 1]) {
-  if constexpr (BYTES == 16) {
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "l"(p));
-  } else if constexpr (BYTES == 8) {
-    asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];"
-                 : "=r"(w[0]), "=r"(w[1]) : "l"(p));
-  } else if constexpr (BYTES == 4) {
-    asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
-  } else {
-    unsigned short h;
-    asm volatile("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(p));
-    w[0] = h;
-  }
-}
-
-template <int BYTES>
-__device__ __forceinline__ void store_vec(void* p, const unsigned (&w)[BYTES >= 4 ? BYTES / 4 : 1]) {
-  if constexpr (BYTES == 16) {
-    asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};"
-                 :: "l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
-  } else if constexpr (BYTES == 8) {
-    asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" :: "l"(p), "r"(w[0]), "r"(w[1]) : "memory");
-  } else if constexpr (BYTES == 4) {
-    asm volatile("st.global.cs.u32 [%0], %1;" :: "l"(p), "r"(w[0]) : "memory");
-  } else {
-    asm volatile("st.global.cs.u16 [%0], %1;"
-                 :: "l"(p), "h"(static_cast<unsigned short>(w[0])) : "memory");
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ unsigned load_elem(const T* p) {
-  unsigned w[1];
-  load_vec<static_cast<int>(sizeof(T))>(p, w);
-  return w[0];
-}
-
-template <typename T>
-__device__ __forceinline__ void store_elem(T* p, unsigned bits) {
-  unsigned w[1] = {bits};
-  store_vec<static_cast<int>(sizeof(T))>(p, w);
-}
+// cuop/kernels/common/global_access.cuh. In-place use (in == out) is safe: a thread writes only
+// elements it has read.
+using common::load_elem;
+using common::load_vec;
+using common::store_elem;
+using common::store_vec;
 
 // Element-wise max of two packed pairs of 16-bit values (sm_80+).
 template <typename T>

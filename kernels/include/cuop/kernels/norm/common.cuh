@@ -1,0 +1,258 @@
+// Device helpers shared by the row-normalization families: which statistics a kind needs, sums
+// over lanes and blocks, where a row's vectors start, and the register tile that every family
+// loads (adding the residual when there is one), reduces and writes back normalized.
+// Accepted by nvcc and NVRTC alike: no host standard headers.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "cuop/kernels/common/elements.cuh"
+#include "cuop/kernels/common/global_access.cuh"
+#include "cuop/kernels/norm/args.cuh"
+
+namespace cuop::kernels::norm {
+
+// The template argument KIND of every family (family.hpp's norm_kind).
+inline constexpr int layernorm_kind = 0;  // (x - mean) * rstd * weight + bias
+inline constexpr int rmsnorm_kind = 1;    // x * rstd * weight, after residual += x when fused
+
+namespace detail {
+
+using common::elem;
+using common::packed;
+
+template <int WIDTH>
+__device__ __forceinline__ float lane_sum(float v) {
+#pragma unroll
+  for (int off = WIDTH / 2; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
+}
+
+// Block-wide sum with a single __syncthreads: warps publish to the slot of `scratch` that
+// `parity` picks, and every warp sums all slots itself. Flip parity after every call, so that a
+// fast warp never overwrites a slot a slow warp still reads.
+template <int BLOCK_THREADS>
+__device__ __forceinline__ float block_sum(float v, float (&scratch)[2][BLOCK_THREADS / 32], int& parity) {
+  constexpr int warps = BLOCK_THREADS / 32;
+  v = lane_sum<32>(v);
+  if constexpr (warps == 1) {
+    return v;
+  } else {
+    const int lane = threadIdx.x % 32;
+    if (lane == 0) scratch[parity][threadIdx.x / 32] = v;
+    __syncthreads();
+    const float r = lane < warps ? scratch[parity][lane] : 0.f;
+    parity ^= 1;
+    return lane_sum<32>(r);
+  }
+}
+
+// Parameters (weight, bias) are read by every row: cached loads, unlike the row's own data.
+template <typename T, int VEC>
+__device__ __forceinline__ void load_param(const T* p, packed<T, VEC>& v) {
+  constexpr int bytes = packed<T, VEC>::bytes;
+  if constexpr (bytes == 16) {
+    const uint4 u = __ldg(reinterpret_cast<const uint4*>(p));
+    v.w[0] = u.x, v.w[1] = u.y, v.w[2] = u.z, v.w[3] = u.w;
+  } else if constexpr (bytes == 8) {
+    const uint2 u = __ldg(reinterpret_cast<const uint2*>(p));
+    v.w[0] = u.x, v.w[1] = u.y;
+  } else if constexpr (bytes == 4) {
+    v.w[0] = __ldg(reinterpret_cast<const unsigned*>(p));
+  } else {
+    v.w[0] = __ldg(reinterpret_cast<const unsigned short*>(p));
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ float param_at(const T* p, long long i, float none) {
+  if (p == nullptr) return none;
+  if constexpr (elem<T>::bits == 32) return __ldg(p + i);
+  else return elem<T>::to_float(__ldg(reinterpret_cast<const unsigned short*>(p) + i));
+}
+
+// The operands of one row.
+template <typename T>
+struct row_ptrs {
+  const T* x;
+  T* y;
+  T* residual;  // null: none
+  const T* weight;
+  const T* bias;
+};
+
+template <typename T>
+__device__ __forceinline__ row_ptrs<T> row_of(const norm_args& a, long long row) {
+  row_ptrs<T> p;
+  p.x = static_cast<const T*>(a.x) + row * a.x_stride;
+  p.y = static_cast<T*>(a.y) + row * a.y_stride;
+  p.residual = a.residual ? static_cast<T*>(a.residual) + row * a.residual_stride : nullptr;
+  p.weight = static_cast<const T*>(a.weight);
+  p.bias = static_cast<const T*>(a.bias);
+  return p;
+}
+
+// Where a row's vectors start. Vector k of the row covers elements [k*VEC - head, +VEC). fast:
+// every operand of the row shares the same misalignment, so the shifted grid accesses whole
+// aligned vectors of each, and covers the row within `capacity`; else every element goes alone.
+template <typename T, int VEC>
+struct row_layout {
+  int head;
+  bool fast;
+  row_layout() = default;
+  __device__ __forceinline__ row_layout(const row_ptrs<T>& p, long long cols, long long capacity) {
+    constexpr unsigned long long vb = VEC * sizeof(T);
+    const auto mis = [](const void* q) { return reinterpret_cast<unsigned long long>(q) % vb; };
+    const unsigned long long a = mis(p.x);
+    bool same = mis(p.y) == a && a % sizeof(T) == 0;
+    if (p.residual) same = same && mis(p.residual) == a;
+    if (p.weight) same = same && mis(p.weight) == a;
+    if (p.bias) same = same && mis(p.bias) == a;
+    head = static_cast<int>(a / sizeof(T));
+    fast = same && cols + head <= capacity;
+    if (!fast) head = 0;
+  }
+};
+
+// A thread's share of a row segment: CHUNKS vectors of VEC elements. Vector c of thread t (of NT
+// threads sharing the row) covers elements [(c*NT + t)*VEC - head, +VEC): consecutive threads
+// access consecutive vectors. Elements outside [0, cols) hold 0 and are never written.
+template <int KIND, typename T, int VEC, int NT, int CHUNKS>
+struct row_tile {
+  using vec_t = packed<T, VEC>;
+  static constexpr int bytes = vec_t::bytes;
+  vec_t v[CHUNKS];
+
+  static __device__ __forceinline__ long long first(int head, long long t) {
+    return t * VEC - head;
+  }
+  static __device__ __forceinline__ long long at(long long e0, int c) { return e0 + static_cast<long long>(c) * NT * VEC; }
+  // Every vector of the thread is inside the row and aligned.
+  static __device__ __forceinline__ bool whole(long long e0, long long cols, bool fast) {
+    return fast && e0 >= 0 && at(e0, CHUNKS - 1) + VEC <= cols;
+  }
+  static __device__ __forceinline__ bool vector_inside(long long e, long long cols, bool fast) {
+    return fast && e >= 0 && e + VEC <= cols;
+  }
+
+  // COHERENT: the data was written earlier by this kernel (block_loop's residual).
+  template <bool COHERENT = false>
+  static __device__ __forceinline__ void load_one(const T* row, long long e, long long cols, bool fast, vec_t& out) {
+    if (vector_inside(e, cols, fast)) {
+      if constexpr (COHERENT) common::load_vec_coherent<bytes>(row + e, out.w);
+      else common::load_vec<bytes>(row + e, out.w);
+      return;
+    }
+    out.clear();
+#pragma unroll
+    for (int i = 0; i < VEC; ++i)
+      if (e + i >= 0 && e + i < cols)
+        out.or_bits(i, COHERENT ? common::load_elem_coherent(row + e + i) : common::load_elem(row + e + i));
+  }
+
+  static __device__ __forceinline__ void store_one(T* row, long long e, long long cols, bool fast, const vec_t& in) {
+    if (vector_inside(e, cols, fast)) {
+      common::store_vec<bytes>(row + e, in.w);
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < VEC; ++i)
+      if (e + i >= 0 && e + i < cols) common::store_elem(row + e + i, in.get_bits(i));
+  }
+
+  // Loads the thread's vectors of x; with a residual, adds it, writes the sum (rounded to T)
+  // back to the residual and keeps that sum as the row to normalize.
+  __device__ __forceinline__ void load(const row_ptrs<T>& p, long long cols, row_layout<T, VEC> l, long long t) {
+    const long long e0 = first(l.head, t);
+#pragma unroll
+    for (int c = 0; c < CHUNKS; ++c) load_one(p.x, at(e0, c), cols, l.fast, v[c]);
+    if constexpr (KIND == rmsnorm_kind) {
+      if (p.residual == nullptr) return;
+#pragma unroll
+      for (int c = 0; c < CHUNKS; ++c) {
+        vec_t r;
+        load_one(p.residual, at(e0, c), cols, l.fast, r);
+        float f[VEC];
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) f[i] = v[c].get(i) + r.get(i);
+        v[c].set(f);
+        store_one(p.residual, at(e0, c), cols, l.fast, v[c]);
+      }
+    }
+  }
+
+  __device__ __forceinline__ float sum() const {
+    float s = 0.f;
+#pragma unroll
+    for (int c = 0; c < CHUNKS; ++c)
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) s += v[c].get(i);
+    return s;
+  }
+
+  // Sum of (x - center)^2 over the elements inside the row (padding holds 0, not x).
+  __device__ __forceinline__ float sum_sq(float center, long long cols, row_layout<T, VEC> l, long long t) const {
+    const long long e0 = first(l.head, t);
+    const bool all = whole(e0, cols, l.fast);
+    float s = 0.f;
+#pragma unroll
+    for (int c = 0; c < CHUNKS; ++c)
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) {
+        const long long e = at(e0, c) + i;
+        const float d = v[c].get(i) - center;
+        s += all || (e >= 0 && e < cols) ? d * d : 0.f;
+      }
+    return s;
+  }
+
+  // y = (x - center) * rstd * weight + bias for the thread's elements inside the row.
+  __device__ __forceinline__ void store(const row_ptrs<T>& p, long long cols, row_layout<T, VEC> l, long long t,
+                                        float center, float rstd) const {
+    const long long e0 = first(l.head, t);
+#pragma unroll
+    for (int c = 0; c < CHUNKS; ++c) {
+      const long long e = at(e0, c);
+      float f[VEC];
+      if (vector_inside(e, cols, l.fast)) {
+        vec_t w, b;
+        if (p.weight) load_param(p.weight + e, w);
+        if (KIND == layernorm_kind && p.bias) load_param(p.bias + e, b);
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) {
+          f[i] = (v[c].get(i) - center) * rstd;
+          if (p.weight) f[i] *= w.get(i);
+          if (KIND == layernorm_kind && p.bias) f[i] += b.get(i);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) {
+          const long long k = e + i >= 0 && e + i < cols ? e + i : 0;
+          f[i] = (v[c].get(i) - center) * rstd * param_at(p.weight, k, 1.f);
+          if (KIND == layernorm_kind) f[i] += param_at(p.bias, k, 0.f);
+        }
+      }
+      vec_t o;
+      o.set(f);
+      store_one(p.y, e, cols, l.fast, o);
+    }
+  }
+};
+
+// The row's statistics from its sums: (center, rstd). LayerNorm centers on the mean and scales
+// by 1 / sqrt(biased variance + eps); RMSNorm does not center and scales by 1 / sqrt(mean square
+// + eps).
+__device__ __forceinline__ float rstd_of(float sum_of_squares, long long cols, float eps) {
+  return rsqrtf(sum_of_squares / static_cast<float>(cols) + eps);
+}
+
+// Writes the row's statistics where the caller asked for them (a mean for LayerNorm only).
+template <int KIND>
+__device__ __forceinline__ void write_stats(const norm_args& a, long long row, float mean, float rstd) {
+  if (KIND == layernorm_kind && a.mean) a.mean[row] = mean;
+  if (a.rstd) a.rstd[row] = rstd;
+}
+
+}  // namespace detail
+}  // namespace cuop::kernels::norm
