@@ -81,8 +81,10 @@ def draw_component(rng, comp, where):
 
 def normalize(op, s):
     """A drawn shape as the runner's input line (and the sweep file's problem)."""
-    if op == "softmax":
+    if op in ("softmax", "layernorm"):
         return {"op": op, "dtype": s["dtype"], "rows": s["rows"], "cols": s["cols"]}
+    if op == "rmsnorm":
+        return {"op": op, "dtype": s["dtype"], "rows": s["rows"], "cols": s["cols"], "residual": s.get("residual", 0)}
     if op == "gemm":
         return {"op": op, "dtype": s["dtype"], "m": s["m"], "n": s["n"], "k": s["k"]}
     r = s["r"]
@@ -100,7 +102,7 @@ def key_of(line):
 
 def size_ok(dist, line):
     op = line["op"]
-    if op == "softmax":
+    if op in ("softmax", "layernorm", "rmsnorm"):
         return line["rows"] * line["cols"] <= dist.get("max_elements", 1 << 29)
     if op == "gemm":
         return 2 * line["m"] * line["n"] * line["k"] <= dist.get("max_flops", 1 << 39)
@@ -154,8 +156,8 @@ def draw(dist_path, n, seed, cuop_tune=None):
     dist = yaml.safe_load(open(dist_path))
     op = dist.get("op")
     comps = dist.get("components") or []
-    if op not in ("softmax", "gemm", "conv2d") or not comps:
-        fail(f"{dist_path}: needs op (softmax, gemm, conv2d) and components")
+    if op not in ("softmax", "gemm", "conv2d", "layernorm", "rmsnorm") or not comps:
+        fail(f"{dist_path}: needs op (softmax, gemm, conv2d, layernorm, rmsnorm) and components")
     rng = random.Random(f"{seed}:{os.path.basename(dist_path)}")
     weights = [float(c.get("weight", 1)) for c in comps]
     exclude = swept_shapes(op, cuop_tune)

@@ -22,6 +22,8 @@
 #                          torch.matmul (scripts/gemm_vs_torch.py: --dtype, --repetitions,
 #                          --min-time); short (the default): GEMM_SHAPES, full: configs/gemm.yaml
 #   bench-conv [SPEC|@NAME]  cuop::conv2d against cuDNN's heuristic and torch
+#   bench-norm             cuop's layer_norm, rms_norm, add_rms_norm against torch's (after the
+#                          python phase): the sweep files' shapes and N (100) drawn with SEED
 #   compat [ARCHS[:apps]...]  builds of other architectures run here (default: 80 and 100a:apps,
 #                          sm_80 code + compute_80 PTX, sm_100a code); each set's GPU tests and apps
 #   gate-aa SUITE...       the gate A/A: this build against itself (A B B A), then against that
@@ -126,7 +128,7 @@ phase="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$phase" in
 build | tests | gpu-tests | apps | interrupt | sweep | export | holdout | bench-softmax | bench-gemm | bench-conv | \
-  compat | gate-aa | gate-inject | race | scaleout | python | report)
+  bench-norm | compat | gate-aa | gate-inject | race | scaleout | python | report)
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >>"$log" 2>&1
   "phase_${phase//-/_}" "$@"
   ;;

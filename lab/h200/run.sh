@@ -17,6 +17,8 @@
 #   compat           the sm_80 and sm_100a builds run on the H200 (ARCHS: other sets, e.g. 'native 75;86')
 #   python           build, the PyTorch package pip-installed into PYTHON's environment against it,
 #                    its tests and the model timing table (PYTHON_S 400)
+#   norm             build, the norm and softmax GPU tests (TESTS_S 150), the PyTorch package and its
+#                    tests (PYTHON_S 240; PYTHON_WHAT all, tests or bench), bench-norm (NORM_S 200)
 #   softmax          build, tests (TESTS=all, or softmax: the softmax GPU tests), the softmax sweep
 #                    (SWEEP_S 400; SEED_DB resumes; ONLY_COLS=N only the problems of N columns,
 #                    exported with --update) and once more (60 s: nothing measured twice), export,
@@ -63,7 +65,7 @@ export CUOP_CACHE_DIR="${CUOP_CACHE_DIR:-/tmp/cuop-cache}"
 wf="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$wf" in
-tests | holdout | compat | python | softmax | conv-sweep | conv-side | depthwise | depthwise-side | gemm-build | gemm-sweep | \
+tests | holdout | compat | python | norm | softmax | conv-sweep | conv-side | depthwise | depthwise-side | gemm-build | gemm-sweep | \
   gemm-compare | gemm-side | gemm-quick | gemm-f16 | gemm-decode | gemm-odd | gemm-table | engine-tests | aa | inject | \
   race | scaleout | rebase) ;;
 *)
@@ -124,6 +126,12 @@ compat)
 python)
   run build || exit 1
   within "${PYTHON_S:-400}" python
+  ;;
+norm)
+  run build || exit 1
+  within "${TESTS_S:-150}" gpu-tests '*norm*:*softmax*'
+  within "${PYTHON_S:-240}" python "${PYTHON_WHAT:-all}"
+  within "${NORM_S:-200}" bench-norm
   ;;
 softmax)
   export DB="$OUT/h200.db"

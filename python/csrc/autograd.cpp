@@ -7,6 +7,7 @@
 #include <ATen/ops/convolution_backward.h>
 #include <ATen/ops/matmul.h>
 #include <c10/core/WrapDimMinimal.h>
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
@@ -120,4 +121,7 @@ TORCH_LIBRARY_IMPL(cuop, Autograd, m) {
   m.impl("softmax", &softmax_autograd);
   m.impl("linear", &linear_autograd);
   m.impl("conv2d", &conv2d_autograd);
+  // The normalizations are forward only: a backward through them is an error, not a silent zero.
+  for (const char* op : {"layer_norm", "rms_norm", "add_rms_norm"})
+    m.impl(op, torch::autograd::autogradNotImplementedFallback());
 }

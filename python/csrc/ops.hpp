@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace cuop::torch_bridge {
 
@@ -24,5 +25,17 @@ at::Tensor conv2d(const at::Tensor& x, const at::Tensor& weight, const std::opti
                   c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, int64_t groups);
 std::string conv2d_which(const at::Tensor& x, const at::Tensor& weight, c10::IntArrayRef stride,
                          c10::IntArrayRef padding, c10::IntArrayRef dilation, int64_t groups);
+
+// torch.nn.functional.layer_norm and rms_norm over the trailing dimensions normalized_shape
+// (forward only: no autograd); add_rms_norm updates `residual` in place (residual += x) and returns
+// rms_norm of the new residual. norm_which: kind "layer_norm" or "rms_norm" (with residual: the
+// fused form's choice).
+at::Tensor layer_norm(const at::Tensor& x, c10::IntArrayRef normalized_shape, const std::optional<at::Tensor>& weight,
+                      const std::optional<at::Tensor>& bias, double eps);
+at::Tensor rms_norm(const at::Tensor& x, c10::IntArrayRef normalized_shape, const std::optional<at::Tensor>& weight,
+                    std::optional<double> eps);
+at::Tensor add_rms_norm(const at::Tensor& x, const at::Tensor& residual, c10::IntArrayRef normalized_shape,
+                        const std::optional<at::Tensor>& weight, std::optional<double> eps);
+std::string norm_which(const at::Tensor& x, c10::IntArrayRef normalized_shape, std::string_view kind, bool residual);
 
 }  // namespace cuop::torch_bridge

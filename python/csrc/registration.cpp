@@ -11,12 +11,20 @@ TORCH_LIBRARY(cuop, m) {
   m.def(
       "conv2d(Tensor x, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, "
       "int groups=1) -> Tensor");
+  m.def(
+      "layer_norm(Tensor x, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> "
+      "Tensor");
+  m.def("rms_norm(Tensor x, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor");
+  m.def(
+      "add_rms_norm(Tensor x, Tensor(a!) residual, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> "
+      "Tensor");
   // What each op would run for these arguments, for logs and tests (not traceable: a string).
   m.def("softmax_which(Tensor x, int dim=-1) -> str");
   m.def("linear_which(Tensor x, Tensor weight) -> str");
   m.def(
       "conv2d_which(Tensor x, Tensor weight, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> "
       "str");
+  m.def("norm_which(Tensor x, int[] normalized_shape, str kind, bool residual=False) -> str");
 }
 
 namespace {
@@ -29,6 +37,10 @@ void implement(torch::Library& m) {
   m.impl("softmax_which", &softmax_which);
   m.impl("linear_which", &linear_which);
   m.impl("conv2d_which", &conv2d_which);
+  m.impl("layer_norm", &layer_norm);
+  m.impl("rms_norm", &rms_norm);
+  m.impl("add_rms_norm", &add_rms_norm);
+  m.impl("norm_which", &norm_which);
 }
 
 }  // namespace

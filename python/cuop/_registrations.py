@@ -90,3 +90,41 @@ def _conv2d_fake(x, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(
     fmt = torch.channels_last if nhwc else torch.contiguous_format
     shape = (x.shape[0], weight.shape[0], p, q)
     return torch.empty(shape, dtype=x.dtype, device=x.device, memory_format=fmt)
+
+
+# layer_norm, rms_norm, add_rms_norm: a new contiguous tensor of x's shape (add_rms_norm also
+# updates residual in place, which its schema declares).
+
+
+def _check_norm(op, x, normalized_shape, params):
+    _check_dtype(op, x)
+    n = len(normalized_shape)
+    torch._check(n >= 1, lambda: f"{op}: normalized_shape must name at least one dimension")
+    torch._check(
+        x.dim() >= n and list(x.shape[x.dim() - n:]) == list(normalized_shape),
+        lambda: f"{op}: x of shape {tuple(x.shape)} does not end with normalized_shape {tuple(normalized_shape)}",
+    )
+    for name, p in params:
+        if p is not None:
+            _check_same(op, x, p, name)
+            torch._check(list(p.shape) == list(normalized_shape), lambda: f"{op}: {name} shape")
+
+
+@torch.library.register_fake("cuop::layer_norm")
+def _layer_norm_fake(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    _check_norm("cuop.layer_norm", x, normalized_shape, (("weight", weight), ("bias", bias)))
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+@torch.library.register_fake("cuop::rms_norm")
+def _rms_norm_fake(x, normalized_shape, weight=None, eps=None):
+    _check_norm("cuop.rms_norm", x, normalized_shape, (("weight", weight),))
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+@torch.library.register_fake("cuop::add_rms_norm")
+def _add_rms_norm_fake(x, residual, normalized_shape, weight=None, eps=None):
+    _check_norm("cuop.add_rms_norm", x, normalized_shape, (("weight", weight),))
+    _check_same("cuop.add_rms_norm", x, residual, "residual")
+    torch._check(residual.shape == x.shape, lambda: "cuop.add_rms_norm: residual shape")
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)

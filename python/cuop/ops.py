@@ -1,4 +1,5 @@
-"""The ops as functions with torch.nn.functional's signatures (softmax, linear, conv2d)."""
+"""The ops as functions with torch.nn.functional's signatures (softmax, linear, conv2d, layer_norm,
+rms_norm) and the fused add_rms_norm."""
 
 import torch
 
@@ -53,6 +54,25 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     )
 
 
+def _shape(normalized_shape):
+    return [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """torch.nn.functional.layer_norm through cuop's dispatch (forward only)."""
+    return torch.ops.cuop.layer_norm(x, _shape(normalized_shape), weight, bias, eps)
+
+
+def rms_norm(x, normalized_shape, weight=None, eps=None):
+    """torch.nn.functional.rms_norm through cuop's dispatch (forward only)."""
+    return torch.ops.cuop.rms_norm(x, _shape(normalized_shape), weight, eps)
+
+
+def add_rms_norm(x, residual, normalized_shape, weight=None, eps=None):
+    """residual += x (in place), then rms_norm(residual): one read of each input, one write each."""
+    return torch.ops.cuop.add_rms_norm(x, residual, _shape(normalized_shape), weight, eps)
+
+
 class _Which:
     """What each op would run for these arguments: "instance [kind, source, table, ...]"."""
 
@@ -70,6 +90,14 @@ class _Which:
         return torch.ops.cuop.conv2d_which(
             x, weight, _pair(stride, "stride"), pads, _pair(dilation, "dilation"), groups
         )
+
+    @staticmethod
+    def layer_norm(x, normalized_shape):
+        return torch.ops.cuop.norm_which(x, _shape(normalized_shape), "layer_norm", False)
+
+    @staticmethod
+    def rms_norm(x, normalized_shape, residual=False):
+        return torch.ops.cuop.norm_which(x, _shape(normalized_shape), "rms_norm", residual)
 
 
 which = _Which()

@@ -40,6 +40,14 @@ class FakeShapes(unittest.TestCase):
                 self.assertEqual(y.shape, ref.shape)
                 self.assertEqual(y.is_contiguous(memory_format=torch.channels_last), channels_last)
 
+    def test_norms_keep_shape_contiguous(self):
+        x = meta(3, 5, 64)
+        w, b = meta(64), meta(64)
+        for y in (cuop.layer_norm(x, 64, w, b), cuop.rms_norm(x, [64], w), cuop.add_rms_norm(x, meta(3, 5, 64), 64, w),
+                  cuop.layer_norm(x, [5, 64])):
+            self.assertEqual(y.shape, x.shape)
+            self.assertTrue(y.is_contiguous())
+
     def test_padding_same_and_valid(self):
         x, w = meta(1, 4, 9, 9), meta(4, 4, 3, 5)
         self.assertEqual(cuop.conv2d(x, w, padding="same").shape, (1, 4, 9, 9))
@@ -67,6 +75,12 @@ class FakeChecks(unittest.TestCase):
             cuop.conv2d(meta(1, 4, 2, 2), meta(4, 4, 5, 5))
         with self.assertRaisesRegex(RuntimeError, "out of range"):
             cuop.softmax(meta(2, 3), 2)
+        with self.assertRaisesRegex(RuntimeError, "does not end with normalized_shape"):
+            cuop.layer_norm(meta(2, 3), [4])
+        with self.assertRaisesRegex(RuntimeError, "weight shape"):
+            cuop.rms_norm(meta(2, 4), [4], meta(5))
+        with self.assertRaisesRegex(RuntimeError, "residual shape"):
+            cuop.add_rms_norm(meta(2, 4), meta(3, 4), [4])
 
     def test_cpu_tensors_get_the_ops_own_error(self):
         with self.assertRaisesRegex(RuntimeError, "cuop.softmax: x must be a CUDA tensor"):
@@ -95,7 +109,7 @@ class Tracing(unittest.TestCase):
         self.assertTrue(any("cuop.linear" in str(n.target) for n in graph.graph.nodes))
 
     def test_every_op_is_registered_with_a_fake(self):
-        for name in ("softmax", "linear", "conv2d"):
+        for name in ("softmax", "linear", "conv2d", "layer_norm", "rms_norm", "add_rms_norm"):
             op = getattr(torch.ops.cuop, name).default
             self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "Meta"), name)
             self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "CUDA"), name)

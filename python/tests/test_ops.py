@@ -105,6 +105,47 @@ class Conv2d(unittest.TestCase):
 
 
 @needs_gpu
+class Norms(unittest.TestCase):
+    def check(self, got, expected, dtype, what):
+        self.assertEqual(got.dtype, dtype)
+        self.assertLess(relative_error(got, expected), TOLERANCE[dtype], what)
+
+    def test_random_shapes_every_dtype(self):
+        rng = random.Random(SEED + 1)
+        cols_pool = [1, 3, 64, 77, 768, 1000, 4096, 4097, 5120, 16384, 100003]
+        for _ in range(16):
+            rows, cols = rng.choice([1, 7, 64, 513, 4096]), rng.choice(cols_pool)
+            for name in DTYPES:
+                t = getattr(torch, name)
+                x, w, b = rand(rows, cols, dtype=t, scale=3.0), rand(cols, dtype=t), rand(cols, dtype=t)
+                with self.subTest(rows=rows, cols=cols, dtype=name):
+                    xf, wf, bf = x.float(), w.float(), b.float()
+                    self.check(cuop.layer_norm(x, cols, w, b), torch.nn.functional.layer_norm(xf, [cols], wf, bf, 1e-5), t,
+                               cuop.which.layer_norm(x, cols))
+                    self.check(cuop.rms_norm(x, cols, w, 1e-6), torch.nn.functional.rms_norm(xf, [cols], wf, 1e-6), t,
+                               cuop.which.rms_norm(x, cols))
+                    residual = rand(rows, cols, dtype=t)
+                    summed = residual + x  # rounded to t, as the fused op writes it back
+                    y = cuop.add_rms_norm(x, residual, cols, w, 1e-6)
+                    torch.testing.assert_close(residual, summed, rtol=0, atol=0)
+                    self.check(y, torch.nn.functional.rms_norm(summed.float(), [cols], wf, 1e-6), t,
+                               cuop.which.rms_norm(x, cols, residual=True))
+
+    def test_batched_slices_and_default_eps(self):
+        x = rand(4, 9, 130, dtype=torch.bfloat16)
+        self.check(cuop.layer_norm(x, [9, 130]), torch.nn.functional.layer_norm(x.float(), [9, 130]), x.dtype, "2-d shape")
+        sliced = rand(6, 1001, dtype=torch.float16)[:, 1:]  # rows a stride apart, off the vector alignment
+        self.check(cuop.rms_norm(sliced, 1000), torch.nn.functional.rms_norm(sliced.float(), [1000], eps=torch.finfo(
+            torch.float16).eps), sliced.dtype, "slice, default eps")
+        self.assertEqual(cuop.layer_norm(rand(0, 5, dtype=torch.float16), 5).shape, (0, 5))
+
+    def test_backward_is_an_error(self):
+        x = rand(4, 64, dtype=torch.float32).requires_grad_()
+        with self.assertRaisesRegex(RuntimeError, "not implemented"):
+            cuop.rms_norm(x, 64).sum().backward()
+
+
+@needs_gpu
 class StreamsGraphsAutograd(unittest.TestCase):
     def calls(self):
         x2 = rand(64, 1000, dtype=torch.float16)
@@ -153,6 +194,9 @@ class StreamsGraphsAutograd(unittest.TestCase):
             (torch.ops.cuop.softmax.default, (rand(16, 77, dtype=torch.float32), -1)),
             (torch.ops.cuop.linear.default, (x2, rand(32, 64, dtype=torch.float16), rand(32, dtype=torch.float16))),
             (torch.ops.cuop.conv2d.default, (xc, rand(8, 1, 3, 3, dtype=torch.float16), None, [1, 1], [1, 1], [1, 1], 8)),
+            (torch.ops.cuop.layer_norm.default, (x2, [64], rand(64, dtype=torch.float16), None, 1e-5)),
+            (torch.ops.cuop.rms_norm.default, (x2, [64], None, 1e-6)),
+            (torch.ops.cuop.add_rms_norm.default, (x2, rand(16, 64, dtype=torch.float16), [64], None, 1e-6)),
         ]
         for op, args in cases:
             with self.subTest(op=str(op)):

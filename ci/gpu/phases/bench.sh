@@ -41,3 +41,17 @@ phase_bench_conv() {
   echo "bench-conv: exit $rc" | tee -a "$log"
   return "$rc"
 }
+
+# Needs the PyTorch package installed (the python phase): cuop's LayerNorm and RMSNorm against
+# torch's, on the sweep files' shapes and N (100) validation shapes per op drawn with SEED.
+phase_bench_norm() {
+  local out rc
+  build_targets cuop-tune
+  out=$(fresh "$RUN_OUT/bench-norm" md)
+  step "cuop layer_norm, rms_norm, add_rms_norm vs torch ($out)"
+  python3 scripts/norm_vs_torch.py --cuop-tune "$tune" --n "${N:-100}" --seed "${SEED:-20261206}" --out "$out" \
+    --json "${out%.md}.json" 2>>"$log"
+  rc=$?
+  echo "bench-norm: exit $rc" | tee -a "$log"
+  return "$rc"
+}
