@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "tuner/compile/compile.hpp"
+#include "tuner/ops/norm/source.hpp"
 #include "tuner/ops/softmax/source.hpp"
 
 namespace fs = std::filesystem;
@@ -98,6 +99,24 @@ TEST(nvrtc_nvcc_parity, softmax_configuration_of_every_family) {
     for (const char* t : {"sm_80", "sm_90a", "sm_100a"}) {
       SCOPED_TRACE(ks::instance_name(cfg) + " " + t);
       expect_same_usage(source, ks::instance_name(cfg), t, ks::threads_per_block(cfg));
+    }
+  }
+}
+
+// The normalizations: each family, both kinds.
+TEST(nvrtc_nvcc_parity, norm_configuration_of_every_family) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found at " << nvcc_path() << " (set CUDACXX)";
+  namespace kn = cuop::kernels::norm;
+  const std::vector<kn::norm_config> configs = {
+      {kn::norm_kind::rmsnorm, kn::family::warp_row, cuop::dtype::bf16, 8, 32, 4, 0, 4},
+      {kn::norm_kind::layernorm, kn::family::block_row, cuop::dtype::f16, 8, 0, 0, 256, 4},
+      {kn::norm_kind::layernorm, kn::family::block_loop, cuop::dtype::f32, 4, 0, 0, 512, 0}};
+  for (const auto& cfg : configs) {
+    ASSERT_EQ(kn::check_config(cfg), "") << kn::instance_name(cfg);
+    const std::string source = cuop::ops::norm_entry_source(cfg);
+    for (const char* t : {"sm_80", "sm_90a", "sm_100a"}) {
+      SCOPED_TRACE(kn::instance_name(cfg) + " " + t);
+      expect_same_usage(source, kn::instance_name(cfg), t, kn::threads_per_block(cfg));
     }
   }
 }

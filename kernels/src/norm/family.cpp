@@ -11,6 +11,8 @@ namespace {
 constexpr int max_chunks = 64;
 constexpr int max_tile_words = 128;  // 32-bit registers a thread's tile may take
 constexpr long long max_grid = std::numeric_limits<int>::max();
+// The kernels' positions in a row (vectors past its end included) are ints.
+constexpr long long max_cols = std::numeric_limits<int>::max() - 1024;
 
 bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -193,6 +195,8 @@ std::string plan_launch(const norm_config& c, long long rows, long long cols, co
     return "block of " + std::to_string(threads) + " threads > the device's " +
            std::to_string(dev.max_threads_per_block);
   if (rows < 1 || cols < 1) return "empty problem";
+  if (cols > max_cols)
+    return "cols " + std::to_string(cols) + " > " + std::to_string(max_cols) + " (positions in a row are ints)";
   if (const long long held = cols_per_owner(c); held > 0 && cols > held)
     return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";
   const long long per_block = c.fam == family::warp_row ? c.rows_per_block : 1;

@@ -20,7 +20,7 @@ struct block_loop {
   static constexpr long long unbounded = 1ll << 62;
 
   // Vectors of the row that thread t walks: t, t + BLOCK_THREADS, ... (tile index j * BLOCK_THREADS + t).
-  static __device__ __forceinline__ long long vectors(long long cols, int head) {
+  static __device__ __forceinline__ int vectors(int cols, int head) {
     return (cols + head + VEC - 1) / VEC;
   }
 
@@ -28,38 +28,39 @@ struct block_loop {
     __shared__ float scratch[2][BLOCK_THREADS / 32];
     int parity = 0;
     const int t = static_cast<int>(threadIdx.x);
+    const int cols = static_cast<int>(a.cols);
     for (long long row = blockIdx.x; row < a.rows; row += gridDim.x) {
       const auto p = detail::row_of<T>(a, row);
-      const detail::row_layout<T, VEC> l(p, a.cols, unbounded);
-      const long long n = vectors(a.cols, l.head);
+      const detail::row_layout<T, VEC> l(p, cols, unbounded);
+      const int n = vectors(cols, l.head);
       float shift = 0.f;
       if constexpr (KIND == layernorm_kind) shift = common::elem<T>::to_float(common::load_elem(p.x));
       float s1 = 0.f, s2 = 0.f;
-      for (long long k = t; k < n; k += BLOCK_THREADS) {
+      for (int k = t; k < n; k += BLOCK_THREADS) {
         tile_t x;
-        x.load(p, a.cols, l, k);
-        if constexpr (KIND == layernorm_kind) s1 += x.sum() - shift * in_row(k, a.cols, l.head);
-        s2 += x.sum_sq(shift, a.cols, l, k);
+        x.load(p, cols, l, k);
+        if constexpr (KIND == layernorm_kind) s1 += x.sum() - shift * in_row(k, cols, l.head);
+        s2 += x.sum_sq(shift, cols, l, k);
       }
       float center = 0.f, rstd = 0.f;
-      const float cols = static_cast<float>(a.cols);
+      const float n_cols = static_cast<float>(cols);
       if constexpr (KIND == layernorm_kind) {
-        const float d = detail::block_sum<BLOCK_THREADS>(s1, scratch, parity) / cols;
-        const float ms = detail::block_sum<BLOCK_THREADS>(s2, scratch, parity) / cols;
+        const float d = detail::block_sum<BLOCK_THREADS>(s1, scratch, parity) / n_cols;
+        const float ms = detail::block_sum<BLOCK_THREADS>(s2, scratch, parity) / n_cols;
         center = shift + d;
         rstd = rsqrtf(fmaxf(ms - d * d, 0.f) + a.eps);
       } else {
-        rstd = detail::rstd_of(detail::block_sum<BLOCK_THREADS>(s2, scratch, parity), a.cols, a.eps);
+        rstd = detail::rstd_of(detail::block_sum<BLOCK_THREADS>(s2, scratch, parity), cols, a.eps);
       }
       // The normalized row: x again, or the residual sum this thread wrote in the first pass.
       detail::row_ptrs<T> q = p;
       if (KIND == rmsnorm_kind && p.residual) q.x = p.residual;
-      for (long long k = t; k < n; k += BLOCK_THREADS) {
+      for (int k = t; k < n; k += BLOCK_THREADS) {
         tile_t x;
-        const long long e = tile_t::first(l.head, k);
-        if (KIND == rmsnorm_kind && p.residual) tile_t::template load_one<true>(q.x, e, a.cols, l.fast, x.v[0]);
-        else tile_t::load_one(q.x, e, a.cols, l.fast, x.v[0]);
-        x.store(q, a.cols, l, k, center, rstd);
+        const int e = tile_t::first(l.head, k);
+        if (KIND == rmsnorm_kind && p.residual) tile_t::template load_one<true>(q.x, e, cols, l.fast, x.v[0]);
+        else tile_t::load_one(q.x, e, cols, l.fast, x.v[0]);
+        x.store(q, cols, l, k, center, rstd);
       }
       if (t == 0) detail::write_stats<KIND>(a, row, center, rstd);
       // The next row's first pass reuses the scratch slots: block_sum's parity keeps them apart.
@@ -67,9 +68,9 @@ struct block_loop {
   }
 
   // Elements of vector k inside [0, cols): the padding holds 0, which the shift must not count.
-  static __device__ __forceinline__ float in_row(long long k, long long cols, int head) {
-    const long long lo = k * VEC - head, hi = lo + VEC;
-    const long long a = lo < 0 ? 0 : lo, b = hi > cols ? cols : hi;
+  static __device__ __forceinline__ float in_row(int k, int cols, int head) {
+    const int lo = k * VEC - head, hi = lo + VEC;
+    const int a = lo < 0 ? 0 : lo, b = hi > cols ? cols : hi;
     return b > a ? static_cast<float>(b - a) : 0.f;
   }
 };

@@ -23,17 +23,18 @@ struct block_row {
     __shared__ float scratch[2][BLOCK_THREADS / 32];
     int parity = 0;
     const int t = static_cast<int>(threadIdx.x);
+    const int cols = static_cast<int>(a.cols);
     for (long long row = blockIdx.x; row < a.rows; row += gridDim.x) {
       const auto p = detail::row_of<T>(a, row);
       const detail::row_layout<T, VEC> l(p, a.cols, cols_per_row);
       tile_t x;
-      x.load(p, a.cols, l, t);
+      x.load(p, cols, l, t);
       float center = 0.f;
       if constexpr (KIND == layernorm_kind)
         center = detail::block_sum<BLOCK_THREADS>(x.sum(), scratch, parity) / static_cast<float>(a.cols);
-      const float ss = detail::block_sum<BLOCK_THREADS>(x.sum_sq(center, a.cols, l, t), scratch, parity);
+      const float ss = detail::block_sum<BLOCK_THREADS>(x.sum_sq(center, cols, l, t), scratch, parity);
       const float rstd = detail::rstd_of(ss, a.cols, a.eps);
-      x.store(p, a.cols, l, t, center, rstd);
+      x.store(p, cols, l, t, center, rstd);
       if (t == 0) detail::write_stats<KIND>(a, row, center, rstd);
     }
   }

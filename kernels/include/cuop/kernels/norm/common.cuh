@@ -31,7 +31,9 @@ __device__ __forceinline__ float lane_sum(float v) {
 
 // Block-wide sum with a single __syncthreads: warps publish to the slot of `scratch` that
 // `parity` picks, and every warp sums all slots itself. Flip parity after every call, so that a
-// fast warp never overwrites a slot a slow warp still reads.
+// fast warp never overwrites a slot a slow warp still reads. The slots are addressed with 32-bit
+// shared-memory addresses: a run-time index into a generic pointer costs 64-bit arithmetic, and
+// NVRTC and nvcc lower it differently.
 template <int BLOCK_THREADS>
 __device__ __forceinline__ float block_sum(float v, float (&scratch)[2][BLOCK_THREADS / 32], int& parity) {
   constexpr int warps = BLOCK_THREADS / 32;
@@ -40,9 +42,12 @@ __device__ __forceinline__ float block_sum(float v, float (&scratch)[2][BLOCK_TH
     return v;
   } else {
     const int lane = threadIdx.x % 32;
-    if (lane == 0) scratch[parity][threadIdx.x / 32] = v;
+    const unsigned slots = static_cast<unsigned>(__cvta_generic_to_shared(&scratch[0][0])) +
+                           static_cast<unsigned>(parity * warps) * 4u;
+    if (lane == 0) asm volatile("st.shared.f32 [%0], %1;" ::"r"(slots + (threadIdx.x / 32) * 4u), "f"(v) : "memory");
     __syncthreads();
-    const float r = lane < warps ? scratch[parity][lane] : 0.f;
+    float r = 0.f;
+    if (lane < warps) asm volatile("ld.shared.f32 %0, [%1];" : "=f"(r) : "r"(slots + lane * 4u) : "memory");
     parity ^= 1;
     return lane_sum<32>(r);
   }
@@ -51,25 +56,12 @@ __device__ __forceinline__ float block_sum(float v, float (&scratch)[2][BLOCK_TH
 // Parameters (weight, bias) are read by every row: cached loads, unlike the row's own data.
 template <typename T, int VEC>
 __device__ __forceinline__ void load_param(const T* p, packed<T, VEC>& v) {
-  constexpr int bytes = packed<T, VEC>::bytes;
-  if constexpr (bytes == 16) {
-    const uint4 u = __ldg(reinterpret_cast<const uint4*>(p));
-    v.w[0] = u.x, v.w[1] = u.y, v.w[2] = u.z, v.w[3] = u.w;
-  } else if constexpr (bytes == 8) {
-    const uint2 u = __ldg(reinterpret_cast<const uint2*>(p));
-    v.w[0] = u.x, v.w[1] = u.y;
-  } else if constexpr (bytes == 4) {
-    v.w[0] = __ldg(reinterpret_cast<const unsigned*>(p));
-  } else {
-    v.w[0] = __ldg(reinterpret_cast<const unsigned short*>(p));
-  }
+  common::load_vec_cached<packed<T, VEC>::bytes>(p, v.w);
 }
 
 template <typename T>
-__device__ __forceinline__ float param_at(const T* p, long long i, float none) {
-  if (p == nullptr) return none;
-  if constexpr (elem<T>::bits == 32) return __ldg(p + i);
-  else return elem<T>::to_float(__ldg(reinterpret_cast<const unsigned short*>(p) + i));
+__device__ __forceinline__ float param_at(const T* p, int i, float none) {
+  return p == nullptr ? none : elem<T>::to_float(common::load_elem_cached(p + i));
 }
 
 // The operands of one row.
@@ -115,7 +107,8 @@ struct row_layout {
   }
 };
 
-// A thread's share of a row segment: CHUNKS vectors of VEC elements. Vector c of thread t (of NT
+// A thread's share of a row segment: CHUNKS vectors of VEC elements. Positions within a row are
+// ints (plan_launch refuses rows of 2^31 elements or more): half the registers of 64-bit ones. Vector c of thread t (of NT
 // threads sharing the row) covers elements [(c*NT + t)*VEC - head, +VEC): consecutive threads
 // access consecutive vectors. Elements outside [0, cols) hold 0 and are never written.
 template <int KIND, typename T, int VEC, int NT, int CHUNKS>
@@ -124,21 +117,21 @@ struct row_tile {
   static constexpr int bytes = vec_t::bytes;
   vec_t v[CHUNKS];
 
-  static __device__ __forceinline__ long long first(int head, long long t) {
+  static __device__ __forceinline__ int first(int head, int t) {
     return t * VEC - head;
   }
-  static __device__ __forceinline__ long long at(long long e0, int c) { return e0 + static_cast<long long>(c) * NT * VEC; }
+  static __device__ __forceinline__ int at(int e0, int c) { return e0 + c * NT * VEC; }
   // Every vector of the thread is inside the row and aligned.
-  static __device__ __forceinline__ bool whole(long long e0, long long cols, bool fast) {
+  static __device__ __forceinline__ bool whole(int e0, int cols, bool fast) {
     return fast && e0 >= 0 && at(e0, CHUNKS - 1) + VEC <= cols;
   }
-  static __device__ __forceinline__ bool vector_inside(long long e, long long cols, bool fast) {
+  static __device__ __forceinline__ bool vector_inside(int e, int cols, bool fast) {
     return fast && e >= 0 && e + VEC <= cols;
   }
 
   // COHERENT: the data was written earlier by this kernel (block_loop's residual).
   template <bool COHERENT = false>
-  static __device__ __forceinline__ void load_one(const T* row, long long e, long long cols, bool fast, vec_t& out) {
+  static __device__ __forceinline__ void load_one(const T* row, int e, int cols, bool fast, vec_t& out) {
     if (vector_inside(e, cols, fast)) {
       if constexpr (COHERENT) common::load_vec_coherent<bytes>(row + e, out.w);
       else common::load_vec<bytes>(row + e, out.w);
@@ -151,7 +144,7 @@ struct row_tile {
         out.or_bits(i, COHERENT ? common::load_elem_coherent(row + e + i) : common::load_elem(row + e + i));
   }
 
-  static __device__ __forceinline__ void store_one(T* row, long long e, long long cols, bool fast, const vec_t& in) {
+  static __device__ __forceinline__ void store_one(T* row, int e, int cols, bool fast, const vec_t& in) {
     if (vector_inside(e, cols, fast)) {
       common::store_vec<bytes>(row + e, in.w);
       return;
@@ -162,11 +155,17 @@ struct row_tile {
   }
 
   // Loads the thread's vectors of x; with a residual, adds it, writes the sum (rounded to T)
-  // back to the residual and keeps that sum as the row to normalize.
-  __device__ __forceinline__ void load(const row_ptrs<T>& p, long long cols, row_layout<T, VEC> l, long long t) {
-    const long long e0 = first(l.head, t);
+  // back to the residual and keeps that sum as the row to normalize. A tile inside the row takes
+  // the straight path: whole vectors, no bounds.
+  __device__ __forceinline__ void load(const row_ptrs<T>& p, int cols, row_layout<T, VEC> l, int t) {
+    const int e0 = first(l.head, t);
+    if (whole(e0, cols, l.fast)) {
 #pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) load_one(p.x, at(e0, c), cols, l.fast, v[c]);
+      for (int c = 0; c < CHUNKS; ++c) common::load_vec<bytes>(p.x + at(e0, c), v[c].w);
+    } else {
+#pragma unroll
+      for (int c = 0; c < CHUNKS; ++c) load_one(p.x, at(e0, c), cols, l.fast, v[c]);
+    }
     if constexpr (KIND == rmsnorm_kind) {
       if (p.residual == nullptr) return;
 #pragma unroll
@@ -192,50 +191,66 @@ struct row_tile {
   }
 
   // Sum of (x - center)^2 over the elements inside the row (padding holds 0, not x).
-  __device__ __forceinline__ float sum_sq(float center, long long cols, row_layout<T, VEC> l, long long t) const {
-    const long long e0 = first(l.head, t);
+  __device__ __forceinline__ float sum_sq(float center, int cols, row_layout<T, VEC> l, int t) const {
+    const int e0 = first(l.head, t);
     const bool all = whole(e0, cols, l.fast);
     float s = 0.f;
 #pragma unroll
     for (int c = 0; c < CHUNKS; ++c)
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
-        const long long e = at(e0, c) + i;
+        const int e = at(e0, c) + i;
         const float d = v[c].get(i) - center;
         s += all || (e >= 0 && e < cols) ? d * d : 0.f;
       }
     return s;
   }
 
-  // y = (x - center) * rstd * weight + bias for the thread's elements inside the row.
-  __device__ __forceinline__ void store(const row_ptrs<T>& p, long long cols, row_layout<T, VEC> l, long long t,
+  // Vector c normalized: (x - center) * rstd * weight + bias, the parameters read as whole
+  // vectors at element e (fast) or one by one inside the row.
+  __device__ __forceinline__ vec_t normalized(int c, const row_ptrs<T>& p, int e, int cols, bool fast,
+                                              float center, float rstd) const {
+    float f[VEC];
+    if (fast) {
+      vec_t w, b;
+      if (p.weight) load_param(p.weight + e, w);
+      if (KIND == layernorm_kind && p.bias) load_param(p.bias + e, b);
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) {
+        f[i] = (v[c].get(i) - center) * rstd;
+        if (p.weight) f[i] *= w.get(i);
+        if (KIND == layernorm_kind && p.bias) f[i] += b.get(i);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) {
+        const int k = e + i >= 0 && e + i < cols ? e + i : 0;
+        f[i] = (v[c].get(i) - center) * rstd * param_at(p.weight, k, 1.f);
+        if (KIND == layernorm_kind) f[i] += param_at(p.bias, k, 0.f);
+      }
+    }
+    vec_t o;
+    o.set(f);
+    return o;
+  }
+
+  // y for the thread's elements inside the row.
+  __device__ __forceinline__ void store(const row_ptrs<T>& p, int cols, row_layout<T, VEC> l, int t,
                                         float center, float rstd) const {
-    const long long e0 = first(l.head, t);
+    const int e0 = first(l.head, t);
+    if (whole(e0, cols, l.fast)) {
+#pragma unroll
+      for (int c = 0; c < CHUNKS; ++c) {
+        const vec_t o = normalized(c, p, at(e0, c), cols, true, center, rstd);
+        common::store_vec<bytes>(p.y + at(e0, c), o.w);
+      }
+      return;
+    }
 #pragma unroll
     for (int c = 0; c < CHUNKS; ++c) {
-      const long long e = at(e0, c);
-      float f[VEC];
-      if (vector_inside(e, cols, l.fast)) {
-        vec_t w, b;
-        if (p.weight) load_param(p.weight + e, w);
-        if (KIND == layernorm_kind && p.bias) load_param(p.bias + e, b);
-#pragma unroll
-        for (int i = 0; i < VEC; ++i) {
-          f[i] = (v[c].get(i) - center) * rstd;
-          if (p.weight) f[i] *= w.get(i);
-          if (KIND == layernorm_kind && p.bias) f[i] += b.get(i);
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < VEC; ++i) {
-          const long long k = e + i >= 0 && e + i < cols ? e + i : 0;
-          f[i] = (v[c].get(i) - center) * rstd * param_at(p.weight, k, 1.f);
-          if (KIND == layernorm_kind) f[i] += param_at(p.bias, k, 0.f);
-        }
-      }
-      vec_t o;
-      o.set(f);
-      store_one(p.y, e, cols, l.fast, o);
+      const int e = at(e0, c);
+      const bool inside = vector_inside(e, cols, l.fast);
+      store_one(p.y, e, cols, l.fast, normalized(c, p, e, cols, inside, center, rstd));
     }
   }
 };

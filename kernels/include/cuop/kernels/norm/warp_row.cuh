@@ -23,6 +23,7 @@ struct warp_row {
 
   static __device__ void run(const norm_args& a) {
     const int lane = static_cast<int>(threadIdx.x) % THREADS_PER_ROW;
+    const int cols = static_cast<int>(a.cols);
     const long long groups = (a.rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
     // Every lane of a warp stays in the loop (the shuffles need them all); rows past the end
     // load nothing and write nothing.
@@ -33,7 +34,7 @@ struct warp_row {
       const detail::row_layout<T, VEC> l(p, a.cols, cols_per_row);
       tile_t x;
       if (live) {
-        x.load(p, a.cols, l, lane);
+        x.load(p, cols, l, lane);
       } else {
 #pragma unroll
         for (int c = 0; c < CHUNKS; ++c) x.v[c].clear();
@@ -41,10 +42,10 @@ struct warp_row {
       float center = 0.f;
       if constexpr (KIND == layernorm_kind)
         center = detail::lane_sum<THREADS_PER_ROW>(x.sum()) / static_cast<float>(a.cols);
-      const float ss = detail::lane_sum<THREADS_PER_ROW>(x.sum_sq(center, a.cols, l, lane));
+      const float ss = detail::lane_sum<THREADS_PER_ROW>(x.sum_sq(center, cols, l, lane));
       const float rstd = detail::rstd_of(ss, a.cols, a.eps);
       if (!live) continue;
-      x.store(p, a.cols, l, lane, center, rstd);
+      x.store(p, cols, l, lane, center, rstd);
       if (lane == 0) detail::write_stats<KIND>(a, row, center, rstd);
     }
   }
