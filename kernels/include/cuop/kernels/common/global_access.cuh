@@ -40,23 +40,6 @@ __device__ __forceinline__ void load_vec_coherent(const void* p, unsigned (&w)[B
   }
 }
 
-// Read-only data that many blocks read (a normalization's weight and bias): through the
-// non-coherent path, kept in L1.
-template <int BYTES>
-__device__ __forceinline__ void load_vec_cached(const void* p, unsigned (&w)[BYTES >= 4 ? BYTES / 4 : 1]) {
-  if constexpr (BYTES == 16) {
-    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "l"(p));
-  } else if constexpr (BYTES == 8) {
-    asm volatile("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
-  } else if constexpr (BYTES == 4) {
-    asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
-  } else {
-    unsigned short h;
-    asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(h) : "l"(p));
-    w[0] = h;
-  }
-}
-
 template <int BYTES>
 __device__ __forceinline__ void store_vec(void* p, const unsigned (&w)[BYTES >= 4 ? BYTES / 4 : 1]) {
   if constexpr (BYTES == 16) {
@@ -83,13 +66,6 @@ template <typename T>
 __device__ __forceinline__ unsigned load_elem_coherent(const T* p) {
   unsigned w[1];
   load_vec_coherent<static_cast<int>(sizeof(T))>(p, w);
-  return w[0];
-}
-
-template <typename T>
-__device__ __forceinline__ unsigned load_elem_cached(const T* p) {
-  unsigned w[1];
-  load_vec_cached<static_cast<int>(sizeof(T))>(p, w);
   return w[0];
 }
 

@@ -53,15 +53,36 @@ __device__ __forceinline__ float block_sum(float v, float (&scratch)[2][BLOCK_TH
   }
 }
 
-// Parameters (weight, bias) are read by every row: cached loads, unlike the row's own data.
+// Parameters (weight, bias) are read by every row: through the non-coherent path and kept in L1,
+// unlike the row's own data. Inline PTX rather than __ldg, whose lowering NVRTC and nvcc
+// differ on for sm_100a (tests/unit/nvrtc_nvcc_parity_test.cpp).
+template <int BYTES>
+__device__ __forceinline__ void load_cached(const void* p, unsigned (&w)[BYTES >= 4 ? BYTES / 4 : 1]) {
+  if constexpr (BYTES == 16) {
+    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "l"(p));
+  } else if constexpr (BYTES == 8) {
+    asm volatile("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
+  } else if constexpr (BYTES == 4) {
+    asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+  } else {
+    unsigned short h;
+    asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(h) : "l"(p));
+    w[0] = h;
+  }
+}
+
 template <typename T, int VEC>
 __device__ __forceinline__ void load_param(const T* p, packed<T, VEC>& v) {
-  common::load_vec_cached<packed<T, VEC>::bytes>(p, v.w);
+  load_cached<packed<T, VEC>::bytes>(p, v.w);
 }
 
 template <typename T>
 __device__ __forceinline__ float param_at(const T* p, int i, float none) {
-  return p == nullptr ? none : elem<T>::to_float(common::load_elem_cached(p + i));
+  if (p == nullptr) return none;
+  unsigned w[1];
+  load_cached<static_cast<int>(sizeof(T))>(p + i, w);
+  return elem<T>::to_float(w[0]);
 }
 
 // The operands of one row.
