@@ -100,6 +100,11 @@ long long get_param(const norm_config& c, std::string_view name) noexcept {
   return p == nullptr ? -1 : *p;
 }
 
+// block_row's default blocks, smallest first: two vectors a thread, then four at 1024 threads.
+constexpr struct {
+  int threads, chunks;
+} default_blocks[] = {{128, 2}, {256, 2}, {384, 2}, {512, 2}, {768, 2}, {1024, 2}, {1024, 4}};
+
 norm_config default_config(norm_kind k, dtype t, long long, long long cols) noexcept {
   const int vec = static_cast<int>(16 / size_of(t));
   const long long vectors = (cols + vec - 1) / vec;
@@ -107,9 +112,8 @@ norm_config default_config(norm_kind k, dtype t, long long, long long cols) noex
   if (vectors <= 32) return warp_config(k, t, vec, 8, 4);
   if (vectors <= 64) return warp_config(k, t, vec, 32, 2);
   if (vectors <= 128) return warp_config(k, t, vec, 32, 4);
-  for (int threads = 128; threads <= 1024; threads *= 2)
-    if (vectors <= 4LL * threads) return block_config(k, t, vec, threads, 4);
-  if (vectors <= 8LL * 1024) return block_config(k, t, vec, 1024, 8);
+  for (const auto& b : default_blocks)
+    if (vectors <= static_cast<long long>(b.threads) * b.chunks) return block_config(k, t, vec, b.threads, b.chunks);
   return block_config(k, t, vec, 512, 0);
 }
 
@@ -117,8 +121,7 @@ std::vector<norm_config> default_configs(norm_kind k, dtype t) {
   const int vec = static_cast<int>(16 / size_of(t));
   std::vector<norm_config> out = {warp_config(k, t, vec, 8, 1), warp_config(k, t, vec, 8, 4),
                                   warp_config(k, t, vec, 32, 2), warp_config(k, t, vec, 32, 4)};
-  for (int threads = 128; threads <= 1024; threads *= 2) out.push_back(block_config(k, t, vec, threads, 4));
-  out.push_back(block_config(k, t, vec, 1024, 8));
+  for (const auto& b : default_blocks) out.push_back(block_config(k, t, vec, b.threads, b.chunks));
   out.push_back(block_config(k, t, vec, 512, 0));
   return out;
 }

@@ -202,6 +202,15 @@ struct row_tile {
     }
   }
 
+  // Vector c re-read opaquely: otherwise the compiler keeps the floats one pass converted alive
+  // across the block's reductions for the next pass, doubling the registers a 16-bit tile takes.
+  __device__ __forceinline__ vec_t opaque(int c) const {
+    vec_t x;
+#pragma unroll
+    for (int k = 0; k < vec_t::words; ++k) asm volatile("mov.b32 %0, %1;" : "=r"(x.w[k]) : "r"(v[c].w[k]));
+    return x;
+  }
+
   __device__ __forceinline__ float sum() const {
     float s = 0.f;
 #pragma unroll
@@ -217,13 +226,15 @@ struct row_tile {
     const bool all = whole(e0, cols, l.fast);
     float s = 0.f;
 #pragma unroll
-    for (int c = 0; c < CHUNKS; ++c)
+    for (int c = 0; c < CHUNKS; ++c) {
+      const vec_t x = opaque(c);
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
         const int e = at(e0, c) + i;
-        const float d = v[c].get(i) - center;
+        const float d = x.get(i) - center;
         s += all || (e >= 0 && e < cols) ? d * d : 0.f;
       }
+    }
     return s;
   }
 
@@ -232,13 +243,14 @@ struct row_tile {
   __device__ __forceinline__ vec_t normalized(int c, const row_ptrs<T>& p, int e, int cols, bool fast,
                                               float center, float rstd) const {
     float f[VEC];
+    const vec_t x = opaque(c);
     if (fast) {
       vec_t w, b;
       if (p.weight) load_param(p.weight + e, w);
       if (KIND == layernorm_kind && p.bias) load_param(p.bias + e, b);
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
-        f[i] = (v[c].get(i) - center) * rstd;
+        f[i] = (x.get(i) - center) * rstd;
         if (p.weight) f[i] *= w.get(i);
         if (KIND == layernorm_kind && p.bias) f[i] += b.get(i);
       }
@@ -246,7 +258,7 @@ struct row_tile {
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
         const int k = e + i >= 0 && e + i < cols ? e + i : 0;
-        f[i] = (v[c].get(i) - center) * rstd * param_at(p.weight, k, 1.f);
+        f[i] = (x.get(i) - center) * rstd * param_at(p.weight, k, 1.f);
         if (KIND == layernorm_kind) f[i] += param_at(p.bias, k, 0.f);
       }
     }

@@ -57,8 +57,9 @@ long long get_param(const norm_config& c, std::string_view name) noexcept;
 // The default rule: what the library runs for a kind, dtype and shape when the dispatch model has
 // no confident choice, and the baseline the model is measured against. 16-byte vectors; rows of
 // up to 128 vectors on 8 or 32 lanes in warp_row (1, 2 or 4 vectors a lane, 128-thread blocks);
-// then up to 8192 vectors in block_row, the fewest threads from 128 with 4 vectors each (1024
-// threads with 8 past 4096 vectors); longer rows in block_loop with 512 threads.
+// then up to 4096 vectors in block_row, the fewest of 128, 256, 384, 512, 768 or 1024 threads
+// with 2 vectors each, then 1024 threads with 4 (a block that holds the row with little to spare
+// keeps its registers few and more rows in flight); longer rows in block_loop with 512 threads.
 // default_configs lists every configuration it returns (the library instantiates them all).
 norm_config default_config(norm_kind k, dtype t, long long rows, long long cols) noexcept;
 std::vector<norm_config> default_configs(norm_kind k, dtype t);
