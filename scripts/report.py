@@ -339,7 +339,7 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("paths", nargs="*", help="results files or folders")
     ap.add_argument("--db", help="a sweep database (read through `cuop-tune export`)")
-    ap.add_argument("--op", choices=["softmax", "gemm", "conv2d"], help="only this op")
+    ap.add_argument("--op", choices=["softmax", "gemm", "conv2d", "layernorm", "rmsnorm"], help="only this op")
     ap.add_argument("--out", default="report", help="output folder (default: report)")
     ap.add_argument("--format", choices=["markdown", "html"], default="markdown")
     ap.add_argument("--compare", help="the JSON of `cuop-tune compare --format json`")

@@ -87,7 +87,7 @@ class committed_results(unittest.TestCase):
         by_op = {}
         for e in entries:
             by_op.setdefault(e["op"], []).append(e)
-        self.assertEqual(sorted(by_op), ["conv2d", "gemm", "softmax"])
+        self.assertEqual(sorted(by_op), ["conv2d", "gemm", "layernorm", "rmsnorm", "softmax"])
         for e in by_op["conv2d"]:
             self.assertEqual(e["baseline"], f"conv2d_{e['dtype']}_cudnn_heuristic")
         for e in by_op["gemm"]:

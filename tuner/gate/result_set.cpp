@@ -42,14 +42,21 @@ class builder {
     return it->second;
   }
   void add(measured_trial t) {
-    m_gpus.insert(m_set.envs.at(static_cast<std::size_t>(t.env)).gpu);
+    const auto& gpu = m_set.envs.at(static_cast<std::size_t>(t.env)).gpu;
+    m_gpus.insert(gpu);
+    m_problem_gpus[t.problem].insert(gpu);
     m_set.trials.push_back(std::move(t));
   }
 
+  // Several GPU models may hold different problems (one measured LayerNorm, another softmax);
+  // a problem measured on two of them needs --gpu to say which side is meant.
   result_set finish(const load_options& o) && {
-    if (m_gpus.size() > 1)
-      throw error(fmt::format("{}: holds results of {} GPU models ({}); choose one with --gpu", m_set.source,
-                              m_gpus.size(), fmt::join(m_gpus, ", ")));
+    for (const auto& [problem, gpus] : m_problem_gpus)
+      if (gpus.size() > 1)
+        throw error(
+            fmt::format("{}: holds results of {} GPU models ({}), problem {} on {} of them; choose one with "
+                        "--gpu",
+                        m_set.source, m_gpus.size(), fmt::join(m_gpus, ", "), problem, gpus.size()));
     if (m_set.trials.empty())
       throw error(fmt::format("{}: no verified results{}{}", m_set.source,
                               o.op.empty() ? "" : " of op \"" + o.op + "\"",
@@ -69,6 +76,7 @@ class builder {
   result_set m_set;
   std::map<std::string, int> m_env_index;
   std::set<std::string> m_gpus;
+  std::map<std::string, std::set<std::string>> m_problem_gpus;
 };
 
 result_set load_database(const std::string& path, const load_options& o) {
