@@ -19,6 +19,8 @@
 #                    its tests and the model timing table (PYTHON_S 400)
 #   norm             build, the norm and softmax GPU tests (TESTS_S 150), the PyTorch package and its
 #                    tests (PYTHON_S 240; PYTHON_WHAT all, tests or bench), bench-norm (NORM_S 200)
+#   norm-sweep       the layernorm and rmsnorm sweeps into $OUT/norm.db (SWEEP_S 330), both exported;
+#                    unless COMPARE=0, rebuild against the export, reinstall the package, bench-norm
 #   softmax          build, tests (TESTS=all, or softmax: the softmax GPU tests), the softmax sweep
 #                    (SWEEP_S 400; SEED_DB resumes; ONLY_COLS=N only the problems of N columns,
 #                    exported with --update) and once more (60 s: nothing measured twice), export,
@@ -65,7 +67,7 @@ export CUOP_CACHE_DIR="${CUOP_CACHE_DIR:-/tmp/cuop-cache}"
 wf="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$wf" in
-tests | holdout | compat | python | norm | softmax | conv-sweep | conv-side | depthwise | depthwise-side | gemm-build | gemm-sweep | \
+tests | holdout | compat | python | norm | norm-sweep | softmax | conv-sweep | conv-side | depthwise | depthwise-side | gemm-build | gemm-sweep | \
   gemm-compare | gemm-side | gemm-quick | gemm-f16 | gemm-decode | gemm-odd | gemm-table | engine-tests | aa | inject | \
   race | scaleout | rebase) ;;
 *)
@@ -132,6 +134,17 @@ norm)
   within "${TESTS_S:-150}" gpu-tests '*norm*:*softmax*'
   within "${PYTHON_S:-240}" python "${PYTHON_WHAT:-all}"
   within "${NORM_S:-200}" bench-norm
+  ;;
+norm-sweep)
+  export DB="$OUT/norm.db"
+  built || exit 1
+  within "${SWEEP_S:-330}" sweep configs/rmsnorm.yaml configs/layernorm.yaml
+  run export rmsnorm || exit 1
+  run export layernorm || exit 1
+  [[ "${COMPARE:-1}" == 1 ]] || exit 0
+  RESULTS="$OUT/results" run build || exit 1
+  within 120 python install
+  within "${NORM_S:-150}" bench-norm
   ;;
 softmax)
   export DB="$OUT/h200.db"

@@ -4,7 +4,8 @@
 # pip installs the package into PYTHON's environment (a torch with CUDA; default python3),
 # building in BUILD_DIR (configured by the build phase, so only the ops' library is compiled),
 # then runs the Python tests and the model timing table (RUN_OUT/python-tests.txt,
-# RUN_OUT/python-bench.md; REPS forwards a median, 20). `python tests` or `python bench`: one.
+# RUN_OUT/python-bench.md; REPS forwards a median, 20). `python tests` or `python bench`: one;
+# `python install`: the install alone.
 phase_python() {
   local py="${PYTHON:-python3}" what="${1:-all}" rc=0 out
   require_build
