@@ -1,4 +1,5 @@
 #include <ATen/ops/empty.h>
+#include <c10/core/GradMode.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/util/irange.h>
 
@@ -98,6 +99,9 @@ at::Tensor add_rms_norm(const at::Tensor& x, const at::Tensor& residual, c10::In
               x.sizes());
   // The residual is updated in place: its rows must be what the kernels write, without a copy.
   TORCH_CHECK(residual.numel() == 0 || residual.is_contiguous(), op, ": residual must be contiguous");
+  // Forward only: an in-place update that autograd would have to see is refused, not left unseen.
+  TORCH_CHECK(!(c10::GradMode::is_enabled() && residual.requires_grad()), op,
+              ": residual requires grad; the op has no backward (call it under torch.no_grad())");
   const at::Tensor w = parameter(weight, x, normalized_shape, op, "weight");
   at::Tensor y = at::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
   if (y.numel() == 0) return y;
@@ -106,6 +110,8 @@ at::Tensor add_rms_norm(const at::Tensor& x, const at::Tensor& residual, c10::In
   check_status(cuop::add_rmsnorm(p, call.rows.const_data_ptr(), residual.mutable_data_ptr(), data_or_null(w),
                                  y.mutable_data_ptr(), nullptr, current_stream(x)),
                op, "this add_rms_norm");
+  // As torch's in-place ops do: a backward that saved the residual before now sees it changed.
+  residual.unsafeGetTensorImpl()->bump_version();
   return y;
 }
 

@@ -24,10 +24,11 @@ struct layernorm_problem {
 // y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * weight + bias, with the biased variance, as
 // torch.nn.functional.layer_norm over the last dimension. weight and bias (cols elements each)
 // may be null (1 and 0). mean and rstd (rows floats each; rstd = 1 / sqrt(var + eps)) may be null;
-// training's backward needs them. y may be x itself (in place); otherwise no operand may share a
-// byte with another. Refused with invalid_argument before anything is queued: null x or y,
-// negative sizes, strides below cols, pointers off their element size, overlap, eps negative or
-// not finite, an unknown dtype, a stream of another device. Streams, CUDA graphs and threads as
+// training's backward needs them. y may be x itself (in place); nothing written may share a byte
+// with another operand (read-only ones, x, weight and bias, may share with each other). Refused
+// with invalid_argument before anything is queued: null x or y, negative sizes, strides below
+// cols, pointers off their element size, overlap, eps negative or not finite, an unknown dtype,
+// a stream of another device. Streams, CUDA graphs and threads as
 // every op (docs/ARCHITECTURE.md, "Using the library").
 status layernorm(const layernorm_problem& p, const void* x, const void* weight, const void* bias, void* y,
                  float* mean = nullptr, float* rstd = nullptr, cudaStream_t stream = nullptr);

@@ -158,8 +158,9 @@ trial::trial_response norm_trial_runner::run(const trial::trial_request& request
     return reference::compare_softmax(t, b.y, rows, cols, cols, b.reference, tol, tol, &cmp, s);
   };
   // Short kernels are timed as graphs over rotated copies of the row data: every launch reads the
-  // same kind of values from its own cold buffers (the residual keeps growing by x, which costs
-  // the same). The weight and bias are shared, as a model's layer shares them.
+  // same kind of values from its own cold buffers. The residual keeps growing by x (in f16 it
+  // reaches inf after tens of thousands of launches of one set; the kernels do the same work on
+  // any value). The weight and bias are shared, as a model's layer shares them.
   const std::size_t tensor_bytes = static_cast<std::size_t>(rows * cols) * size_of(t);
   std::vector<trial::buffer_sets::buffer> buffers = {{b.x, tensor_bytes, true}, {b.y, tensor_bytes, false}};
   if (residual) buffers.push_back({b.residual_work, tensor_bytes, true});

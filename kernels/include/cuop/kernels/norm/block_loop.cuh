@@ -1,8 +1,9 @@
 // Normalization family block_loop: one block of BLOCK_THREADS per row of any length, which it
-// walks twice in vectors of VEC elements: the first pass sums (and, with a residual, adds it and
-// writes the sum back), the second reads the row again, mostly from L2, and writes it
-// normalized. For rows longer than the register families hold. LayerNorm's sums are one pass,
-// shifted by the row's first element so that a large mean does not cancel the variance away.
+// walks twice in vectors of VEC elements: the first pass takes the statistics (and, with a
+// residual, adds it and writes the sum back), the second reads the row again, mostly from L2, and
+// writes it normalized. For rows longer than the register families hold. LayerNorm's statistics
+// are one pass of per-thread means and squared deviations merged exactly (Chan et al.), stable
+// whatever the row's mean and outliers.
 // Grid: 1-D, strided over rows.
 #pragma once
 
@@ -33,23 +34,36 @@ struct block_loop {
       const auto p = detail::row_of<T>(a, row);
       const detail::row_layout<T, VEC> l(p, cols, unbounded);
       const int n = vectors(cols, l.head);
-      float shift = 0.f;
-      if constexpr (KIND == layernorm_kind) shift = common::elem<T>::to_float(common::load_elem(p.x));
-      float s1 = 0.f, s2 = 0.f;
-      for (int k = t; k < n; k += BLOCK_THREADS) {
-        tile_t x;
-        x.load(p, cols, l, k);
-        if constexpr (KIND == layernorm_kind) s1 += x.sum() - shift * in_row(k, cols, l.head);
-        s2 += x.sum_sq(shift, cols, l, k);
-      }
       float center = 0.f, rstd = 0.f;
-      const float n_cols = static_cast<float>(cols);
       if constexpr (KIND == layernorm_kind) {
-        const float d = detail::block_sum<BLOCK_THREADS>(s1, scratch, parity) / n_cols;
-        const float ms = detail::block_sum<BLOCK_THREADS>(s2, scratch, parity) / n_cols;
-        center = shift + d;
-        rstd = rsqrtf(fmaxf(ms - d * d, 0.f) + a.eps);
+        // Each thread's count, mean and sum of squared deviations, each vector merged in with
+        // Chan's update; then the row's mean, and its squared deviations as the sum of each
+        // thread's own and its mean's offset: no sum is shifted by a value that may lie far
+        // from the mean (an outlier in the first column), so nothing cancels.
+        float count = 0.f, mean = 0.f, m2 = 0.f;
+        for (int k = t; k < n; k += BLOCK_THREADS) {
+          tile_t x;
+          x.load(p, cols, l, k);
+          const float c = in_row(k, cols, l.head);
+          if (c == 0.f) continue;
+          const float vmean = x.sum() / c;
+          const float delta = vmean - mean, total = count + c;
+          m2 += x.sum_sq(vmean, cols, l, k) + delta * delta * (count * c / total);
+          mean += delta * (c / total);
+          count = total;
+        }
+        const float n_cols = static_cast<float>(cols);
+        center = detail::block_sum<BLOCK_THREADS>(count * mean, scratch, parity) / n_cols;
+        const float offset = mean - center;
+        const float m2_row = detail::block_sum<BLOCK_THREADS>(m2 + count * offset * offset, scratch, parity);
+        rstd = detail::rstd_of(m2_row, cols, a.eps);
       } else {
+        float s2 = 0.f;
+        for (int k = t; k < n; k += BLOCK_THREADS) {
+          tile_t x;
+          x.load(p, cols, l, k);
+          s2 += x.sum_sq(0.f, cols, l, k);
+        }
         rstd = detail::rstd_of(detail::block_sum<BLOCK_THREADS>(s2, scratch, parity), cols, a.eps);
       }
       // The normalized row: x again, or the residual sum this thread wrote in the first pass.
@@ -67,7 +81,7 @@ struct block_loop {
     }
   }
 
-  // Elements of vector k inside [0, cols): the padding holds 0, which the shift must not count.
+  // Elements of vector k inside [0, cols) (the padding holds 0 and is no element).
   static __device__ __forceinline__ float in_row(int k, int cols, int head) {
     const int lo = k * VEC - head, hi = lo + VEC;
     const int a = lo < 0 ? 0 : lo, b = hi > cols ? cols : hi;
