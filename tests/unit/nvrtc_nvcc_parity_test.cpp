@@ -103,13 +103,14 @@ TEST(nvrtc_nvcc_parity, softmax_configuration_of_every_family) {
   }
 }
 
-// The normalizations: each family, both kinds (block_row in the default rule's commonest block).
+// The normalizations: each family, both kinds, the default rule's odd block and chunk counts.
 TEST(nvrtc_nvcc_parity, norm_configuration_of_every_family) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not found at " << nvcc_path() << " (set CUDACXX)";
   namespace kn = cuop::kernels::norm;
   const std::vector<kn::norm_config> configs = {
       {kn::norm_kind::rmsnorm, kn::family::warp_row, cuop::dtype::bf16, 8, 32, 4, 0, 4},
-      {kn::norm_kind::layernorm, kn::family::block_row, cuop::dtype::f16, 8, 0, 0, 128, 2},
+      {kn::norm_kind::layernorm, kn::family::warp_row, cuop::dtype::f16, 8, 32, 4, 0, 5},
+      {kn::norm_kind::layernorm, kn::family::block_row, cuop::dtype::bf16, 8, 0, 0, 160, 4},
       {kn::norm_kind::layernorm, kn::family::block_loop, cuop::dtype::f32, 4, 0, 0, 512, 0}};
   for (const auto& cfg : configs) {
     ASSERT_EQ(kn::check_config(cfg), "") << kn::instance_name(cfg);

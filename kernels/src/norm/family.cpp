@@ -100,29 +100,41 @@ long long get_param(const norm_config& c, std::string_view name) noexcept {
   return p == nullptr ? -1 : *p;
 }
 
-// block_row's default blocks, smallest first: two vectors a thread, then four at 1024 threads.
-constexpr struct {
-  int threads, chunks;
-} default_blocks[] = {{128, 2}, {256, 2}, {384, 2}, {512, 2}, {768, 2}, {1024, 2}, {1024, 4}};
+namespace {
+
+// warp_row's default lane counts, fewest first, each with up to this many vectors a lane.
+constexpr struct { int lanes, max_chunks; } default_lanes[] = {{4, 4}, {8, 4}, {16, 4}, {32, 8}};
+// block_row's default block sizes, each with 4 vectors a thread: the fewest threads that hold the
+// row, so that a block wastes at most a third of its lanes and an SM keeps more rows in flight.
+constexpr int default_block_threads[] = {96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024};
+constexpr int default_block_chunks = 4;
+constexpr int default_loop_threads = 512;
+
+}  // namespace
 
 norm_config default_config(norm_kind k, dtype t, long long, long long cols) noexcept {
   const int vec = static_cast<int>(16 / size_of(t));
   const long long vectors = (cols + vec - 1) / vec;
-  if (vectors <= 8) return warp_config(k, t, vec, 8, 1);
-  if (vectors <= 32) return warp_config(k, t, vec, 8, 4);
-  if (vectors <= 64) return warp_config(k, t, vec, 32, 2);
-  if (vectors <= 128) return warp_config(k, t, vec, 32, 4);
-  for (const auto& b : default_blocks)
-    if (vectors <= static_cast<long long>(b.threads) * b.chunks) return block_config(k, t, vec, b.threads, b.chunks);
-  return block_config(k, t, vec, 512, 0);
+  for (const auto& w : default_lanes)
+    if (vectors <= static_cast<long long>(w.lanes) * w.max_chunks)
+      return warp_config(k, t, vec, w.lanes, static_cast<int>((vectors + w.lanes - 1) / w.lanes));
+  for (const int threads : default_block_threads)
+    if (vectors <= static_cast<long long>(threads) * default_block_chunks)
+      return block_config(k, t, vec, threads, default_block_chunks);
+  return block_config(k, t, vec, default_loop_threads, 0);
 }
 
 std::vector<norm_config> default_configs(norm_kind k, dtype t) {
   const int vec = static_cast<int>(16 / size_of(t));
-  std::vector<norm_config> out = {warp_config(k, t, vec, 8, 1), warp_config(k, t, vec, 8, 4),
-                                  warp_config(k, t, vec, 32, 2), warp_config(k, t, vec, 32, 4)};
-  for (const auto& b : default_blocks) out.push_back(block_config(k, t, vec, b.threads, b.chunks));
-  out.push_back(block_config(k, t, vec, 512, 0));
+  std::vector<norm_config> out;
+  int held = 0;  // vectors the lane counts before hold: fewer chunks never run on these lanes
+  for (const auto& w : default_lanes) {
+    for (int chunks = held / w.lanes + 1; chunks <= w.max_chunks; ++chunks)
+      out.push_back(warp_config(k, t, vec, w.lanes, chunks));
+    held = w.lanes * w.max_chunks;
+  }
+  for (const int threads : default_block_threads) out.push_back(block_config(k, t, vec, threads, default_block_chunks));
+  out.push_back(block_config(k, t, vec, default_loop_threads, 0));
   return out;
 }
 
