@@ -19,8 +19,10 @@
 #                    its tests and the model timing table (PYTHON_S 400)
 #   norm             build, the norm and softmax GPU tests (TESTS_S 150), the PyTorch package and its
 #                    tests (PYTHON_S 240; PYTHON_WHAT all, tests or bench), bench-norm (NORM_S 200)
-#   norm-sweep       the layernorm and rmsnorm sweeps into $OUT/norm.db (SWEEP_S 330), both exported;
-#                    unless COMPARE=0, rebuild against the export, reinstall the package, bench-norm
+#   norm-sweep       the norm GPU tests if TESTS=1, the sweeps SWEEPS (rmsnorm's and layernorm's)
+#                    into DB ($OUT/norm.db; SEED_DB resumes) (SWEEP_S 330); unless EXPORT=0, both
+#                    exported, and unless COMPARE=0, rebuild against the export, reinstall the
+#                    package, bench-norm
 #   softmax          build, tests (TESTS=all, or softmax: the softmax GPU tests), the softmax sweep
 #                    (SWEEP_S 400; SEED_DB resumes; ONLY_COLS=N only the problems of N columns,
 #                    exported with --update) and once more (60 s: nothing measured twice), export,
@@ -136,9 +138,12 @@ norm)
   within "${NORM_S:-200}" bench-norm
   ;;
 norm-sweep)
-  export DB="$OUT/norm.db"
+  export DB="${DB:-$OUT/norm.db}"
   built || exit 1
-  within "${SWEEP_S:-330}" sweep configs/rmsnorm.yaml configs/layernorm.yaml
+  [[ "${TESTS:-0}" != 1 ]] || within "${TESTS_S:-150}" gpu-tests '*norm*:*softmax*'
+  # shellcheck disable=SC2086
+  within "${SWEEP_S:-330}" sweep ${SWEEPS:-configs/rmsnorm.yaml configs/layernorm.yaml}
+  [[ "${EXPORT:-1}" == 1 ]] || exit 0
   run export rmsnorm || exit 1
   run export layernorm || exit 1
   [[ "${COMPARE:-1}" == 1 ]] || exit 0

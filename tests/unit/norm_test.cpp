@@ -10,6 +10,7 @@
 #include "tuner/ops/norm/layernorm_op.hpp"
 #include "tuner/ops/norm/rmsnorm_op.hpp"
 #include "tuner/results/results_file.hpp"
+#include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace kn = cuop::kernels::norm;
@@ -74,6 +75,28 @@ TEST(norm_family, malformed_configurations_and_problems_say_why) {
   ASSERT_EQ(kn::plan_launch(warp, 33, 64, h200, plan), "");
   EXPECT_EQ(plan.grid_x, 3u);  // groups of 16 rows
   EXPECT_EQ(plan.block_x, 128u);
+}
+
+// The dispatch model is measured against the default rule: each problem of the committed sweep
+// files must race the rule's configuration, else that problem is no anchor of the model.
+TEST(norm_ops, every_problem_of_the_sweep_files_races_the_default_rules_configuration) {
+  for (const std::string op : {"layernorm", "rmsnorm"}) {
+    const auto sweep = cuop::spec::load(std::string(CUOP_SOURCE_DIR) + "/configs/" + op + ".yaml");
+    const auto* desc = cuop::catalog::find_op(op);
+    ASSERT_NE(desc, nullptr);
+    for (const auto& p : sweep.problems) {
+      const std::string baseline = desc->baseline_of(p.dtype, p.dims);
+      bool raced = false;
+      for (const auto& v : cuop::space::enumerate(sweep, p)) {
+        kn::norm_config c{op == "layernorm" ? kn::norm_kind::layernorm : kn::norm_kind::rmsnorm};
+        ASSERT_TRUE(kn::parse_family(v.config.family, c.fam));
+        c.type = *cuop::parse_dtype(p.dtype);
+        for (const auto& [name, value] : v.config.params) kn::set_param(c, name, value);
+        raced = raced || (v.accepted && kn::instance_name(c) == baseline);
+      }
+      EXPECT_TRUE(raced) << p.key(op) << ": " << baseline << " is not among the candidates";
+    }
+  }
 }
 
 TEST(norm_ops, rmsnorm_problems_take_residual_0_or_1_and_errors_name_the_place) {
