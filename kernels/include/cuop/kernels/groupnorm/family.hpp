@@ -1,0 +1,82 @@
+// Host-side description of the GroupNorm kernel families: configurations, the names that identify
+// them, the default rule, and how a configuration is launched for a problem. Plain C++ (no CUDA
+// headers), shared by the tuner (NVRTC path) and the library's dispatch (nvcc path). Devices are
+// described as for the row normalizations (norm::device_limits, norm::launch_plan).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuop/dtype.hpp"
+#include "cuop/kernels/norm/family.hpp"
+
+namespace cuop::kernels::groupnorm {
+
+using norm::device_limits;
+using norm::launch_plan;
+
+// The memory order of the tensor (the LAYOUT template argument; the same values as conv's).
+enum class layout : int { nhwc = 0, nchw = 1 };
+
+enum class family : int {
+  group_loop = 0,  // one block per group, read twice (the second time mostly from L2)
+};
+
+std::string_view name_of(layout l) noexcept;  // "nchw", "nhwc"
+std::string_view name_of(family f) noexcept;
+bool parse_layout(std::string_view s, layout& out) noexcept;
+bool parse_family(std::string_view s, family& out) noexcept;
+std::vector<family> all_families();
+
+// The tunable parameters of a family, in the order they appear in names and templates.
+// group_loop: vec, block_threads
+std::vector<std::string_view> param_names(family f);
+
+// One configuration: what it computes (dtype, layout, SiLU after the affine) and how.
+struct groupnorm_config {
+  family fam = family::group_loop;
+  dtype type = dtype::f32;
+  layout lay = layout::nchw;
+  bool silu = false;
+  int vec = 1;            // elements per vector access (1, 2, 4, 8; 16 bytes max)
+  int block_threads = 0;  // threads of the block that owns a group
+};
+
+bool set_param(groupnorm_config& c, std::string_view name, long long value) noexcept;
+long long get_param(const groupnorm_config& c, std::string_view name) noexcept;
+
+// One problem: n samples of c channels over hw positions, in `groups` groups.
+struct groupnorm_shape {
+  long long n = 0, c = 0, hw = 0;
+  long long groups = 1;
+};
+
+// Empty when the shape is well formed, else why not: channels that do not divide into the
+// groups, sizes below 0 (or below 1 for c and groups), 2^31 channels, groups (n x groups) or
+// elements of a group or more.
+std::string check_shape(const groupnorm_shape& s);
+
+// The default rule: 16-byte vectors, 512 threads a group. default_configs lists every
+// configuration it returns for a dtype, layout and SiLU (the library instantiates them all).
+groupnorm_config default_config(dtype t, layout l, bool silu, const groupnorm_shape& s) noexcept;
+std::vector<groupnorm_config> default_configs(dtype t, layout l, bool silu);
+
+// Empty when the configuration is well formed for any problem, else why not.
+std::string check_config(const groupnorm_config& c);
+
+// Stable key naming the code, e.g. "groupnorm_bf16_nhwc_silu_group_loop_vec8_threads512",
+// "groupnorm_f32_nchw_group_loop_vec4_threads256".
+std::string instance_name(const groupnorm_config& c);
+
+// Device template instantiation spelled as source, e.g.
+// "cuop::kernels::groupnorm::group_loop<float, 4, 256, 1, 0>" (NCHW), and the header that defines it.
+std::string template_name(const groupnorm_config& c);
+std::string_view header_of(family f) noexcept;
+
+// Grid: one block per group, up to 2^31 - 1 blocks, which then stride over the rest. Returns ""
+// on success, else why `c` cannot run the problem.
+std::string plan_launch(const groupnorm_config& c, const groupnorm_shape& s, const device_limits& dev,
+                        launch_plan& out);
+
+}  // namespace cuop::kernels::groupnorm

@@ -1,0 +1,223 @@
+// GroupNorm: the group_loop family instantiated directly (vectors and the element-by-element
+// path) and the library's call (cuop::groupnorm), NCHW and NHWC, with and without SiLU, every
+// dtype, on awkward shapes, misaligned and in place, against the double-precision reference:
+// outputs and statistics; bad arguments as statuses.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cuop/groupnorm.hpp"
+#include "cuop/kernels/groupnorm/group_loop.cuh"
+#include "cuop/kernels/groupnorm/launch.hpp"
+#include "cuop/kernels/norm/launch.hpp"
+#include "cuop/reference/groupnorm_reference.hpp"
+#include "cuop/reference/norm_reference.hpp"
+#include "cuop/reference/softmax_reference.hpp"
+#include "gpu_test_support.hpp"
+#include "kernels/src/groupnorm/default_kernels.hpp"
+
+namespace {
+
+namespace kg = cuop::kernels::groupnorm;
+using cuop::dtype;
+
+template <class Family>
+__global__ void __launch_bounds__(Family::block_threads) family_entry(kg::groupnorm_args a) {
+  Family::run(a);
+}
+
+struct device_buffer {
+  void* ptr = nullptr;
+  explicit device_buffer(std::size_t bytes) { cudaMalloc(&ptr, bytes < 1 ? 1 : bytes); }
+  ~device_buffer() { cudaFree(ptr); }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  template <class T = void>
+  T* at(std::size_t byte_offset = 0) const {
+    return reinterpret_cast<T*>(static_cast<char*>(ptr) + byte_offset);
+  }
+};
+
+struct gn_case {
+  dtype type;
+  kg::layout lay;
+  bool silu;
+  long long n, c, hw, groups;
+  int misalign = 0;  // elements added to every tensor's pointer
+  bool in_place = false;
+  bool params = true;
+};
+
+std::string describe(const gn_case& c) {
+  return std::string(cuop::name_of(c.type)) + " " + std::string(kg::name_of(c.lay)) + (c.silu ? " silu " : " ") +
+         std::to_string(c.n) + "x" + std::to_string(c.c) + "x" + std::to_string(c.hw) + " g" +
+         std::to_string(c.groups) + " misalign " + std::to_string(c.misalign) + (c.in_place ? " in place" : "") +
+         (c.params ? "" : " no params");
+}
+
+// Runs `launch` on the case's operands and checks y and the statistics against the reference.
+void check_case(const gn_case& c, const std::function<cudaError_t(const kg::groupnorm_args&)>& launch) {
+  SCOPED_TRACE(describe(c));
+  const auto elem = cuop::size_of(c.type);
+  const long long elements = c.n * c.c * c.hw, stats = c.n * c.groups;
+  const std::size_t off = static_cast<std::size_t>(c.misalign) * elem;
+  const std::size_t bytes = static_cast<std::size_t>(elements + c.misalign + 8) * elem;
+  device_buffer x(bytes), y(bytes), w(c.c * elem + off), b(c.c * elem + off);
+  device_buffer ref_y(elements * sizeof(float)), ref_mean(stats * 4), ref_rstd(stats * 4), mean(stats * 4),
+      rstd(stats * 4);
+  const long long n_all = static_cast<long long>(bytes / elem);
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, x.ptr, n_all, 5, -3.f, 5.f, nullptr));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, w.ptr, c.c + c.misalign, 7, 0.5f, 1.5f, nullptr));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, b.ptr, c.c + c.misalign, 8, -0.5f, 0.5f, nullptr));
+  if (!c.in_place) CUOP_CUDA_ASSERT(cuop::reference::fill_nan(c.type, y.ptr, n_all, nullptr));
+  CUOP_CUDA_ASSERT(cudaMemset(mean.ptr, 0xff, stats * 4));
+  CUOP_CUDA_ASSERT(cudaMemset(rstd.ptr, 0xff, stats * 4));
+  const void* weight = c.params ? w.at(off) : nullptr;
+  const void* bias = c.params ? b.at(off) : nullptr;
+  const cuop::reference::groupnorm_reference_args ra{
+      c.type, c.lay == kg::layout::nhwc, c.silu, x.at(off), weight, bias, c.n, c.c, c.hw, c.groups, 1e-5f};
+  CUOP_CUDA_ASSERT(
+      cuop::reference::groupnorm_reference(ra, ref_y.at<float>(), ref_mean.at<float>(), ref_rstd.at<float>(), nullptr));
+  void* y_p = c.in_place ? x.at(off) : y.at(off);
+  const kg::groupnorm_args a{
+      x.at(off), y_p, weight, bias, mean.at<float>(), rstd.at<float>(), c.n, c.c, c.hw, static_cast<int>(c.groups),
+      1e-5f};
+  CUOP_CUDA_ASSERT(launch(a));
+  CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
+  const double tol = cuop::reference::norm_tolerance(c.type, c.c / c.groups * c.hw);
+  cuop::reference::compare_result r{};
+  CUOP_CUDA_ASSERT(
+      cuop::reference::compare_softmax(c.type, y_p, 1, elements, elements, ref_y.at<float>(), tol, tol, &r, nullptr));
+  EXPECT_EQ(r.bad, 0) << "y: first bad at " << r.first_bad_col << ", max abs error " << r.max_abs_err;
+  for (const auto& [out, ref, what] : {std::tuple{mean.at<float>(), ref_mean.at<float>(), "mean"},
+                                       std::tuple{rstd.at<float>(), ref_rstd.at<float>(), "rstd"}}) {
+    cuop::reference::compare_result s{};
+    CUOP_CUDA_ASSERT(cuop::reference::compare_softmax(dtype::f32, out, 1, stats, stats, ref, 1e-4, 1e-4, &s, nullptr));
+    EXPECT_EQ(s.bad, 0) << what << ": first bad at " << s.first_bad_col << ", max abs error " << s.max_abs_err;
+  }
+}
+
+// Two configurations of the family for the case's dtype, layout and SiLU: 16-byte vectors on 256
+// threads, and 2 elements a vector on 64.
+template <class T, int LAYOUT, int SILU>
+std::vector<std::pair<kg::groupnorm_config, const void*>> kernels_for(const gn_case& c) {
+  constexpr int V = 16 / sizeof(T);
+  return {{{kg::family::group_loop, c.type, c.lay, c.silu, V, 256},
+           reinterpret_cast<const void*>(family_entry<kg::group_loop<T, V, 256, LAYOUT, SILU>>)},
+          {{kg::family::group_loop, c.type, c.lay, c.silu, 2, 64},
+           reinterpret_cast<const void*>(family_entry<kg::group_loop<T, 2, 64, LAYOUT, SILU>>)}};
+}
+
+template <class T>
+std::vector<std::pair<kg::groupnorm_config, const void*>> kernels_of_type(const gn_case& c) {
+  const bool nhwc = c.lay == kg::layout::nhwc;
+  if (nhwc) return c.silu ? kernels_for<T, kg::nhwc_layout, 1>(c) : kernels_for<T, kg::nhwc_layout, 0>(c);
+  return c.silu ? kernels_for<T, kg::nchw_layout, 1>(c) : kernels_for<T, kg::nchw_layout, 0>(c);
+}
+
+void check_family(const gn_case& c) {
+  kg::device_limits limits;
+  CUOP_CUDA_ASSERT(cuop::kernels::norm::query_limits(0, limits));
+  const auto kernels = c.type == dtype::f32   ? kernels_of_type<float>(c)
+                       : c.type == dtype::f16 ? kernels_of_type<__half>(c)
+                                              : kernels_of_type<__nv_bfloat16>(c);
+  for (const auto& [config, fn] : kernels) {
+    kg::launch_plan plan;
+    ASSERT_EQ(kg::plan_launch(config, {c.n, c.c, c.hw, c.groups}, limits, plan), "");
+    SCOPED_TRACE(kg::instance_name(config));
+    check_case(c, [&, fn = fn](const kg::groupnorm_args& a) { return kg::launch(fn, plan, a, nullptr); });
+  }
+}
+
+// Shapes: one channel a group, groups of odd sizes, spatial sizes off every vector, a U-Net block.
+std::vector<gn_case> shapes(dtype t, kg::layout l, bool silu) {
+  std::vector<gn_case> out;
+  for (const auto& [n, c, hw, g] : std::vector<std::tuple<long long, long long, long long, long long>>{
+           {1, 1, 1, 1}, {2, 6, 7, 3}, {3, 32, 64, 32}, {2, 24, 4097, 4}, {1, 320, 256, 32}, {2, 40, 9, 8}})
+    out.push_back({t, l, silu, n, c, hw, g});
+  return out;
+}
+
+}  // namespace
+
+TEST(sm80_groupnorm_family, every_layout_dtype_and_silu_on_awkward_shapes) {
+  CUOP_REQUIRE_GPU();
+  for (const dtype t : {dtype::f32, dtype::f16, dtype::bf16})
+    for (const kg::layout l : {kg::layout::nchw, kg::layout::nhwc})
+      for (const bool silu : {false, true})
+        for (auto c : shapes(t, l, silu)) {
+          check_family(c);
+          c.misalign = 1;  // every pointer off its vector: the element-by-element path
+          check_family(c);
+        }
+}
+
+TEST(sm80_groupnorm_dispatch, in_place_without_parameters_and_statistics) {
+  CUOP_REQUIRE_GPU();
+  const auto library = [](const gn_case& c) {
+    return [c](const kg::groupnorm_args& a) {
+      const long long h = c.hw % 2 == 0 ? 2 : 1;
+      cuop::groupnorm_problem p{c.type, c.n, c.c, h, c.hw / h, c.groups, c.lay, c.silu};
+      const auto s = cuop::groupnorm(p, a.x, a.weight, a.bias, a.y, a.mean, a.rstd);
+      return s == cuop::status::success ? cudaSuccess : cudaErrorUnknown;
+    };
+  };
+  for (const dtype t : {dtype::f32, dtype::bf16})
+    for (const kg::layout l : {kg::layout::nchw, kg::layout::nhwc})
+      for (const bool silu : {false, true}) {
+        for (const auto& c : shapes(t, l, silu)) check_case(c, library(c));
+        check_case({t, l, silu, 2, 64, 100, 32, 0, true}, library({t, l, silu, 2, 64, 100, 32}));
+        check_case({t, l, silu, 2, 64, 100, 32, 0, false, false}, library({t, l, silu, 2, 64, 100, 32}));
+      }
+  cuop::norm_choice choice;
+  ASSERT_EQ(cuop::groupnorm_which({dtype::bf16, 2, 320, 64, 64, 32, kg::layout::nhwc, true}, choice),
+            cuop::status::success);
+  EXPECT_STREQ(choice.instance, "groupnorm_bf16_nhwc_silu_group_loop_vec8_threads512");
+  EXPECT_STREQ(choice.source, "default");
+}
+
+TEST(sm80_groupnorm_dispatch, bad_arguments_are_statuses) {
+  CUOP_REQUIRE_GPU();
+  device_buffer x(4096 * 4), y(4096 * 4), w(64 * 4);
+  const cuop::groupnorm_problem p{dtype::f32, 2, 64, 4, 8, 32};
+  const auto bad = cuop::status::invalid_argument;
+  EXPECT_EQ(cuop::groupnorm(p, nullptr, nullptr, nullptr, y.ptr), bad);
+  EXPECT_EQ(cuop::groupnorm(p, x.ptr, nullptr, nullptr, nullptr), bad);
+  EXPECT_EQ(cuop::groupnorm({dtype::f32, 2, 64, 4, 8, 30}, x.ptr, nullptr, nullptr, y.ptr), bad);  // 64 % 30
+  EXPECT_EQ(cuop::groupnorm({dtype::f32, 2, 64, 4, 8, 0}, x.ptr, nullptr, nullptr, y.ptr), bad);
+  EXPECT_EQ(cuop::groupnorm({dtype::f32, -1, 64, 4, 8, 32}, x.ptr, nullptr, nullptr, y.ptr), bad);
+  EXPECT_EQ(
+      cuop::groupnorm({dtype::f32, 2, 64, 4, 8, 32, kg::layout::nchw, false, -1.f}, x.ptr, nullptr, nullptr, y.ptr),
+      bad);
+  EXPECT_EQ(cuop::groupnorm(p, x.at(2), nullptr, nullptr, y.ptr), bad);                  // off the element size
+  EXPECT_EQ(cuop::groupnorm(p, x.ptr, nullptr, nullptr, x.at(4)), bad);                  // overlap, not in place
+  EXPECT_EQ(cuop::groupnorm(p, x.ptr, nullptr, nullptr, y.ptr, y.at<float>()), bad);     // mean inside y
+  EXPECT_EQ(cuop::groupnorm(p, x.ptr, w.ptr, w.ptr, y.ptr), cuop::status::success);      // weight = bias: both read
+  EXPECT_EQ(cuop::groupnorm(p, x.ptr, nullptr, nullptr, x.ptr), cuop::status::success);  // in place
+  EXPECT_EQ(cuop::groupnorm({dtype::f32, 0, 64, 4, 8, 32}, x.ptr, nullptr, nullptr, y.ptr), cuop::status::success);
+  CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
+}
+
+// The library instantiates exactly the default rule's configurations, one for each dtype, layout
+// and SiLU.
+TEST(groupnorm_library, ships_the_default_rules_kernels) {  // no GPU needed
+  std::set<std::string> shipped;
+  for (int i = 0; i < kg::default_kernel_count; ++i) {
+    EXPECT_NE(kg::default_kernels[i].kernel, nullptr);
+    EXPECT_TRUE(shipped.insert(kg::instance_name(kg::default_kernels[i].config)).second);
+  }
+  std::size_t wanted = 0;
+  for (const dtype t : {dtype::f32, dtype::f16, dtype::bf16})
+    for (const kg::layout l : {kg::layout::nchw, kg::layout::nhwc})
+      for (const bool silu : {false, true})
+        for (const auto& c : kg::default_configs(t, l, silu)) {
+          ++wanted;
+          EXPECT_EQ(kg::check_config(c), "");
+          EXPECT_TRUE(shipped.contains(kg::instance_name(c))) << kg::instance_name(c);
+          EXPECT_EQ(kg::instance_name(kg::default_config(t, l, silu, {2, 320, 4096, 32})), kg::instance_name(c));
+        }
+  EXPECT_EQ(shipped.size(), wanted);
+}
