@@ -122,6 +122,6 @@ TORCH_LIBRARY_IMPL(cuop, Autograd, m) {
   m.impl("linear", &linear_autograd);
   m.impl("conv2d", &conv2d_autograd);
   // The normalizations are forward only: a backward through them is an error, not a silent zero.
-  for (const char* op : {"layer_norm", "rms_norm", "add_rms_norm"})
+  for (const char* op : {"layer_norm", "rms_norm", "add_rms_norm", "group_norm"})
     m.impl(op, torch::autograd::autogradNotImplementedFallback());
 }

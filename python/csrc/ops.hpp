@@ -38,4 +38,10 @@ at::Tensor add_rms_norm(const at::Tensor& x, const at::Tensor& residual, c10::In
                         const std::optional<at::Tensor>& weight, std::optional<double> eps);
 std::string norm_which(const at::Tensor& x, c10::IntArrayRef normalized_shape, std::string_view kind, bool residual);
 
+// torch.nn.functional.group_norm over x (N, C, *), then SiLU when `silu` (forward only);
+// channels_last 4-d input runs NHWC and returns channels_last, anything else NCHW (contiguous).
+at::Tensor group_norm(const at::Tensor& x, int64_t num_groups, const std::optional<at::Tensor>& weight,
+                      const std::optional<at::Tensor>& bias, double eps, bool silu);
+std::string group_norm_which(const at::Tensor& x, int64_t num_groups, bool silu);
+
 }  // namespace cuop::torch_bridge

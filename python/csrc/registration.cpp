@@ -18,6 +18,9 @@ TORCH_LIBRARY(cuop, m) {
   m.def(
       "add_rms_norm(Tensor x, Tensor(a!) residual, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> "
       "Tensor");
+  m.def(
+      "group_norm(Tensor x, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool silu=False) "
+      "-> Tensor");
   // What each op would run for these arguments, for logs and tests (not traceable: a string).
   m.def("softmax_which(Tensor x, int dim=-1) -> str");
   m.def("linear_which(Tensor x, Tensor weight) -> str");
@@ -25,6 +28,7 @@ TORCH_LIBRARY(cuop, m) {
       "conv2d_which(Tensor x, Tensor weight, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> "
       "str");
   m.def("norm_which(Tensor x, int[] normalized_shape, str kind, bool residual=False) -> str");
+  m.def("group_norm_which(Tensor x, int num_groups, bool silu=False) -> str");
 }
 
 namespace {
@@ -41,6 +45,8 @@ void implement(torch::Library& m) {
   m.impl("rms_norm", &rms_norm);
   m.impl("add_rms_norm", &add_rms_norm);
   m.impl("norm_which", &norm_which);
+  m.impl("group_norm", &group_norm);
+  m.impl("group_norm_which", &group_norm_which);
 }
 
 }  // namespace

@@ -17,9 +17,11 @@ library_path = _load()
 
 from cuop import _registrations  # noqa: E402,F401  (fake implementations)
 from cuop import nn  # noqa: E402
-from cuop.ops import add_rms_norm, conv2d, layer_norm, linear, rms_norm, softmax, which  # noqa: E402
+from cuop.ops import add_rms_norm, conv2d, group_norm, layer_norm, linear, rms_norm, softmax, which  # noqa: E402
 
-__all__ = ["add_rms_norm", "conv2d", "layer_norm", "linear", "nn", "rms_norm", "softmax", "which", "library_path"]
+__all__ = [
+    "add_rms_norm", "conv2d", "group_norm", "layer_norm", "linear", "nn", "rms_norm", "softmax", "which", "library_path"
+]
 
 try:
     from importlib.metadata import PackageNotFoundError, version

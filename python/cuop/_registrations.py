@@ -128,3 +128,22 @@ def _add_rms_norm_fake(x, residual, normalized_shape, weight=None, eps=None):
     _check_same("cuop.add_rms_norm", x, residual, "residual")
     torch._check(residual.shape == x.shape, lambda: "cuop.add_rms_norm: residual shape")
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+# group_norm: a new tensor of x's shape, channels_last for channels_last 4-d input (and not also
+# contiguous), else contiguous (csrc/groupnorm_op.cpp).
+@torch.library.register_fake("cuop::group_norm")
+def _group_norm_fake(x, num_groups, weight=None, bias=None, eps=1e-5, silu=False):
+    op = "cuop.group_norm"
+    _check_dtype(op, x)
+    torch._check(x.dim() >= 2, lambda: f"{op}: x must have at least 2 dimensions (N, C, *), got {tuple(x.shape)}")
+    torch._check(num_groups >= 1 and x.shape[1] % num_groups == 0,
+                 lambda: f"{op}: {x.shape[1]} channels do not divide into num_groups {num_groups}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None:
+            _check_same(op, x, p, name)
+            torch._check(list(p.shape) == [x.shape[1]], lambda: f"{op}: {name} shape")
+    nhwc = x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
+    fmt = torch.channels_last if nhwc else torch.contiguous_format
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device, memory_format=fmt)
+

@@ -1,5 +1,5 @@
 """The ops as functions with torch.nn.functional's signatures (softmax, linear, conv2d, layer_norm,
-rms_norm) and the fused add_rms_norm."""
+rms_norm, group_norm) and the fused add_rms_norm."""
 
 import torch
 
@@ -73,6 +73,12 @@ def add_rms_norm(x, residual, normalized_shape, weight=None, eps=None):
     return torch.ops.cuop.add_rms_norm(x, residual, _shape(normalized_shape), weight, eps)
 
 
+def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5, silu=False):
+    """torch.nn.functional.group_norm through cuop (forward only); silu=True applies SiLU after it
+    in the same kernel. channels_last 4-d input runs NHWC and returns channels_last."""
+    return torch.ops.cuop.group_norm(x, num_groups, weight, bias, eps, silu)
+
+
 class _Which:
     """What each op would run for these arguments: "instance [kind, source, table, ...]"."""
 
@@ -98,6 +104,10 @@ class _Which:
     @staticmethod
     def rms_norm(x, normalized_shape, residual=False):
         return torch.ops.cuop.norm_which(x, _shape(normalized_shape), "rms_norm", residual)
+
+    @staticmethod
+    def group_norm(x, num_groups, silu=False):
+        return torch.ops.cuop.group_norm_which(x, num_groups, silu)
 
 
 which = _Which()

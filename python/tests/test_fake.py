@@ -48,6 +48,15 @@ class FakeShapes(unittest.TestCase):
             self.assertEqual(y.shape, x.shape)
             self.assertTrue(y.is_contiguous())
 
+    def test_group_norm_keeps_shape_and_memory_format(self):
+        for channels_last in (False, True):
+            x = meta(2, 64, 8, 8, channels_last=channels_last)
+            for silu in (False, True):
+                y = cuop.group_norm(x, 32, meta(64), meta(64), silu=silu)
+                self.assertEqual(y.shape, x.shape)
+                self.assertEqual(y.is_contiguous(memory_format=torch.channels_last), channels_last)
+        self.assertTrue(cuop.group_norm(meta(2, 6, 5), 3).is_contiguous())  # (N, C, L)
+
     def test_padding_same_and_valid(self):
         x, w = meta(1, 4, 9, 9), meta(4, 4, 3, 5)
         self.assertEqual(cuop.conv2d(x, w, padding="same").shape, (1, 4, 9, 9))
@@ -81,6 +90,10 @@ class FakeChecks(unittest.TestCase):
             cuop.rms_norm(meta(2, 4), [4], meta(5))
         with self.assertRaisesRegex(RuntimeError, "residual shape"):
             cuop.add_rms_norm(meta(2, 4), meta(3, 4), [4])
+        with self.assertRaisesRegex(RuntimeError, "64 channels do not divide into num_groups 30"):
+            cuop.group_norm(meta(2, 64, 4, 4), 30)
+        with self.assertRaisesRegex(RuntimeError, "weight shape"):
+            cuop.group_norm(meta(2, 64, 4, 4), 32, meta(32))
 
     def test_cpu_tensors_get_the_ops_own_error(self):
         with self.assertRaisesRegex(RuntimeError, "cuop.softmax: x must be a CUDA tensor"):
@@ -109,7 +122,7 @@ class Tracing(unittest.TestCase):
         self.assertTrue(any("cuop.linear" in str(n.target) for n in graph.graph.nodes))
 
     def test_every_op_is_registered_with_a_fake(self):
-        for name in ("softmax", "linear", "conv2d", "layer_norm", "rms_norm", "add_rms_norm"):
+        for name in ("softmax", "linear", "conv2d", "layer_norm", "rms_norm", "add_rms_norm", "group_norm"):
             op = getattr(torch.ops.cuop, name).default
             self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "Meta"), name)
             self.assertTrue(torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "CUDA"), name)

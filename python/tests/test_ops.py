@@ -139,10 +139,29 @@ class Norms(unittest.TestCase):
             torch.float16).eps), sliced.dtype, "slice, default eps")
         self.assertEqual(cuop.layer_norm(rand(0, 5, dtype=torch.float16), 5).shape, (0, 5))
 
+    def test_group_norm_layouts_silu_every_dtype(self):
+        F = torch.nn.functional
+        for n, c, h, w, g in [(2, 64, 16, 16, 32), (1, 320, 9, 7, 32), (3, 6, 5, 5, 3), (2, 40, 1, 1, 8)]:
+            for name in DTYPES:
+                t = getattr(torch, name)
+                x, wt, b = rand(n, c, h, w, dtype=t, scale=3.0), rand(c, dtype=t), rand(c, dtype=t)
+                for channels_last in (False, True):
+                    xl = x.contiguous(memory_format=torch.channels_last) if channels_last else x
+                    for silu in (False, True):
+                        with self.subTest(shape=(n, c, h, w, g), dtype=name, channels_last=channels_last, silu=silu):
+                            expected = F.group_norm(x.float(), g, wt.float(), b.float(), 1e-5)
+                            expected = F.silu(expected) if silu else expected
+                            got = cuop.group_norm(xl, g, wt, b, 1e-5, silu=silu)
+                            self.check(got, expected, t, cuop.which.group_norm(xl, g, silu))
+        x = rand(2, 8, 100, dtype=torch.float16)  # (N, C, L)
+        self.check(cuop.group_norm(x, 4), F.group_norm(x.float(), 4), x.dtype, "(N, C, L), no parameters")
+
     def test_backward_is_an_error(self):
         x = rand(4, 64, dtype=torch.float32).requires_grad_()
         with self.assertRaisesRegex(RuntimeError, "not implemented"):
             cuop.rms_norm(x, 64).sum().backward()
+        with self.assertRaisesRegex(RuntimeError, "not implemented"):
+            cuop.group_norm(rand(2, 8, 4, 4, dtype=torch.float32).requires_grad_(), 4).sum().backward()
 
 
 @needs_gpu
@@ -197,6 +216,7 @@ class StreamsGraphsAutograd(unittest.TestCase):
             (torch.ops.cuop.layer_norm.default, (x2, [64], rand(64, dtype=torch.float16), None, 1e-5)),
             (torch.ops.cuop.rms_norm.default, (x2, [64], None, 1e-6)),
             (torch.ops.cuop.add_rms_norm.default, (x2, rand(16, 64, dtype=torch.float16), [64], None, 1e-6)),
+            (torch.ops.cuop.group_norm.default, (xc, 4, rand(8, dtype=torch.float16), None, 1e-5, True)),
         ]
         for op, args in cases:
             with self.subTest(op=str(op)):
