@@ -61,6 +61,13 @@ bool overlaps(const strided_range& a, const strided_range& b) noexcept {
   return t_lo <= t_hi;
 }
 
+bool written_overlap(std::span<const operand_range> operands) noexcept {
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    for (std::size_t j = i + 1; j < operands.size(); ++j)
+      if ((operands[i].written || operands[j].written) && overlaps(operands[i].range, operands[j].range)) return true;
+  return false;
+}
+
 std::uint32_t alignment_of(const void* p, std::uint32_t cap) noexcept {
   const auto v = reinterpret_cast<std::uintptr_t>(p);
   if (v == 0) return cap;

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuop/dtype.hpp"
@@ -44,6 +46,31 @@ inline std::vector<float> to_host(dtype t, const void* device, long long count) 
   for (long long i = 0; i < count; ++i) out[i] = host_float(t, &raw[i * size_of(t)]);
   return out;
 }
+
+// cudaMalloc'd bytes, freed with the object (null for 0 bytes or a failed allocation).
+class device_buffer {
+ public:
+  device_buffer() = default;
+  explicit device_buffer(std::size_t bytes) {
+    if (bytes > 0 && cudaMalloc(&m_ptr, bytes) != cudaSuccess) m_ptr = nullptr;
+  }
+  ~device_buffer() { cudaFree(m_ptr); }
+  device_buffer(device_buffer&& o) noexcept : m_ptr(o.m_ptr) { o.m_ptr = nullptr; }
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    std::swap(m_ptr, o.m_ptr);
+    return *this;
+  }
+  void* get() const noexcept { return m_ptr; }
+  char* bytes() const noexcept { return static_cast<char*>(m_ptr); }
+  // The buffer from byte_offset on, as a T*.
+  template <class T = void>
+  T* at(std::size_t byte_offset = 0) const noexcept {
+    return reinterpret_cast<T*>(bytes() + byte_offset);
+  }
+
+ private:
+  void* m_ptr = nullptr;
+};
 
 // Empty when a device is present, else why not.
 inline std::string gpu_unavailable_reason() {

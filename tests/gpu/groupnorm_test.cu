@@ -29,17 +29,7 @@ __global__ void __launch_bounds__(Family::block_threads) family_entry(kg::groupn
   Family::run(a);
 }
 
-struct device_buffer {
-  void* ptr = nullptr;
-  explicit device_buffer(std::size_t bytes) { cudaMalloc(&ptr, bytes < 1 ? 1 : bytes); }
-  ~device_buffer() { cudaFree(ptr); }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  template <class T = void>
-  T* at(std::size_t byte_offset = 0) const {
-    return reinterpret_cast<T*>(static_cast<char*>(ptr) + byte_offset);
-  }
-};
+using cuop::test::device_buffer;
 
 struct gn_case {
   dtype type;
@@ -69,12 +59,12 @@ void check_case(const gn_case& c, const std::function<cudaError_t(const kg::grou
   device_buffer ref_y(elements * sizeof(float)), ref_mean(stats * 4), ref_rstd(stats * 4), mean(stats * 4),
       rstd(stats * 4);
   const long long n_all = static_cast<long long>(bytes / elem);
-  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, x.ptr, n_all, 5, -3.f, 5.f, nullptr));
-  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, w.ptr, c.c + c.misalign, 7, 0.5f, 1.5f, nullptr));
-  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, b.ptr, c.c + c.misalign, 8, -0.5f, 0.5f, nullptr));
-  if (!c.in_place) CUOP_CUDA_ASSERT(cuop::reference::fill_nan(c.type, y.ptr, n_all, nullptr));
-  CUOP_CUDA_ASSERT(cudaMemset(mean.ptr, 0xff, stats * 4));
-  CUOP_CUDA_ASSERT(cudaMemset(rstd.ptr, 0xff, stats * 4));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, x.get(), n_all, 5, -3.f, 5.f, nullptr));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, w.get(), c.c + c.misalign, 7, 0.5f, 1.5f, nullptr));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, b.get(), c.c + c.misalign, 8, -0.5f, 0.5f, nullptr));
+  if (!c.in_place) CUOP_CUDA_ASSERT(cuop::reference::fill_nan(c.type, y.get(), n_all, nullptr));
+  CUOP_CUDA_ASSERT(cudaMemset(mean.get(), 0xff, stats * 4));
+  CUOP_CUDA_ASSERT(cudaMemset(rstd.get(), 0xff, stats * 4));
   const void* weight = c.params ? w.at(off) : nullptr;
   const void* bias = c.params ? b.at(off) : nullptr;
   const cuop::reference::groupnorm_reference_args ra{
@@ -184,20 +174,20 @@ TEST(sm80_groupnorm_dispatch, bad_arguments_are_statuses) {
   device_buffer x(4096 * 4), y(4096 * 4), w(64 * 4);
   const cuop::groupnorm_problem p{dtype::f32, 2, 64, 4, 8, 32};
   const auto bad = cuop::status::invalid_argument;
-  EXPECT_EQ(cuop::groupnorm(p, nullptr, nullptr, nullptr, y.ptr), bad);
-  EXPECT_EQ(cuop::groupnorm(p, x.ptr, nullptr, nullptr, nullptr), bad);
-  EXPECT_EQ(cuop::groupnorm({dtype::f32, 2, 64, 4, 8, 30}, x.ptr, nullptr, nullptr, y.ptr), bad);  // 64 % 30
-  EXPECT_EQ(cuop::groupnorm({dtype::f32, 2, 64, 4, 8, 0}, x.ptr, nullptr, nullptr, y.ptr), bad);
-  EXPECT_EQ(cuop::groupnorm({dtype::f32, -1, 64, 4, 8, 32}, x.ptr, nullptr, nullptr, y.ptr), bad);
+  EXPECT_EQ(cuop::groupnorm(p, nullptr, nullptr, nullptr, y.get()), bad);
+  EXPECT_EQ(cuop::groupnorm(p, x.get(), nullptr, nullptr, nullptr), bad);
+  EXPECT_EQ(cuop::groupnorm({dtype::f32, 2, 64, 4, 8, 30}, x.get(), nullptr, nullptr, y.get()), bad);  // 64 % 30
+  EXPECT_EQ(cuop::groupnorm({dtype::f32, 2, 64, 4, 8, 0}, x.get(), nullptr, nullptr, y.get()), bad);
+  EXPECT_EQ(cuop::groupnorm({dtype::f32, -1, 64, 4, 8, 32}, x.get(), nullptr, nullptr, y.get()), bad);
   EXPECT_EQ(
-      cuop::groupnorm({dtype::f32, 2, 64, 4, 8, 32, kg::layout::nchw, false, -1.f}, x.ptr, nullptr, nullptr, y.ptr),
+      cuop::groupnorm({dtype::f32, 2, 64, 4, 8, 32, kg::layout::nchw, false, -1.f}, x.get(), nullptr, nullptr, y.get()),
       bad);
-  EXPECT_EQ(cuop::groupnorm(p, x.at(2), nullptr, nullptr, y.ptr), bad);                  // off the element size
-  EXPECT_EQ(cuop::groupnorm(p, x.ptr, nullptr, nullptr, x.at(4)), bad);                  // overlap, not in place
-  EXPECT_EQ(cuop::groupnorm(p, x.ptr, nullptr, nullptr, y.ptr, y.at<float>()), bad);     // mean inside y
-  EXPECT_EQ(cuop::groupnorm(p, x.ptr, w.ptr, w.ptr, y.ptr), cuop::status::success);      // weight = bias: both read
-  EXPECT_EQ(cuop::groupnorm(p, x.ptr, nullptr, nullptr, x.ptr), cuop::status::success);  // in place
-  EXPECT_EQ(cuop::groupnorm({dtype::f32, 0, 64, 4, 8, 32}, x.ptr, nullptr, nullptr, y.ptr), cuop::status::success);
+  EXPECT_EQ(cuop::groupnorm(p, x.at(2), nullptr, nullptr, y.get()), bad);                    // off the element size
+  EXPECT_EQ(cuop::groupnorm(p, x.get(), nullptr, nullptr, x.at(4)), bad);                    // overlap, not in place
+  EXPECT_EQ(cuop::groupnorm(p, x.get(), nullptr, nullptr, y.get(), y.at<float>()), bad);     // mean inside y
+  EXPECT_EQ(cuop::groupnorm(p, x.get(), w.get(), w.get(), y.get()), cuop::status::success);  // weight = bias: both read
+  EXPECT_EQ(cuop::groupnorm(p, x.get(), nullptr, nullptr, x.get()), cuop::status::success);  // in place
+  EXPECT_EQ(cuop::groupnorm({dtype::f32, 0, 64, 4, 8, 32}, x.get(), nullptr, nullptr, y.get()), cuop::status::success);
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
 }
 

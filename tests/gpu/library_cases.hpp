@@ -14,28 +14,9 @@
 #include "cuop/gemm.hpp"
 #include "cuop/softmax.hpp"
 #include "cuop/status.hpp"
+#include "gpu_test_support.hpp"
 
 namespace cuop::test {
-
-// cudaMalloc'd bytes, freed with the object.
-class device_buffer {
- public:
-  device_buffer() = default;
-  explicit device_buffer(std::size_t bytes) {
-    if (bytes > 0 && cudaMalloc(&m_ptr, bytes) != cudaSuccess) m_ptr = nullptr;
-  }
-  ~device_buffer() { cudaFree(m_ptr); }
-  device_buffer(device_buffer&& o) noexcept : m_ptr(o.m_ptr) { o.m_ptr = nullptr; }
-  device_buffer& operator=(device_buffer&& o) noexcept {
-    std::swap(m_ptr, o.m_ptr);
-    return *this;
-  }
-  void* get() const noexcept { return m_ptr; }
-  char* bytes() const noexcept { return static_cast<char*>(m_ptr); }
-
- private:
-  void* m_ptr = nullptr;
-};
 
 class op_case {
  public:

@@ -27,17 +27,7 @@ __global__ void __launch_bounds__(Family::block_threads) family_entry(kn::norm_a
   Family::run(a);
 }
 
-struct device_buffer {
-  void* ptr = nullptr;
-  explicit device_buffer(std::size_t bytes) { cudaMalloc(&ptr, bytes < 1 ? 1 : bytes); }
-  ~device_buffer() { cudaFree(ptr); }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  template <class T = void>
-  T* at(std::size_t byte_offset = 0) const {
-    return reinterpret_cast<T*>(static_cast<char*>(ptr) + byte_offset);
-  }
-};
+using cuop::test::device_buffer;
 
 enum class form { layernorm, rmsnorm, add_rmsnorm };
 
@@ -66,14 +56,14 @@ void check_case(const norm_case& c, const std::function<cudaError_t(const kn::no
   device_buffer ref_mean(c.rows * sizeof(float)), ref_rstd(c.rows * sizeof(float));
   device_buffer mean(c.rows * sizeof(float)), rstd(c.rows * sizeof(float));
   const long long n = static_cast<long long>(tensor / elem);
-  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, x.ptr, n, 5, -3.f, 5.f, nullptr));
-  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, res_init.ptr, n, 6, -2.f, 2.f, nullptr));
-  CUOP_CUDA_ASSERT(cudaMemcpy(res.ptr, res_init.ptr, tensor, cudaMemcpyDeviceToDevice));
-  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, w.ptr, c.cols + c.misalign, 7, 0.5f, 1.5f, nullptr));
-  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, b.ptr, c.cols + c.misalign, 8, -0.5f, 0.5f, nullptr));
-  if (!c.in_place) CUOP_CUDA_ASSERT(cuop::reference::fill_nan(c.type, y.ptr, n, nullptr));
-  CUOP_CUDA_ASSERT(cudaMemset(mean.ptr, 0xff, c.rows * sizeof(float)));
-  CUOP_CUDA_ASSERT(cudaMemset(rstd.ptr, 0xff, c.rows * sizeof(float)));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, x.get(), n, 5, -3.f, 5.f, nullptr));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, res_init.get(), n, 6, -2.f, 2.f, nullptr));
+  CUOP_CUDA_ASSERT(cudaMemcpy(res.get(), res_init.get(), tensor, cudaMemcpyDeviceToDevice));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, w.get(), c.cols + c.misalign, 7, 0.5f, 1.5f, nullptr));
+  CUOP_CUDA_ASSERT(cuop::reference::fill_random(c.type, b.get(), c.cols + c.misalign, 8, -0.5f, 0.5f, nullptr));
+  if (!c.in_place) CUOP_CUDA_ASSERT(cuop::reference::fill_nan(c.type, y.get(), n, nullptr));
+  CUOP_CUDA_ASSERT(cudaMemset(mean.get(), 0xff, c.rows * sizeof(float)));
+  CUOP_CUDA_ASSERT(cudaMemset(rstd.get(), 0xff, c.rows * sizeof(float)));
   const bool layer = c.what == form::layernorm, fused = c.what == form::add_rmsnorm;
   const void* weight = c.params ? w.at(off) : nullptr;
   const void* bias = c.params && layer ? b.at(off) : nullptr;
@@ -109,10 +99,10 @@ void check_case(const norm_case& c, const std::function<cudaError_t(const kn::no
   const auto compare = [&](const void* out, const float* ref, double tol, const char* what) {
     device_buffer dense(c.rows * c.cols * elem);
     CUOP_CUDA_ASSERT(
-        cudaMemcpy2D(dense.ptr, c.cols * elem, out, stride * elem, c.cols * elem, c.rows, cudaMemcpyDeviceToDevice));
+        cudaMemcpy2D(dense.get(), c.cols * elem, out, stride * elem, c.cols * elem, c.rows, cudaMemcpyDeviceToDevice));
     cuop::reference::compare_result r{};
     CUOP_CUDA_ASSERT(
-        cuop::reference::compare_softmax(c.type, dense.ptr, c.rows, c.cols, c.cols, ref, tol, tol, &r, nullptr));
+        cuop::reference::compare_softmax(c.type, dense.get(), c.rows, c.cols, c.cols, ref, tol, tol, &r, nullptr));
     EXPECT_EQ(r.bad, 0) << what << ": first bad at row " << r.first_bad_row << " col " << r.first_bad_col
                         << ", max abs error " << r.max_abs_err;
   };
@@ -226,28 +216,28 @@ TEST_P(sm80_norm_statistics, keep_the_variance) {
   for (const long long cols : {200LL, 1000LL, 16000LL, 100003LL}) {
     const long long rows = 4;
     device_buffer x(rows * cols * 4), y(rows * cols * 4), ref(rows * cols * 4);
-    CUOP_CUDA_ASSERT(cuop::reference::fill_random(dtype::f32, x.ptr, rows * cols, 3, outlier ? -1.f : 1000.f,
+    CUOP_CUDA_ASSERT(cuop::reference::fill_random(dtype::f32, x.get(), rows * cols, 3, outlier ? -1.f : 1000.f,
                                                   outlier ? 1.f : 1001.f, nullptr));
     for (long long r = 0; outlier && r < rows; ++r) {
       const float big = 1000.f;
       CUOP_CUDA_ASSERT(cudaMemcpy(x.at<float>(r * cols * 4), &big, 4, cudaMemcpyHostToDevice));
     }
-    cuop::reference::norm_reference_args ra{true, dtype::f32, x.ptr, nullptr, nullptr, nullptr,
-                                            rows, cols,       cols,  cols,    1e-5f};
+    cuop::reference::norm_reference_args ra{true, dtype::f32, x.get(), nullptr, nullptr, nullptr,
+                                            rows, cols,       cols,    cols,    1e-5f};
     CUOP_CUDA_ASSERT(cuop::reference::norm_reference(ra, ref.at<float>(), nullptr, nullptr, nullptr, nullptr));
     int ran = 0;
     for (const auto& [config, fn] : kernels_of<kn::layernorm_kind>(dtype::f32)) {
       kn::launch_plan plan;
       if (!kn::plan_launch(config, rows, cols, limits, plan).empty()) continue;
       SCOPED_TRACE(kn::instance_name(config) + " cols " + std::to_string(cols));
-      CUOP_CUDA_ASSERT(cudaMemset(y.ptr, 0xff, rows * cols * 4));
-      const kn::norm_args a{x.ptr, y.ptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                            rows,  cols,  cols,    cols,    cols,    1e-5f};
+      CUOP_CUDA_ASSERT(cudaMemset(y.get(), 0xff, rows * cols * 4));
+      const kn::norm_args a{x.get(), y.get(), nullptr, nullptr, nullptr, nullptr, nullptr,
+                            rows,    cols,    cols,    cols,    cols,    1e-5f};
       CUOP_CUDA_ASSERT(kn::launch(fn, plan, a, nullptr));
       cuop::reference::compare_result r{};
       const double tol = outlier ? cuop::reference::norm_tolerance(dtype::f32, cols) : 2e-3;
-      CUOP_CUDA_ASSERT(cuop::reference::compare_softmax(dtype::f32, y.ptr, rows, cols, cols, ref.at<float>(), tol, tol,
-                                                        &r, nullptr));
+      CUOP_CUDA_ASSERT(cuop::reference::compare_softmax(dtype::f32, y.get(), rows, cols, cols, ref.at<float>(), tol,
+                                                        tol, &r, nullptr));
       EXPECT_EQ(r.bad, 0) << "max abs error " << r.max_abs_err;
       ++ran;
     }
@@ -302,19 +292,19 @@ TEST(sm80_norm_dispatch, bad_arguments_are_statuses) {
   device_buffer x(4096 * 4), y(4096 * 4), w(64 * 4);
   const cuop::layernorm_problem p{dtype::f32, 16, 64};
   const auto bad = cuop::status::invalid_argument;
-  EXPECT_EQ(cuop::layernorm(p, nullptr, nullptr, nullptr, y.ptr), bad);
-  EXPECT_EQ(cuop::layernorm(p, x.ptr, nullptr, nullptr, nullptr), bad);
-  EXPECT_EQ(cuop::layernorm({dtype::f32, 16, 64, 32}, x.ptr, nullptr, nullptr, y.ptr), bad);  // stride < cols
-  EXPECT_EQ(cuop::layernorm({dtype::f32, 16, 64, 0, 0, -1.f}, x.ptr, nullptr, nullptr, y.ptr), bad);
-  EXPECT_EQ(cuop::layernorm({dtype::f32, 16, 64, 0, 0, NAN}, x.ptr, nullptr, nullptr, y.ptr), bad);
-  EXPECT_EQ(cuop::layernorm(p, x.at(2), nullptr, nullptr, y.ptr), bad);               // off the element size
-  EXPECT_EQ(cuop::layernorm(p, x.ptr, nullptr, nullptr, x.at(4)), bad);               // overlap, not in place
-  EXPECT_EQ(cuop::layernorm(p, x.ptr, nullptr, nullptr, y.ptr, y.at<float>()), bad);  // mean inside y
-  EXPECT_EQ(cuop::layernorm(p, x.ptr, w.ptr, w.ptr, y.ptr), cuop::status::success);   // weight = bias: both read
+  EXPECT_EQ(cuop::layernorm(p, nullptr, nullptr, nullptr, y.get()), bad);
+  EXPECT_EQ(cuop::layernorm(p, x.get(), nullptr, nullptr, nullptr), bad);
+  EXPECT_EQ(cuop::layernorm({dtype::f32, 16, 64, 32}, x.get(), nullptr, nullptr, y.get()), bad);  // stride < cols
+  EXPECT_EQ(cuop::layernorm({dtype::f32, 16, 64, 0, 0, -1.f}, x.get(), nullptr, nullptr, y.get()), bad);
+  EXPECT_EQ(cuop::layernorm({dtype::f32, 16, 64, 0, 0, NAN}, x.get(), nullptr, nullptr, y.get()), bad);
+  EXPECT_EQ(cuop::layernorm(p, x.at(2), nullptr, nullptr, y.get()), bad);                    // off the element size
+  EXPECT_EQ(cuop::layernorm(p, x.get(), nullptr, nullptr, x.at(4)), bad);                    // overlap, not in place
+  EXPECT_EQ(cuop::layernorm(p, x.get(), nullptr, nullptr, y.get(), y.at<float>()), bad);     // mean inside y
+  EXPECT_EQ(cuop::layernorm(p, x.get(), w.get(), w.get(), y.get()), cuop::status::success);  // weight = bias: both read
   const cuop::rmsnorm_problem r{dtype::f32, 16, 64};
-  EXPECT_EQ(cuop::add_rmsnorm(r, x.ptr, nullptr, nullptr, y.ptr), bad);
-  EXPECT_EQ(cuop::add_rmsnorm(r, x.ptr, x.ptr, nullptr, y.ptr), bad);         // the residual is written
-  EXPECT_EQ(cuop::add_rmsnorm(r, x.ptr, y.ptr, nullptr, y.ptr), bad);         // the residual is y
-  EXPECT_EQ(cuop::rmsnorm(r, x.ptr, nullptr, x.ptr), cuop::status::success);  // in place
+  EXPECT_EQ(cuop::add_rmsnorm(r, x.get(), nullptr, nullptr, y.get()), bad);
+  EXPECT_EQ(cuop::add_rmsnorm(r, x.get(), x.get(), nullptr, y.get()), bad);       // the residual is written
+  EXPECT_EQ(cuop::add_rmsnorm(r, x.get(), y.get(), nullptr, y.get()), bad);       // the residual is y
+  EXPECT_EQ(cuop::rmsnorm(r, x.get(), nullptr, x.get()), cuop::status::success);  // in place
   CUOP_CUDA_ASSERT(cudaDeviceSynchronize());
 }

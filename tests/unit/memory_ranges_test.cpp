@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cuop/detail/memory_ranges.hpp"
 #include "cuop/status.hpp"
@@ -68,6 +69,17 @@ TEST(memory_ranges, contiguous_operands_overlap_when_their_bytes_meet) {
   EXPECT_TRUE(overlaps(a, range(0x0f00, 1, 129, 129, 2)));
   EXPECT_TRUE(overlaps(a, a));                           // in place
   EXPECT_FALSE(overlaps(a, range(0x1000, 0, 4, 4, 2)));  // nothing
+}
+
+TEST(memory_ranges, only_what_is_written_may_not_share_a_byte) {
+  using cuop::detail::operand_range;
+  using cuop::detail::written_overlap;
+  const auto x = range(0x1000, 1, 100, 100, 2), w = range(0x2000, 1, 16, 16, 2);
+  EXPECT_FALSE(written_overlap(std::vector<operand_range>{{x, false}, {w, false}, {w, false}}));  // weight as bias
+  EXPECT_FALSE(written_overlap(std::vector<operand_range>{{x, false}, {range(0x10c8, 1, 4, 4, 2), true}}));
+  EXPECT_TRUE(written_overlap(std::vector<operand_range>{{x, false}, {range(0x10c6, 1, 4, 4, 2), true}}));
+  EXPECT_TRUE(written_overlap(std::vector<operand_range>{{w, true}, {x, false}, {w, false}}));
+  EXPECT_FALSE(written_overlap(std::vector<operand_range>{}));
 }
 
 // Column slices of one row-major buffer (a fused QKV projection, a concatenation): the spans

@@ -89,11 +89,7 @@ status check_arguments(const groupnorm_problem& p, const void* x, const void* we
     if (q && detail::alignment_of(q) < elem) return status::invalid_argument;
   for (const float* q : {mean, rstd})
     if (q && detail::alignment_of(q) < sizeof(float)) return status::invalid_argument;
-  struct span_of {
-    detail::strided_range range;
-    bool written;
-  };
-  std::vector<span_of> spans;
+  std::vector<detail::operand_range> spans;
   const auto add = [&](const void* q, long long count, std::size_t size, bool written) {
     if (!q || count == 0) return true;
     detail::strided_range range;
@@ -105,11 +101,7 @@ status check_arguments(const groupnorm_problem& p, const void* x, const void* we
   if (!add(x, elements, elem, y == x) || (y != x && !add(y, elements, elem, true)) || !add(weight, p.c, elem, false) ||
       !add(bias, p.c, elem, false) || !add(mean, stats, sizeof(float), true) || !add(rstd, stats, sizeof(float), true))
     return status::invalid_argument;
-  for (std::size_t i = 0; i < spans.size(); ++i)
-    for (std::size_t j = i + 1; j < spans.size(); ++j)
-      if ((spans[i].written || spans[j].written) && detail::overlaps(spans[i].range, spans[j].range))
-        return status::invalid_argument;
-  return status::success;
+  return detail::written_overlap(spans) ? status::invalid_argument : status::success;
 }
 
 }  // namespace

@@ -172,11 +172,7 @@ status check_arguments(dtype type, long long rows, long long cols, float eps, ch
     if (p && detail::alignment_of(p) < sizeof(float)) return status::invalid_argument;
   // Read-only operands (x unless in place, weight, bias) may share bytes with each other; what is
   // written may share none with anything else.
-  struct span_of {
-    detail::strided_range range;
-    bool written;
-  };
-  std::vector<span_of> spans;
+  std::vector<detail::operand_range> spans;
   const auto add = [&](const void* p, long long r, long long c, long long ld, std::size_t size, bool written) {
     if (!p) return true;
     detail::strided_range range;
@@ -191,11 +187,7 @@ status check_arguments(dtype type, long long rows, long long cols, float eps, ch
       !add(o.bias, 1, cols, cols, elem, false) || !add(o.mean, 1, rows, rows, sizeof(float), true) ||
       !add(o.rstd, 1, rows, rows, sizeof(float), true))
     return status::invalid_argument;
-  for (std::size_t i = 0; i < spans.size(); ++i)
-    for (std::size_t j = i + 1; j < spans.size(); ++j)
-      if ((spans[i].written || spans[j].written) && detail::overlaps(spans[i].range, spans[j].range))
-        return status::invalid_argument;
-  return status::success;
+  return detail::written_overlap(spans) ? status::invalid_argument : status::success;
 }
 
 status run(const call_shape& c, const kn::norm_args& args, cudaStream_t stream) {

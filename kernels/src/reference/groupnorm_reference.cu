@@ -1,6 +1,7 @@
 #include "cuop/reference/groupnorm_reference.hpp"
 
 #include "by_dtype.cuh"
+#include "double_sums.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -10,24 +11,10 @@ namespace cuop::reference {
 
 namespace {
 
+using detail::as_double;
+
 constexpr int threads = 256;
 constexpr long long max_blocks = 65535;
-
-__device__ double as_double(float v) { return v; }
-__device__ double as_double(__half v) { return __half2float(v); }
-__device__ double as_double(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-__device__ double block_sum(double v, double* red) {
-  red[threadIdx.x] = v;
-  __syncthreads();
-  for (int w = threads / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];
-    __syncthreads();
-  }
-  const double r = red[0];
-  __syncthreads();
-  return r;
-}
 
 // Element k (0 .. cg * hw) of group (sample s, group g): its offset in the tensor and channel.
 struct element {
@@ -53,13 +40,14 @@ __global__ void reference_kernel(groupnorm_reference_args a, float* y, float* me
     const long long s = grp / a.groups, g = grp % a.groups;
     double sum = 0;
     for (long long k = threadIdx.x; k < size; k += threads) sum += as_double(x[element_of(a, s, g, k).at]);
-    const double mean = block_sum(sum, red) / static_cast<double>(size);
+    const double mean = detail::block_sum<threads>(sum, red) / static_cast<double>(size);
     double s2 = 0;
     for (long long k = threadIdx.x; k < size; k += threads) {
       const double d = as_double(x[element_of(a, s, g, k).at]) - mean;
       s2 += d * d;
     }
-    const double rstd = 1.0 / sqrt(block_sum(s2, red) / static_cast<double>(size) + static_cast<double>(a.eps));
+    const double rstd =
+        1.0 / sqrt(detail::block_sum<threads>(s2, red) / static_cast<double>(size) + static_cast<double>(a.eps));
     for (long long k = threadIdx.x; k < size; k += threads) {
       const element e = element_of(a, s, g, k);
       const double w = a.weight ? as_double(static_cast<const T*>(a.weight)[e.channel]) : 1.0;

@@ -1,6 +1,7 @@
 #include "cuop/reference/norm_reference.hpp"
 
 #include "by_dtype.cuh"
+#include "double_sums.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -21,18 +22,6 @@ __device__ float as_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ float round_to(float v, float) { return v; }
 __device__ float round_to(float v, __half) { return __half2float(__float2half_rn(v)); }
 __device__ float round_to(float v, __nv_bfloat16) { return __bfloat162float(__float2bfloat16_rn(v)); }
-
-__device__ double block_sum(double v, double* red) {
-  red[threadIdx.x] = v;
-  __syncthreads();
-  for (int w = threads / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];
-    __syncthreads();
-  }
-  const double r = red[0];
-  __syncthreads();
-  return r;
-}
 
 // Element c of row r as the kernel normalizes it: x, or the residual sum rounded to T.
 template <typename T>
@@ -57,14 +46,14 @@ __global__ void reference_kernel(norm_reference_args a, float* y, float* residua
     if (a.layernorm) {
       double s = 0;
       for (long long c = threadIdx.x; c < a.cols; c += threads) s += value_at<T>(a, r, c);
-      mean = block_sum(s, red) / n;
+      mean = detail::block_sum<threads>(s, red) / n;
     }
     double s2 = 0;
     for (long long c = threadIdx.x; c < a.cols; c += threads) {
       const double d = value_at<T>(a, r, c) - mean;
       s2 += d * d;
     }
-    const double rstd = 1.0 / sqrt(block_sum(s2, red) / n + static_cast<double>(a.eps));
+    const double rstd = 1.0 / sqrt(detail::block_sum<threads>(s2, red) / n + static_cast<double>(a.eps));
     for (long long c = threadIdx.x; c < a.cols; c += threads) {
       const double v = value_at<T>(a, r, c);
       double o = (v - mean) * rstd * param_at<T>(a.weight, c, 1.0);

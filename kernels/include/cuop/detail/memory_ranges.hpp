@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace cuop::detail {
 
@@ -36,6 +37,16 @@ bool make_range(const void* base, long long rows, long long cols, long long ld, 
 // matrix); otherwise whether their spans [base, base + span) meet, which may refuse two strided
 // operands that interleave without touching.
 bool overlaps(const strided_range& a, const strided_range& b) noexcept;
+
+// An operand of a call: its range, and whether the call writes it.
+struct operand_range {
+  strided_range range;
+  bool written = false;
+};
+
+// Whether an operand the call writes shares a byte with another operand (operands it only reads
+// may share with each other: a weight passed as the bias too, say).
+bool written_overlap(std::span<const operand_range> operands) noexcept;
 
 // The largest power of two, at most `cap` (a power of two), that divides the address; cap for null.
 std::uint32_t alignment_of(const void* p, std::uint32_t cap = 256) noexcept;
