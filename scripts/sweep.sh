@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/build.sh
 if [[ $# -gt 0 ]]; then files=("$@"); else
-  files=(configs/softmax.yaml configs/gemm.yaml configs/conv.yaml configs/layernorm.yaml configs/rmsnorm.yaml)
+  files=(configs/softmax.yaml configs/gemm.yaml configs/conv.yaml configs/layernorm.yaml configs/rmsnorm.yaml
+    configs/groupnorm.yaml)
 fi
 sample=4
 [[ "${CUOP_FULL_VALIDATION:-0}" == 1 ]] && sample=0

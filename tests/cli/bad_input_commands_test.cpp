@@ -90,7 +90,7 @@ TEST(bad_input_commands, a_very_long_value_is_quoted_in_part) {
   expect_sweep_file_error("op: \"" + std::string(100000, 'a') + "\"\n",
                           "1:5: unknown op \"" + std::string(160, 'a') +
                               "...\" (100000 bytes) (expected one of: "
-                              "softmax, gemm, conv2d, layernorm, rmsnorm)");
+                              "softmax, gemm, conv2d, layernorm, rmsnorm, groupnorm)");
 }
 
 }  // namespace

@@ -171,7 +171,7 @@ TEST(bad_input_options, cli11_errors_have_the_prefix_and_escape_values) {
   // (printf: the shell popen runs is sh, without $'...')
   expect_usage("best --format \"$(printf '\\033[31mred')\"", "--format: \\x1b[31mred not in {table,markdown,json,csv}");
   expect_usage("best --op \"$(printf 'soft\\rmax')\"",
-               "--op: soft\\rmax not in {softmax,gemm,conv2d,layernorm,rmsnorm}");
+               "--op: soft\\rmax not in {softmax,gemm,conv2d,layernorm,rmsnorm,groupnorm}");
   expect_usage("best --db " + h200_db + " extra", "The following argument was not expected: extra");
   expect_usage("validate", "files is required");
   expect_usage("\"$(printf 'swe\\033ep')\"", "unknown command \"swe\\x1bep\" (did you mean \"sweep\"?)");

@@ -134,7 +134,7 @@ TEST(bad_input_sweep_file, escape_sequence_in_a_value) {
   expect_sweep_file_error(
       R"yaml(op: "soft\e[2Jmax"
 )yaml",
-      "1:5: unknown op \"soft\\x1b[2Jmax\" (expected one of: softmax, gemm, conv2d, layernorm, rmsnorm)");
+      "1:5: unknown op \"soft\\x1b[2Jmax\" (expected one of: softmax, gemm, conv2d, layernorm, rmsnorm, groupnorm)");
 }
 
 TEST(bad_input_sweep_file, control_characters_in_a_key) {

@@ -211,9 +211,10 @@ TEST(results_input, sources_prints_each_kernel_familys_hash) {
   EXPECT_EQ(j["gemm"]["mma"].get<std::string>().size(), 16u);
   const auto bad = run_cli("sources --op gem");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_EQ(bad.out,
-            "cuop-tune: error: --op: gem not in {softmax,gemm,conv2d,layernorm,rmsnorm}\nRun with --help for more "
-            "information.\n");
+  EXPECT_EQ(
+      bad.out,
+      "cuop-tune: error: --op: gem not in {softmax,gemm,conv2d,layernorm,rmsnorm,groupnorm}\nRun with --help for more "
+      "information.\n");
 }
 
 // A compile-validation sweep records the kernel sources with its run; export writes them.

@@ -1,10 +1,16 @@
-// GroupNorm on the CPU: the family's names, shapes, configurations and launch plans (the library's
-// kernels against the default rule: tests/gpu/groupnorm_test.cu, which links the library).
+// GroupNorm on the CPU: the family's names, shapes, configurations and launch plans; the op's
+// problems, sweep file and emitted table.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "cuop/kernels/groupnorm/family.hpp"
+#include "test_support.hpp"
+#include "tuner/catalog/catalog.hpp"
+#include "tuner/ops/groupnorm/groupnorm_op.hpp"
+#include "tuner/results/results_file.hpp"
+#include "tuner/space/space.hpp"
+#include "tuner/spec/spec.hpp"
 
 namespace kg = cuop::kernels::groupnorm;
 using cuop::dtype;
@@ -54,6 +60,94 @@ TEST(groupnorm_family, malformed_shapes_and_configurations_say_why) {
   EXPECT_EQ(plan.block_x, 256u);
   EXPECT_EQ(kg::plan_launch(c, {3, 64, 100, 30}, h200, plan), "channels 64 do not divide into 30 groups");
   EXPECT_EQ(kg::plan_launch(c, {3, 64, 100, 32}, {75, 40, 1024}, plan), "needs sm_80 or newer");
+}
+
+TEST(groupnorm_op, problems_name_their_layout_and_silu_and_errors_name_the_place) {
+  const std::string tail = "\ncandidates: [{family: group_loop, params: {vec: 8, block_threads: 512}}]\n";
+  const auto s = cuop::spec::parse(
+      "op: groupnorm\ndtypes: [bf16]\nproblems:\n  - {n: 2, c: 320, h: 64, w: 64, layout: nhwc, silu: 1}\n"
+      "  - {n: 2, c: 64, h: 8, w: 4, groups: 8, layout: nchw}" +
+          tail,
+      "g.yaml");
+  ASSERT_EQ(s.problems.size(), 2u);
+  EXPECT_EQ(s.problems[0].key(s.op), "groupnorm_bf16_2x320x64x64_g32_nhwc_silu");  // groups: 32 when omitted
+  EXPECT_EQ(s.problems[1].key(s.op), "groupnorm_bf16_2x64x8x4_g8_nchw");
+  const auto error = [&](const std::string& problem) {
+    return cuop::test::error_of(
+        [&] { cuop::spec::parse("op: groupnorm\ndtypes: [bf16]\nproblems:\n  - " + problem + tail, "g.yaml"); });
+  };
+  EXPECT_EQ(error("{n: 2, c: 64, h: 8, w: 8, silu: 2}"),
+            "g.yaml:4:37: expected an integer in [0, 1] for \"silu\", got \"2\"");
+  EXPECT_NE(error("{n: 2, c: 64, h: 8, w: 8, layout: chwn}").find("g.yaml:4:"), std::string::npos);
+  EXPECT_NE(error("{n: 2, c: 64, h: 8}").find("g.yaml:4:"), std::string::npos);  // w missing
+}
+
+// The dispatch model is measured against the default rule: each problem of the sweep file must
+// race the rule's configuration, else that problem is no anchor of the model.
+TEST(groupnorm_op, every_problem_of_the_sweep_file_races_the_default_rules_configuration) {
+  const auto sweep = cuop::spec::load(std::string(CUOP_SOURCE_DIR) + "/configs/groupnorm.yaml");
+  const auto& op = cuop::ops::groupnorm_op();
+  ASSERT_FALSE(sweep.problems.empty());
+  for (const auto& p : sweep.problems) {
+    const std::string baseline = op.desc().baseline_of(p.dtype, p.dims);
+    bool raced = false;
+    for (const auto& v : cuop::space::enumerate(sweep, p))
+      raced = raced || (v.accepted && op.kernel(v.config, p).instance == baseline);
+    EXPECT_TRUE(raced) << p.key(sweep.op) << ": " << baseline << " is not among the candidates";
+  }
+}
+
+TEST(groupnorm_op, without_results_emit_ships_the_default_rule_byte_for_byte) {
+  const auto& op = cuop::ops::groupnorm_op();
+  const auto a = op.emit({}, {"80", "90a"});
+  const auto b = op.emit({}, {"80", "90a"});
+  EXPECT_EQ(a.header, b.header);
+  EXPECT_EQ(a.instantiation, b.instantiation);
+  EXPECT_NE(a.header.find("groupnorm_model_count = 0;"), std::string::npos);
+  EXPECT_NE(a.instantiation.find("groupnorm_kernels[12]"), std::string::npos) << a.instantiation;
+  std::string units;
+  for (const auto& u : a.kernel_units) units += u;
+  EXPECT_NE(units.find("cuop::kernels::groupnorm::group_loop<__nv_bfloat16, 8, 512, 0, 1>::run(a);"),
+            std::string::npos);
+}
+
+cuop::results::result_trial trial(const kg::groupnorm_config& c, double us) {
+  cuop::results::result_trial t;
+  t.problem = "groupnorm_bf16_2x320x64x64_g32_nhwc_silu";
+  t.dtype = "bf16";
+  t.dims = {{"n", 2}, {"c", 320}, {"h", 64}, {"w", 64}, {"groups", 32}, {"layout", 0}, {"silu", 1}};
+  t.family = std::string(kg::name_of(c.fam));
+  for (const auto name : kg::param_names(c.fam)) t.params[std::string(name)] = kg::get_param(c, name);
+  t.instance = kg::instance_name(c);
+  t.status = "ok";
+  t.median_us = us;
+  t.ci_lo_us = 0.99 * us;
+  t.ci_hi_us = 1.01 * us;
+  t.run = 1;
+  return t;
+}
+
+// An H200 results file: at 2 x 320 x 64 x 64 NHWC with SiLU, 256 threads beat the rule's 512.
+TEST(groupnorm_op, emit_keeps_a_tuned_winner_in_its_dtype_layout_and_silu_group) {
+  cuop::results::result_file f;
+  f.path = "results/groupnorm/nvidia-h200.json";
+  f.op = "groupnorm";
+  f.gpu = "NVIDIA H200";
+  f.cc = 90;
+  f.runs.push_back({1, "2026-12-06T05:00:00Z", "configs/groupnorm.yaml", "abc", "rev", {}});
+  const auto rule = kg::default_config(dtype::bf16, kg::layout::nhwc, true, {2, 320, 4096, 32});
+  const kg::groupnorm_config fast{kg::family::group_loop, dtype::bf16, kg::layout::nhwc, true, 8, 256};
+  f.trials.push_back(trial(rule, 30));
+  f.trials.push_back(trial(fast, 20));
+  for (const char* target : {"sm_80", "sm_90a", "sm_100a"})
+    for (const auto& c : {rule, fast}) f.builds.push_back({kg::instance_name(c), target, "ok", "", 32, 0, 0, 0});
+  const auto& op = cuop::ops::groupnorm_op();
+  const auto out = op.emit({f}, {"90a"});
+  EXPECT_NE(out.header.find("dtype::bf16, kernels::groupnorm::layout::nhwc, true}"), std::string::npos) << out.header;
+  EXPECT_NE(out.header.find("detail::entry_source::tuned, 20, \"groupnorm_bf16_nhwc_silu_group_loop_vec8_threads256\""),
+            std::string::npos)
+      << out.header;
+  EXPECT_EQ(out.header, op.emit({f}, {"sm_90a"}).header);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "tuner/compile/compile.hpp"
+#include "tuner/ops/groupnorm/source.hpp"
 #include "tuner/ops/norm/source.hpp"
 #include "tuner/ops/softmax/source.hpp"
 
@@ -118,6 +119,23 @@ TEST(nvrtc_nvcc_parity, norm_configuration_of_every_family) {
     for (const char* t : {"sm_80", "sm_90a", "sm_100a"}) {
       SCOPED_TRACE(kn::instance_name(cfg) + " " + t);
       expect_same_usage(source, kn::instance_name(cfg), t, kn::threads_per_block(cfg));
+    }
+  }
+}
+
+// GroupNorm: NHWC with SiLU (the U-Net's) and NCHW without.
+TEST(nvrtc_nvcc_parity, groupnorm_configurations) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not found at " << nvcc_path() << " (set CUDACXX)";
+  namespace kg = cuop::kernels::groupnorm;
+  const std::vector<kg::groupnorm_config> configs = {
+      {kg::family::group_loop, cuop::dtype::bf16, kg::layout::nhwc, true, 8, 512},
+      {kg::family::group_loop, cuop::dtype::f32, kg::layout::nchw, false, 4, 256}};
+  for (const auto& cfg : configs) {
+    ASSERT_EQ(kg::check_config(cfg), "") << kg::instance_name(cfg);
+    const std::string source = cuop::ops::groupnorm_entry_source(cfg);
+    for (const char* t : {"sm_80", "sm_90a", "sm_100a"}) {
+      SCOPED_TRACE(kg::instance_name(cfg) + " " + t);
+      expect_same_usage(source, kg::instance_name(cfg), t, cfg.block_threads);
     }
   }
 }

@@ -49,7 +49,8 @@ TEST(op_registry, an_unknown_op_is_an_error_naming_the_ops) {
     (void)cuop::ops::named("softmx");
     FAIL() << "no error";
   } catch (const cuop::error& e) {
-    EXPECT_EQ(std::string(e.what()), "unknown op \"softmx\" (ops: softmax, gemm, conv2d, layernorm, rmsnorm)");
+    EXPECT_EQ(std::string(e.what()),
+              "unknown op \"softmx\" (ops: softmax, gemm, conv2d, layernorm, rmsnorm, groupnorm)");
   }
 }
 

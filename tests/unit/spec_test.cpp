@@ -250,7 +250,8 @@ TEST(registry, softmax_families_and_dims) {
             (std::vector<std::string>{"vec", "block_threads", "chunks", "cluster"}));
   EXPECT_EQ(op->find_family("nope"), nullptr);
   EXPECT_EQ(cuop::catalog::find_op("gemmm"), nullptr);
-  EXPECT_EQ(cuop::catalog::op_names(), (std::vector<std::string>{"softmax", "gemm", "conv2d", "layernorm", "rmsnorm"}));
+  EXPECT_EQ(cuop::catalog::op_names(),
+            (std::vector<std::string>{"softmax", "gemm", "conv2d", "layernorm", "rmsnorm", "groupnorm"}));
 }
 
 TEST(spec, conv2d_problems_take_defaults_zero_padding_and_a_named_layout) {

@@ -4,7 +4,7 @@
 # folder: ops over one kernel family, such as norm/'s layernorm and rmsnorm, share a folder).
 # Adding an op is adding its folder and its name here (docs/ARCHITECTURE.md, Ops); nothing else
 # in the tuner names an op.
-set(CUOP_OPS softmax gemm conv2d norm)
+set(CUOP_OPS softmax gemm conv2d norm groupnorm)
 set(CUOP_OPS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 # cuop_op_registry(SOURCES_VAR INCLUDE_DIR_VAR): every op's sources (absolute paths), and the

@@ -1,7 +1,6 @@
 // cuop::groupnorm: GroupNorm over an n x c x h x w tensor in NCHW or NHWC, optionally followed by
-// SiLU (as diffusion U-Nets run it), statistics in f32 whatever the element type. The
-// configuration comes from the default rule (kernels::groupnorm::default_config); the tuned table
-// of the row normalizations has no GroupNorm yet (docs/norm.md).
+// SiLU (as diffusion U-Nets run it), statistics in f32 whatever the element type, dispatched
+// through the table emitted from tuning results (no tuning at run time; docs/norm.md).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -36,7 +35,8 @@ struct groupnorm_problem {
 status groupnorm(const groupnorm_problem& p, const void* x, const void* weight, const void* bias, void* y,
                  float* mean = nullptr, float* rstd = nullptr, cudaStream_t stream = nullptr);
 
-// What dispatch chooses for a call on the current device (source "default").
+// What dispatch chooses for a call on the current device; tuned_rows and tuned_cols hold the
+// tuned shape's groups (n x groups) and a group's elements.
 status groupnorm_which(const groupnorm_problem& p, norm_choice& out);
 
 }  // namespace cuop

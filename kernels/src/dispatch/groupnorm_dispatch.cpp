@@ -1,18 +1,23 @@
-// Runs GroupNorm with the default rule's configuration (no tuned table yet: docs/norm.md).
+// Picks a GroupNorm configuration from the emitted table and launches it.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <string>
+#include <span>
 #include <tuple>
 #include <vector>
 
-#include "../groupnorm/default_kernels.hpp"
 #include "cuop/detail/memory_ranges.hpp"
+#include "cuop/generated/groupnorm_dispatch.hpp"
 #include "cuop/groupnorm.hpp"
 #include "cuop/kernels/groupnorm/launch.hpp"
 #include "cuop/kernels/norm/launch.hpp"
 #include "dispatch_common.hpp"
+
+namespace cuop::generated {
+extern const void* const groupnorm_kernels[];
+}  // namespace cuop::generated
 
 namespace cuop {
 
@@ -23,19 +28,11 @@ namespace {
 using dispatch::to_status;
 
 struct selection {
-  int entry = -1;  // into kg::default_kernels
+  const detail::groupnorm_entry* entry = nullptr;
   kg::launch_plan plan;
+  bool same_gpu = false;
+  bool at_anchor = false;
 };
-
-// The instance names of default_kernels, in its order (which hands out pointers into them).
-const std::vector<std::string>& instance_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (int i = 0; i < kg::default_kernel_count; ++i) out.push_back(kg::instance_name(kg::default_kernels[i].config));
-    return out;
-  }();
-  return names;
-}
 
 kg::groupnorm_shape shape_of(const groupnorm_problem& p) { return {p.n, p.c, p.h * p.w, p.groups}; }
 
@@ -53,29 +50,60 @@ bool valid_shape(const groupnorm_problem& p) {
   return kg::check_shape(shape_of(p)).empty();
 }
 
+// The model's confident choice (docs/dispatch.md), else the default rule's configuration, else
+// the first default-rule configuration of the call's dtype, layout and SiLU that can run it.
 status select_uncached(const groupnorm_problem& p, selection& out) {
+  namespace g = generated;
   int device = 0;
   dispatch::device_state dev;
   if (auto s = dispatch::current_device(device, dev); s != status::success) return s;
-  if (dev.cc < 80) return status::no_kernel_image;
+  const auto entries = std::span(g::groupnorm_table, static_cast<std::size_t>(g::groupnorm_table_size));
+  const int arch = dispatch::table_arch_for(entries, dev.cc, g::groupnorm_arch_specific);
+  if (arch == 0) return status::no_kernel_image;
   kg::device_limits limits;
   if (auto err = kernels::norm::query_limits(device, limits); err != cudaSuccess) return to_status(err);
+  limits.sm = std::min(limits.sm, arch);
   const auto shape = shape_of(p);
-  const auto rule = kg::instance_name(kg::default_config(p.type, p.layout, p.silu, shape));
-  for (int i = 0; i < kg::default_kernel_count; ++i) {
-    if (instance_names()[static_cast<std::size_t>(i)] != rule) continue;
-    if (!kg::plan_launch(kg::default_kernels[i].config, shape, limits, out.plan).empty()) return status::unsupported;
-    out.entry = i;
-    return status::success;
+  const auto runs = [&](const detail::groupnorm_entry& e) {
+    kg::launch_plan plan;
+    if (!kg::plan_launch(e.config, shape, limits, plan).empty()) return false;
+    out = {&e, plan, std::strcmp(e.gpu, dev.name) == 0, false};
+    return true;
+  };
+  const auto* model = dispatch::model_for(
+      g::groupnorm_models, g::groupnorm_model_count, arch, dev.name,
+      [&](const detail::groupnorm_model& m) { return m.type == p.type && m.lay == p.layout && m.silu == p.silu; });
+  if (model && p.policy == choice_policy::tuned) {
+    double query[detail::groupnorm_feature_count];
+    detail::groupnorm_features(p.n * p.groups, p.c / p.groups * shape.hw, query);
+    const int* columns = g::groupnorm_model_columns + model->m.first_column;
+    const auto view = detail::view_of(model->m, detail::groupnorm_feature_count, g::groupnorm_model_features,
+                                      g::groupnorm_model_speedups, g::groupnorm_model_trusted);
+    bool at_anchor = false;
+    const int k = detail::nearest_choice(
+        view, query, [&](int k) { return runs(g::groupnorm_table[columns[k]]); }, -1, &at_anchor);
+    if (k >= 0 && runs(g::groupnorm_table[columns[k]])) {
+      out.at_anchor = at_anchor;
+      return status::success;
+    }
   }
+  const auto rule = kg::instance_name(kg::default_config(p.type, p.layout, p.silu, shape));
+  const auto is_default = [&](const detail::groupnorm_entry& e) {
+    return e.arch == arch && e.type == p.type && e.lay == p.layout && e.silu == p.silu &&
+           e.source == detail::entry_source::fallback;
+  };
+  for (const auto& e : entries)
+    if (is_default(e) && rule == e.instance && runs(e)) return status::success;
+  for (const auto& e : entries)
+    if (is_default(e) && runs(e)) return status::success;
   return status::unsupported;
 }
 
 status select(const groupnorm_problem& p, selection& out) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return status::cuda_error;
-  using key_t = std::tuple<int, dtype, kg::layout, bool, long long, long long, long long, long long>;
-  const key_t key{device, p.type, p.layout, p.silu, p.n, p.c, p.h * p.w, p.groups};
+  using key_t = std::tuple<int, dtype, kg::layout, bool, long long, long long, long long, long long, choice_policy>;
+  const key_t key{device, p.type, p.layout, p.silu, p.n, p.c, p.h * p.w, p.groups, p.policy};
   return dispatch::cached_choice(key, out, [&p](const key_t&, selection& s) { return select_uncached(p, s); });
 }
 
@@ -115,17 +143,23 @@ status groupnorm(const groupnorm_problem& p, const void* x, const void* weight, 
   selection sel;
   if (auto s = select(p, sel); s != status::success) return s;
   const kg::groupnorm_args args{x, y, weight, bias, mean, rstd, p.n, p.c, p.h * p.w, static_cast<int>(p.groups), p.eps};
-  return to_status(kg::launch(kg::default_kernels[sel.entry].kernel, sel.plan, args, stream));
+  return to_status(kg::launch(generated::groupnorm_kernels[sel.entry->kernel], sel.plan, args, stream));
 }
 
 status groupnorm_which(const groupnorm_problem& p, norm_choice& out) {
   if (!valid_shape(p) || p.n < 1 || p.h < 1 || p.w < 1) return status::invalid_argument;
   selection sel;
   if (auto s = select(p, sel); s != status::success) return s;
+  const auto& e = *sel.entry;
   out = {};
-  out.instance = instance_names()[static_cast<std::size_t>(sel.entry)].c_str();
-  out.source = "default";
-  out.gpu = "";
+  out.instance = e.instance;
+  out.source = detail::name_of(e.source);
+  out.gpu = e.gpu;
+  out.same_gpu = sel.same_gpu;
+  out.exact_shape = sel.at_anchor;
+  out.tuned_rows = e.n * e.groups;
+  out.tuned_cols = e.groups ? e.c / e.groups * e.hw : 0;
+  out.table_arch = e.arch;
   return status::success;
 }
 
