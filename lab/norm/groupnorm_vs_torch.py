@@ -1,8 +1,8 @@
-"""cuop.group_norm (its default rule: the group_loop family) against torch.nn.functional.group_norm
+"""cuop.group_norm (whatever the build's table chooses) against torch.nn.functional.group_norm
 and, with SiLU, against torch's unfused pair (group_norm, then silu), in one process: each call
 timed alone with CUDA events, the L2 flushed before it, median of --samples; answers checked
-against torch. A lab measurement until GroupNorm is a tuner op with its own sweep and validation
-files (docs/norm.md, "GroupNorm").
+against torch. A lab measurement until GroupNorm has a validation distribution and joins
+scripts/norm_vs_torch.py (docs/norm.md, "GroupNorm").
 
 Shapes: the GroupNorm layers of Stable Diffusion 1.5 and SDXL U-Nets and VAE decoders (named
 below), and --n draws with --seed from the distribution below (batch 1..16; channels 32..2560 in
