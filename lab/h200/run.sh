@@ -19,10 +19,11 @@
 #                    its tests and the model timing table (PYTHON_S 400)
 #   norm             build, the norm and softmax GPU tests (TESTS_S 150), the PyTorch package and its
 #                    tests (PYTHON_S 240; PYTHON_WHAT all, tests or bench), bench-norm (NORM_S 200)
-#   norm-sweep       the norm GPU tests if TESTS=1, the sweeps SWEEPS (rmsnorm's and layernorm's)
-#                    into DB ($OUT/norm.db; SEED_DB resumes) (SWEEP_S 330); unless EXPORT=0, both
-#                    exported, and unless COMPARE=0, rebuild against the export, reinstall the
-#                    package, bench-norm
+#   norm-sweep       the norm GPU tests (GroupNorm's too) if TESTS=1, the sweeps SWEEPS (rmsnorm's
+#                    and layernorm's; configs/groupnorm.yaml too) into DB ($OUT/norm.db; SEED_DB
+#                    resumes) (SWEEP_S 330); unless EXPORT=0, each swept op exported, and unless
+#                    COMPARE=0, rebuild against the export, reinstall the package, bench-norm, and
+#                    with GroupNorm swept lab/norm/groupnorm_vs_torch.py (GROUPNORM_S 150)
 #   softmax          build, tests (TESTS=all, or softmax: the softmax GPU tests), the softmax sweep
 #                    (SWEEP_S 400; SEED_DB resumes; ONLY_COLS=N only the problems of N columns,
 #                    exported with --update) and once more (60 s: nothing measured twice), export,
@@ -139,17 +140,19 @@ norm)
   ;;
 norm-sweep)
   export DB="${DB:-$OUT/norm.db}"
+  sweeps="${SWEEPS:-configs/rmsnorm.yaml configs/layernorm.yaml}"
   built || exit 1
   [[ "${TESTS:-0}" != 1 ]] || within "${TESTS_S:-150}" gpu-tests '*norm*:*softmax*'
   # shellcheck disable=SC2086
-  within "${SWEEP_S:-330}" sweep ${SWEEPS:-configs/rmsnorm.yaml configs/layernorm.yaml}
+  within "${SWEEP_S:-330}" sweep $sweeps
   [[ "${EXPORT:-1}" == 1 ]] || exit 0
-  run export rmsnorm || exit 1
-  run export layernorm || exit 1
+  for spec in $sweeps; do run export "$(basename "$spec" .yaml)" || exit 1; done
   [[ "${COMPARE:-1}" == 1 ]] || exit 0
   RESULTS="$OUT/results" run build || exit 1
   within 120 python install
   within "${NORM_S:-150}" bench-norm
+  [[ "$sweeps" != *groupnorm* ]] ||
+    timeout "${GROUPNORM_S:-150}" python3 lab/norm/groupnorm_vs_torch.py --json "$OUT/groupnorm.json"
   ;;
 softmax)
   export DB="$OUT/h200.db"
