@@ -63,6 +63,7 @@ std::vector<entry> defaults(int cc) {
         for (const auto& c : kg::default_configs(d, l, silu)) {
           entry e;
           e.arch = cc;
+          e.shape = {0, 0, 0, 0};  // no tuned shape
           e.config = c;
           e.source = "fallback";
           out.push_back(std::move(e));
