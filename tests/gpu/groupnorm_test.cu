@@ -1,7 +1,8 @@
-// GroupNorm: the group_loop family instantiated directly (vectors and the element-by-element
-// path) and the library's call (cuop::groupnorm), NCHW and NHWC, with and without SiLU, every
-// dtype, on awkward shapes, misaligned and in place, against the double-precision reference:
-// outputs and statistics; bad arguments as statuses.
+// GroupNorm: the group_loop, group_cluster and group_span families instantiated directly (vectors
+// and the element-by-element path; cluster kernels on sm_90 and newer) and the library's call
+// (cuop::groupnorm), NCHW and NHWC, with and without SiLU, every dtype, on awkward shapes,
+// misaligned and in place, against the double-precision reference: outputs and statistics; bad
+// arguments as statuses.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "cuop/groupnorm.hpp"
+#include "cuop/kernels/groupnorm/group_cluster.cuh"
 #include "cuop/kernels/groupnorm/group_loop.cuh"
+#include "cuop/kernels/groupnorm/group_span.cuh"
 #include "cuop/kernels/groupnorm/launch.hpp"
 #include "cuop/kernels/norm/launch.hpp"
 #include "cuop/reference/groupnorm_reference.hpp"
@@ -88,15 +91,31 @@ void check_case(const gn_case& c, const std::function<cudaError_t(const kg::grou
   }
 }
 
-// Two configurations of the family for the case's dtype, layout and SiLU: 16-byte vectors on 256
-// threads, and 2 elements a vector on 64.
+// Configurations of each family for the case's dtype, layout and SiLU: 16-byte vectors on 256
+// threads, and 2 elements a vector on 64; clusters of 4 and 16 blocks (16: non-portable); in NHWC,
+// spans of 2 to 8 groups, alone and in clusters.
 template <class T, int LAYOUT, int SILU>
 std::vector<std::pair<kg::groupnorm_config, const void*>> kernels_for(const gn_case& c) {
   constexpr int V = 16 / sizeof(T);
-  return {{{kg::family::group_loop, c.type, c.lay, c.silu, V, 256},
-           reinterpret_cast<const void*>(family_entry<kg::group_loop<T, V, 256, LAYOUT, SILU>>)},
-          {{kg::family::group_loop, c.type, c.lay, c.silu, 2, 64},
-           reinterpret_cast<const void*>(family_entry<kg::group_loop<T, 2, 64, LAYOUT, SILU>>)}};
+  std::vector<std::pair<kg::groupnorm_config, const void*>> out = {
+      {{kg::family::group_loop, c.type, c.lay, c.silu, V, 256},
+       reinterpret_cast<const void*>(family_entry<kg::group_loop<T, V, 256, LAYOUT, SILU>>)},
+      {{kg::family::group_loop, c.type, c.lay, c.silu, 2, 64},
+       reinterpret_cast<const void*>(family_entry<kg::group_loop<T, 2, 64, LAYOUT, SILU>>)},
+      {{kg::family::group_cluster, c.type, c.lay, c.silu, V, 256, 4},
+       reinterpret_cast<const void*>(family_entry<kg::group_cluster<T, V, 256, LAYOUT, SILU, 4>>)},
+      {{kg::family::group_cluster, c.type, c.lay, c.silu, 2, 64, 16},
+       reinterpret_cast<const void*>(family_entry<kg::group_cluster<T, 2, 64, LAYOUT, SILU, 16>>)}};
+  if constexpr (LAYOUT == kg::nhwc_layout) {
+    const auto span = [&](int vec, int threads, int groups, int cluster, const void* fn) {
+      out.push_back({{kg::family::group_span, c.type, c.lay, c.silu, vec, threads, cluster, groups}, fn});
+    };
+    span(V, 256, 2, 1, reinterpret_cast<const void*>(family_entry<kg::group_span<T, V, 256, LAYOUT, SILU, 2, 1>>));
+    span(V, 256, 8, 1, reinterpret_cast<const void*>(family_entry<kg::group_span<T, V, 256, LAYOUT, SILU, 8, 1>>));
+    span(2, 64, 4, 2, reinterpret_cast<const void*>(family_entry<kg::group_span<T, 2, 64, LAYOUT, SILU, 4, 2>>));
+    span(V, 128, 4, 16, reinterpret_cast<const void*>(family_entry<kg::group_span<T, V, 128, LAYOUT, SILU, 4, 16>>));
+  }
+  return out;
 }
 
 template <class T>
@@ -113,18 +132,30 @@ void check_family(const gn_case& c) {
                        : c.type == dtype::f16 ? kernels_of_type<__half>(c)
                                               : kernels_of_type<__nv_bfloat16>(c);
   for (const auto& [config, fn] : kernels) {
+    if (kg::min_sm(config) > limits.sm) continue;  // cluster kernels below sm_90
     kg::launch_plan plan;
-    ASSERT_EQ(kg::plan_launch(config, {c.n, c.c, c.hw, c.groups}, limits, plan), "");
+    const std::string refused = kg::plan_launch(config, {c.n, c.c, c.hw, c.groups}, limits, plan);
+    if (config.fam == kg::family::group_span && !refused.empty()) continue;  // a span off the groups
+    ASSERT_EQ(refused, "");
     SCOPED_TRACE(kg::instance_name(config));
     check_case(c, [&, fn = fn](const kg::groupnorm_args& a) { return kg::launch(fn, plan, a, nullptr); });
   }
 }
 
-// Shapes: one channel a group, groups of odd sizes, spatial sizes off every vector, a U-Net block.
+// Shapes: one channel a group, groups of odd sizes, spatial sizes off every vector (and below a
+// vector, so one vector crosses channels in NCHW), NHWC channels off the vector width, a U-Net
+// block.
 std::vector<gn_case> shapes(dtype t, kg::layout l, bool silu) {
   std::vector<gn_case> out;
-  for (const auto& [n, c, hw, g] : std::vector<std::tuple<long long, long long, long long, long long>>{
-           {1, 1, 1, 1}, {2, 6, 7, 3}, {3, 32, 64, 32}, {2, 24, 4097, 4}, {1, 320, 256, 32}, {2, 40, 9, 8}})
+  for (const auto& [n, c, hw, g] :
+       std::vector<std::tuple<long long, long long, long long, long long>>{{1, 1, 1, 1},
+                                                                           {2, 6, 7, 3},
+                                                                           {3, 32, 64, 32},
+                                                                           {2, 24, 4097, 4},
+                                                                           {1, 320, 256, 32},
+                                                                           {2, 40, 9, 8},
+                                                                           {2, 64, 3, 16},
+                                                                           {2, 36, 5, 12}})
     out.push_back({t, l, silu, n, c, hw, g});
   return out;
 }
@@ -160,11 +191,17 @@ TEST(sm80_groupnorm_dispatch, in_place_without_parameters_and_statistics) {
         check_case({t, l, silu, 2, 64, 100, 32, 0, true}, library({t, l, silu, 2, 64, 100, 32}));
         check_case({t, l, silu, 2, 64, 100, 32, 0, false, false}, library({t, l, silu, 2, 64, 100, 32}));
       }
+  // The baseline policy runs the default rule's configuration, whatever the table holds; the tuned
+  // one names a configuration of the call's dtype, layout and SiLU.
   cuop::norm_choice choice;
-  ASSERT_EQ(cuop::groupnorm_which({dtype::bf16, 2, 320, 64, 64, 32, kg::layout::nhwc, true}, choice),
-            cuop::status::success);
+  cuop::groupnorm_problem p{dtype::bf16, 2, 320, 64, 64, 32, kg::layout::nhwc, true};
+  p.policy = cuop::choice_policy::baseline;
+  ASSERT_EQ(cuop::groupnorm_which(p, choice), cuop::status::success);
   EXPECT_STREQ(choice.instance, "groupnorm_bf16_nhwc_silu_group_loop_vec8_threads512");
   EXPECT_STREQ(choice.source, "default");
+  p.policy = cuop::choice_policy::tuned;
+  ASSERT_EQ(cuop::groupnorm_which(p, choice), cuop::status::success);
+  EXPECT_EQ(std::string(choice.instance).rfind("groupnorm_bf16_nhwc_silu_", 0), 0u) << choice.instance;
 }
 
 TEST(sm80_groupnorm_dispatch, bad_arguments_are_statuses) {

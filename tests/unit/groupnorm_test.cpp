@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cuop/kernels/groupnorm/family.hpp"
 #include "test_support.hpp"
@@ -39,6 +41,50 @@ TEST(groupnorm_family, names_templates_and_parameters) {
   kg::family f{};
   EXPECT_TRUE(kg::parse_family("group_loop", f));
   EXPECT_FALSE(kg::parse_family("warp_row", f));
+  c = {kg::family::group_cluster, dtype::f16, kg::layout::nhwc, true, 8, 512, 8};
+  EXPECT_EQ(kg::instance_name(c), "groupnorm_f16_nhwc_silu_group_cluster_vec8_threads512_cluster8");
+  EXPECT_EQ(kg::template_name(c), "cuop::kernels::groupnorm::group_cluster<__half, 8, 512, 0, 1, 8>");
+  EXPECT_EQ(kg::header_of(c.fam), "cuop/kernels/groupnorm/group_cluster.cuh");
+  EXPECT_EQ(kg::get_param(c, "cluster"), 8);
+  EXPECT_TRUE(kg::parse_family("group_cluster", f));
+  EXPECT_EQ(f, kg::family::group_cluster);
+  EXPECT_EQ(kg::min_sm(kg::family::group_cluster), 90);
+  EXPECT_EQ(kg::min_sm(kg::family::group_loop), 80);
+  c = {kg::family::group_span, dtype::bf16, kg::layout::nhwc, false, 8, 512, 1, 8};
+  EXPECT_EQ(kg::instance_name(c), "groupnorm_bf16_nhwc_group_span_vec8_threads512_span8_cluster1");
+  EXPECT_EQ(kg::template_name(c), "cuop::kernels::groupnorm::group_span<__nv_bfloat16, 8, 512, 0, 0, 8, 1>");
+  EXPECT_EQ(kg::param_names(c.fam), (std::vector<std::string_view>{"vec", "block_threads", "span", "cluster"}));
+  EXPECT_EQ(kg::min_sm(c), 80);
+  c.cluster = 4;
+  EXPECT_EQ(kg::min_sm(c), 90);  // a cluster of spans
+}
+
+TEST(groupnorm_family, spans_are_nhwc_divide_the_groups_and_fit_the_block) {
+  kg::groupnorm_config c{kg::family::group_span, dtype::bf16, kg::layout::nhwc, false, 8, 256, 1, 8};
+  EXPECT_EQ(kg::check_config(c), "");
+  kg::launch_plan plan;
+  EXPECT_EQ(kg::plan_launch(c, {2, 64, 100, 32}, h200, plan), "");
+  EXPECT_EQ(plan.grid_x, 8u);  // 2 samples x 4 spans of 8 groups
+  EXPECT_EQ(plan.cluster_x, 1u);
+  EXPECT_EQ(kg::plan_launch(c, {2, 96, 100, 12}, h200, plan), "span of 8 does not divide 12 groups");
+  EXPECT_EQ(kg::plan_launch(c, {2, 2560, 100, 32}, h200, plan), "a span of 640 channels > 256 threads");
+  c.lay = kg::layout::nchw;
+  EXPECT_EQ(kg::plan_launch(c, {2, 64, 100, 32}, h200, plan), "group_span runs NHWC only");
+  c = {kg::family::group_span, dtype::bf16, kg::layout::nhwc, false, 8, 256, 4, 8};
+  EXPECT_EQ(kg::plan_launch(c, {2, 64, 100, 32}, h200, plan), "");
+  EXPECT_EQ(plan.grid_x, 32u);
+  EXPECT_EQ(plan.cluster_x, 4u);
+  EXPECT_EQ(kg::plan_launch(c, {2, 64, 100, 32}, {80, 108, 1024}, plan),
+            "group_span with a cluster needs sm_90 or newer");
+  c.span = 3;
+  EXPECT_EQ(kg::check_config(c), "span must be 2, 4, 8, 16 or 32 groups");
+  c = {kg::family::group_span, dtype::f32, kg::layout::nhwc, false, 4, 1024, 1, 8};
+  EXPECT_EQ(kg::check_config(c), "");
+  c.vec = 8;
+  c.type = dtype::bf16;
+  EXPECT_EQ(kg::check_config(c), "block_threads x vec > 4096 (the lanes' moments in shared memory)");
+  c = {kg::family::group_loop, dtype::bf16, kg::layout::nhwc, false, 8, 256, 0, 4};
+  EXPECT_EQ(kg::check_config(c), "group_loop takes no span");
 }
 
 TEST(groupnorm_family, malformed_shapes_and_configurations_say_why) {
@@ -47,7 +93,8 @@ TEST(groupnorm_family, malformed_shapes_and_configurations_say_why) {
   EXPECT_EQ(kg::check_shape({2, 64, 100, 0}), "c and groups must be >= 1");
   EXPECT_EQ(kg::check_shape({-1, 64, 100, 32}), "n and hw must be >= 0");
   EXPECT_EQ(kg::check_shape({1, 1LL << 31, 1, 1}), "c must be < 2^31");
-  EXPECT_EQ(kg::check_shape({1, 1 << 16, 1 << 15, 1}), "a group of 65536 x 32768 elements >= 2^31");
+  EXPECT_EQ(kg::check_shape({1, 1 << 16, 1 << 15, 1}),
+            "a group of 65536 x 32768 elements reaches 2^31 vectors with its margins");
   kg::groupnorm_config c{kg::family::group_loop, dtype::f32, kg::layout::nchw, false, 8, 256};
   EXPECT_EQ(kg::check_config(c), "vec * sizeof(element) > 16 bytes");
   c.vec = 4;
@@ -59,7 +106,17 @@ TEST(groupnorm_family, malformed_shapes_and_configurations_say_why) {
   EXPECT_EQ(plan.grid_x, 96u);  // one block per group
   EXPECT_EQ(plan.block_x, 256u);
   EXPECT_EQ(kg::plan_launch(c, {3, 64, 100, 30}, h200, plan), "channels 64 do not divide into 30 groups");
-  EXPECT_EQ(kg::plan_launch(c, {3, 64, 100, 32}, {75, 40, 1024}, plan), "needs sm_80 or newer");
+  EXPECT_EQ(kg::plan_launch(c, {3, 64, 100, 32}, {75, 40, 1024}, plan), "group_loop needs sm_80 or newer");
+  EXPECT_EQ(plan.cluster_x, 1u);
+  c.cluster = 2;
+  EXPECT_EQ(kg::check_config(c), "group_loop takes no cluster");
+  c = {kg::family::group_cluster, dtype::bf16, kg::layout::nchw, false, 8, 512, 3};
+  EXPECT_EQ(kg::check_config(c), "cluster must be 2, 4, 8 or 16 blocks");
+  c.cluster = 4;
+  EXPECT_EQ(kg::plan_launch(c, {2, 64, 100, 32}, h200, plan), "");
+  EXPECT_EQ(plan.grid_x, 256u);  // a cluster of 4 blocks per group
+  EXPECT_EQ(plan.cluster_x, 4u);
+  EXPECT_EQ(kg::plan_launch(c, {2, 64, 100, 32}, {80, 108, 1024}, plan), "group_cluster needs sm_90 or newer");
 }
 
 TEST(groupnorm_op, problems_name_their_layout_and_silu_and_errors_name_the_place) {
@@ -80,6 +137,8 @@ TEST(groupnorm_op, problems_name_their_layout_and_silu_and_errors_name_the_place
             "g.yaml:4:37: expected an integer in [0, 1] for \"silu\", got \"2\"");
   EXPECT_NE(error("{n: 2, c: 64, h: 8, w: 8, layout: chwn}").find("g.yaml:4:"), std::string::npos);
   EXPECT_NE(error("{n: 2, c: 64, h: 8}").find("g.yaml:4:"), std::string::npos);  // w missing
+  EXPECT_EQ(error("{n: 2, c: 64, h: 8, w: 8, groups: 30}"),
+            "g.yaml:4:5: problem groupnorm_bf16_2x64x8x8_g30_nhwc: channels 64 do not divide into 30 groups");
 }
 
 // The dispatch model is measured against the default rule: each problem of the sweep file must
@@ -127,8 +186,10 @@ cuop::results::result_trial trial(const kg::groupnorm_config& c, double us) {
   return t;
 }
 
-// An H200 results file: at 2 x 320 x 64 x 64 NHWC with SiLU, 256 threads beat the rule's 512.
-TEST(groupnorm_op, emit_keeps_a_tuned_winner_in_its_dtype_layout_and_silu_group) {
+// An H200 results file at 2 x 320 x 64 x 64 NHWC with SiLU: the rule's configuration in 30 us and
+// `other` in `other_us`, both built for `targets`.
+cuop::results::result_file h200_file(const kg::groupnorm_config& other, double other_us,
+                                     const std::vector<const char*>& targets) {
   cuop::results::result_file f;
   f.path = "results/groupnorm/nvidia-h200.json";
   f.op = "groupnorm";
@@ -136,11 +197,17 @@ TEST(groupnorm_op, emit_keeps_a_tuned_winner_in_its_dtype_layout_and_silu_group)
   f.cc = 90;
   f.runs.push_back({1, "2026-12-06T05:00:00Z", "configs/groupnorm.yaml", "abc", "rev", {}});
   const auto rule = kg::default_config(dtype::bf16, kg::layout::nhwc, true, {2, 320, 4096, 32});
-  const kg::groupnorm_config fast{kg::family::group_loop, dtype::bf16, kg::layout::nhwc, true, 8, 256};
   f.trials.push_back(trial(rule, 30));
-  f.trials.push_back(trial(fast, 20));
-  for (const char* target : {"sm_80", "sm_90a", "sm_100a"})
-    for (const auto& c : {rule, fast}) f.builds.push_back({kg::instance_name(c), target, "ok", "", 32, 0, 0, 0});
+  f.trials.push_back(trial(other, other_us));
+  for (const char* target : targets)
+    for (const auto& c : {rule, other}) f.builds.push_back({kg::instance_name(c), target, "ok", "", 32, 0, 0, 0});
+  return f;
+}
+
+// 256 threads beat the rule's 512.
+TEST(groupnorm_op, emit_keeps_a_tuned_winner_in_its_dtype_layout_and_silu_group) {
+  const kg::groupnorm_config fast{kg::family::group_loop, dtype::bf16, kg::layout::nhwc, true, 8, 256};
+  const auto f = h200_file(fast, 20, {"sm_80", "sm_90a", "sm_100a"});
   const auto& op = cuop::ops::groupnorm_op();
   const auto out = op.emit({f}, {"90a"});
   EXPECT_NE(out.header.find("dtype::bf16, kernels::groupnorm::layout::nhwc, true}"), std::string::npos) << out.header;
@@ -148,6 +215,21 @@ TEST(groupnorm_op, emit_keeps_a_tuned_winner_in_its_dtype_layout_and_silu_group)
             std::string::npos)
       << out.header;
   EXPECT_EQ(out.header, op.emit({f}, {"sm_90a"}).header);
+}
+
+// A cluster configuration that won on sm_90a compiles for sm_80 too (to a trap): the sm_80
+// table must not ship it, and its kernel is built for sm_90a only.
+TEST(groupnorm_op, emit_leaves_the_cluster_family_out_below_sm_90) {
+  const kg::groupnorm_config split{kg::family::group_cluster, dtype::bf16, kg::layout::nhwc, true, 8, 512, 8};
+  const auto f = h200_file(split, 12, {"sm_80", "sm_90a"});
+  const auto out = cuop::ops::groupnorm_op().emit({f}, {"80", "90a"});
+  const std::string name = "\"groupnorm_bf16_nhwc_silu_group_cluster_vec8_threads512_cluster8\"";
+  const auto first = out.header.find(name);
+  ASSERT_NE(first, std::string::npos) << out.header;
+  EXPECT_EQ(out.header.find(name, first + 1), std::string::npos) << "shipped twice: " << out.header;
+  EXPECT_NE(out.header.find("{90, \"NVIDIA H200\", dtype::bf16, kernels::groupnorm::layout::nhwc, true, 2, 320"),
+            std::string::npos)
+      << out.header;
 }
 
 }  // namespace

@@ -129,7 +129,9 @@ TEST(nvrtc_nvcc_parity, groupnorm_configurations) {
   namespace kg = cuop::kernels::groupnorm;
   const std::vector<kg::groupnorm_config> configs = {
       {kg::family::group_loop, cuop::dtype::bf16, kg::layout::nhwc, true, 8, 512},
-      {kg::family::group_loop, cuop::dtype::f32, kg::layout::nchw, false, 4, 256}};
+      {kg::family::group_loop, cuop::dtype::f32, kg::layout::nchw, false, 4, 256},
+      {kg::family::group_cluster, cuop::dtype::bf16, kg::layout::nchw, true, 8, 1024, 2},
+      {kg::family::group_span, cuop::dtype::f16, kg::layout::nhwc, false, 8, 512, 4, 8}};
   for (const auto& cfg : configs) {
     ASSERT_EQ(kg::check_config(cfg), "") << kg::instance_name(cfg);
     const std::string source = cuop::ops::groupnorm_entry_source(cfg);

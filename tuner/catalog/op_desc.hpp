@@ -66,6 +66,10 @@ struct op_desc {
   // the parsers call them to refuse absurd sizes before the dtype is known to be good.
   double (*bytes_of)(const std::string& dtype, const dim_values&) = nullptr;
   double (*flops_of)(const std::string& dtype, const dim_values&) = nullptr;
+  // Why no configuration of the op can run a problem whose dimensions are each in range (GroupNorm:
+  // channels that do not divide into the groups), "" when one can; null: every such problem is
+  // well formed. Sweep files are refused at the problem's place.
+  std::string (*check_problem)(const dim_values&) = nullptr;
   // What limits a problem, which picks the gate's threshold: true for compute, false for memory
   // (null: memory, the looser of the two).
   bool (*compute_bound)(const dim_values&) = nullptr;

@@ -320,6 +320,9 @@ sweep parse(const std::string& text, const std::string& file_name) {
     errors.attempt([&] {
       if (const double bytes = op->bytes_of(p.dtype, p.dims); !(bytes <= largest_bytes))
         r.fail(p.where, fmt::format("problem {} moves {:.3g} bytes: no GPU holds that (a typo?)", p.key(s.op), bytes));
+      if (op->check_problem)
+        if (const std::string why = op->check_problem(p.dims); !why.empty())
+          r.fail(p.where, fmt::format("problem {}: {}", p.key(s.op), why));
     });
   const entry* candidates = find(es, "candidates");
   errors.attempt(

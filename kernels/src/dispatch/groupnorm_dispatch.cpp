@@ -75,7 +75,7 @@ status select_uncached(const groupnorm_problem& p, selection& out) {
       [&](const detail::groupnorm_model& m) { return m.type == p.type && m.lay == p.layout && m.silu == p.silu; });
   if (model && p.policy == choice_policy::tuned) {
     double query[detail::groupnorm_feature_count];
-    detail::groupnorm_features(p.n * p.groups, p.c / p.groups * shape.hw, query);
+    detail::groupnorm_features(p.n * p.groups, p.c / p.groups, shape.hw, query);
     const int* columns = g::groupnorm_model_columns + model->m.first_column;
     const auto view = detail::view_of(model->m, detail::groupnorm_feature_count, g::groupnorm_model_features,
                                       g::groupnorm_model_speedups, g::groupnorm_model_trusted);

@@ -12,10 +12,14 @@ constexpr long long max_grid = std::numeric_limits<int>::max();
 // The kernels' positions within a group are ints.
 constexpr long long max_group = std::numeric_limits<int>::max();
 constexpr int default_threads = 512;
+// group_passes::unroll times the largest step between a thread's vectors (16 blocks of 1024).
+constexpr long long unroll_margin = 4LL * 16 * 1024;
 
 int* field(groupnorm_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
   if (name == "block_threads") return &c.block_threads;
+  if (name == "cluster") return &c.cluster;
+  if (name == "span") return &c.span;
   return nullptr;
 }
 
@@ -23,7 +27,10 @@ int* field(groupnorm_config& c, std::string_view name) {
 
 std::string_view name_of(layout l) noexcept { return l == layout::nchw ? "nchw" : "nhwc"; }
 
-std::string_view name_of(family) noexcept { return "group_loop"; }
+std::string_view name_of(family f) noexcept {
+  if (f == family::group_cluster) return "group_cluster";
+  return f == family::group_span ? "group_span" : "group_loop";
+}
 
 bool parse_layout(std::string_view s, layout& out) noexcept {
   for (const layout l : {layout::nchw, layout::nhwc}) {
@@ -45,9 +52,19 @@ bool parse_family(std::string_view s, family& out) noexcept {
   return false;
 }
 
-std::vector<family> all_families() { return {family::group_loop}; }
+std::vector<family> all_families() { return {family::group_loop, family::group_cluster, family::group_span}; }
 
-std::vector<std::string_view> param_names(family) { return {"vec", "block_threads"}; }
+int min_sm(family f) noexcept { return f == family::group_cluster ? 90 : 80; }
+
+int min_sm(const groupnorm_config& c) noexcept {
+  return c.fam == family::group_span && c.cluster > 1 ? 90 : min_sm(c.fam);
+}
+
+std::vector<std::string_view> param_names(family f) {
+  if (f == family::group_cluster) return {"vec", "block_threads", "cluster"};
+  if (f == family::group_span) return {"vec", "block_threads", "span", "cluster"};
+  return {"vec", "block_threads"};
+}
 
 bool set_param(groupnorm_config& c, std::string_view name, long long value) noexcept {
   int* p = field(c, name);
@@ -68,8 +85,11 @@ std::string check_shape(const groupnorm_shape& s) {
   if (s.c > std::numeric_limits<int>::max()) return "c must be < 2^31";
   if (s.c % s.groups != 0)
     return "channels " + std::to_string(s.c) + " do not divide into " + std::to_string(s.groups) + " groups";
-  if (s.c / s.groups > max_group / std::max<long long>(1, s.hw))
-    return "a group of " + std::to_string(s.c / s.groups) + " x " + std::to_string(s.hw) + " elements >= 2^31";
+  // The kernels count a group's vectors in ints: a run's covering vectors reach past it by up to
+  // two, and a thread's batch of unrolled ones past the last.
+  if (s.c / s.groups + 2 > (max_group - unroll_margin) / std::max<long long>(1, s.hw))
+    return "a group of " + std::to_string(s.c / s.groups) + " x " + std::to_string(s.hw) +
+           " elements reaches 2^31 vectors with its margins";
   if (s.n > max_group / s.groups) return "n x groups >= 2^31";
   if (s.n > 0 && s.hw > 0 && s.c > std::numeric_limits<long long>::max() / s.n / s.hw) return "tensor too large";
   return {};
@@ -87,32 +107,63 @@ std::string check_config(const groupnorm_config& c) {
     return "vec * sizeof(element) > 16 bytes";
   if (c.block_threads < 32 || c.block_threads % 32 != 0) return "threads per block must be a multiple of 32";
   if (c.block_threads > 1024) return "block of " + std::to_string(c.block_threads) + " threads > 1024";
+  if (c.fam == family::group_cluster && c.cluster != 2 && c.cluster != 4 && c.cluster != 8 && c.cluster != 16)
+    return "cluster must be 2, 4, 8 or 16 blocks";
+  if (c.fam == family::group_loop && c.cluster != 0) return "group_loop takes no cluster";
+  if (c.fam != family::group_span && c.span != 0) return std::string(name_of(c.fam)) + " takes no span";
+  if (c.fam == family::group_span) {
+    if (c.span != 2 && c.span != 4 && c.span != 8 && c.span != 16 && c.span != 32)
+      return "span must be 2, 4, 8, 16 or 32 groups";
+    if (c.cluster != 1 && c.cluster != 2 && c.cluster != 4 && c.cluster != 8 && c.cluster != 16)
+      return "cluster must be 1, 2, 4, 8 or 16 blocks";
+    if (c.block_threads * c.vec > 4096) return "block_threads x vec > 4096 (the lanes' moments in shared memory)";
+  }
   return {};
 }
 
 std::string instance_name(const groupnorm_config& c) {
   return "groupnorm_" + std::string(name_of(c.type)) + "_" + std::string(name_of(c.lay)) + (c.silu ? "_silu_" : "_") +
-         std::string(name_of(c.fam)) + "_vec" + std::to_string(c.vec) + "_threads" + std::to_string(c.block_threads);
+         std::string(name_of(c.fam)) + "_vec" + std::to_string(c.vec) + "_threads" + std::to_string(c.block_threads) +
+         (c.fam == family::group_span ? "_span" + std::to_string(c.span) : "") +
+         (c.fam != family::group_loop ? "_cluster" + std::to_string(c.cluster) : "");
 }
 
 std::string template_name(const groupnorm_config& c) {
   const std::string_view type = c.type == dtype::f32 ? "float" : (c.type == dtype::f16 ? "__half" : "__nv_bfloat16");
-  return "cuop::kernels::groupnorm::group_loop<" + std::string(type) + ", " + std::to_string(c.vec) + ", " +
-         std::to_string(c.block_threads) + ", " + std::to_string(static_cast<int>(c.lay)) + ", " +
-         std::to_string(c.silu ? 1 : 0) + ">";
+  return "cuop::kernels::groupnorm::" + std::string(name_of(c.fam)) + "<" + std::string(type) + ", " +
+         std::to_string(c.vec) + ", " + std::to_string(c.block_threads) + ", " +
+         std::to_string(static_cast<int>(c.lay)) + ", " + std::to_string(c.silu ? 1 : 0) +
+         (c.fam == family::group_span ? ", " + std::to_string(c.span) : "") +
+         (c.fam != family::group_loop ? ", " + std::to_string(c.cluster) : "") + ">";
 }
 
-std::string_view header_of(family) noexcept { return "cuop/kernels/groupnorm/group_loop.cuh"; }
+std::string_view header_of(family f) noexcept {
+  if (f == family::group_cluster) return "cuop/kernels/groupnorm/group_cluster.cuh";
+  return f == family::group_span ? "cuop/kernels/groupnorm/group_span.cuh" : "cuop/kernels/groupnorm/group_loop.cuh";
+}
 
 std::string plan_launch(const groupnorm_config& c, const groupnorm_shape& s, const device_limits& dev,
                         launch_plan& out) {
   if (auto why = check_config(c); !why.empty()) return why;
   if (auto why = check_shape(s); !why.empty()) return why;
-  if (dev.sm != 0 && dev.sm < 80) return "needs sm_80 or newer";
+  if (dev.sm != 0 && dev.sm < min_sm(c))
+    return std::string(name_of(c.fam)) + (c.fam == family::group_span ? " with a cluster" : "") + " needs sm_" +
+           std::to_string(min_sm(c)) + " or newer";
   if (c.block_threads > dev.max_threads_per_block) return "block larger than the device allows";
-  const long long groups = std::max<long long>(1, s.n * s.groups);
-  out.grid_x = static_cast<unsigned>(std::min(groups, max_grid));
+  long long owners = std::max<long long>(1, s.n * s.groups);  // what a block or cluster owns
+  if (c.fam == family::group_span) {
+    if (c.lay != layout::nhwc) return "group_span runs NHWC only";
+    if (s.groups % c.span != 0)
+      return "span of " + std::to_string(c.span) + " does not divide " + std::to_string(s.groups) + " groups";
+    if (s.c / s.groups * c.span > c.block_threads)
+      return "a span of " + std::to_string(s.c / s.groups * c.span) + " channels > " + std::to_string(c.block_threads) +
+             " threads";
+    owners = std::max<long long>(1, s.n * (s.groups / c.span));
+  }
+  const long long per_owner = c.fam == family::group_loop ? 1 : c.cluster;
+  out.grid_x = static_cast<unsigned>(std::min(owners, max_grid / per_owner) * per_owner);
   out.block_x = static_cast<unsigned>(c.block_threads);
+  out.cluster_x = static_cast<unsigned>(per_owner);
   return {};
 }
 

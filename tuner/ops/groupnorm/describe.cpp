@@ -50,7 +50,7 @@ double bytes_of(const std::string& dtype, const catalog::dim_values& dims) {
 std::vector<double> features_of(const catalog::dim_values& dims) {
   const auto s = groupnorm_shape_of(dims);
   std::vector<double> f(detail::groupnorm_feature_count);
-  detail::groupnorm_features(s.n * s.groups, s.c / std::max<long long>(1, s.groups) * s.hw, f.data());
+  detail::groupnorm_features(s.n * s.groups, s.c / std::max<long long>(1, s.groups), s.hw, f.data());
   return f;
 }
 
@@ -63,6 +63,9 @@ std::string baseline_of(const std::string& dtype, const catalog::dim_values& dim
   return kg::instance_name(kg::default_config(dtype_of(dtype), groupnorm_layout_of(dims), groupnorm_silu_of(dims),
                                               groupnorm_shape_of(dims)));
 }
+
+// Channels that divide into the groups, groups and their elements within the kernels' ints.
+std::string check_problem(const catalog::dim_values& dims) { return kg::check_shape(groupnorm_shape_of(dims)); }
 
 // "2x320x64x64_g32_nhwc_silu"
 std::string key_of(const catalog::dim_values& dims) {
@@ -92,7 +95,8 @@ catalog::op_desc describe_groupnorm() {
                       .features_of = features_of,
                       .group_of = group_of,
                       .baseline_of = baseline_of,
-                      .bytes_of = bytes_of};
+                      .bytes_of = bytes_of,
+                      .check_problem = check_problem};
   op.dims = {{"n", 1, {}, {}},
              {"c", 1, {}, {}},
              {"h", 1, {}, {}},

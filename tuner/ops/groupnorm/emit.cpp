@@ -38,19 +38,22 @@ kg::groupnorm_config config_of(const results::result_trial& t) {
 }
 
 std::string cxx_config(const kg::groupnorm_config& c) {
-  return fmt::format("{{kernels::groupnorm::family::{}, dtype::{}, kernels::groupnorm::layout::{}, {}, {}, {}}}",
-                     kg::name_of(c.fam), name_of(c.type), kg::name_of(c.lay), c.silu, c.vec, c.block_threads);
+  return fmt::format(
+      "{{kernels::groupnorm::family::{}, dtype::{}, kernels::groupnorm::layout::{}, {}, {}, {}, {}, {}}}",
+      kg::name_of(c.fam), name_of(c.type), kg::name_of(c.lay), c.silu, c.vec, c.block_threads, c.cluster, c.span);
 }
 
-emit::model_traits traits_for(const std::string& target) {
+emit::model_traits traits_for(const std::string& target, int cc) {
   emit::model_traits t;
   t.is_baseline = [](const results::result_trial& r) {
     const auto dims = dims_of(r);
     return r.instance == kg::instance_name(kg::default_config(*parse_dtype(r.dtype), groupnorm_layout_of(dims),
                                                               groupnorm_silu_of(dims), groupnorm_shape_of(dims)));
   };
-  t.ships = [target](const results::result_file& f, const results::result_trial& r) {
-    return emit::legal_on(f, r.instance, target);
+  // Compiled and fit there, and the configuration runs there (cluster kernels compile to a trap
+  // below sm_90).
+  t.ships = [target, cc](const results::result_file& f, const results::result_trial& r) {
+    return emit::legal_on(f, r.instance, target) && kg::min_sm(config_of(r)) <= cc;
   };
   return t;
 }
@@ -95,7 +98,7 @@ emit::emitted emit_groupnorm(const op& self, const std::vector<results::result_f
       "// call's (cuop/detail/nearest_choice.hpp); without a confident choice, the default rule's\n"
       "// configuration (kernels::groupnorm::default_config) runs.\n"
       "#pragma once\n\n#include \"cuop/detail/dispatch_model.hpp\"\n#include \"cuop/detail/groupnorm_table.hpp\"\n";
-  op.traits = [](const std::string& target, int, bool) { return traits_for(target); };
+  op.traits = [](const std::string& target, int cc, bool) { return traits_for(target, cc); };
   op.group_fields = group_fields;
   op.entry_of = [](const emit::built_model& m, const results::result_trial& t, int cc) {
     entry e;
@@ -115,6 +118,7 @@ emit::emitted emit_groupnorm(const op& self, const std::vector<results::result_f
     c = e.config;
     return true;
   };
+  op.runs_on = [](const kg::groupnorm_config& c, int cc) { return kg::min_sm(c) <= cc; };
   op.unit_kernel_of = [](const std::string& name, const kg::groupnorm_config& c) {
     return emit::unit_kernel{name, groupnorm_entry_includes(c), groupnorm_entry_definition(c)};
   };

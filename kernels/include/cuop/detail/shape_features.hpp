@@ -15,7 +15,7 @@ inline constexpr int softmax_feature_count = 2;
 inline constexpr int gemm_feature_count = 3;
 inline constexpr int conv_feature_count = 4;
 inline constexpr int norm_feature_count = 2;
-inline constexpr int groupnorm_feature_count = 2;
+inline constexpr int groupnorm_feature_count = 3;
 
 inline double log2_of(long long v) noexcept { return std::log2(static_cast<double>(v < 1 ? 1 : v)); }
 
@@ -28,11 +28,13 @@ inline void softmax_features(long long rows, long long cols, double* out) noexce
 // rows, cols: the row normalizations see a shape as softmax does
 inline void norm_features(long long rows, long long cols, double* out) noexcept { softmax_features(rows, cols, out); }
 
-// The groups of a call (n x groups: how many blocks of work) and a group's elements (c / groups x
-// h x w: how long each is)
-inline void groupnorm_features(long long groups, long long group_elements, double* out) noexcept {
+// The groups of a call (n x groups: how many blocks of work), a group's elements (c / groups x
+// h x w: how long each is) and its channels (c / groups: in NHWC, how many contiguous elements
+// each position holds; shapes alike in the first two differ here)
+inline void groupnorm_features(long long groups, long long group_channels, long long hw, double* out) noexcept {
   out[0] = log2_of(groups);
-  out[1] = log2_of(group_elements);
+  out[1] = log2_of(group_channels * hw);
+  out[2] = log2_of(group_channels);
 }
 
 // m, n, k

@@ -11,46 +11,20 @@
 // Below sm_90 the kernel compiles but traps: the family is not offered there (min_sm).
 #pragma once
 
+#include "cuop/kernels/common/cluster.cuh"
 #include "cuop/kernels/softmax/common.cuh"
 
 namespace cuop::kernels::softmax {
 
 namespace detail {
 
-// The cluster's special registers (1-D grid and clusters along x).
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ unsigned cluster_index() {
-  unsigned r;
-  asm("mov.u32 %0, %%clusterid.x;" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ unsigned cluster_count() {
-  unsigned r;
-  asm("mov.u32 %0, %%nclusterid.x;" : "=r"(r));
-  return r;
-}
-
-// Every thread of the cluster arrives (release: its earlier accesses, the reads of the peers'
-// partials included, are ordered before the barrier) and waits (acquire: the peers' partials
-// written before their arrival are visible). Executed by all threads of a warp together.
-__device__ __forceinline__ void cluster_arrive() {
-  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() {
-  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-
-// Shared-window address `addr` of this block mapped to the same variable in block `rank` of
-// the cluster.
-__device__ __forceinline__ unsigned map_shared(unsigned addr, unsigned rank) {
-  unsigned r;
-  asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
-  return r;
-}
+// The cluster primitives (common/cluster.cuh), by the names this family's code uses.
+using common::cluster_arrive;
+using common::cluster_count;
+using common::cluster_index;
+using common::cluster_rank;
+using common::cluster_wait;
+using common::map_shared;
 
 // 32-bit shared addresses throughout: no generic pointer into shared memory (the NVRTC / nvcc
 // register parity trap of docs/ARCHITECTURE.md).
