@@ -85,6 +85,9 @@ def normalize(op, s):
         return {"op": op, "dtype": s["dtype"], "rows": s["rows"], "cols": s["cols"]}
     if op == "rmsnorm":
         return {"op": op, "dtype": s["dtype"], "rows": s["rows"], "cols": s["cols"], "residual": s.get("residual", 0)}
+    if op == "groupnorm":
+        return {"op": op, "dtype": s["dtype"], "n": s["n"], "c": s["c"], "h": s["h"], "w": s["w"],
+                "groups": s.get("groups", 32), "layout": s.get("layout", "nhwc"), "silu": s.get("silu", 0)}
     if op == "gemm":
         return {"op": op, "dtype": s["dtype"], "m": s["m"], "n": s["n"], "k": s["k"]}
     r = s["r"]
@@ -104,6 +107,9 @@ def size_ok(dist, line):
     op = line["op"]
     if op in ("softmax", "layernorm", "rmsnorm"):
         return line["rows"] * line["cols"] <= dist.get("max_elements", 1 << 29)
+    if op == "groupnorm":
+        size = line["n"] * line["c"] * line["h"] * line["w"]
+        return line["c"] % line["groups"] == 0 and 0 < size <= dist.get("max_elements", 1 << 29)
     if op == "gemm":
         return 2 * line["m"] * line["n"] * line["k"] <= dist.get("max_flops", 1 << 39)
     p = (line["h"] + 2 * line["pad"] - line["r"]) // line["stride"] + 1
@@ -156,8 +162,8 @@ def draw(dist_path, n, seed, cuop_tune=None):
     dist = yaml.safe_load(open(dist_path))
     op = dist.get("op")
     comps = dist.get("components") or []
-    if op not in ("softmax", "gemm", "conv2d", "layernorm", "rmsnorm") or not comps:
-        fail(f"{dist_path}: needs op (softmax, gemm, conv2d, layernorm, rmsnorm) and components")
+    if op not in ("softmax", "gemm", "conv2d", "layernorm", "rmsnorm", "groupnorm") or not comps:
+        fail(f"{dist_path}: needs op (softmax, gemm, conv2d, layernorm, rmsnorm, groupnorm) and components")
     rng = random.Random(f"{seed}:{os.path.basename(dist_path)}")
     weights = [float(c.get("weight", 1)) for c in comps]
     exclude = swept_shapes(op, cuop_tune)

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""LayerNorm and RMSNorm side by side with torch in one process (docs/norm.md): cuop's ops (the
-`cuop` package, pip-installed) against torch.nn.functional.layer_norm and rms_norm, and the fused
-add_rms_norm against torch's unfused pair (residual.add_(x), then rms_norm). Each call timed alone
-with CUDA events, the L2 flushed before it, median of --samples; answers checked against torch.
+"""LayerNorm, RMSNorm and GroupNorm side by side with torch in one process (docs/norm.md): cuop's
+ops (the `cuop` package, pip-installed) against torch.nn.functional.layer_norm, rms_norm and
+group_norm; the fused add_rms_norm against torch's unfused pair (residual.add_(x), then rms_norm)
+and GroupNorm with SiLU against group_norm then silu. Each call timed alone with CUDA events, the
+L2 flushed before it, median of --samples; answers checked against torch.
 
-Shape sets: `swept` (the sweep files' problems, configs/layernorm.yaml and rmsnorm.yaml) and
+Shape sets: `swept` (the sweep files' problems, configs/{layernorm,rmsnorm,groupnorm}.yaml) and
 `validation` (--n shapes per op drawn with --seed from configs/distributions/, none of them swept).
 
 usage: python3 scripts/norm_vs_torch.py --cuop-tune build/tuner/cuop-tune [--sets swept,validation]
@@ -26,6 +27,7 @@ import torch_timing  # noqa: E402
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 TOLERANCE = {"f32": 1e-4, "f16": 4e-3, "bf16": 2e-2}
+GROUPNORM_TOLERANCE = {"f32": 1e-4, "f16": 5e-3, "bf16": 3e-2}
 
 
 def swept(op, cuop_tune):
@@ -33,10 +35,35 @@ def swept(op, cuop_tune):
     return [holdout.normalize(op, dict(p, op=op)) for p in holdout.expanded_problems(path, cuop_tune)]
 
 
+def groupnorm_calls(line):
+    """(cuop call, torch call): GroupNorm on an NCHW or channels_last tensor, SiLU after it when
+    the line says so (torch: the unfused pair)."""
+    import cuop
+
+    t = DTYPES[line["dtype"]]
+    n, c, h, w, groups = line["n"], line["c"], line["h"], line["w"], line["groups"]
+    g = torch.Generator(device="cuda").manual_seed(n * 7919 + c * 31 + h * w)
+    x = torch.randn(n, c, h, w, device="cuda", dtype=t, generator=g)
+    if line["layout"] == "nhwc":
+        x = x.contiguous(memory_format=torch.channels_last)
+    wt = torch.rand(c, device="cuda", dtype=t, generator=g) + 0.5
+    b = torch.rand(c, device="cuda", dtype=t, generator=g) - 0.5
+    silu = bool(line["silu"])
+    F = torch.nn.functional
+
+    def theirs():
+        y = F.group_norm(x, groups, wt, b, 1e-5)
+        return F.silu(y) if silu else y
+
+    return (lambda: cuop.group_norm(x, groups, wt, b, 1e-5, silu=silu)), theirs, None
+
+
 def calls(line):
     """(cuop call, torch call, output check) on fresh tensors of the line's shape."""
     import cuop
 
+    if line["op"] == "groupnorm":
+        return groupnorm_calls(line)
     t = DTYPES[line["dtype"]]
     rows, cols = line["rows"], line["cols"]
     g = torch.Generator(device="cuda").manual_seed(rows * 7919 + cols)
@@ -62,6 +89,8 @@ def calls(line):
 
 def bytes_moved(line):
     size = torch.tensor([], dtype=DTYPES[line["dtype"]]).element_size()
+    if line["op"] == "groupnorm":
+        return 2 * line["n"] * line["c"] * line["h"] * line["w"] * size
     return (4 if line.get("residual") else 2) * line["rows"] * line["cols"] * size
 
 
@@ -69,7 +98,7 @@ def measure(line, flush, samples):
     ours, theirs, residuals = calls(line)
     y_ours, y_theirs = ours(), theirs()  # one call each: the residuals move together
     torch.cuda.synchronize()
-    tol = TOLERANCE[line["dtype"]]
+    tol = (GROUPNORM_TOLERANCE if line["op"] == "groupnorm" else TOLERANCE)[line["dtype"]]
     ok = torch.allclose(y_ours.float(), y_theirs.float(), rtol=tol, atol=tol)
     if residuals is not None:
         ok = ok and torch.equal(residuals[0], residuals[1])
@@ -82,14 +111,28 @@ def measure(line, flush, samples):
 def which(line):
     import cuop
 
-    x = torch.empty(line["rows"], line["cols"], device="cuda", dtype=DTYPES[line["dtype"]])
+    t = DTYPES[line["dtype"]]
+    if line["op"] == "groupnorm":
+        x = torch.empty(line["n"], line["c"], line["h"], line["w"], device="cuda", dtype=t)
+        if line["layout"] == "nhwc":
+            x = x.contiguous(memory_format=torch.channels_last)
+        return cuop.which.group_norm(x, line["groups"], bool(line["silu"]))
+    x = torch.empty(line["rows"], line["cols"], device="cuda", dtype=t)
     if line["op"] == "layernorm":
         return cuop.which.layer_norm(x, [line["cols"]])
     return cuop.which.rms_norm(x, [line["cols"]], bool(line.get("residual")))
 
 
 def label(r):
+    if r["op"] == "groupnorm":
+        return f"groupnorm {r['layout']}{'+silu' if r['silu'] else ''}"
     return f"{r['op']}{'+add' if r.get('residual') else ''}"
+
+
+def shape_of(r):
+    if r["op"] == "groupnorm":
+        return f"{r['n']}x{r['c']}x{r['h']}x{r['w']} g{r['groups']}"
+    return f"{r['rows']}x{r['cols']}"
 
 
 def summarize(rows):
@@ -111,10 +154,10 @@ def markdown(rows, summary, header):
         gbs = f"{s['min_gbs_64mb']:.0f}" if s["min_gbs_64mb"] else "-"
         lines.append(f"| {s['set']} | {s['op']} | {s['shapes']} | {s['geomean']:.2f}x | {s['worst']:.2f}x | "
                      f"{s['slower']} | {s['wrong']} | {gbs} |")
-    lines += ["", "| set | op | dtype | rows x cols | cuop us | torch us | ratio | GB/s | choice |",
+    lines += ["", "| set | op | dtype | shape | cuop us | torch us | ratio | GB/s | choice |",
               "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
     for r in rows:
-        lines.append(f"| {r['set']} | {label(r)} | {r['dtype']} | {r['rows']}x{r['cols']} | {r['cuop_us']:.1f} | "
+        lines.append(f"| {r['set']} | {label(r)} | {r['dtype']} | {shape_of(r)} | {r['cuop_us']:.1f} | "
                      f"{r['torch_us']:.1f} | {r['ratio']:.2f} | {r['cuop_gbs']:.0f} | {r['which']} |")
     return "\n".join(lines) + "\n"
 
@@ -123,7 +166,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cuop-tune", required=True, help="a built cuop-tune (expands the sweep files' grids)")
     ap.add_argument("--sets", default="swept,validation")
-    ap.add_argument("--ops", default="layernorm,rmsnorm")
+    ap.add_argument("--ops", default="layernorm,rmsnorm,groupnorm")
     ap.add_argument("--n", type=int, default=100, help="validation shapes per op")
     ap.add_argument("--seed", type=int, default=20261206)
     ap.add_argument("--samples", type=int, default=30)

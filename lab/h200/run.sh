@@ -22,8 +22,8 @@
 #   norm-sweep       the norm GPU tests (GroupNorm's too) if TESTS=1, the sweeps SWEEPS (rmsnorm's
 #                    and layernorm's; configs/groupnorm.yaml too) into DB ($OUT/norm.db; SEED_DB
 #                    resumes) (SWEEP_S 330); unless EXPORT=0, each swept op exported, and unless
-#                    COMPARE=0, rebuild against the export, reinstall the package, bench-norm, and
-#                    with GroupNorm swept lab/norm/groupnorm_vs_torch.py (GROUPNORM_S 150)
+#                    COMPARE=0, rebuild against the export, reinstall the package, bench-norm
+#                    (NORM_S 300; NORM_OPS narrows it: e.g. groupnorm)
 #   softmax          build, tests (TESTS=all, or softmax: the softmax GPU tests), the softmax sweep
 #                    (SWEEP_S 400; SEED_DB resumes; ONLY_COLS=N only the problems of N columns,
 #                    exported with --update) and once more (60 s: nothing measured twice), export,
@@ -150,9 +150,7 @@ norm-sweep)
   [[ "${COMPARE:-1}" == 1 ]] || exit 0
   RESULTS="$OUT/results" run build || exit 1
   within 120 python install
-  within "${NORM_S:-150}" bench-norm
-  [[ "$sweeps" != *groupnorm* ]] ||
-    timeout "${GROUPNORM_S:-150}" python3 lab/norm/groupnorm_vs_torch.py --json "$OUT/groupnorm.json"
+  within "${NORM_S:-300}" bench-norm
   ;;
 softmax)
   export DB="$OUT/h200.db"

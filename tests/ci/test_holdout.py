@@ -19,7 +19,7 @@ TUNE = os.environ.get("CUOP_TUNE")  # expands the sweep files' grids (ctest sets
 @unittest.skipUnless(TUNE, "no built cuop-tune (CUOP_TUNE) to expand the sweep files' grids")
 class drawing(unittest.TestCase):
     def test_every_distribution_draws_the_same_shapes_for_a_seed(self):
-        self.assertEqual(len(DISTS), 5)
+        self.assertEqual(len(DISTS), 6)
         for d in DISTS:
             op, a = holdout.draw(str(d), 60, 7, TUNE)
             _, b = holdout.draw(str(d), 60, 7, TUNE)

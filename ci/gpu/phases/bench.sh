@@ -42,15 +42,16 @@ phase_bench_conv() {
   return "$rc"
 }
 
-# Needs the PyTorch package installed (the python phase): cuop's LayerNorm and RMSNorm against
-# torch's, on the sweep files' shapes and N (100) validation shapes per op drawn with SEED.
+# Needs the PyTorch package installed (the python phase): cuop's LayerNorm, RMSNorm and GroupNorm
+# against torch's, on the sweep files' shapes and N (100) validation shapes per op drawn with SEED
+# (NORM_OPS narrows the ops).
 phase_bench_norm() {
   local out rc
   build_targets cuop-tune
   out=$(fresh "$RUN_OUT/bench-norm" md)
-  step "cuop layer_norm, rms_norm, add_rms_norm vs torch ($out)"
+  step "cuop layer_norm, rms_norm, add_rms_norm, group_norm vs torch ($out)"
   python3 scripts/norm_vs_torch.py --cuop-tune "$tune" --n "${N:-100}" --seed "${SEED:-20261206}" --out "$out" \
-    --json "${out%.md}.json" 2>>"$log"
+    --json "${out%.md}.json" --ops "${NORM_OPS:-layernorm,rmsnorm,groupnorm}" 2>>"$log"
   rc=$?
   echo "bench-norm: exit $rc" | tee -a "$log"
   return "$rc"
