@@ -87,12 +87,13 @@ class committed_results(unittest.TestCase):
         by_op = {}
         for e in entries:
             by_op.setdefault(e["op"], []).append(e)
-        self.assertEqual(sorted(by_op), ["conv2d", "gemm", "layernorm", "rmsnorm", "softmax"])
+        self.assertEqual(sorted(by_op), ["conv2d", "gemm", "groupnorm", "layernorm", "rmsnorm", "softmax"])
         for e in by_op["conv2d"]:
             self.assertEqual(e["baseline"], f"conv2d_{e['dtype']}_cudnn_heuristic")
         for e in by_op["gemm"]:
             self.assertEqual(e["baseline"], f"gemm_{e['dtype']}_cublaslt_heuristic")
         self.assertTrue(all(e["baseline"].startswith("softmax_") for e in by_op["softmax"]))
+        self.assertTrue(all(e["baseline"].startswith("groupnorm_") for e in by_op["groupnorm"]))
         # The region sweeps measure the baseline at every shape: nearly every problem has it.
         measured = [e for e in by_op["conv2d"] if e["measured"]]
         self.assertGreater(len(measured), 0.9 * len(by_op["conv2d"]))
