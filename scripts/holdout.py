@@ -17,6 +17,7 @@ comparison's own bias and is counted apart, docs/dispatch.md "Holdout"). Exit 0 
 is, 3 when some are, 1 when an answer was wrong or a side failed, 2 on bad arguments or input,
 77 without a GPU."""
 import argparse
+import functools
 import glob
 import itertools
 import json
@@ -135,8 +136,10 @@ def expanded_problems(path, cuop_tune):
     return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
 
 
+@functools.lru_cache(maxsize=None)
 def swept_shapes(op, cuop_tune=None):
-    """Every problem the op's sweep files list (configs/*.yaml and configs/**/*.yaml), as keys."""
+    """Every problem the op's sweep files list (configs/*.yaml and configs/**/*.yaml), as keys;
+    read once per process (each read expands the grids with cuop-tune)."""
     keys = set()
     for path in glob.glob(os.path.join(ROOT, "configs", "**", "*.yaml"), recursive=True):
         if os.sep + "distributions" + os.sep in path:
@@ -155,7 +158,7 @@ def swept_shapes(op, cuop_tune=None):
         for t, p in points:
             q = conv_line(t, p) if op == "conv2d" else normalize(op, dict(p, dtype=t, op=op))
             keys.add(key_of(q))
-    return keys
+    return frozenset(keys)
 
 
 def draw(dist_path, n, seed, cuop_tune=None):
