@@ -69,6 +69,7 @@ TEST(groupnorm_family, spans_are_nhwc_divide_the_groups_and_fit_the_block) {
   EXPECT_EQ(kg::plan_launch(c, {2, 96, 100, 12}, h200, plan), "span of 8 does not divide 12 groups");
   EXPECT_EQ(kg::plan_launch(c, {2, 2560, 100, 32}, h200, plan), "a span of 640 channels > 256 threads");
   c.lay = kg::layout::nchw;
+  EXPECT_EQ(kg::check_config(c), "group_span runs NHWC only");  // refused before it is compiled
   EXPECT_EQ(kg::plan_launch(c, {2, 64, 100, 32}, h200, plan), "group_span runs NHWC only");
   c = {kg::family::group_span, dtype::bf16, kg::layout::nhwc, false, 8, 256, 4, 8};
   EXPECT_EQ(kg::plan_launch(c, {2, 64, 100, 32}, h200, plan), "");

@@ -117,6 +117,7 @@ std::string check_config(const groupnorm_config& c) {
     if (c.cluster != 1 && c.cluster != 2 && c.cluster != 4 && c.cluster != 8 && c.cluster != 16)
       return "cluster must be 1, 2, 4, 8 or 16 blocks";
     if (c.block_threads * c.vec > 4096) return "block_threads x vec > 4096 (the lanes' moments in shared memory)";
+    if (c.lay != layout::nhwc) return "group_span runs NHWC only";
   }
   return {};
 }
@@ -152,7 +153,6 @@ std::string plan_launch(const groupnorm_config& c, const groupnorm_shape& s, con
   if (c.block_threads > dev.max_threads_per_block) return "block larger than the device allows";
   long long owners = std::max<long long>(1, s.n * s.groups);  // what a block or cluster owns
   if (c.fam == family::group_span) {
-    if (c.lay != layout::nhwc) return "group_span runs NHWC only";
     if (s.groups % c.span != 0)
       return "span of " + std::to_string(c.span) + " does not divide " + std::to_string(s.groups) + " groups";
     if (s.c / s.groups * c.span > c.block_threads)
