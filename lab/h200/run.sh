@@ -21,7 +21,8 @@
 #                    tests (PYTHON_S 240; PYTHON_WHAT all, tests or bench), bench-norm (NORM_S 200)
 #   norm-sweep       the norm GPU tests (GroupNorm's too) if TESTS=1, the sweeps SWEEPS (rmsnorm's
 #                    and layernorm's; configs/groupnorm.yaml too) into DB ($OUT/norm.db; SEED_DB
-#                    resumes) (SWEEP_S 330); unless EXPORT=0, each swept op exported, and unless
+#                    resumes) (SWEEP_S 330); unless EXPORT=0, each swept op exported (UPDATE=1:
+#                    its swept problems into the committed results), and unless
 #                    COMPARE=0, rebuild against the export, reinstall the package, bench-norm
 #                    (NORM_S 300; NORM_OPS narrows it: e.g. groupnorm)
 #   softmax          build, tests (TESTS=all, or softmax: the softmax GPU tests), the softmax sweep
@@ -146,7 +147,9 @@ norm-sweep)
   # shellcheck disable=SC2086
   within "${SWEEP_S:-330}" sweep $sweeps
   [[ "${EXPORT:-1}" == 1 ]] || exit 0
-  for spec in $sweeps; do run export "$(basename "$spec" .yaml)" || exit 1; done
+  # Each swept op (the files' `op:`) once; UPDATE=1: only the swept problems (region sweeps).
+  ops=$(for spec in $sweeps; do sed -n 's/^op: *\([a-z0-9_]*\).*/\1/p' "$spec" | head -1; done | sort -u)
+  for op in $ops; do run export "$op" ${UPDATE:+--update} || exit 1; done
   [[ "${COMPARE:-1}" == 1 ]] || exit 0
   RESULTS="$OUT/results" run build || exit 1
   within 120 python install
