@@ -360,7 +360,7 @@ TEST(transfer, knowledge_plans_a_problem_from_what_its_neighbours_measured) {
   const std::vector<std::string> fresh = {"softmax_f32_block_row_vec4_threads128_chunks2_persistent0",
                                           "softmax_f32_block_row_vec4_threads256_chunks2_persistent0",
                                           "softmax_f32_block_row_vec4_threads128_chunks1_persistent0", baseline};
-  const auto plan = k.plan(1, fresh, {});
+  const auto plan = k.plan(1, fresh, {}, 90);
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_EQ(plan[0].instance, baseline);
   EXPECT_EQ(plan[0].reason, pick_reason::baseline);
@@ -370,7 +370,7 @@ TEST(transfer, knowledge_plans_a_problem_from_what_its_neighbours_measured) {
   // Resumed with the baseline measured already: one more, the neighbour's winner.
   const std::vector<std::string> rest(fresh.begin(), fresh.end() - 1);
   const std::vector<std::string> before = {baseline};
-  const auto resumed = k.plan(1, rest, before);
+  const auto resumed = k.plan(1, rest, before, 90);
   ASSERT_EQ(resumed.size(), 1u);
   EXPECT_EQ(resumed[0].instance, "softmax_f32_block_row_vec4_threads128_chunks2_persistent0");
 }

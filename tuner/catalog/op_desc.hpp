@@ -57,10 +57,11 @@ struct op_desc {
   std::string (*instance_of)(const stored_config&, std::string& why) = nullptr;
   // The dispatch model's view of a problem (cuop/detail/shape_features.hpp), for searches that learn from
   // neighbouring shapes: log2 features, the group whose shapes share configurations, and the
-  // instance of the baseline. Throw cuop::error for a dimension or dtype the op does not have.
+  // instance of the baseline on a device of compute capability `cc` (x 10: 90 for sm_90; a default
+  // rule may depend on it). Throw cuop::error for a dimension or dtype the op does not have.
   std::vector<double> (*features_of)(const dim_values&) = nullptr;
   std::string (*group_of)(const std::string& dtype, const dim_values&) = nullptr;
-  std::string (*baseline_of)(const std::string& dtype, const dim_values&) = nullptr;
+  std::string (*baseline_of)(const std::string& dtype, const dim_values&, int cc) = nullptr;
   // The work of a problem: the bytes it must move (for GB/s) and its floating-point operations
   // (null: a memory-bound op, 0). Total for any dtype string (an unknown one gets a default size):
   // the parsers call them to refuse absurd sizes before the dtype is known to be good.

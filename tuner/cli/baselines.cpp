@@ -33,7 +33,7 @@ nlohmann::json baselines_of(const results::result_file& f) {
   }
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [problem, t] : first) {
-    const std::string baseline = op->baseline_of(t->dtype, catalog::dim_values(t->dims.begin(), t->dims.end()));
+    const std::string baseline = op->baseline_of(t->dtype, catalog::dim_values(t->dims.begin(), t->dims.end()), f.cc);
     const auto it = verified.find({problem, baseline});
     const results::result_trial* b = it == verified.end() ? nullptr : it->second;
     nlohmann::json e = {{"file", f.path},          {"op", f.op},        {"gpu", f.gpu},

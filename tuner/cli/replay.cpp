@@ -123,7 +123,7 @@ std::vector<strategy::replay_problem> problems_of(const results::result_file& f)
     if (p.shape.key.empty()) {
       const catalog::dim_values dims(t.dims.begin(), t.dims.end());
       p.shape = {t.problem, op->group_of(t.dtype, dims), op->features_of(dims)};
-      p.baseline = op->baseline_of(t.dtype, dims);
+      p.baseline = op->baseline_of(t.dtype, dims, f.cc);
     }
     p.candidates.push_back(t.instance);
     // A raced candidate dropped as clearly slower is verified too; results files keep no timing

@@ -199,7 +199,7 @@ void sweep_run::measure_problem(std::size_t p, const compile::target& target, re
   // The baseline (what the dispatch model must beat) races to the end: every raced problem is
   // then an anchor of the model.
   if (const auto* op = catalog::find_op(m_spec.op); op && op->baseline_of) {
-    const auto baseline = op->baseline_of(m_spec.problems[p].dtype, m_spec.problems[p].dims);
+    const auto baseline = op->baseline_of(m_spec.problems[p].dtype, m_spec.problems[p].dims, target.cc);
     for (auto& c : field) c.baseline = c.trial.config.instance == baseline;
   }
   race_callbacks cb;
@@ -224,7 +224,7 @@ void sweep_run::measure_transfer(std::size_t p, const compile::target& target, r
     fresh.push_back(c.trial.config.instance);
     by_instance.emplace(c.trial.config.instance, &c);
   }
-  const auto chosen = m_transfer->plan(p, fresh, spent);
+  const auto chosen = m_transfer->plan(p, fresh, spent, target.cc);
   for (const auto& pick : chosen) {
     auto& c = *by_instance.at(pick.instance);
     fill_trial(c.trial, call(l, c.request));

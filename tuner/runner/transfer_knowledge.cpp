@@ -35,7 +35,6 @@ transfer_knowledge::transfer_knowledge(const spec::sweep& s) : m_spec(s), m_para
   const auto& op = op_of(s.op);
   for (const auto& p : s.problems) {
     m_shapes.push_back({p.key(s.op), op.group_of(p.dtype, p.dims), op.features_of(p.dims)});
-    m_baselines.push_back(op.baseline_of(p.dtype, p.dims));
   }
   m_order = strategy::visit_order(m_shapes);
 }
@@ -85,13 +84,15 @@ void transfer_knowledge::add(const store::trial_record& t) {
 }
 
 std::vector<strategy::pick> transfer_knowledge::plan(std::size_t problem, std::span<const std::string> fresh,
-                                                     std::span<const std::string> spent) const {
+                                                     std::span<const std::string> spent, int cc) const {
+  const auto& p = m_spec.problems[problem];
+  const std::string baseline = op_of(m_spec.op).baseline_of(p.dtype, p.dims, cc);
   std::vector<std::string> candidates(fresh.begin(), fresh.end());
   candidates.insert(candidates.end(), spent.begin(), spent.end());
   std::vector<strategy::pick> order;
   {
     std::lock_guard lock(m_mutex);
-    order = strategy::transfer_order(m_shapes[problem], candidates, m_baselines[problem], m_known, m_params);
+    order = strategy::transfer_order(m_shapes[problem], candidates, baseline, m_known, m_params);
   }
   return strategy::to_measure(order, spent, m_params.budget.for_problem(order.size()));
 }

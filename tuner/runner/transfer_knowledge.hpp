@@ -35,8 +35,9 @@ class transfer_knowledge {
 
   // What to measure of `problem`, in order: of its candidates not yet measured (`fresh`), as many
   // as the budget leaves once those measured before in this environment (`spent`) are counted.
+  // The baseline is the one of a device of compute capability `cc`.
   std::vector<strategy::pick> plan(std::size_t problem, std::span<const std::string> fresh,
-                                   std::span<const std::string> spent) const;
+                                   std::span<const std::string> spent, int cc) const;
 
   // The problems known now (for tests and the summary).
   std::size_t known_problems() const;
@@ -48,7 +49,6 @@ class transfer_knowledge {
   const spec::sweep& m_spec;
   strategy::transfer_params m_params;
   std::vector<strategy::shape_point> m_shapes;  // per problem of the sweep
-  std::vector<std::string> m_baselines;         // per problem of the sweep
   std::vector<std::size_t> m_order;
   mutable std::mutex m_mutex;
   std::vector<strategy::measured_problem> m_known;

@@ -87,7 +87,7 @@ status select_uncached(const groupnorm_problem& p, selection& out) {
       return status::success;
     }
   }
-  const auto rule = kg::instance_name(kg::default_config(p.type, p.layout, p.silu, shape));
+  const auto rule = kg::instance_name(kg::default_config(p.type, p.layout, p.silu, shape, limits.sm));
   const auto is_default = [&](const detail::groupnorm_entry& e) {
     return e.arch == arch && e.type == p.type && e.lay == p.layout && e.silu == p.silu &&
            e.source == detail::entry_source::fallback;

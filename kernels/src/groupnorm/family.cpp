@@ -11,7 +11,19 @@ namespace {
 constexpr long long max_grid = std::numeric_limits<int>::max();
 // The kernels' positions within a group are ints.
 constexpr long long max_group = std::numeric_limits<int>::max();
+// The default rule (docs/norm.md, "GroupNorm's default rule"): a block of default_threads per
+// group where the groups fill the GPU. Where one such block per group would leave it short of
+// cluster_below_threads, and each group has cluster_min_elements to share, a cluster per group:
+// up to few_groups groups, clusters of small blocks, enough for rule_blocks in all (16 blocks at
+// most); more groups, pairs of large blocks.
 constexpr int default_threads = 512;
+constexpr long long cluster_below_threads = 1LL << 16;
+constexpr long long cluster_min_elements = 1LL << 14;
+constexpr long long few_groups = 32;
+constexpr long long rule_blocks = 256;
+constexpr int small_cluster_threads = 256;
+constexpr int pair_threads = 1024;
+constexpr int max_rule_cluster = 16;
 // group_passes::unroll times the largest step between a thread's vectors (16 blocks of 1024).
 constexpr long long unroll_margin = 4LL * 16 * 1024;
 
@@ -95,11 +107,48 @@ std::string check_shape(const groupnorm_shape& s) {
   return {};
 }
 
-groupnorm_config default_config(dtype t, layout l, bool silu, const groupnorm_shape&) noexcept {
-  return {family::group_loop, t, l, silu, static_cast<int>(16 / size_of(t)), default_threads};
+namespace {
+
+int widest_vec(dtype t) noexcept { return static_cast<int>(16 / size_of(t)); }
+int narrowest_vec(dtype t) noexcept { return std::max(1, static_cast<int>(4 / size_of(t))); }
+
+// NCHW: 16 bytes. NHWC: the widest vector (4 to 16 bytes) whose elements divide a group's
+// channels, so that every run of the group starts and ends on a vector.
+int rule_vec(dtype t, layout l, long long channels_per_group) noexcept {
+  if (l == layout::nchw) return widest_vec(t);
+  int vec = narrowest_vec(t);
+  while (vec < widest_vec(t) && channels_per_group % (2LL * vec) == 0) vec *= 2;
+  return vec;
 }
 
-std::vector<groupnorm_config> default_configs(dtype t, layout l, bool silu) { return {default_config(t, l, silu, {})}; }
+}  // namespace
+
+groupnorm_config default_config(dtype t, layout l, bool silu, const groupnorm_shape& s, int sm) noexcept {
+  const long long channels = s.c / std::max<long long>(1, s.groups);
+  const int vec = rule_vec(t, l, channels);
+  const long long owners = std::max<long long>(1, s.n * s.groups);
+  if (sm >= min_sm(family::group_cluster) && owners * default_threads < cluster_below_threads &&
+      channels * s.hw >= cluster_min_elements) {
+    if (owners > few_groups) return {family::group_cluster, t, l, silu, vec, pair_threads, 2, 0};
+    int cluster = 8;  // few_groups x 8 = rule_blocks
+    while (cluster < max_rule_cluster && owners * cluster < rule_blocks) cluster *= 2;
+    return {family::group_cluster, t, l, silu, vec, small_cluster_threads, cluster, 0};
+  }
+  return {family::group_loop, t, l, silu, vec, default_threads};
+}
+
+std::vector<groupnorm_config> default_configs(dtype t, layout l, bool silu, int sm) {
+  std::vector<groupnorm_config> out;
+  const int first = l == layout::nchw ? widest_vec(t) : narrowest_vec(t);
+  for (int vec = first; vec <= widest_vec(t); vec *= 2) {
+    out.push_back({family::group_loop, t, l, silu, vec, default_threads});
+    if (sm < min_sm(family::group_cluster)) continue;
+    out.push_back({family::group_cluster, t, l, silu, vec, pair_threads, 2, 0});
+    for (int cluster = 8; cluster <= max_rule_cluster; cluster *= 2)
+      out.push_back({family::group_cluster, t, l, silu, vec, small_cluster_threads, cluster, 0});
+  }
+  return out;
+}
 
 std::string check_config(const groupnorm_config& c) {
   if (c.vec != 1 && c.vec != 2 && c.vec != 4 && c.vec != 8) return "vec must be 1, 2, 4 or 8";

@@ -143,7 +143,7 @@ std::string group_of(const std::string& dtype, const catalog::dim_values& dims) 
                      g.pad, g.dilation, grouping_name(g.grouping), g.tf32 ? "_tf32" : "");
 }
 
-std::string baseline_of(const std::string& dtype, const catalog::dim_values&) {
+std::string baseline_of(const std::string& dtype, const catalog::dim_values&, int) {
   return conv_library_instance(dtype_of(dtype), "heuristic");
 }
 

@@ -90,7 +90,7 @@ std::vector<double> features_of(const catalog::dim_values& dims) {
 
 std::string group_of(const std::string& dtype, const catalog::dim_values&) { return dtype; }
 
-std::string baseline_of(const std::string& dtype, const catalog::dim_values&) {
+std::string baseline_of(const std::string& dtype, const catalog::dim_values&, int) {
   return library_instance(dtype_of(dtype), "heuristic");
 }
 

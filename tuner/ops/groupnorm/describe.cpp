@@ -59,9 +59,9 @@ std::string group_of(const std::string& dtype, const catalog::dim_values& dims) 
   return dtype + "_" + std::string(kg::name_of(groupnorm_layout_of(dims))) + (groupnorm_silu_of(dims) ? "_silu" : "");
 }
 
-std::string baseline_of(const std::string& dtype, const catalog::dim_values& dims) {
+std::string baseline_of(const std::string& dtype, const catalog::dim_values& dims, int cc) {
   return kg::instance_name(kg::default_config(dtype_of(dtype), groupnorm_layout_of(dims), groupnorm_silu_of(dims),
-                                              groupnorm_shape_of(dims)));
+                                              groupnorm_shape_of(dims), cc));
 }
 
 // Channels that divide into the groups, groups and their elements within the kernels' ints.

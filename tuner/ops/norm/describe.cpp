@@ -54,7 +54,7 @@ std::string group_of(const std::string& dtype, const catalog::dim_values& dims) 
 }
 
 template <kn::norm_kind K>
-std::string baseline_of(const std::string& dtype, const catalog::dim_values& dims) {
+std::string baseline_of(const std::string& dtype, const catalog::dim_values& dims, int) {
   return kn::instance_name(kn::default_config(K, dtype_of(dtype), dim_at(dims, "rows"), dim_at(dims, "cols")));
 }
 

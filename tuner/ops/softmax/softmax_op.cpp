@@ -61,7 +61,7 @@ std::vector<double> features_of(const catalog::dim_values& dims) {
 
 std::string group_of(const std::string& dtype, const catalog::dim_values&) { return dtype; }
 
-std::string baseline_of(const std::string& dtype, const catalog::dim_values& dims) {
+std::string baseline_of(const std::string& dtype, const catalog::dim_values& dims, int) {
   return ks::instance_name(ks::default_config(dtype_of(dtype), dim_at(dims, "rows"), dim_at(dims, "cols")));
 }
 

@@ -68,10 +68,15 @@ struct groupnorm_shape {
 // more, and groups whose vectors (group_loop's, margins included) reach 2^31.
 std::string check_shape(const groupnorm_shape& s);
 
-// The default rule: 16-byte vectors, 512 threads a group. default_configs lists every
-// configuration it returns for a dtype, layout and SiLU (the library instantiates them all).
-groupnorm_config default_config(dtype t, layout l, bool silu, const groupnorm_shape& s) noexcept;
-std::vector<groupnorm_config> default_configs(dtype t, layout l, bool silu);
+// The default rule for a device of architecture `sm` (compute capability x 10; docs/norm.md,
+// "GroupNorm's default rule"): group_loop on 512 threads, or on sm_90 and newer, where the groups
+// are too few to fill the GPU and large enough to share, group_cluster (8 or 16 blocks of 256
+// threads a group for up to 32 groups, else 2 of 1024); NCHW 16-byte vectors, NHWC the widest
+// vector that divides a group's channels.
+// default_configs lists every configuration it returns there for a dtype, layout and SiLU (the
+// library instantiates them all).
+groupnorm_config default_config(dtype t, layout l, bool silu, const groupnorm_shape& s, int sm) noexcept;
+std::vector<groupnorm_config> default_configs(dtype t, layout l, bool silu, int sm);
 
 // Empty when the configuration is well formed for any problem, else why not.
 std::string check_config(const groupnorm_config& c);
