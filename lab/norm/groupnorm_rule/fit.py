@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""GroupNorm's default rule against each training shape's best (lab, not product).
+
+Reads the raced trials of configs/regions/groupnorm-grid.yaml (a CSV of lab/norm/trials_csv.py:
+raced-out configurations carry the median of their race samples) and prints, per region of the
+rule, the geometric mean of rule / best for the former rule (group_loop, 16-byte vectors, 512
+threads) and for the rule of kernels/src/groupnorm/family.cpp, which `rule` below mirrors. The
+library's rule is the reference: tests/unit/groupnorm_test.cpp pins its choices.
+
+usage: lab/norm/groupnorm_rule/fit.py [-v] [TRIALS.csv.xz]    (-v: every shape)
+"""
+import collections
+import csv
+import lzma
+import math
+import os
+import sys
+
+ELEM = {"f32": 4, "f16": 2, "bf16": 2}
+# The rule's constants (kernels/src/groupnorm/family.cpp).
+THREADS = 512
+CLUSTER_BELOW_THREADS = 1 << 16  # one block of THREADS per group leaves the GPU this short
+CLUSTER_MIN_ELEMENTS = 1 << 14
+FEW_GROUPS, RULE_BLOCKS = 32, 256
+
+
+def name(t, lay, silu, fam, vec, threads, cluster=0, span=0):
+    s = f"groupnorm_{t}_{lay}{'_silu_' if silu else '_'}{fam}_vec{vec}_threads{threads}"
+    if fam == "group_span":
+        s += f"_span{span}"
+    if fam != "group_loop":
+        s += f"_cluster{cluster}"
+    return s
+
+
+def nhwc_vec(t, cpg):
+    """The widest vector (4 to 16 bytes) whose elements divide a group's channels."""
+    e = ELEM[t]
+    v = max(1, 4 // e)
+    while v * 2 * e <= 16 and cpg % (v * 2) == 0:
+        v *= 2
+    return v
+
+
+def former_rule(t, lay, silu, n, c, hw, g):
+    return name(t, lay, silu, "group_loop", 16 // ELEM[t], 512)
+
+
+def rule(t, lay, silu, n, c, hw, g, sm=90):
+    cpg = c // g
+    vec = 16 // ELEM[t] if lay == "nchw" else nhwc_vec(t, cpg)
+    owners = n * g
+    if sm >= 90 and owners * THREADS < CLUSTER_BELOW_THREADS and cpg * hw >= CLUSTER_MIN_ELEMENTS:
+        if owners > FEW_GROUPS:
+            return name(t, lay, silu, "group_cluster", vec, 1024, 2)
+        cluster = 8
+        while cluster < 16 and owners * cluster < RULE_BLOCKS:
+            cluster *= 2
+        return name(t, lay, silu, "group_cluster", vec, 256, cluster)
+    return name(t, lay, silu, "group_loop", vec, THREADS)
+
+
+def region(t, lay, silu, n, c, hw, g):
+    owners = n * g
+    few = "few groups" if owners * THREADS < CLUSTER_BELOW_THREADS else "many groups"
+    return f"{lay} {few}"
+
+
+def load(path):
+    opener = lzma.open if path.endswith(".xz") else open
+    shapes = collections.defaultdict(dict)
+    with opener(path, "rt") as f:
+        for r in csv.DictReader(f):
+            lay = "nchw" if r["layout"] == "1" else "nhwc"
+            key = (r["dtype"], lay, r["silu"] == "1", int(r["n"]), int(r["c"]), int(r["h"]) * int(r["w"]),
+                   int(r["groups"]))
+            us = float(r["median_us"])
+            shapes[key][r["instance"]] = min(us, shapes[key].get(r["instance"], us))
+    return shapes
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "-v"]
+    path = args[0] if args else os.path.join(os.path.dirname(__file__), "h100-grid-trials.csv.xz")
+    shapes = load(path)
+    by_region = collections.defaultdict(lambda: [0, 0.0, 0.0])
+    missing = 0
+    for key, times in sorted(shapes.items()):
+        best_inst, best = min(times.items(), key=lambda kv: kv[1])
+        old, new = former_rule(*key), rule(*key)
+        if old not in times or new not in times:
+            print(f"not measured: {key} {old if old not in times else new}")
+            missing += 1
+            continue
+        r = by_region[region(*key)]
+        r[0] += 1
+        r[1] += math.log(times[old] / best)
+        r[2] += math.log(times[new] / best)
+        if "-v" in sys.argv:
+            print(f"{key} best {best:8.1f} {best_inst[10:]:50s} former x{times[old] / best:.2f} "
+                  f"rule x{times[new] / best:.2f} {new[10:]}")
+    total = [0, 0.0, 0.0]
+    print("| region (training shapes) | shapes | former rule / best | rule / best |")
+    print("| --- | ---: | ---: | ---: |")
+    for name_, (k, a, b) in sorted(by_region.items()):
+        print(f"| {name_} | {k} | {math.exp(a / k):.3f} | {math.exp(b / k):.3f} |")
+        total = [total[0] + k, total[1] + a, total[2] + b]
+    k, a, b = total
+    if k:
+        print(f"| all | {k} | {math.exp(a / k):.3f} | {math.exp(b / k):.3f} |")
+    if missing:
+        print(f"{missing} shapes lack a rule's configuration")
+
+
+if __name__ == "__main__":
+    main()
