@@ -5,7 +5,7 @@ Reads the raced trials of configs/regions/groupnorm-grid.yaml (a CSV of lab/norm
 raced-out configurations carry the median of their race samples) and prints, per region of the
 rule, the geometric mean of rule / best for the former rule (group_loop, 16-byte vectors, 512
 threads) and for the rule of kernels/src/groupnorm/family.cpp, which `rule` below mirrors. The
-library's rule is the reference: tests/unit/groupnorm_test.cpp pins its choices.
+library's rule is the reference: tests/unit/groupnorm_rule_test.cpp pins its choices.
 
 usage: lab/norm/groupnorm_rule/fit.py [-v] [TRIALS.csv.xz]    (-v: every shape)
 """
