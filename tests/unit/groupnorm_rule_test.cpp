@@ -61,6 +61,16 @@ TEST(groupnorm_rule, clusters_run_only_from_sm_90) {
   for (const auto& c : kg::default_configs(dtype::bf16, kg::layout::nhwc, true, 80)) EXPECT_LE(kg::min_sm(c), 80);
 }
 
+// Clusters of 16 blocks are non-portable: the rule takes them on sm_90 only, where they were
+// measured; elsewhere 8 at most.
+TEST(groupnorm_rule, non_portable_clusters_only_on_the_measured_architecture) {
+  for (const int sm : {100, 120})
+    for (const auto& c : kg::default_configs(dtype::f16, kg::layout::nchw, false, sm)) EXPECT_LE(c.cluster, 8);
+  const kg::groupnorm_shape few{1, 512, 4096, 16};
+  EXPECT_EQ(kg::default_config(dtype::f16, kg::layout::nchw, false, few, 90).cluster, 16);
+  EXPECT_EQ(kg::default_config(dtype::f16, kg::layout::nchw, false, few, 100).cluster, 8);
+}
+
 // The rule's regions (docs/norm.md, "GroupNorm's default rule"), at shapes of the training sweep.
 TEST(groupnorm_rule, few_large_groups_take_a_cluster_many_or_small_ones_a_block_each) {
   const auto name = [](kg::layout l, const kg::groupnorm_shape& s, int sm) {

@@ -14,8 +14,9 @@ constexpr long long max_group = std::numeric_limits<int>::max();
 // The default rule (docs/norm.md, "GroupNorm's default rule"): a block of default_threads per
 // group where the groups fill the GPU. Where one such block per group would leave it short of
 // cluster_below_threads, and each group has cluster_min_elements to share, a cluster per group:
-// up to few_groups groups, clusters of small blocks, enough for rule_blocks in all (16 blocks at
-// most); more groups, pairs of large blocks.
+// up to few_groups groups, clusters of small blocks, enough for rule_blocks in all; more groups,
+// pairs of large blocks. Clusters of 16 blocks are non-portable: the rule takes them only on the
+// architecture they were measured on, and 8 at most elsewhere.
 constexpr int default_threads = 512;
 constexpr long long cluster_below_threads = 1LL << 16;
 constexpr long long cluster_min_elements = 1LL << 14;
@@ -23,7 +24,8 @@ constexpr long long few_groups = 32;
 constexpr long long rule_blocks = 256;
 constexpr int small_cluster_threads = 256;
 constexpr int pair_threads = 1024;
-constexpr int max_rule_cluster = 16;
+constexpr int measured_sm = 90;
+int max_rule_cluster(int sm) noexcept { return sm == measured_sm ? 16 : 8; }
 // group_passes::unroll times the largest step between a thread's vectors (16 blocks of 1024).
 constexpr long long unroll_margin = 4LL * 16 * 1024;
 
@@ -131,7 +133,7 @@ groupnorm_config default_config(dtype t, layout l, bool silu, const groupnorm_sh
       channels * s.hw >= cluster_min_elements) {
     if (owners > few_groups) return {family::group_cluster, t, l, silu, vec, pair_threads, 2, 0};
     int cluster = 8;  // few_groups x 8 = rule_blocks
-    while (cluster < max_rule_cluster && owners * cluster < rule_blocks) cluster *= 2;
+    while (cluster < max_rule_cluster(sm) && owners * cluster < rule_blocks) cluster *= 2;
     return {family::group_cluster, t, l, silu, vec, small_cluster_threads, cluster, 0};
   }
   return {family::group_loop, t, l, silu, vec, default_threads};
@@ -144,7 +146,7 @@ std::vector<groupnorm_config> default_configs(dtype t, layout l, bool silu, int 
     out.push_back({family::group_loop, t, l, silu, vec, default_threads});
     if (sm < min_sm(family::group_cluster)) continue;
     out.push_back({family::group_cluster, t, l, silu, vec, pair_threads, 2, 0});
-    for (int cluster = 8; cluster <= max_rule_cluster; cluster *= 2)
+    for (int cluster = 8; cluster <= max_rule_cluster(sm); cluster *= 2)
       out.push_back({family::group_cluster, t, l, silu, vec, small_cluster_threads, cluster, 0});
   }
   return out;

@@ -70,9 +70,9 @@ std::string check_shape(const groupnorm_shape& s);
 
 // The default rule for a device of architecture `sm` (compute capability x 10; docs/norm.md,
 // "GroupNorm's default rule"): group_loop on 512 threads, or on sm_90 and newer, where the groups
-// are too few to fill the GPU and large enough to share, group_cluster (8 or 16 blocks of 256
-// threads a group for up to 32 groups, else 2 of 1024); NCHW 16-byte vectors, NHWC the widest
-// vector that divides a group's channels.
+// are too few to fill the GPU and large enough to share, group_cluster (8 blocks of 256 threads a
+// group for up to 32 groups, 16 below 32 on sm_90, else 2 of 1024); NCHW 16-byte vectors, NHWC the
+// widest vector that divides a group's channels.
 // default_configs lists every configuration it returns there for a dtype, layout and SiLU (the
 // library instantiates them all).
 groupnorm_config default_config(dtype t, layout l, bool silu, const groupnorm_shape& s, int sm) noexcept;
