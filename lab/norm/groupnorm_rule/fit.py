@@ -54,7 +54,7 @@ def rule(t, lay, silu, n, c, hw, g, sm=90):
         if owners > FEW_GROUPS:
             return name(t, lay, silu, "group_cluster", vec, 1024, 2)
         cluster = 8
-        while cluster < 16 and owners * cluster < RULE_BLOCKS:
+        while cluster < (16 if sm == 90 else 8) and owners * cluster < RULE_BLOCKS:  # 16: non-portable
             cluster *= 2
         return name(t, lay, silu, "group_cluster", vec, 256, cluster)
     return name(t, lay, silu, "group_loop", vec, THREADS)
