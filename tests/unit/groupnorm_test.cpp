@@ -12,7 +12,6 @@
 #include "tuner/catalog/catalog.hpp"
 #include "tuner/ops/groupnorm/groupnorm_op.hpp"
 #include "tuner/results/results_file.hpp"
-#include "tuner/space/space.hpp"
 #include "tuner/spec/spec.hpp"
 
 namespace kg = cuop::kernels::groupnorm;
