@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "cuop/detail/memory_ranges.hpp"
+#include "cuop/detail/named_fields.hpp"
 #include "cuop/kernels/conv/depthwise_geometry.hpp"
 
 namespace cuop::kernels::conv {
@@ -76,12 +77,7 @@ bool uses_tma(depthwise_algo a) noexcept { return a == algo::mma_tma || a == alg
 std::string_view name_of(layout l) noexcept { return l == layout::nhwc ? "nhwc" : "nchw"; }
 
 bool parse_layout(std::string_view s, layout& out) noexcept {
-  for (layout l : {layout::nhwc, layout::nchw})
-    if (s == name_of(l)) {
-      out = l;
-      return true;
-    }
-  return false;
+  return cuop::detail::parse_named(s, {layout::nhwc, layout::nchw}, out);
 }
 
 int conv_shape::p() const noexcept {
@@ -156,16 +152,12 @@ bool set_param(depthwise_config& c, std::string_view name, long long value) noex
     c.algo = static_cast<depthwise_algo>(value);
     return true;
   }
-  int* p = field(c, name);
-  if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
-  *p = static_cast<int>(value);
-  return true;
+  return cuop::detail::set_int_param(c, name, value, field);
 }
 
 long long get_param(const depthwise_config& c, std::string_view name) noexcept {
   if (name == "algo") return static_cast<long long>(c.algo);
-  const int* p = field(const_cast<depthwise_config&>(c), name);
-  return p == nullptr ? -1 : *p;
+  return cuop::detail::get_int_param(c, name, field);
 }
 
 int threads_per_block(const depthwise_config& c) noexcept {

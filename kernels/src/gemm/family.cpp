@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "cuop/detail/named_fields.hpp"
 #include "cuop/kernels/gemm/skinny_plan.hpp"
 
 namespace cuop::kernels::gemm {
@@ -130,13 +131,7 @@ std::string_view name_of(family f) noexcept {
 std::vector<family> all_families() { return {family::mma, family::skinny}; }
 
 bool parse_family(std::string_view s, family& out) noexcept {
-  for (family f : all_families()) {
-    if (s == name_of(f)) {
-      out = f;
-      return true;
-    }
-  }
-  return false;
+  return cuop::detail::parse_named(s, all_families(), out);
 }
 
 std::string_view name_of(b_layout l) noexcept {
@@ -148,13 +143,7 @@ std::string_view name_of(b_layout l) noexcept {
 }
 
 bool parse_b_layout(std::string_view s, b_layout& out) noexcept {
-  for (b_layout l : {b_layout::row, b_layout::col}) {
-    if (s == name_of(l)) {
-      out = l;
-      return true;
-    }
-  }
-  return false;
+  return cuop::detail::parse_named(s, {b_layout::row, b_layout::col}, out);
 }
 
 std::vector<std::string_view> param_names(family f) {
@@ -169,15 +158,11 @@ std::vector<std::string_view> optional_param_names(family f) {
 }
 
 bool set_param(gemm_config& c, std::string_view name, long long value) noexcept {
-  int* p = field(c, name);
-  if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
-  *p = static_cast<int>(value);
-  return true;
+  return cuop::detail::set_int_param(c, name, value, field);
 }
 
 long long get_param(const gemm_config& c, std::string_view name) noexcept {
-  const int* p = field(const_cast<gemm_config&>(c), name);
-  return p == nullptr ? -1 : *p;
+  return cuop::detail::get_int_param(c, name, field);
 }
 
 int threads_per_block(const gemm_config& c) noexcept {

@@ -4,6 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "cuop/detail/named_fields.hpp"
+
 namespace cuop::kernels::groupnorm {
 
 namespace {
@@ -47,23 +49,11 @@ std::string_view name_of(family f) noexcept {
 }
 
 bool parse_layout(std::string_view s, layout& out) noexcept {
-  for (const layout l : {layout::nchw, layout::nhwc}) {
-    if (s == name_of(l)) {
-      out = l;
-      return true;
-    }
-  }
-  return false;
+  return cuop::detail::parse_named(s, {layout::nchw, layout::nhwc}, out);
 }
 
 bool parse_family(std::string_view s, family& out) noexcept {
-  for (const family f : all_families()) {
-    if (s == name_of(f)) {
-      out = f;
-      return true;
-    }
-  }
-  return false;
+  return cuop::detail::parse_named(s, all_families(), out);
 }
 
 std::vector<family> all_families() { return {family::group_loop, family::group_cluster, family::group_span}; }
@@ -81,16 +71,11 @@ std::vector<std::string_view> param_names(family f) {
 }
 
 bool set_param(groupnorm_config& c, std::string_view name, long long value) noexcept {
-  int* p = field(c, name);
-  if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
-  *p = static_cast<int>(value);
-  return true;
+  return cuop::detail::set_int_param(c, name, value, field);
 }
 
 long long get_param(const groupnorm_config& c, std::string_view name) noexcept {
-  groupnorm_config copy = c;
-  const int* p = field(copy, name);
-  return p == nullptr ? -1 : *p;
+  return cuop::detail::get_int_param(c, name, field);
 }
 
 std::string check_shape(const groupnorm_shape& s) {

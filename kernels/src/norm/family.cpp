@@ -4,6 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "cuop/detail/named_fields.hpp"
+
 namespace cuop::kernels::norm {
 
 namespace {
@@ -58,23 +60,11 @@ std::string_view name_of(family f) noexcept {
 }
 
 bool parse_kind(std::string_view s, norm_kind& out) noexcept {
-  for (norm_kind k : {norm_kind::layernorm, norm_kind::rmsnorm}) {
-    if (s == name_of(k)) {
-      out = k;
-      return true;
-    }
-  }
-  return false;
+  return cuop::detail::parse_named(s, {norm_kind::layernorm, norm_kind::rmsnorm}, out);
 }
 
 bool parse_family(std::string_view s, family& out) noexcept {
-  for (family f : all_families()) {
-    if (s == name_of(f)) {
-      out = f;
-      return true;
-    }
-  }
-  return false;
+  return cuop::detail::parse_named(s, all_families(), out);
 }
 
 std::vector<family> all_families() { return {family::warp_row, family::block_row, family::block_loop}; }
@@ -88,16 +78,11 @@ std::vector<std::string_view> param_names(family f) {
 }
 
 bool set_param(norm_config& c, std::string_view name, long long value) noexcept {
-  int* p = field(c, name);
-  if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
-  *p = static_cast<int>(value);
-  return true;
+  return cuop::detail::set_int_param(c, name, value, field);
 }
 
 long long get_param(const norm_config& c, std::string_view name) noexcept {
-  norm_config copy = c;
-  const int* p = field(copy, name);
-  return p == nullptr ? -1 : *p;
+  return cuop::detail::get_int_param(c, name, field);
 }
 
 namespace {

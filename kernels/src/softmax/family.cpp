@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "cuop/detail/named_fields.hpp"
 #include "cuop/kernels/softmax/split_workspace.hpp"
 
 namespace cuop::kernels::softmax {
@@ -66,13 +67,7 @@ std::string_view name_of(family f) noexcept {
 }
 
 bool parse_family(std::string_view s, family& out) noexcept {
-  for (family f : all_families()) {
-    if (s == name_of(f)) {
-      out = f;
-      return true;
-    }
-  }
-  return false;
+  return cuop::detail::parse_named(s, all_families(), out);
 }
 
 std::vector<family> all_families() {
@@ -94,15 +89,11 @@ std::vector<std::string_view> optional_param_names(family f) {
 }
 
 bool set_param(softmax_config& c, std::string_view name, long long value) noexcept {
-  int* p = field(c, name);
-  if (p == nullptr || value < 0 || value > std::numeric_limits<int>::max()) return false;
-  *p = static_cast<int>(value);
-  return true;
+  return cuop::detail::set_int_param(c, name, value, field);
 }
 
 long long get_param(const softmax_config& c, std::string_view name) noexcept {
-  const int* p = field(const_cast<softmax_config&>(c), name);
-  return p == nullptr ? -1 : *p;
+  return cuop::detail::get_int_param(c, name, field);
 }
 
 int threads_per_block(const softmax_config& c) noexcept {
