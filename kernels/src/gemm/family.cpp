@@ -42,16 +42,6 @@ int* field(gemm_config& c, std::string_view name) {
   return nullptr;
 }
 
-std::string check_dtypes(const gemm_config& c) {
-  if (c.in != dtype::f16 && c.in != dtype::bf16)
-    return "input dtype " + std::string(name_of(c.in)) + " is not f16 or bf16";
-  if (c.out != dtype::f32 && c.out != c.in)
-    return "output dtype " + std::string(name_of(c.out)) + " is neither f32 nor the input dtype " +
-           std::string(name_of(c.in));
-  if (c.b != b_layout::row && c.b != b_layout::col) return "unknown b layout";
-  return {};
-}
-
 long long mma_smem_bytes(const gemm_config& c) {
   return static_cast<long long>(c.stages) * (static_cast<long long>(c.block_m) + c.block_n) * c.block_k * 2;
 }
@@ -172,8 +162,22 @@ int threads_per_block(const gemm_config& c) noexcept {
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
 }
 
+namespace detail {
+
+std::string check_dtypes(const gemm_config& c) {
+  if (c.in != dtype::f16 && c.in != dtype::bf16)
+    return "input dtype " + std::string(name_of(c.in)) + " is not f16 or bf16";
+  if (c.out != dtype::f32 && c.out != c.in)
+    return "output dtype " + std::string(name_of(c.out)) + " is neither f32 nor the input dtype " +
+           std::string(name_of(c.in));
+  if (c.b != b_layout::row && c.b != b_layout::col) return "unknown b layout";
+  return {};
+}
+
+}  // namespace detail
+
 std::string check_config(const gemm_config& c) {
-  if (std::string bad = check_dtypes(c); !bad.empty()) return bad;
+  if (std::string bad = detail::check_dtypes(c); !bad.empty()) return bad;
   switch (c.fam) {
     case family::mma: return check_mma(c);
     case family::skinny: return detail::check_skinny(c);

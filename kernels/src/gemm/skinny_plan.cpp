@@ -62,12 +62,7 @@ long long smem_of(const gemm_config& c, const mapping& m) {
 
 std::string check_skinny(const gemm_config& c) {
   if (c.fam != family::skinny) return "not a skinny configuration";
-  if (c.in != dtype::f16 && c.in != dtype::bf16)
-    return "input dtype " + std::string(name_of(c.in)) + " is not f16 or bf16";
-  if (c.out != dtype::f32 && c.out != c.in)
-    return "output dtype " + std::string(name_of(c.out)) + " is neither f32 nor the input dtype " +
-           std::string(name_of(c.in));
-  if (c.b != b_layout::row && c.b != b_layout::col) return "unknown b layout";
+  if (std::string bad = check_dtypes(c); !bad.empty()) return bad;
   if (c.threads < 32 || c.threads % 32 != 0) return "threads " + str(c.threads) + " is not a positive multiple of 32";
   if (c.threads > 1024) return "threads " + str(c.threads) + " > 1024";
   if (c.m_tile < 1 || c.m_tile > 64) return "m_tile " + str(c.m_tile) + " outside 1..64";
