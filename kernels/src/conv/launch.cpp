@@ -38,18 +38,13 @@ cudaError_t query_limits(int device, device_limits& out) {
   if (cudaError_t e = common::query_block_limits(device, out.max_threads_per_block, out.max_smem_per_block);
       e != cudaSuccess)
     return e;
-  int major = 0, minor = 0;
-  if (cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device); e != cudaSuccess)
-    return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device); e != cudaSuccess)
-    return e;
-  out.cc = 10 * major + minor;
+  if (cudaError_t e = common::query_sm(device, out.cc, out.sms); e != cudaSuccess) return e;
   int smem_per_sm = 0;
   if (cudaError_t e = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
       e != cudaSuccess)
     return e;
   out.smem_per_sm = smem_per_sm;
-  return cudaDeviceGetAttribute(&out.sms, cudaDevAttrMultiProcessorCount, device);
+  return cudaSuccess;
 }
 
 namespace {

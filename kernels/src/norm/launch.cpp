@@ -5,13 +5,7 @@
 namespace cuop::kernels::norm {
 
 cudaError_t query_limits(int device, device_limits& out) {
-  int major = 0, minor = 0;
-  cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (e != cudaSuccess) return e;
-  e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  if (e != cudaSuccess) return e;
-  out.sm = major * 10 + minor;
-  e = cudaDeviceGetAttribute(&out.sm_count, cudaDevAttrMultiProcessorCount, device);
+  cudaError_t e = common::query_sm(device, out.sm, out.sm_count);
   if (e != cudaSuccess) return e;
   return cudaDeviceGetAttribute(&out.max_threads_per_block, cudaDevAttrMaxThreadsPerBlock, device);
 }

@@ -1,5 +1,7 @@
 #include "cuop/kernels/softmax/launch.hpp"
 
+#include "cuop/kernels/common/launch.hpp"
+
 namespace cuop::kernels::softmax {
 
 namespace {
@@ -17,13 +19,7 @@ cudaError_t allow_cluster(const void* kernel, unsigned cluster) {
 
 cudaError_t query_limits(int device, const void* kernel, int block_threads, device_limits& out,
                          std::size_t dynamic_smem) {
-  int major = 0, minor = 0;
-  cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (e != cudaSuccess) return e;
-  e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  if (e != cudaSuccess) return e;
-  out.sm = major * 10 + minor;
-  e = cudaDeviceGetAttribute(&out.sm_count, cudaDevAttrMultiProcessorCount, device);
+  cudaError_t e = common::query_sm(device, out.sm, out.sm_count);
   if (e != cudaSuccess) return e;
   e = cudaDeviceGetAttribute(&out.max_threads_per_block, cudaDevAttrMaxThreadsPerBlock, device);
   if (e != cudaSuccess) return e;

@@ -18,6 +18,17 @@ inline cudaError_t query_block_limits(int device, int& max_threads, long long& m
   return e;
 }
 
+// The device's compute capability (90 for 9.0) and its count of SMs.
+inline cudaError_t query_sm(int device, int& sm, int& sm_count) {
+  int major = 0, minor = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e != cudaSuccess) return e;
+  e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (e != cudaSuccess) return e;
+  sm = major * 10 + minor;
+  return cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+}
+
 // Launches `kernel` (a __global__ function taking Args... by value, or a cudaKernel_t cast to a
 // pointer) on a grid of block_x-thread blocks; raises its dynamic shared memory limit first when
 // it needs more than the default 48 KiB.
