@@ -56,15 +56,7 @@ status add_rmsnorm(const rmsnorm_problem& p, const void* x, void* residual, cons
                    float* rstd = nullptr, cudaStream_t stream = nullptr);
 
 // What dispatch chooses for a call on the current device, for logs, tests and benchmarks.
-struct norm_choice {
-  const char* instance = nullptr;  // e.g. "rmsnorm_bf16_block_row_vec8_threads256_chunks4"
-  const char* source = nullptr;    // "tuned", "nearest-arch" or "default"
-  const char* gpu = nullptr;       // GPU the choice was measured on ("" for defaults)
-  bool same_gpu = false;           // measured on a GPU with this device's name
-  bool exact_shape = false;        // the call's shape was tuned
-  long long tuned_rows = 0, tuned_cols = 0;
-  int table_arch = 0;  // 90 for the sm_90a table
-};
+using norm_choice = row_op_choice;
 status layernorm_which(const layernorm_problem& p, norm_choice& out);
 // residual: the choice for add_rmsnorm, else for rmsnorm.
 status rmsnorm_which(const rmsnorm_problem& p, bool residual, norm_choice& out);

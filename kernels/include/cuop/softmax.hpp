@@ -31,15 +31,7 @@ struct softmax_problem {
 status softmax(const softmax_problem& p, const void* in, void* out, cudaStream_t stream = nullptr);
 
 // What dispatch chooses for `p` on the current device, for logs, tests and benchmarks.
-struct softmax_choice {
-  const char* instance = nullptr;  // e.g. "softmax_f16_warp_row_vec8_rowthreads32_blockrows4_chunks1"
-  const char* source = nullptr;    // "tuned", "nearest-arch" or "default"
-  const char* gpu = nullptr;       // GPU the choice was measured on ("" for defaults)
-  bool same_gpu = false;           // measured on a GPU with this device's name
-  bool exact_shape = false;        // the call's shape was tuned
-  long long tuned_rows = 0, tuned_cols = 0;
-  int table_arch = 0;  // 90 for the sm_90a table
-};
+using softmax_choice = row_op_choice;
 status softmax_which(const softmax_problem& p, softmax_choice& out);
 
 }  // namespace cuop

@@ -354,13 +354,8 @@ status conv2d_which(const conv2d_problem& p, conv2d_choice& out) {
   selection sel;
   if (auto s = select(key, sel); s != status::success) return s;
   const auto& e = *sel.entry;
-  out.instance = e.instance;
-  out.kind = sel.fell_back ? "cudnn-heuristic" : kind_name(e.kind);
-  out.source = detail::name_of(e.source);
-  out.gpu = e.gpu;
-  out.exact_shape = sel.exact;
-  out.fell_back = sel.fell_back;
-  out.table_arch = e.arch;
+  dispatch::describe_kind_choice(e, sel.fell_back ? "cudnn-heuristic" : kind_name(e.kind), sel.exact, sel.fell_back,
+                                 out);
   return status::success;
 }
 

@@ -11,6 +11,8 @@
 #include <map>
 #include <mutex>
 
+#include "cuop/detail/entry_source.hpp"
+#include "cuop/policy.hpp"
 #include "cuop/status.hpp"
 
 namespace cuop::dispatch {
@@ -157,6 +159,36 @@ status cached_choice(const Key& key, Selection& out, Choose&& choose) {
   std::lock_guard lock(m);
   out = cache.emplace(key, std::move(made)).first->second;
   return status::success;
+}
+
+// A row op's *_which answer: the table entry chosen (an entry of softmax's, the norms' or
+// GroupNorm's table) and how the choice was reached; tuned_*: the entry's shape as rows x cols.
+template <typename Entry>
+row_op_choice describe_choice(const Entry& e, bool same_gpu, bool exact_shape, long long tuned_rows,
+                              long long tuned_cols) {
+  row_op_choice out;
+  out.instance = e.instance;
+  out.source = detail::name_of(e.source);
+  out.gpu = e.gpu;
+  out.same_gpu = same_gpu;
+  out.exact_shape = exact_shape;
+  out.tuned_rows = tuned_rows;
+  out.tuned_cols = tuned_cols;
+  out.table_arch = e.arch;
+  return out;
+}
+
+// The fields that GEMM's and conv2d's *_which answers share: the table entry chosen, the kind of
+// code it runs (`kind`: the library heuristic's name where the call fell back to it), and how.
+template <typename Entry, typename Choice>
+void describe_kind_choice(const Entry& e, const char* kind, bool exact_shape, bool fell_back, Choice& out) {
+  out.instance = e.instance;
+  out.kind = kind;
+  out.source = detail::name_of(e.source);
+  out.gpu = e.gpu;
+  out.exact_shape = exact_shape;
+  out.fell_back = fell_back;
+  out.table_arch = e.arch;
 }
 
 }  // namespace cuop::dispatch

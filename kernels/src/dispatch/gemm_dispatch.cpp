@@ -320,16 +320,11 @@ status gemm_which(const gemm_problem& p, gemm_choice& out) {
   selection sel;
   if (auto s = select(key, sel); s != status::success) return s;
   const auto& e = *sel.entry;
-  out.instance = e.instance;
-  out.kind = sel.fell_back ? "cublaslt-heuristic" : kind_name(e.kind);
-  out.source = detail::name_of(e.source);
-  out.gpu = e.gpu;
-  out.exact_shape = sel.exact;
-  out.fell_back = sel.fell_back;
+  dispatch::describe_kind_choice(e, sel.fell_back ? "cublaslt-heuristic" : kind_name(e.kind), sel.exact, sel.fell_back,
+                                 out);
   out.tuned_m = e.m;
   out.tuned_n = e.n;
   out.tuned_k = e.k;
-  out.table_arch = e.arch;
   return status::success;
 }
 

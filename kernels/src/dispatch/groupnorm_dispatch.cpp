@@ -151,15 +151,7 @@ status groupnorm_which(const groupnorm_problem& p, norm_choice& out) {
   selection sel;
   if (auto s = select(p, sel); s != status::success) return s;
   const auto& e = *sel.entry;
-  out = {};
-  out.instance = e.instance;
-  out.source = detail::name_of(e.source);
-  out.gpu = e.gpu;
-  out.same_gpu = sel.same_gpu;
-  out.exact_shape = sel.at_anchor;
-  out.tuned_rows = e.n * e.groups;
-  out.tuned_cols = e.groups ? e.c / e.groups * e.hw : 0;
-  out.table_arch = e.arch;
+  out = dispatch::describe_choice(e, sel.same_gpu, sel.at_anchor, e.n * e.groups, e.groups ? e.c / e.groups * e.hw : 0);
   return status::success;
 }
 

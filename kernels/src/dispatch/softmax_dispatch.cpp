@@ -162,14 +162,7 @@ status softmax_which(const softmax_problem& p, softmax_choice& out) {
   selection sel;
   if (auto s = select(p, sel); s != status::success) return s;
   const auto& e = *sel.entry;
-  out.instance = e.instance;
-  out.source = detail::name_of(e.source);
-  out.gpu = e.gpu;
-  out.same_gpu = sel.same_gpu;
-  out.exact_shape = sel.at_anchor;
-  out.tuned_rows = e.rows;
-  out.tuned_cols = e.cols;
-  out.table_arch = e.arch;
+  out = dispatch::describe_choice(e, sel.same_gpu, sel.at_anchor, e.rows, e.cols);
   return status::success;
 }
 
