@@ -10,6 +10,7 @@
 #include "tuner/ops/conv2d/library.hpp"
 #include "tuner/ops/conv2d/trial.hpp"
 #include "tuner/ops/dims.hpp"
+#include "tuner/ops/entry_source.hpp"
 #include "tuner/ops/params.hpp"
 
 namespace cuop::ops {

@@ -11,6 +11,7 @@
 #include "tuner/emit/dispatch_emit.hpp"
 #include "tuner/emit/emit_common.hpp"
 #include "tuner/emit/model_build.hpp"
+#include "tuner/emit/table_entry.hpp"
 #include "tuner/ops/conv2d/conv2d_op.hpp"
 #include "tuner/ops/conv2d/library.hpp"
 
@@ -20,9 +21,7 @@ namespace kc = kernels::conv;
 
 namespace {
 
-struct entry {
-  int arch = 0;
-  std::string gpu;
+struct entry : emit::table_entry {
   dtype type = dtype::f16;
   kc::conv_shape shape;  // the shape its timing is from
   bool is_default = false;
@@ -30,9 +29,6 @@ struct entry {
   kc::depthwise_config config;
   std::string lib_id;
   std::string instance;
-  std::string source;  // tuned, nearest_arch, fallback
-  double median_us = 0;
-  std::string provenance;
 };
 
 // "conv2d_f16_cudnn_<id>" -> "<id>" ("heuristic" for the heuristic's first plan);
@@ -90,13 +86,9 @@ emit::model_traits traits_for(const std::string& target, int cc, bool tuned) {
 
 entry entry_of(const emit::built_model& m, const results::result_trial& t, int cc) {
   entry e;
-  e.arch = cc;
-  e.gpu = m.file->gpu;
+  emit::set_measured(e, m, t, cc);
   e.type = *parse_dtype(t.dtype);
   e.shape = shape_of(t);
-  e.source = m.tuned ? "tuned" : "nearest_arch";
-  e.median_us = t.median_us;
-  e.provenance = emit::run_provenance(*m.file, t.run);
   e.instance = t.instance;
   if (t.family == ops::conv_depthwise_family) {
     e.kind = "kernel";
@@ -114,14 +106,12 @@ std::vector<entry> defaults(int cc) {
   std::vector<entry> out;
   for (const dtype t : {dtype::f16, dtype::bf16, dtype::f32})
     for (const kc::layout l : {kc::layout::nhwc, kc::layout::nchw}) {
-      entry e;
-      e.arch = cc;
+      entry e = emit::default_entry<entry>(cc);
       e.type = t;
       e.shape.lay = l;
       e.is_default = true;
       e.kind = "cudnn_heuristic";
       e.instance = ops::conv_library_instance(t, "heuristic");
-      e.source = "fallback";
       out.push_back(std::move(e));
     }
   return out;
@@ -131,14 +121,13 @@ std::string row(const entry& e, int kernel_index) {
   const auto& sh = e.shape;
   const bool d = e.is_default;
   return fmt::format(
-      "    // {}{}\n    {{{}, {}, dtype::{}, kernels::conv::layout::{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+      "    // {}\n    {{{}, {}, dtype::{}, kernels::conv::layout::{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
       "{}, {}, {}, detail::conv_kind::{},\n     {},\n     {}, {}, detail::entry_source::{}, {:.4g}, {}}},\n",
-      d ? "default" : fmt::format("{} {}", e.source, ops::conv_problem_key(e.shape)),
-      e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, emit::cxx_string_literal(e.gpu), name_of(e.type),
-      kc::name_of(sh.lay), d ? 0 : sh.n, d ? 0 : sh.h, d ? 0 : sh.w, d ? 0 : sh.c, d ? 0 : sh.k, d ? 0 : sh.r,
-      d ? 0 : sh.s, d ? 0 : sh.stride_h, d ? 0 : sh.pad_h, d ? 0 : sh.dil_h, d ? 0 : sh.groups, sh.allow_tf32 ? 1 : 0,
-      e.kind, e.kind == "kernel" ? cxx_config(e.config) : "{}", emit::cxx_string_literal(e.lib_id), kernel_index,
-      e.source, e.median_us, emit::cxx_string_literal(e.instance));
+      emit::row_comment(e, "default", d ? "" : ops::conv_problem_key(e.shape)), e.arch, emit::cxx_string_literal(e.gpu),
+      name_of(e.type), kc::name_of(sh.lay), d ? 0 : sh.n, d ? 0 : sh.h, d ? 0 : sh.w, d ? 0 : sh.c, d ? 0 : sh.k,
+      d ? 0 : sh.r, d ? 0 : sh.s, d ? 0 : sh.stride_h, d ? 0 : sh.pad_h, d ? 0 : sh.dil_h, d ? 0 : sh.groups,
+      sh.allow_tf32 ? 1 : 0, e.kind, e.kind == "kernel" ? cxx_config(e.config) : "{}",
+      emit::cxx_string_literal(e.lib_id), kernel_index, e.source, e.median_us, emit::cxx_string_literal(e.instance));
 }
 
 }  // namespace
@@ -161,12 +150,7 @@ emit::emitted emit_conv(const std::vector<results::result_file>& results, const 
   op.entry_of = entry_of;
   op.defaults = defaults;
   op.defaults_noun = "cuDNN heuristic defaults";
-  op.kernel_of = [](const entry& e, std::string& name, kc::depthwise_config& c) {
-    if (e.kind != "kernel") return false;
-    name = e.instance;
-    c = e.config;
-    return true;
-  };
+  op.kernel_of = emit::kernel_kind_is_kernel<entry, kc::depthwise_config>;
   op.unit_kernel_of = [](const std::string& name, const kc::depthwise_config& c) {
     return emit::unit_kernel{name, {std::string(kc::depthwise_header())}, ops::conv_entry_definition(c)};
   };

@@ -11,6 +11,7 @@
 #include "tuner/emit/dispatch_emit.hpp"
 #include "tuner/emit/emit_common.hpp"
 #include "tuner/emit/model_build.hpp"
+#include "tuner/emit/table_entry.hpp"
 #include "tuner/ops/gemm/gemm_op.hpp"
 
 namespace cuop::ops {
@@ -19,9 +20,7 @@ namespace kg = kernels::gemm;
 
 namespace {
 
-struct entry {
-  int arch = 0;
-  std::string gpu;
+struct entry : emit::table_entry {
   dtype in = dtype::bf16, out = dtype::bf16;
   kg::b_layout b = kg::b_layout::col;
   long long m = 0, n = 0, k = 0;  // the shape its timing is from (0 for defaults)
@@ -29,9 +28,6 @@ struct entry {
   kg::gemm_config config;
   std::string lt_id;
   std::string instance;
-  std::string source;  // tuned, nearest_arch, fallback
-  double median_us = 0;
-  std::string provenance;
 };
 
 bool is_library(const results::result_trial& t) { return t.family == ops::cublaslt_family; }
@@ -45,13 +41,8 @@ std::string library_id(const results::result_trial& t) {
 bool is_baseline(const results::result_trial& t) { return is_library(t) && library_id(t) == "heuristic"; }
 
 kg::gemm_config config_of(const results::result_trial& t) {
-  kg::gemm_config c;
-  kg::parse_family(t.family, c.fam);
-  c.in = *parse_dtype(t.dtype);
-  c.out = c.in;
-  c.b = kg::b_layout::col;
-  for (const auto& [name, v] : t.params) kg::set_param(c, name, v);
-  return c;
+  const dtype type = *parse_dtype(t.dtype);
+  return emit::with_trial_params(kg::gemm_config{.in = type, .out = type, .b = kg::b_layout::col}, t);
 }
 
 std::string cxx_config(const kg::gemm_config& c) {
@@ -81,15 +72,11 @@ emit::model_traits traits_for(const std::string& target, bool tuned) {
 
 entry entry_of(const emit::built_model& m, const results::result_trial& t, int cc) {
   entry e;
-  e.arch = cc;
-  e.gpu = m.file->gpu;
+  emit::set_measured(e, m, t, cc);
   e.in = e.out = *parse_dtype(t.dtype);
   e.m = t.dims.at("m");
   e.n = t.dims.at("n");
   e.k = t.dims.at("k");
-  e.source = m.tuned ? "tuned" : "nearest_arch";
-  e.median_us = t.median_us;
-  e.provenance = emit::run_provenance(*m.file, t.run);
   if (!is_library(t)) {
     e.kind = "kernel";
     e.config = config_of(t);
@@ -108,14 +95,12 @@ std::vector<entry> defaults(int cc) {
   for (const dtype in : {dtype::f16, dtype::bf16})
     for (const dtype o : {in, dtype::f32})
       for (const kg::b_layout b : {kg::b_layout::col, kg::b_layout::row}) {
-        entry e;
-        e.arch = cc;
+        entry e = emit::default_entry<entry>(cc);
         e.in = in;
         e.out = o;
         e.b = b;
         e.kind = "cublaslt_heuristic";
         e.instance = heuristic_instance(in, o, b);
-        e.source = "fallback";
         out.push_back(std::move(e));
       }
   return out;
@@ -143,23 +128,18 @@ emit::emitted emit_gemm(const std::vector<results::result_file>& results, const 
   op.entry_of = entry_of;
   op.defaults = defaults;
   op.defaults_noun = "cuBLASLt heuristic defaults";
-  op.kernel_of = [](const entry& e, std::string& name, kg::gemm_config& c) {
-    if (e.kind != "kernel") return false;
-    name = e.instance;
-    c = e.config;
-    return true;
-  };
+  op.kernel_of = emit::kernel_kind_is_kernel<entry, kg::gemm_config>;
   op.unit_kernel_of = [](const std::string& name, const kg::gemm_config& c) {
     return emit::unit_kernel{name, ops::gemm_entry_includes(c), ops::gemm_entry_definition(c)};
   };
   op.row = [](const entry& e, int kernel_index) {
     return fmt::format(
-        "    // {}{}\n    {{{}, {}, dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
+        "    // {}\n    {{{}, {}, dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
         "detail::gemm_kind::{},\n     {},\n     {}, {}, detail::entry_source::{}, {:.4g}, {}}},\n",
-        e.source == "fallback" ? "default" : fmt::format("{} {}x{}x{}", e.source, e.m, e.n, e.k),
-        e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, emit::cxx_string_literal(e.gpu), name_of(e.in),
-        name_of(e.out), kg::name_of(e.b), e.m, e.n, e.k, e.kind, e.kind == "kernel" ? cxx_config(e.config) : "{}",
-        emit::cxx_string_literal(e.lt_id), kernel_index, e.source, e.median_us, emit::cxx_string_literal(e.instance));
+        emit::row_comment(e, "default", fmt::format("{}x{}x{}", e.m, e.n, e.k)), e.arch,
+        emit::cxx_string_literal(e.gpu), name_of(e.in), name_of(e.out), kg::name_of(e.b), e.m, e.n, e.k, e.kind,
+        e.kind == "kernel" ? cxx_config(e.config) : "{}", emit::cxx_string_literal(e.lt_id), kernel_index, e.source,
+        e.median_us, emit::cxx_string_literal(e.instance));
   };
   return emit::emit_dispatch(op, results, targets);
 }

@@ -7,6 +7,7 @@
 #include "cuop/detail/shape_features.hpp"
 #include "tuner/core/error.hpp"
 #include "tuner/ops/dims.hpp"
+#include "tuner/ops/entry_source.hpp"
 #include "tuner/ops/gemm/emit.hpp"
 #include "tuner/ops/gemm/library.hpp"
 #include "tuner/ops/gemm/trial.hpp"
@@ -31,20 +32,14 @@ kg::gemm_config gemm_config_of(const space::point& p, const std::string& dtype_n
 }
 
 std::string gemm_entry_definition(const kg::gemm_config& c) {
-  return fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({}) {}(cuop::kernels::gemm::gemm_args a) {{\n"
-      "  {}::run(a);\n"
-      "}}\n",
-      kg::threads_per_block(c), kg::instance_name(c), kg::template_name(c));
+  return entry_definition(
+      {kg::threads_per_block(c), kg::instance_name(c), "cuop::kernels::gemm::gemm_args", kg::template_name(c)});
 }
 
 std::vector<std::string> gemm_entry_includes(const kg::gemm_config& c) { return {std::string(kg::header_of(c.fam))}; }
 
 std::string gemm_entry_source(const kg::gemm_config& c) {
-  std::string out;
-  for (const auto& inc : gemm_entry_includes(c)) out += fmt::format("#include <{}>\n", inc);
-  out += gemm_entry_definition(c);
-  return out;
+  return entry_source(gemm_entry_includes(c), gemm_entry_definition(c));
 }
 
 namespace {

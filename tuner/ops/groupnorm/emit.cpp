@@ -5,6 +5,7 @@
 #include "cuop/detail/shape_features.hpp"
 #include "tuner/emit/dispatch_emit.hpp"
 #include "tuner/emit/model_build.hpp"
+#include "tuner/emit/table_entry.hpp"
 #include "tuner/ops/groupnorm/describe.hpp"
 #include "tuner/ops/groupnorm/source.hpp"
 
@@ -14,27 +15,18 @@ namespace kg = kernels::groupnorm;
 
 namespace {
 
-struct entry {
-  int arch = 0;
-  std::string gpu;
-  kg::groupnorm_shape shape;  // the shape its timing is from (zeros for defaults)
+struct entry : emit::table_entry {
+  kg::groupnorm_shape shape{0, 0, 0, 0};  // the shape its timing is from (zeros for defaults)
   kg::groupnorm_config config;
-  std::string source;  // tuned, nearest_arch, fallback
-  double median_us = 0;
-  std::string provenance;
 };
 
 catalog::dim_values dims_of(const results::result_trial& t) { return {t.dims.begin(), t.dims.end()}; }
 
-// A verified trial's configuration (results files are validated: its family and parameters are).
 kg::groupnorm_config config_of(const results::result_trial& t) {
-  kg::groupnorm_config c;
-  kg::parse_family(t.family, c.fam);
-  c.type = *parse_dtype(t.dtype);
-  c.lay = groupnorm_layout_of(dims_of(t));
-  c.silu = groupnorm_silu_of(dims_of(t));
-  for (const auto& [k, v] : t.params) kg::set_param(c, k, v);
-  return c;
+  return emit::with_trial_params(
+      kg::groupnorm_config{
+          .type = *parse_dtype(t.dtype), .lay = groupnorm_layout_of(dims_of(t)), .silu = groupnorm_silu_of(dims_of(t))},
+      t);
 }
 
 std::string cxx_config(const kg::groupnorm_config& c) {
@@ -66,12 +58,8 @@ std::vector<entry> defaults(int cc) {
     for (const kg::layout l : {kg::layout::nhwc, kg::layout::nchw})
       for (const bool silu : {false, true})
         for (const auto& c : kg::default_configs(d, l, silu, cc)) {
-          entry e;
-          e.arch = cc;
-          e.shape = {0, 0, 0, 0};  // no tuned shape
-          e.config = c;
-          e.source = "fallback";
-          out.push_back(std::move(e));
+          out.push_back(emit::default_entry<entry>(cc));
+          out.back().config = c;
         }
   return out;
 }
@@ -104,22 +92,14 @@ emit::emitted emit_groupnorm(const op& self, const std::vector<results::result_f
   op.group_fields = group_fields;
   op.entry_of = [](const emit::built_model& m, const results::result_trial& t, int cc) {
     entry e;
-    e.arch = cc;
-    e.gpu = m.file->gpu;
+    emit::set_measured(e, m, t, cc);
     e.config = config_of(t);
     e.shape = groupnorm_shape_of(dims_of(t));
-    e.source = m.tuned ? "tuned" : "nearest_arch";
-    e.median_us = t.median_us;
-    e.provenance = emit::run_provenance(*m.file, t.run);
     return e;
   };
   op.defaults = defaults;
   op.defaults_noun = "default-rule configurations";
-  op.kernel_of = [](const entry& e, std::string& name, kg::groupnorm_config& c) {
-    name = kg::instance_name(e.config);
-    c = e.config;
-    return true;
-  };
+  op.kernel_of = emit::config_is_kernel<entry, kg::groupnorm_config>;
   op.runs_on = [](const kg::groupnorm_config& c, int cc) { return kg::min_sm(c) <= cc; };
   op.unit_kernel_of = [](const std::string& name, const kg::groupnorm_config& c) {
     return emit::unit_kernel{name, groupnorm_entry_includes(c), groupnorm_entry_definition(c)};
@@ -127,12 +107,11 @@ emit::emitted emit_groupnorm(const op& self, const std::vector<results::result_f
   op.row = [](const entry& e, int kernel_index) {
     const auto& s = e.shape;
     return fmt::format(
-        "    // {}{}\n    {{{}, {}, dtype::{}, kernels::groupnorm::layout::{}, {}, {}, {}, {}, {},\n     {}, {}, "
+        "    // {}\n    {{{}, {}, dtype::{}, kernels::groupnorm::layout::{}, {}, {}, {}, {}, {},\n     {}, {}, "
         "detail::entry_source::{}, {:.4g}, {}}},\n",
-        e.source == "fallback" ? "default rule" : fmt::format("{} {}x{}x{} g{}", e.source, s.n, s.c, s.hw, s.groups),
-        e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, emit::cxx_string_literal(e.gpu),
-        name_of(e.config.type), kg::name_of(e.config.lay), e.config.silu, s.n, s.c, s.hw, s.groups,
-        cxx_config(e.config), kernel_index, e.source, e.median_us,
+        emit::row_comment(e, "default rule", fmt::format("{}x{}x{} g{}", s.n, s.c, s.hw, s.groups)), e.arch,
+        emit::cxx_string_literal(e.gpu), name_of(e.config.type), kg::name_of(e.config.lay), e.config.silu, s.n, s.c,
+        s.hw, s.groups, cxx_config(e.config), kernel_index, e.source, e.median_us,
         emit::cxx_string_literal(kg::instance_name(e.config)));
   };
   return emit::emit_dispatch(op, results, targets);

@@ -5,6 +5,7 @@
 #include "cuop/detail/shape_features.hpp"
 #include "tuner/emit/dispatch_emit.hpp"
 #include "tuner/emit/model_build.hpp"
+#include "tuner/emit/table_entry.hpp"
 #include "tuner/ops/norm/describe.hpp"
 #include "tuner/ops/norm/source.hpp"
 
@@ -14,24 +15,14 @@ namespace kn = kernels::norm;
 
 namespace {
 
-struct entry {
-  int arch = 0;
-  std::string gpu;
+struct entry : emit::table_entry {
   long long rows = 0, cols = 0;  // the shape its timing is from (0 for defaults)
   bool residual = false;
   kn::norm_config config;
-  std::string source;  // tuned, nearest_arch, fallback
-  double median_us = 0;
-  std::string provenance;
 };
 
-// A verified trial's configuration (results files are validated: its family and parameters are).
 kn::norm_config config_of(kn::norm_kind kind, const results::result_trial& t) {
-  kn::norm_config c{.kind = kind};
-  kn::parse_family(t.family, c.fam);
-  c.type = *parse_dtype(t.dtype);
-  for (const auto& [k, v] : t.params) kn::set_param(c, k, v);
-  return c;
+  return emit::with_trial_params(kn::norm_config{.kind = kind, .type = *parse_dtype(t.dtype)}, t);
 }
 
 std::string cxx_config(const kn::norm_config& c) {
@@ -56,11 +47,8 @@ std::vector<entry> defaults(kn::norm_kind kind, int cc) {
   std::vector<entry> out;
   for (const dtype d : {dtype::f32, dtype::f16, dtype::bf16})
     for (const auto& c : kn::default_configs(kind, d)) {
-      entry e;
-      e.arch = cc;
-      e.config = c;
-      e.source = "fallback";
-      out.push_back(std::move(e));
+      out.push_back(emit::default_entry<entry>(cc));
+      out.back().config = c;
     }
   return out;
 }
@@ -87,35 +75,26 @@ emit::emitted emit_norm(const op& self, kn::norm_kind kind, const std::vector<re
   };
   op.entry_of = [kind](const emit::built_model& m, const results::result_trial& t, int cc) {
     entry e;
-    e.arch = cc;
-    e.gpu = m.file->gpu;
+    emit::set_measured(e, m, t, cc);
     e.config = config_of(kind, t);
     e.rows = t.dims.at("rows");
     e.cols = t.dims.at("cols");
     e.residual = t.dims.contains("residual") && t.dims.at("residual") != 0;
-    e.source = m.tuned ? "tuned" : "nearest_arch";
-    e.median_us = t.median_us;
-    e.provenance = emit::run_provenance(*m.file, t.run);
     return e;
   };
   op.defaults = [kind](int cc) { return defaults(kind, cc); };
   op.defaults_noun = "default-rule configurations";
-  op.kernel_of = [](const entry& e, std::string& name, kn::norm_config& c) {
-    name = kn::instance_name(e.config);
-    c = e.config;
-    return true;
-  };
+  op.kernel_of = emit::config_is_kernel<entry, kn::norm_config>;
   op.unit_kernel_of = [](const std::string& name, const kn::norm_config& c) {
     return emit::unit_kernel{name, norm_entry_includes(c), norm_entry_definition(c)};
   };
   op.runs_on = [](const kn::norm_config& c, int cc) { return kn::min_sm(c.fam) <= cc; };
   op.row = [](const entry& e, int kernel_index) {
     return fmt::format(
-        "    // {}{}\n    {{{}, {}, dtype::{}, {}, {}, {},\n     {}, {}, detail::entry_source::{}, {:.4g}, {}}},\n",
-        e.source == "fallback" ? "default rule" : fmt::format("{} {}x{}", e.source, e.rows, e.cols),
-        e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, emit::cxx_string_literal(e.gpu),
-        name_of(e.config.type), e.rows, e.cols, e.residual, cxx_config(e.config), kernel_index, e.source, e.median_us,
-        emit::cxx_string_literal(kn::instance_name(e.config)));
+        "    // {}\n    {{{}, {}, dtype::{}, {}, {}, {},\n     {}, {}, detail::entry_source::{}, {:.4g}, {}}},\n",
+        emit::row_comment(e, "default rule", fmt::format("{}x{}", e.rows, e.cols)), e.arch,
+        emit::cxx_string_literal(e.gpu), name_of(e.config.type), e.rows, e.cols, e.residual, cxx_config(e.config),
+        kernel_index, e.source, e.median_us, emit::cxx_string_literal(kn::instance_name(e.config)));
   };
   return emit::emit_dispatch(op, results, targets);
 }

@@ -11,6 +11,7 @@
 #include "tuner/emit/dispatch_emit.hpp"
 #include "tuner/emit/emit_common.hpp"
 #include "tuner/emit/model_build.hpp"
+#include "tuner/emit/table_entry.hpp"
 #include "tuner/ops/softmax/custom.hpp"
 #include "tuner/ops/softmax/softmax_op.hpp"
 #include "tuner/ops/softmax/source.hpp"
@@ -21,23 +22,13 @@ namespace ks = kernels::softmax;
 
 namespace {
 
-struct entry {
-  int arch = 0;
-  std::string gpu;
+struct entry : emit::table_entry {
   long long rows = 0, cols = 0;  // the shape its timing is from (0 for defaults)
   ks::softmax_config config;
-  std::string source;  // tuned, nearest_arch, fallback
-  double median_us = 0;
-  std::string provenance;
 };
 
-// A verified trial's configuration (results files are validated: its family and parameters are).
 ks::softmax_config config_of(const results::result_trial& t) {
-  ks::softmax_config c;
-  ks::parse_family(t.family, c.fam);
-  c.type = *parse_dtype(t.dtype);
-  for (const auto& [k, v] : t.params) ks::set_param(c, k, v);
-  return c;
+  return emit::with_trial_params(ks::softmax_config{.type = *parse_dtype(t.dtype)}, t);
 }
 
 std::string cxx_config(const ks::softmax_config& c) {
@@ -63,14 +54,10 @@ emit::model_traits traits_for(const std::string& target, int cc) {
 
 entry entry_of(const emit::built_model& m, const results::result_trial& t, int cc) {
   entry e;
-  e.arch = cc;
-  e.gpu = m.file->gpu;
+  emit::set_measured(e, m, t, cc);
   e.config = config_of(t);
   e.rows = t.dims.at("rows");
   e.cols = t.dims.at("cols");
-  e.source = m.tuned ? "tuned" : "nearest_arch";
-  e.median_us = t.median_us;
-  e.provenance = emit::run_provenance(*m.file, t.run);
   return e;
 }
 
@@ -79,11 +66,8 @@ std::vector<entry> defaults(int cc) {
   std::vector<entry> out;
   for (const dtype d : {dtype::f32, dtype::f16, dtype::bf16})
     for (const auto& c : ks::default_configs(d)) {
-      entry e;
-      e.arch = cc;
-      e.config = c;
-      e.source = "fallback";
-      out.push_back(std::move(e));
+      out.push_back(emit::default_entry<entry>(cc));
+      out.back().config = c;
     }
   return out;
 }
@@ -107,22 +91,17 @@ emit::emitted emit_softmax(const std::vector<results::result_file>& results, con
   op.entry_of = entry_of;
   op.defaults = defaults;
   op.defaults_noun = "default-rule configurations";
-  op.kernel_of = [](const entry& e, std::string& name, ks::softmax_config& c) {
-    name = ks::instance_name(e.config);
-    c = e.config;
-    return true;
-  };
+  op.kernel_of = emit::config_is_kernel<entry, ks::softmax_config>;
   op.unit_kernel_of = [](const std::string& name, const ks::softmax_config& c) {
     return emit::unit_kernel{name, ops::softmax_entry_includes(c), ops::softmax_entry_definition(c)};
   };
   op.runs_on = [](const ks::softmax_config& c, int cc) { return ks::min_sm(c.fam) <= cc; };
   op.row = [](const entry& e, int kernel_index) {
     return fmt::format(
-        "    // {}{}\n    {{{}, {}, dtype::{}, {}, {}, {},\n     {}, detail::entry_source::{}, {:.4g}, {}}},\n",
-        e.source == "fallback" ? "default rule" : fmt::format("{} {}x{}", e.source, e.rows, e.cols),
-        e.provenance.empty() ? "" : " <- " + e.provenance, e.arch, emit::cxx_string_literal(e.gpu),
-        name_of(e.config.type), e.rows, e.cols, cxx_config(e.config), kernel_index, e.source, e.median_us,
-        emit::cxx_string_literal(ks::instance_name(e.config)));
+        "    // {}\n    {{{}, {}, dtype::{}, {}, {}, {},\n     {}, detail::entry_source::{}, {:.4g}, {}}},\n",
+        emit::row_comment(e, "default rule", fmt::format("{}x{}", e.rows, e.cols)), e.arch,
+        emit::cxx_string_literal(e.gpu), name_of(e.config.type), e.rows, e.cols, cxx_config(e.config), kernel_index,
+        e.source, e.median_us, emit::cxx_string_literal(ks::instance_name(e.config)));
   };
   return emit::emit_dispatch(op, results, targets);
 }
