@@ -1,6 +1,7 @@
 #include "cuop/kernels/groupnorm/family.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <string>
 
@@ -99,41 +100,80 @@ namespace {
 int widest_vec(dtype t) noexcept { return static_cast<int>(16 / size_of(t)); }
 int narrowest_vec(dtype t) noexcept { return std::max(1, static_cast<int>(4 / size_of(t))); }
 
-// NCHW: 16 bytes. NHWC: the widest vector (4 to 16 bytes) whose elements divide a group's
-// channels, so that every run of the group starts and ends on a vector.
+// A few values, without allocating (default_config is noexcept).
+template <typename T>
+struct short_list {
+  std::array<T, 4> at{};
+  std::size_t size = 0;
+  void push_back(const T& v) noexcept { at[size++] = v; }
+  const T* begin() const noexcept { return at.data(); }
+  const T* end() const noexcept { return at.data() + size; }
+};
+
+// The vectors the rule takes: NCHW 16 bytes; NHWC 4 to 16 bytes, the widest that divides a
+// group's channels, so that every run of the group starts and ends on a vector.
+short_list<int> rule_vecs(dtype t, layout l) noexcept {
+  short_list<int> out;
+  for (int vec = l == layout::nchw ? widest_vec(t) : narrowest_vec(t); vec <= widest_vec(t); vec *= 2)
+    out.push_back(vec);
+  return out;
+}
+
 int rule_vec(dtype t, layout l, long long channels_per_group) noexcept {
-  if (l == layout::nchw) return widest_vec(t);
-  int vec = narrowest_vec(t);
-  while (vec < widest_vec(t) && channels_per_group % (2LL * vec) == 0) vec *= 2;
+  const auto vecs = rule_vecs(t, l);
+  int vec = vecs.at[0];
+  for (const int v : vecs)
+    if (channels_per_group % v == 0) vec = v;
   return vec;
+}
+
+// How the rule launches a group: its family, threads a block and blocks a group.
+struct rule_launch {
+  family fam = family::group_loop;
+  int threads = 0;
+  int cluster = 0;
+};
+
+// Every launch the rule takes on architecture `sm`, in the order rule_launch_for indexes them:
+// group_loop; then, where clusters run, pairs of large blocks, then clusters of small blocks from
+// 8 up to the largest the architecture allows the rule.
+short_list<rule_launch> rule_launches(int sm) noexcept {
+  short_list<rule_launch> out;
+  out.push_back({family::group_loop, default_threads, 0});
+  if (sm < min_sm(family::group_cluster)) return out;
+  out.push_back({family::group_cluster, pair_threads, 2});
+  for (int cluster = 8; cluster <= max_rule_cluster(sm); cluster *= 2)
+    out.push_back({family::group_cluster, small_cluster_threads, cluster});
+  return out;
+}
+
+rule_launch rule_launch_for(const groupnorm_shape& s, int sm) noexcept {
+  const auto launches = rule_launches(sm);
+  const long long owners = std::max<long long>(1, s.n * s.groups);
+  const long long elements = s.c / std::max<long long>(1, s.groups) * s.hw;
+  if (launches.size == 1 || owners * default_threads >= cluster_below_threads || elements < cluster_min_elements)
+    return launches.at[0];
+  if (owners > few_groups) return launches.at[1];
+  std::size_t i = 2;  // the smallest cluster that gives rule_blocks in all, or the largest
+  while (i + 1 < launches.size && owners * launches.at[i].cluster < rule_blocks) ++i;
+  return launches.at[i];
+}
+
+groupnorm_config rule_config(dtype t, layout l, bool silu, int vec, const rule_launch& r) noexcept {
+  return {r.fam, t, l, silu, vec, r.threads, r.cluster, 0};
 }
 
 }  // namespace
 
 groupnorm_config default_config(dtype t, layout l, bool silu, const groupnorm_shape& s, int sm) noexcept {
-  const long long channels = s.c / std::max<long long>(1, s.groups);
-  const int vec = rule_vec(t, l, channels);
-  const long long owners = std::max<long long>(1, s.n * s.groups);
-  if (sm >= min_sm(family::group_cluster) && owners * default_threads < cluster_below_threads &&
-      channels * s.hw >= cluster_min_elements) {
-    if (owners > few_groups) return {family::group_cluster, t, l, silu, vec, pair_threads, 2, 0};
-    int cluster = 8;  // few_groups x 8 = rule_blocks
-    while (cluster < max_rule_cluster(sm) && owners * cluster < rule_blocks) cluster *= 2;
-    return {family::group_cluster, t, l, silu, vec, small_cluster_threads, cluster, 0};
-  }
-  return {family::group_loop, t, l, silu, vec, default_threads};
+  const int vec = rule_vec(t, l, s.c / std::max<long long>(1, s.groups));
+  return rule_config(t, l, silu, vec, rule_launch_for(s, sm));
 }
 
 std::vector<groupnorm_config> default_configs(dtype t, layout l, bool silu, int sm) {
   std::vector<groupnorm_config> out;
-  const int first = l == layout::nchw ? widest_vec(t) : narrowest_vec(t);
-  for (int vec = first; vec <= widest_vec(t); vec *= 2) {
-    out.push_back({family::group_loop, t, l, silu, vec, default_threads});
-    if (sm < min_sm(family::group_cluster)) continue;
-    out.push_back({family::group_cluster, t, l, silu, vec, pair_threads, 2, 0});
-    for (int cluster = 8; cluster <= max_rule_cluster(sm); cluster *= 2)
-      out.push_back({family::group_cluster, t, l, silu, vec, small_cluster_threads, cluster, 0});
-  }
+  for (const int vec : rule_vecs(t, l))
+    for (const auto& r : rule_launches(sm)) out.push_back(rule_config(t, l, silu, vec, r));
   return out;
 }
 
