@@ -236,11 +236,17 @@ TEST(cli, conv2d_compile_validation_sweep_records_every_target) {
   const auto r = run_cli("sweep " + (tmp / "conv.yaml") + " --validate-only --db " + (tmp / "x.db") + " --cache " +
                          (tmp / "cache"));
   EXPECT_EQ(r.code, 0) << r.out;
-  // block_c 16: 2 x 4 x 4 = 32 threads, compiles; block_c 8: 16 threads, the kernel's static_assert.
+  // block_c 16: 2 x 4 x 4 = 32 threads, compiles for each target; block_c 8: 16 threads, which the
+  // family refuses (the kernel's static_assert would): stored as rejected, never compiled.
   for (const char* target : {"sm_80", "sm_90a", "sm_100a"})
-    EXPECT_NE(r.out.find(std::string("[conv2d] ") + target + ": 1 configurations compile and fit, 1 rejected"),
+    EXPECT_NE(r.out.find(std::string("[conv2d] ") + target + ": 1 configurations compile and fit, 0 rejected"),
               std::string::npos)
         << r.out;
+  EXPECT_EQ(cuop::test::sqlite_rows(tmp / "x.db", "SELECT count(DISTINCT target), count(*) FROM builds"),
+            std::vector<std::string>{"3|3"});
+  EXPECT_EQ(cuop::test::sqlite_rows(tmp / "x.db", "SELECT status, message FROM trials"),
+            std::vector<std::string>{"rejected|the family refuses it: block of 16 threads ((block_c / (vec x cvecs)) "
+                                     "x (tile_h / ph) x (tile_w / pw)) outside 32..1024"});
 }
 
 // Two candidate blocks reach the same instance: the first rejects it for this problem, the

@@ -32,6 +32,9 @@ struct kernel_candidate {
   std::string dtype_label;  // stored with the configuration ("bf16")
   int block_threads = 0;
   long long dynamic_smem = 0;
+  // Why the family refuses the configuration whatever the problem (its check_config); empty when
+  // it is well formed. The sweep stores a refused one as rejected and does not compile it.
+  std::string refused;
 };
 
 // Runs an op's trials inside a worker process (one per GPU, owning the CUDA context): load the

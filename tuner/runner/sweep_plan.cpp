@@ -15,6 +15,16 @@ std::size_t sweep_plan::accepted() const {
   return n;
 }
 
+namespace {
+
+std::string first_refusal(const std::vector<space::verdict>& verdicts) {
+  for (const auto& v : verdicts)
+    if (v.reason.starts_with("the family refuses")) return space::str(v.config) + ": " + v.reason;
+  return {};
+}
+
+}  // namespace
+
 sweep_plan plan_sweep(const spec::sweep& s) {
   const auto& op = ops::named(s.op);
   sweep_plan plan;
@@ -25,7 +35,7 @@ sweep_plan plan_sweep(const spec::sweep& s) {
       throw error(core::printable(s.file) + ": no configuration satisfies the constraints for problem " + key);
     std::vector<std::string> instances;
     std::vector<space::point> library;
-    for (const auto& v : verdicts) {
+    for (auto& v : verdicts) {
       if (!v.accepted) continue;
       if (op.is_library(v.config.family)) {
         library.push_back(v.config);
@@ -38,10 +48,18 @@ sweep_plan plan_sweep(const spec::sweep& s) {
         throw error(
             fmt::format("{}: problem {}, {}: {}", core::printable(s.file), key, space::str(v.config), e.what()));
       }
+      if (!kernel.refused.empty()) {  // stored as rejected, like a constraint's rejection
+        v.accepted = false;
+        v.reason = "the family refuses it: " + kernel.refused;
+        continue;
+      }
       instances.push_back(kernel.instance);
       const std::string name = kernel.instance;  // the key must not be moved from
       plan.kernels.try_emplace(name, planned_kernel{std::move(kernel), v.config});
     }
+    if (instances.empty() && library.empty())
+      throw error(fmt::format("{}: no configuration for problem {} is one its family accepts (the first: {})",
+                              core::printable(s.file), key, first_refusal(verdicts)));
     plan.verdicts.push_back(std::move(verdicts));
     plan.instances.push_back(std::move(instances));
     plan.library.push_back(std::move(library));

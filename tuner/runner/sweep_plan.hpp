@@ -1,6 +1,8 @@
 // What a sweep file asks for, worked out before anything runs: each problem's points with their
 // verdicts, and each accepted kernel configuration built by its op's adapter (instance name and
-// source). `validate` and `sweep` both take this path, so a file one accepts the other accepts: a
+// source). A configuration its family refuses whatever the problem (check_config: a vector wider
+// than 16 bytes, ...) becomes a rejected point with that reason, so it is stored as rejected and
+// never compiled. `validate` and `sweep` both take this path, so a file one accepts the other accepts: a
 // point the adapter refuses, a constraint that is not finite at some point, a problem whose
 // space the constraints empty, are errors in both.
 #pragma once
@@ -30,8 +32,8 @@ struct sweep_plan {
 };
 
 // Throws cuop::error "FILE: problem KEY, POINT: <why>" for a point the adapter refuses, the
-// constraint's error for one that is not finite, and space::require_nonempty's for a problem no
-// configuration satisfies.
+// constraint's error for one that is not finite, and errors for a problem no configuration
+// satisfies or whose every accepted configuration its family refuses.
 sweep_plan plan_sweep(const spec::sweep& s);
 
 }  // namespace cuop::runner

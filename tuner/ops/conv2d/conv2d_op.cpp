@@ -188,10 +188,13 @@ catalog::op_desc describe() {
 }
 
 kernel_candidate kernel_of(const space::point& point, const spec::problem& p) {
-  // A malformed configuration is not an error here (it fails to compile, with the reason).
+  // A malformed configuration is not an error here: it is refused (stored as rejected, with the
+  // reason).
   const auto c = depthwise_config_of(point, p);
-  return {kc::instance_name(c), conv_entry_source(c), std::string(name_of(c.t)), kc::threads_per_block(c),
-          kc::check_config(c).empty() ? kc::smem_bytes(c) : 0};
+  std::string refused = kc::check_config(c);
+  const long long smem = refused.empty() ? kc::smem_bytes(c) : 0;
+  return {kc::instance_name(c), conv_entry_source(c), std::string(name_of(c.t)), kc::threads_per_block(c), smem,
+          std::move(refused)};
 }
 
 }  // namespace

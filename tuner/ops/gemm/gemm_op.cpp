@@ -116,14 +116,18 @@ catalog::op_desc describe() {
 
 kernel_candidate kernel_of(const space::point& point, const spec::problem& p) {
   // A malformed configuration is not an error here: it may be a point the constraints reject
-  // anyway, and an accepted one fails to compile (stored as compile_error with the reason).
+  // anyway, and an accepted one is refused (stored as rejected with the reason).
   const auto c = gemm_config_of(point, p.dtype);
   kg::launch_plan plan;
   kg::device_limits any;  // no device: only the configuration's own needs
   any.max_smem_per_block = 0;
   const std::string why = kg::plan_launch(c, 1, 1, 1, any, plan);
-  return {kg::instance_name(c), gemm_entry_source(c), std::string(name_of(c.in)), kg::threads_per_block(c),
-          why.empty() ? static_cast<long long>(plan.smem_bytes) : 0};
+  return {kg::instance_name(c),
+          gemm_entry_source(c),
+          std::string(name_of(c.in)),
+          kg::threads_per_block(c),
+          why.empty() ? static_cast<long long>(plan.smem_bytes) : 0,
+          kg::check_config(c)};
 }
 
 }  // namespace

@@ -127,7 +127,8 @@ kg::groupnorm_config groupnorm_config_of(const space::point& p, const spec::prob
 
 kernel_candidate groupnorm_kernel_of(const space::point& point, const spec::problem& p) {
   const auto c = groupnorm_config_of(point, p);
-  return {kg::instance_name(c), groupnorm_entry_source(c), std::string(name_of(c.type)), c.block_threads, 0};
+  return {kg::instance_name(c), groupnorm_entry_source(c), std::string(name_of(c.type)), c.block_threads, 0,
+          kg::check_config(c)};
 }
 
 }  // namespace cuop::ops

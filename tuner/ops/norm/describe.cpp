@@ -109,7 +109,8 @@ kn::norm_config norm_config_of(kn::norm_kind kind, const space::point& p, const 
 
 kernel_candidate norm_kernel_of(kn::norm_kind kind, const space::point& point, const spec::problem& p) {
   const auto c = norm_config_of(kind, point, p.dtype);
-  return {kn::instance_name(c), norm_entry_source(c), std::string(name_of(c.type)), kn::threads_per_block(c), 0};
+  return {kn::instance_name(c), norm_entry_source(c), std::string(name_of(c.type)), kn::threads_per_block(c), 0,
+          kn::check_config(c)};
 }
 
 }  // namespace cuop::ops

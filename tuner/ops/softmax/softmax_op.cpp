@@ -87,8 +87,8 @@ catalog::op_desc describe() {
 kernel_candidate kernel_of(const space::point& point, const spec::problem& p) {
   if (point.family == custom_family) return custom_softmax_candidate(point, p.dtype);
   const auto c = softmax_config_of(point, p.dtype);
-  return {ks::instance_name(c), softmax_entry_source(c), std::string(name_of(c.type)), ks::threads_per_block(c),
-          ks::dynamic_smem_bytes(c)};
+  return {ks::instance_name(c),     softmax_entry_source(c),   std::string(name_of(c.type)),
+          ks::threads_per_block(c), ks::dynamic_smem_bytes(c), ks::check_config(c)};
 }
 
 }  // namespace
