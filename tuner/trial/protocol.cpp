@@ -109,6 +109,13 @@ json to_json(const trial_response& r) {
           {"note", r.note}};
 }
 
+trial_response trial_ended(std::string status, std::string message) {
+  trial_response r;
+  r.status = std::move(status);
+  r.message = std::move(message);
+  return r;
+}
+
 trial_response trial_response_from_json(const json& j) {
   trial_response r;
   r.status = j.at("status").get<std::string>();

@@ -67,6 +67,10 @@ struct trial_response {
   std::string note;
 };
 
+// A trial that ends before anything is measured: its status ("unsupported", "launch_error",
+// "wrong_answer") and why.
+trial_response trial_ended(std::string status, std::string message);
+
 nlohmann::json to_json(const device_info& d);
 device_info device_info_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const trial_request& r);

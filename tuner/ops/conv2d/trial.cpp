@@ -112,15 +112,11 @@ trial::trial_response conv_trial_runner::run(const trial::trial_request& request
   trial::trial_response r;
   const auto type = parse_dtype(request.dtype);
   if (!type) {
-    r.status = "launch_error";
-    r.message = fmt::format("unknown dtype \"{}\"", request.dtype);
-    return r;
+    return trial::trial_ended("launch_error", fmt::format("unknown dtype \"{}\"", request.dtype));
   }
   const kc::conv_shape sh = conv_shape_of(dims_of(request.dims));
   if (auto why = kc::check_shape(sh); !why.empty()) {
-    r.status = "unsupported";
-    r.message = why;
-    return r;
+    return trial::trial_ended("unsupported", why);
   }
   if (auto e = prepare_problem(*type, sh, request.seed); e != cudaSuccess)
     return trial::trial_failure(e, "input preparation");
@@ -129,9 +125,7 @@ trial::trial_response conv_trial_runner::run(const trial::trial_request& request
   if (request.cubin_path.empty()) {  // a cuDNN configuration
     conv_library_call call;
     if (auto why = library().prepare(*type, sh, request.config, call); !why.empty()) {
-      r.status = "unsupported";
-      r.message = why;
-      return r;
+      return trial::trial_ended("unsupported", why);
     }
     if (auto e = m_workspace.prepare(call.workspace_bytes, m_stream); e != cudaSuccess)
       return trial::trial_failure(e, "workspace allocation");
@@ -145,9 +139,8 @@ trial::trial_response conv_trial_runner::run(const trial::trial_request& request
 
   kc::depthwise_config config = kc::for_shape({}, *type, sh);
   if (request.config.value("family", "") != conv_depthwise_family) {
-    r.status = "launch_error";
-    r.message = fmt::format("unknown conv2d family \"{}\"", request.config.value("family", ""));
-    return r;
+    return trial::trial_ended("launch_error",
+                              fmt::format("unknown conv2d family \"{}\"", request.config.value("family", "")));
   }
   if (!set_request_params(
           config, request.config.at("params"),
@@ -161,9 +154,7 @@ trial::trial_response conv_trial_runner::run(const trial::trial_request& request
   if (auto e = kc::query_limits(m_device, limits); e != cudaSuccess) return trial::trial_failure(e, "the device query");
   kc::launch_plan plan;
   if (auto reason = kc::plan_launch(config, sh, limits, plan); !reason.empty()) {
-    r.status = "unsupported";
-    r.message = reason;
-    return r;
+    return trial::trial_ended("unsupported", reason);
   }
   // via_nhwc's NHWC copies of x and y, shared by the batched copies as cuDNN's workspace is.
   if (auto e = m_workspace.prepare(kc::workspace_bytes(config, sh), m_stream); e != cudaSuccess)

@@ -109,9 +109,7 @@ trial::trial_response gemm_trial_runner::run(const trial::trial_request& request
   trial::trial_response r;
   const auto type = parse_dtype(request.dtype);
   if (!type || *type == dtype::f32) {
-    r.status = "launch_error";
-    r.message = fmt::format("gemm takes f16 or bf16, not \"{}\"", request.dtype);
-    return r;
+    return trial::trial_ended("launch_error", fmt::format("gemm takes f16 or bf16, not \"{}\"", request.dtype));
   }
   const int m = request.dims.at("m").get<int>();
   const int n = request.dims.at("n").get<int>();
@@ -124,9 +122,7 @@ trial::trial_response gemm_trial_runner::run(const trial::trial_request& request
   if (request.cubin_path.empty()) {  // a library configuration
     library_call call;
     if (auto why = m_library->prepare(*type, m, n, k, request.config, call); !why.empty()) {
-      r.status = "unsupported";
-      r.message = why;
-      return r;
+      return trial::trial_ended("unsupported", why);
     }
     if (auto e = m_workspace.prepare(call.workspace_bytes, m_stream); e != cudaSuccess)
       return trial::trial_failure(e, "workspace allocation");
@@ -154,9 +150,7 @@ trial::trial_response gemm_trial_runner::run(const trial::trial_request& request
   if (auto e = kg::query_limits(m_device, limits); e != cudaSuccess) return trial::trial_failure(e, "the device query");
   kg::launch_plan plan;
   if (auto reason = kg::plan_launch(config, m, n, k, limits, plan); !reason.empty()) {
-    r.status = "unsupported";
-    r.message = reason;
-    return r;
+    return trial::trial_ended("unsupported", reason);
   }
   if (auto e = m_workspace.prepare(plan.workspace_bytes, m_stream); e != cudaSuccess)
     return trial::trial_failure(e, "workspace allocation");

@@ -108,9 +108,7 @@ trial::trial_response groupnorm_trial_runner::run(const trial::trial_request& re
     return trial::trial_failure(e, "the device query");
   kg::launch_plan plan;
   if (auto reason = kg::plan_launch(config, key.shape, limits, plan); !reason.empty()) {
-    r.status = "unsupported";
-    r.message = reason;
-    return r;
+    return trial::trial_ended("unsupported", reason);
   }
   if (auto e = prepare_problem(key, request.seed); e != cudaSuccess)
     return trial::trial_failure(e, "input preparation");

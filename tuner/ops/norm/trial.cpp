@@ -123,9 +123,7 @@ trial::trial_response norm_trial_runner::run(const trial::trial_request& request
   if (auto e = kn::query_limits(m_device, limits); e != cudaSuccess) return trial::trial_failure(e, "the device query");
   kn::launch_plan plan;
   if (auto reason = kn::plan_launch(config, rows, cols, limits, plan); !reason.empty()) {
-    r.status = "unsupported";
-    r.message = reason;
-    return r;
+    return trial::trial_ended("unsupported", reason);
   }
   if (auto e = prepare_problem(*type, rows, cols, residual, request.seed); e != cudaSuccess)
     return trial::trial_failure(e, "input preparation");
@@ -146,10 +144,9 @@ trial::trial_response norm_trial_runner::run(const trial::trial_request& request
                                      m_stream);
     if (e != cudaSuccess) return trial::trial_failure(e, "the residual check");
     if (cmp.bad > 0) {
-      r.status = "wrong_answer";
-      r.message = fmt::format("residual + x written back wrong at row {} column {} ({} bad elements)",
-                              cmp.first_bad_row, cmp.first_bad_col, cmp.bad);
-      return r;
+      return trial::trial_ended("wrong_answer",
+                                fmt::format("residual + x written back wrong at row {} column {} ({} bad elements)",
+                                            cmp.first_bad_row, cmp.first_bad_col, cmp.bad));
     }
     if (auto e2 = restore_residual(); e2 != cudaSuccess) return trial::trial_failure(e2, "the residual restore");
   }

@@ -84,18 +84,14 @@ trial::trial_response softmax_trial_runner::run(const trial::trial_request& requ
     cudaError_t e = cudaSuccess;
     if (auto reason = plan_custom_softmax(request.config, function, m_device, rows, plan, e); !reason.empty()) {
       if (e != cudaSuccess) return failure(e, reason);
-      r.status = "unsupported";
-      r.message = reason;
-      return r;
+      return trial::trial_ended("unsupported", reason);
     }
   } else {
     ks::device_limits limits;
     if (auto e = ks::query_limits(m_device, function, config, limits); e != cudaSuccess)
       return failure(e, "the occupancy query");
     if (auto reason = ks::plan_launch(config, rows, cols, limits, plan); !reason.empty()) {
-      r.status = "unsupported";
-      r.message = reason;
-      return r;
+      return trial::trial_ended("unsupported", reason);
     }
   }
 
