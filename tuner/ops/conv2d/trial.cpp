@@ -46,7 +46,7 @@ catalog::dim_values dims_of(const nlohmann::json& j) {
 }  // namespace
 
 conv_trial_runner::conv_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools)
-    : m_device(device), m_stream(stream), m_tools(tools) {}
+    : kernel_trial_runner(device, stream, tools) {}
 
 conv_trial_runner::~conv_trial_runner() {
   m_library.reset();

@@ -14,7 +14,7 @@
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/conv/family.hpp"
 #include "tuner/measure/timer.hpp"
-#include "tuner/ops/op.hpp"
+#include "tuner/ops/kernel_trial_runner.hpp"
 #include "tuner/ops/verified_timing.hpp"
 #include "tuner/trial/buffer_sets.hpp"
 #include "tuner/trial/cubin_loader.hpp"
@@ -25,12 +25,10 @@ namespace cuop::ops {
 
 class conv_library;
 
-class conv_trial_runner final : public trial_runner {
+class conv_trial_runner final : public kernel_trial_runner {
  public:
   conv_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools);
   ~conv_trial_runner() override;
-  conv_trial_runner(const conv_trial_runner&) = delete;
-  conv_trial_runner& operator=(const conv_trial_runner&) = delete;
 
   trial::trial_response run(const trial::trial_request& request) override;
 
@@ -45,14 +43,9 @@ class conv_trial_runner final : public trial_runner {
                                         const trial::trial_request& request);
   conv_library& library();  // made on first use: sweeps without cuDNN candidates never create a handle
 
-  int m_device;
-  cudaStream_t m_stream;
-  measure::instruments m_tools;
   std::unique_ptr<problem_buffers> m_problem;
   std::unique_ptr<conv_library> m_library;
   trial::trial_workspace m_workspace;
-  trial::buffer_sets m_sets;  // rotated copies of x, w and y for batched timing
-  trial::cubin_loader m_cubins;
 };
 
 }  // namespace cuop::ops

@@ -49,7 +49,7 @@ bool parse_config(const nlohmann::json& j, dtype t, kg::gemm_config& c, std::str
 }  // namespace
 
 gemm_trial_runner::gemm_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools)
-    : m_device(device), m_stream(stream), m_tools(tools), m_library(std::make_unique<gemm_library>()) {}
+    : kernel_trial_runner(device, stream, tools), m_library(std::make_unique<gemm_library>()) {}
 
 gemm_trial_runner::~gemm_trial_runner() {
   m_library.reset();

@@ -13,7 +13,7 @@
 
 #include "cuop/dtype.hpp"
 #include "tuner/measure/timer.hpp"
-#include "tuner/ops/op.hpp"
+#include "tuner/ops/kernel_trial_runner.hpp"
 #include "tuner/ops/verified_timing.hpp"
 #include "tuner/trial/buffer_sets.hpp"
 #include "tuner/trial/cubin_loader.hpp"
@@ -24,12 +24,10 @@ namespace cuop::ops {
 
 class gemm_library;
 
-class gemm_trial_runner final : public trial_runner {
+class gemm_trial_runner final : public kernel_trial_runner {
  public:
   gemm_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools);
   ~gemm_trial_runner() override;
-  gemm_trial_runner(const gemm_trial_runner&) = delete;
-  gemm_trial_runner& operator=(const gemm_trial_runner&) = delete;
 
   trial::trial_response run(const trial::trial_request& request) override;
 
@@ -43,14 +41,9 @@ class gemm_trial_runner final : public trial_runner {
   trial::trial_response verify_and_time(const measure::launcher& launch, const set_launcher& on_set, dtype t,
                                         const trial::trial_request& request);
 
-  int m_device;
-  cudaStream_t m_stream;
-  measure::instruments m_tools;
   std::unique_ptr<problem_buffers> m_problem;
   std::unique_ptr<gemm_library> m_library;
   trial::trial_workspace m_workspace;
-  trial::buffer_sets m_sets;  // rotated copies of A, B and D for batched timing
-  trial::cubin_loader m_cubins;
 };
 
 }  // namespace cuop::ops

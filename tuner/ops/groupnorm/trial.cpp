@@ -35,7 +35,7 @@ long long elements_of(const kg::groupnorm_shape& s) { return s.n * s.c * s.hw; }
 }  // namespace
 
 groupnorm_trial_runner::groupnorm_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools)
-    : m_device(device), m_stream(stream), m_tools(tools) {}
+    : kernel_trial_runner(device, stream, tools) {}
 
 groupnorm_trial_runner::~groupnorm_trial_runner() { release_problem(); }
 

@@ -10,19 +10,17 @@
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/groupnorm/family.hpp"
 #include "tuner/measure/timer.hpp"
-#include "tuner/ops/op.hpp"
+#include "tuner/ops/kernel_trial_runner.hpp"
 #include "tuner/trial/buffer_sets.hpp"
 #include "tuner/trial/cubin_loader.hpp"
 #include "tuner/trial/protocol.hpp"
 
 namespace cuop::ops {
 
-class groupnorm_trial_runner final : public trial_runner {
+class groupnorm_trial_runner final : public kernel_trial_runner {
  public:
   groupnorm_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools);
   ~groupnorm_trial_runner() override;
-  groupnorm_trial_runner(const groupnorm_trial_runner&) = delete;
-  groupnorm_trial_runner& operator=(const groupnorm_trial_runner&) = delete;
 
   trial::trial_response run(const trial::trial_request& request) override;
 
@@ -49,12 +47,7 @@ class groupnorm_trial_runner final : public trial_runner {
   cudaError_t prepare_problem(const problem_key& key, std::uint64_t seed);
   void release_problem();
 
-  int m_device;
-  cudaStream_t m_stream;
-  measure::instruments m_tools;
   problem_buffers m_problem;
-  trial::buffer_sets m_sets;
-  trial::cubin_loader m_cubins;
 };
 
 }  // namespace cuop::ops

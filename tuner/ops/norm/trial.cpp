@@ -36,7 +36,7 @@ cudaError_t alloc(void*& p, std::size_t bytes) { return cudaMalloc(&p, bytes); }
 
 norm_trial_runner::norm_trial_runner(kn::norm_kind kind, int device, cudaStream_t stream,
                                      const measure::instruments& tools)
-    : m_kind(kind), m_device(device), m_stream(stream), m_tools(tools) {}
+    : kernel_trial_runner(device, stream, tools), m_kind(kind) {}
 
 norm_trial_runner::~norm_trial_runner() { release_problem(); }
 

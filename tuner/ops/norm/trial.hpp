@@ -12,19 +12,17 @@
 #include "cuop/dtype.hpp"
 #include "cuop/kernels/norm/family.hpp"
 #include "tuner/measure/timer.hpp"
-#include "tuner/ops/op.hpp"
+#include "tuner/ops/kernel_trial_runner.hpp"
 #include "tuner/trial/buffer_sets.hpp"
 #include "tuner/trial/cubin_loader.hpp"
 #include "tuner/trial/protocol.hpp"
 
 namespace cuop::ops {
 
-class norm_trial_runner : public trial_runner {
+class norm_trial_runner : public kernel_trial_runner {
  public:
   norm_trial_runner(kernels::norm::norm_kind kind, int device, cudaStream_t stream, const measure::instruments& tools);
   ~norm_trial_runner() override;
-  norm_trial_runner(const norm_trial_runner&) = delete;
-  norm_trial_runner& operator=(const norm_trial_runner&) = delete;
 
   trial::trial_response run(const trial::trial_request& request) override;
 
@@ -47,12 +45,7 @@ class norm_trial_runner : public trial_runner {
   void release_problem();
 
   kernels::norm::norm_kind m_kind;
-  int m_device;
-  cudaStream_t m_stream;
-  measure::instruments m_tools;
   problem_buffers m_problem;
-  trial::buffer_sets m_sets;
-  trial::cubin_loader m_cubins;
 };
 
 // The runner of one kind, constructed as op::parts::make_trial_runner asks (make_runner).

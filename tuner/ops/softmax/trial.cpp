@@ -31,7 +31,7 @@ bool parse_config(const nlohmann::json& j, dtype t, ks::softmax_config& c, std::
 }  // namespace
 
 softmax_trial_runner::softmax_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools)
-    : m_device(device), m_stream(stream), m_tools(tools) {}
+    : kernel_trial_runner(device, stream, tools) {}
 
 softmax_trial_runner::~softmax_trial_runner() { release_problem(); }
 

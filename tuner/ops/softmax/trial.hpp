@@ -10,7 +10,7 @@
 
 #include "cuop/dtype.hpp"
 #include "tuner/measure/timer.hpp"
-#include "tuner/ops/op.hpp"
+#include "tuner/ops/kernel_trial_runner.hpp"
 #include "tuner/trial/buffer_sets.hpp"
 #include "tuner/trial/cubin_loader.hpp"
 #include "tuner/trial/protocol.hpp"
@@ -18,12 +18,10 @@
 
 namespace cuop::ops {
 
-class softmax_trial_runner final : public trial_runner {
+class softmax_trial_runner final : public kernel_trial_runner {
  public:
   softmax_trial_runner(int device, cudaStream_t stream, const measure::instruments& tools);
   ~softmax_trial_runner() override;
-  softmax_trial_runner(const softmax_trial_runner&) = delete;
-  softmax_trial_runner& operator=(const softmax_trial_runner&) = delete;
 
   trial::trial_response run(const trial::trial_request& request) override;
 
@@ -38,13 +36,8 @@ class softmax_trial_runner final : public trial_runner {
   cudaError_t prepare_problem(dtype t, long long rows, long long cols, std::uint64_t seed);
   void release_problem();
 
-  int m_device;
-  cudaStream_t m_stream;
-  measure::instruments m_tools;
   problem_buffers m_problem;
   trial::trial_workspace m_workspace;
-  trial::buffer_sets m_sets;
-  trial::cubin_loader m_cubins;
 };
 
 }  // namespace cuop::ops
