@@ -42,7 +42,8 @@ TEST(sweep_plan, a_problem_whose_every_configuration_is_refused_is_an_error) {
   yaml.replace(yaml.find("[4, 8]"), 6, "8");
   const auto s = cuop::spec::parse(yaml, "vec.yaml");
   EXPECT_EQ(error_of([&] { cuop::runner::plan_sweep(s); }),
-            "vec.yaml: no configuration for problem softmax_f32_64x128 is one its family accepts (the first: "
+            "vec.yaml: problem softmax_f32_64x128: every configuration the constraints accept is refused by its family "
+            "(the first: "
             "block_row(vec=8, block_threads=32, chunks=1): the family refuses it: vec 8 * 4 bytes > 16 bytes)");
 }
 

@@ -58,8 +58,9 @@ sweep_plan plan_sweep(const spec::sweep& s) {
       plan.kernels.try_emplace(name, planned_kernel{std::move(kernel), v.config});
     }
     if (instances.empty() && library.empty())
-      throw error(fmt::format("{}: no configuration for problem {} is one its family accepts (the first: {})",
-                              core::printable(s.file), key, first_refusal(verdicts)));
+      throw error(fmt::format(
+          "{}: problem {}: every configuration the constraints accept is refused by its family (the first: {})",
+          core::printable(s.file), key, first_refusal(verdicts)));
     plan.verdicts.push_back(std::move(verdicts));
     plan.instances.push_back(std::move(instances));
     plan.library.push_back(std::move(library));
