@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <string_view>
+
 #include "tuner/core/error.hpp"
 #include "tuner/core/text.hpp"
 #include "tuner/ops/registry.hpp"
@@ -17,9 +20,12 @@ std::size_t sweep_plan::accepted() const {
 
 namespace {
 
+// How a rejected point that its family refused (not a constraint) begins its reason.
+constexpr std::string_view refused_by_family = "the family refuses it: ";
+
 std::string first_refusal(const std::vector<space::verdict>& verdicts) {
   for (const auto& v : verdicts)
-    if (v.reason.starts_with("the family refuses")) return space::str(v.config) + ": " + v.reason;
+    if (v.reason.starts_with(refused_by_family)) return space::str(v.config) + ": " + v.reason;
   return {};
 }
 
@@ -50,7 +56,7 @@ sweep_plan plan_sweep(const spec::sweep& s) {
       }
       if (!kernel.refused.empty()) {  // stored as rejected, like a constraint's rejection
         v.accepted = false;
-        v.reason = "the family refuses it: " + kernel.refused;
+        v.reason = std::string(refused_by_family) + kernel.refused;
         continue;
       }
       instances.push_back(kernel.instance);

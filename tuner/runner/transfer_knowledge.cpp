@@ -33,9 +33,8 @@ strategy::transfer_params transfer_params_of(const spec::transfer_settings& t) {
 
 transfer_knowledge::transfer_knowledge(const spec::sweep& s) : m_spec(s), m_params(transfer_params_of(s.transfer)) {
   const auto& op = op_of(s.op);
-  for (const auto& p : s.problems) {
+  for (const auto& p : s.problems)
     m_shapes.push_back({p.key(s.op), op.group_of(p.dtype, p.dims), op.features_of(p.dims)});
-  }
   m_order = strategy::visit_order(m_shapes);
 }
 
