@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuop/detail/nearest_choice.hpp"
+#include "cuop/detail/shape_features.hpp"
 #include "cuop/kernels/softmax/family.hpp"
 #include "tuner/model/fit.hpp"
 #include "tuner/model/group_default.hpp"
@@ -103,6 +104,35 @@ results::result_trial timed(const std::string& instance, double us) {
   t.ci_lo_us = us * 0.99;
   t.ci_hi_us = us * 1.01;
   return t;
+}
+
+// GEMMs whose rows miss 16-byte alignment and those whose rows keep it never vote for each other:
+// cuBLASLt has aligned kernels only for the second kind.
+TEST(gemm_features, misaligned_rows_lie_beyond_the_models_reach) {
+  EXPECT_TRUE(detail::rows_misaligned(4093, 2));
+  EXPECT_FALSE(detail::rows_misaligned(4096, 2));
+  EXPECT_FALSE(detail::rows_misaligned(4, 4));  // f32: 16 bytes
+  EXPECT_TRUE(detail::rows_misaligned(6, 4));
+  const auto& p = model::default_params;
+  EXPECT_GT(detail::gemm_misaligned_distance, p.radius + p.reach);
+
+  // Two aligned anchors where candidate 0 wins, two with misaligned operands where candidate 1 does.
+  double features[4 * detail::gemm_feature_count];
+  detail::gemm_features(1024, 4096, 4096, false, false, features);
+  detail::gemm_features(2048, 4096, 4096, false, false, features + detail::gemm_feature_count);
+  detail::gemm_features(1024, 4096, 4093, true, false, features + 2 * detail::gemm_feature_count);
+  detail::gemm_features(2048, 4096, 4099, true, false, features + 3 * detail::gemm_feature_count);
+  const float speedup[8] = {0.3f, -0.5f, 0.3f, -0.5f, -0.5f, 0.3f, -0.5f, 0.3f};
+  const unsigned char trusted[2] = {1, 1};
+  const detail::choice_model_view view{features, speedup, trusted, 4, detail::gemm_feature_count, 2, p, -1};
+  const auto all = [](int) { return true; };
+  double q[detail::gemm_feature_count];
+  detail::gemm_features(1500, 4096, 4096, false, false, q);
+  EXPECT_EQ(detail::nearest_choice(view, q, all), 0);
+  detail::gemm_features(1500, 4096, 4095, true, false, q);
+  EXPECT_EQ(detail::nearest_choice(view, q, all), 1);
+  detail::gemm_features(1500, 4095, 4096, false, true, q);  // D misaligned: neither kind votes
+  EXPECT_EQ(detail::nearest_choice(view, q, all), -1);
 }
 
 TEST(model_fit, a_candidate_that_loses_where_validation_chose_it_is_not_trusted) {

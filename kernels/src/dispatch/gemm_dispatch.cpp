@@ -183,7 +183,10 @@ status select_uncached(const call_key& p, selection& out) {
                           [&](const detail::gemm_model& m) { return m.in == p.in && m.out == p.out && m.b == p.b; });
   if (model && p.policy == choice_policy::tuned) {
     double query[detail::gemm_feature_count];
-    detail::gemm_features(p.m, p.n, p.k, query);
+    const int in_bytes = static_cast<int>(size_of(p.in));
+    detail::gemm_features(p.m, p.n, p.k,
+                          detail::rows_misaligned(p.lda, in_bytes) || detail::rows_misaligned(p.ldb, in_bytes),
+                          detail::rows_misaligned(p.ldd, static_cast<int>(size_of(p.out))), query);
     const int* columns = generated::gemm_model_columns + model->m.first_column;
     const auto view = detail::view_of(model->m, detail::gemm_feature_count, generated::gemm_model_features,
                                       generated::gemm_model_speedups, generated::gemm_model_trusted);

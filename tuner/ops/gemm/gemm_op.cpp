@@ -79,7 +79,12 @@ bool compute_bound(const catalog::dim_values&) { return true; }
 
 std::vector<double> features_of(const catalog::dim_values& dims) {
   std::vector<double> f(detail::gemm_feature_count);
-  detail::gemm_features(dim_at(dims, "m"), dim_at(dims, "n"), dim_at(dims, "k"), f.data());
+  // A swept problem's operands are packed (lda = ldb = k) and D is of the 16-bit input type
+  // (ldd = n).
+  const long long n = dim_at(dims, "n"), k = dim_at(dims, "k");
+  const int bytes = static_cast<int>(size_of(dtype::bf16));
+  detail::gemm_features(dim_at(dims, "m"), n, k, detail::rows_misaligned(k, bytes), detail::rows_misaligned(n, bytes),
+                        f.data());
   return f;
 }
 

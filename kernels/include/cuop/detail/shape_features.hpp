@@ -12,7 +12,7 @@
 namespace cuop::detail {
 
 inline constexpr int softmax_feature_count = 2;
-inline constexpr int gemm_feature_count = 3;
+inline constexpr int gemm_feature_count = 5;
 inline constexpr int conv_feature_count = 4;
 inline constexpr int norm_feature_count = 2;
 inline constexpr int groupnorm_feature_count = 3;
@@ -37,11 +37,23 @@ inline void groupnorm_features(long long groups, long long group_channels, long 
   out[2] = log2_of(group_channels);
 }
 
-// m, n, k
-inline void gemm_features(long long m, long long n, long long k, double* out) noexcept {
+// How far a GEMM whose rows miss 16-byte alignment lies from one whose rows keep it, in each of
+// the two alignment features: farther than the model's radius and than its reach past the voters'
+// span, so that the two kinds never vote for each other. The libraries' kernels differ most there
+// (cuBLASLt's aligned kernels need 16-byte rows), so what wins on one side says nothing of the other.
+inline constexpr double gemm_misaligned_distance = 8.0;
+
+// Whether rows of `ld` elements of `element_bytes` each miss 16-byte alignment.
+inline bool rows_misaligned(long long ld, int element_bytes) noexcept { return ld * element_bytes % 16 != 0; }
+
+// m, n, k; whether A's or B's rows miss 16-byte alignment; whether D's do
+inline void gemm_features(long long m, long long n, long long k, bool operands_misaligned, bool output_misaligned,
+                          double* out) noexcept {
   out[0] = log2_of(m);
   out[1] = log2_of(n);
   out[2] = log2_of(k);
+  out[3] = operands_misaligned ? gemm_misaligned_distance : 0.0;
+  out[4] = output_misaligned ? gemm_misaligned_distance : 0.0;
 }
 
 // batch, output pixels, input channels, output channels
