@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
+#include <string>
 
 #include "cuop/detail/named_fields.hpp"
 #include "cuop/kernels/softmax/split_workspace.hpp"
@@ -281,10 +283,9 @@ softmax_config default_config(dtype t, long long rows, long long cols) noexcept 
 
 std::vector<softmax_config> default_configs(dtype t) {
   std::vector<softmax_config> out;
+  std::set<std::string> names;
   const auto add = [&](const softmax_config& c) {
-    if (std::none_of(out.begin(), out.end(),
-                     [&](const softmax_config& o) { return instance_name(o) == instance_name(c); }))
-      out.push_back(c);
+    if (names.insert(instance_name(c)).second) out.push_back(c);
   };
   // Every boundary of the rule (each at a power of two of rows and columns), and one row length
   // beyond the last.
