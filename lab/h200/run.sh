@@ -52,6 +52,10 @@
 #                    per-family table
 #   gemm-odd         build, the GEMM tests, the odd-K problems ODD in both dtypes, export --update,
 #                    rebuild, the dispatch tests, bench-gemm of SIDE (ODD) in both dtypes
+#   gemm-regions     cuop-tune, the GEMM region sweeps SWEEPS (configs/regions/gemm-misaligned.yaml
+#                    and gemm-grid.yaml) into DB ($OUT/gemm-regions.db; SEED_DB resumes;
+#                    SWEEP_S 240), export gemm --update, the build against that export, the GEMM
+#                    holdout (N, SEED; OP_S 120); $OUT keeps the exported GEMM results of this GPU
 #   gemm-table       build against results/, gemm_app, bench-gemm of TABLE_SHAPES (the short
 #                    list; FULL=1: every bf16 problem) --dtype DTYPE --repetitions REPS --min-time
 #                    MIN_TIME (bf16, 1, 0.2; GEMM_CMP_S 400)
@@ -72,7 +76,8 @@ wf="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$wf" in
 tests | holdout | compat | python | norm | norm-sweep | softmax | conv-sweep | conv-side | depthwise | depthwise-side | gemm-build | gemm-sweep | \
-  gemm-compare | gemm-side | gemm-quick | gemm-f16 | gemm-decode | gemm-odd | gemm-table | engine-tests | aa | inject | \
+  gemm-compare | gemm-side | gemm-quick | gemm-f16 | gemm-decode | gemm-odd | gemm-regions | gemm-table | engine-tests | \
+  aa | inject | \
   race | scaleout | rebase) ;;
 *)
   sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
@@ -264,6 +269,21 @@ gemm-odd)
   RESULTS="$OUT/results" run build gemm_app gemm_bench cuop_gpu_tests || exit 1
   within 120 gpu-tests '*gemm_dispatch*'
   for dt in bf16 f16; do within 100 bench-gemm "${SIDE:-$odd}" --dtype "$dt"; done
+  ;;
+gemm-regions)
+  export DB="${DB:-$OUT/gemm-regions.db}"
+  run build cuop-tune || exit 1
+  # shellcheck disable=SC2086
+  within "${SWEEP_S:-240}" sweep ${SWEEPS:-configs/regions/gemm-misaligned.yaml configs/regions/gemm-grid.yaml}
+  run export gemm --update || exit 1
+  RESULTS="$OUT/results" run build || exit 1
+  within "${OP_S:-120}" holdout gemm >/dev/null
+  rc=$?
+  # The exported files of this GPU model only (the others are copies of results/).
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-')
+  cp "$OUT/results/gemm/$gpu.json" "$OUT/gemm-$gpu.json" 2>/dev/null
+  run report gemm
+  exit "$rc"
   ;;
 gemm-table)
   run build gemm_app gemm_bench || exit 1
