@@ -279,9 +279,10 @@ gemm-regions)
   RESULTS="$OUT/results" run build || exit 1
   within "${OP_S:-120}" holdout gemm >/dev/null
   rc=$?
-  # The exported files of this GPU model only (the others are copies of results/).
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-')
-  cp "$OUT/results/gemm/$gpu.json" "$OUT/gemm-$gpu.json" 2>/dev/null
+  # This GPU model's file, the one export just wrote (the others are copies of results/): export
+  # names it, so its naming rule is not restated here.
+  exported=$(find "$OUT/results/gemm" -name '*.json' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)
+  cp "$exported" "$OUT/gemm-${exported##*/}"
   run report gemm
   exit "$rc"
   ;;
