@@ -8,6 +8,9 @@
                   (race: the finalists re-measured interleaved, so that algorithms that run close are compared
                   within one run), every trial timed in single launches after a flush
                   ($DW_BATCH_BELOW_US, default 0: the regime of the side-by-side tables)
+  depthwise-plane the NCHW problems of the depthwise region sweeps (configs/regions/depthwise-grid.yaml
+                  and depthwise-corners.yaml), cuDNN's heuristic (the baseline) and the plane candidates
+                  only: the other candidates' trials of those problems stay as measured before
   softmax-cols=N  configs/softmax.yaml's problems with N columns
   softmax-race    configs/softmax.yaml with strategy: race
 
@@ -28,6 +31,15 @@ def depthwise_tc(spec):
     return spec
 
 
+def depthwise_plane():
+    spec = yaml.safe_load(open("configs/regions/depthwise-grid.yaml"))
+    corners = yaml.safe_load(open("configs/regions/depthwise-corners.yaml"))
+    spec["problems"] = [p for p in spec["problems"] + corners["problems"] if p.get("layout") == "nchw"]
+    spec["candidates"] = [c for c in spec["candidates"]
+                          if c["family"] == "cudnn" or c["params"].get("algo") == ["plane"]]
+    return spec
+
+
 def softmax_cols(spec, cols):
     spec["problems"] = [p for p in spec["problems"] if p["cols"] == cols]
     return spec
@@ -36,13 +48,15 @@ def softmax_cols(spec, cols):
 def main(name, out):
     if name == "depthwise-tc":
         spec = depthwise_tc(yaml.safe_load(open("configs/conv.yaml")))
+    elif name == "depthwise-plane":
+        spec = depthwise_plane()
     elif name.startswith("softmax-cols=") and name.split("=", 1)[1].isdigit():
         spec = softmax_cols(yaml.safe_load(open("configs/softmax.yaml")), int(name.split("=", 1)[1]))
     elif name == "softmax-race":
         spec = yaml.safe_load(open("configs/softmax.yaml"))
         spec["strategy"] = "race"
     else:
-        print(f"subset_spec.py: unknown subset \"{name}\" (depthwise-tc, softmax-cols=N, softmax-race)", file=sys.stderr)
+        print(f"subset_spec.py: unknown subset \"{name}\" (depthwise-tc, depthwise-plane, softmax-cols=N, softmax-race)", file=sys.stderr)
         return 2
     if not spec["problems"]:
         print(f"subset_spec.py: the subset \"{name}\" has no problem", file=sys.stderr)

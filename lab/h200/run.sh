@@ -56,6 +56,10 @@
 #                    and gemm-grid.yaml) into DB ($OUT/gemm-regions.db; SEED_DB resumes;
 #                    SWEEP_S 240), export gemm --update, the build against that export, the GEMM
 #                    holdout (N, SEED; OP_S 120); $OUT keeps the exported GEMM results of this GPU
+#   conv-regions     cuop-tune, the depthwise GPU tests (TESTS_S 150; TESTS=0: none), the sweeps
+#                    SWEEPS (@depthwise-plane) into DB ($OUT/conv-regions.db; SWEEP_S 330), export
+#                    conv2d --update; $OUT keeps the exported conv2d results of this GPU (then
+#                    `CUOP_RESULTS=<them> ... holdout` in the next call)
 #   gemm-table       build against results/, gemm_app, bench-gemm of TABLE_SHAPES (the short
 #                    list; FULL=1: every bf16 problem) --dtype DTYPE --repetitions REPS --min-time
 #                    MIN_TIME (bf16, 1, 0.2; GEMM_CMP_S 400)
@@ -76,7 +80,7 @@ wf="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$wf" in
 tests | holdout | compat | python | norm | norm-sweep | softmax | conv-sweep | conv-side | depthwise | depthwise-side | gemm-build | gemm-sweep | \
-  gemm-compare | gemm-side | gemm-quick | gemm-f16 | gemm-decode | gemm-odd | gemm-regions | gemm-table | engine-tests | \
+  gemm-compare | gemm-side | gemm-quick | gemm-f16 | gemm-decode | gemm-odd | gemm-regions | conv-regions | gemm-table | engine-tests | \
   aa | inject | \
   race | scaleout | rebase) ;;
 *)
@@ -285,6 +289,16 @@ gemm-regions)
   cp "$exported" "$OUT/gemm-${exported##*/}"
   run report gemm
   exit "$rc"
+  ;;
+conv-regions)
+  export DB="${DB:-$OUT/conv-regions.db}"
+  run build cuop-tune || exit 1
+  [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-150}" gpu-tests '*conv_depthwise*'
+  # shellcheck disable=SC2086
+  within "${SWEEP_S:-330}" sweep ${SWEEPS:-@depthwise-plane}
+  run export conv2d --update || exit 1
+  exported=$(find "$OUT/results/conv2d" -name '*.json' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)
+  cp "$exported" "$OUT/conv2d-${exported##*/}"
   ;;
 gemm-table)
   run build gemm_app gemm_bench || exit 1

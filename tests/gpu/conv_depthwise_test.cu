@@ -259,6 +259,16 @@ CUOP_DW_TEST(bf16_nhwc_r31_st1_ph2_pw8_smem, bf16, dtype::bf16, true, 31, 1, 4, 
 // 31x31 NHWC staged as f32, ph 4 (three edge rows at each end); 150 KiB of shared memory.
 CUOP_DW_TEST(f16_nhwc_r31_st1_v2_ph4_pw4_smem_f32, __half, dtype::f16, true, 31, 1, 2, 1, 16, 8, 8, 4, 4, smem_f32)
 
+// plane: NCHW along each channel's plane (vec 1, cvecs 1); filters up to 7 unrolled, larger ones
+// in a loop; vector stores of 4, 8 and 16 bytes, and element stores where misaligned.
+CUOP_DW_TEST(f16_nchw_r3_st1_c8_t16x32_ph2_pw4_plane, __half, dtype::f16, false, 3, 1, 1, 1, 8, 16, 32, 2, 4, plane)
+CUOP_DW_TEST(bf16_nchw_r5_st1_c8_t16x32_ph4_pw4_plane, bf16, dtype::bf16, false, 5, 1, 1, 1, 8, 16, 32, 4, 4, plane)
+CUOP_DW_TEST(f32_nchw_r3_st2_c32_t8x8_ph2_pw2_plane, float, dtype::f32, false, 3, 2, 1, 1, 32, 8, 8, 2, 2, plane)
+CUOP_DW_TEST(f16_nchw_r7_st2_c16_t8x16_ph2_pw2_plane, __half, dtype::f16, false, 7, 2, 1, 1, 16, 8, 16, 2, 2, plane)
+CUOP_DW_TEST(bf16_nchw_r31_st1_c4_t16x32_ph4_pw4_plane, bf16, dtype::bf16, false, 31, 1, 1, 1, 4, 16, 32, 4, 4, plane)
+CUOP_DW_TEST(f16_nchw_r13_st2_c8_t8x16_ph2_pw4_plane, __half, dtype::f16, false, 13, 2, 1, 1, 8, 8, 16, 2, 4, plane)
+CUOP_DW_TEST(f32_nchw_r9_st1_c16_t8x16_ph2_pw4_plane, float, dtype::f32, false, 9, 1, 1, 1, 16, 8, 16, 2, 4, plane)
+CUOP_DW_TEST(f16_nchw_r3_st1_c32_t8x8_ph1_pw8_plane, __half, dtype::f16, false, 3, 1, 1, 1, 32, 8, 8, 1, 8, plane)
 // mma, tensor cores (cvecs: channels per warp). 7x7 whole 28x28 images, 4 chunks per pixel.
 CUOP_DW_TEST(f16_nhwc_r7_st1_c32_t28x32_mma, __half, dtype::f16, true, 7, 1, 8, 4, 32, 28, 32, 1, 1, mma)
 // bf16 7x7, 2 chunks per pixel, 16x16 tiles (edge tiles on 17x17 images).

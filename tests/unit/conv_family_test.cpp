@@ -111,8 +111,8 @@ TEST(conv_depthwise, well_formed_and_malformed_configurations) {
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 0, 4, algo::smem)), "tile_h 4 is not a multiple of ph 0"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 2, 64, 16, 16, 4, 4, algo::smem)),
                        "ph x pw x vec x cvecs = 256 accumulators per thread > 192 (255 registers)"));
-  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, static_cast<algo>(6))),
-                       "algo 6 is not one of direct, smem, smem_f32, mma, mma_tma, mma_seg"));
+  EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 32, 4, 8, 1, 4, static_cast<algo>(7))),
+                       "algo 7 is not one of direct, smem, smem_f32, mma, mma_tma, mma_seg, plane"));
   EXPECT_TRUE(contains(kc::check_config(cfg(8, 1, 8, 1, 8, 1, 8, algo::smem)), "block of 1 threads"));
   EXPECT_EQ(kc::check_config(cfg(8, 1, 32, 8, 16, 2, 4, algo::smem)), "");
   EXPECT_TRUE(
@@ -228,8 +228,8 @@ TEST(conv_depthwise, mma_tma) {
   EXPECT_EQ(
       with([](auto& d) { d.block_c = 8, d.tile_h = 384, d.tile_w = 8; }),
       "algo mma_tma: the TMA box of block_c x (tile_w + s - 1) x (tile_h + r - 1) = 8 x 14 x 390 has a side > 256");
-  EXPECT_EQ(with([](auto& d) { d.algo = static_cast<algo>(6); }),
-            "algo 6 is not one of direct, smem, smem_f32, mma, mma_tma, mma_seg");
+  EXPECT_EQ(with([](auto& d) { d.algo = static_cast<algo>(7); }),
+            "algo 7 is not one of direct, smem, smem_f32, mma, mma_tma, mma_seg, plane");
 
   // TMA needs sm_90: refused where the device is known to be older, with the reason.
   const auto sh = depthwise_shape(16, 64, 384, 7, 1, 3);
@@ -376,6 +376,51 @@ TEST(conv_depthwise, segment_mma_seg) {
   EXPECT_EQ(kc::plan_launch(kc::for_shape(c32, dtype::f16, sh), sh, dev, p), "");
   EXPECT_EQ(p.grid_x, 132u);
   EXPECT_EQ(p.block_x, 256u);
+}
+
+TEST(conv_depthwise, plane_along_each_channel) {
+  kc::depthwise_config c = cfg(1, 1, 8, 16, 32, 2, 4, algo::plane);
+  c.lay = kc::layout::nchw;
+  ASSERT_EQ(kc::check_config(c), "");
+  // 8 planes x (16 / 2 rows x 32 / 4 columns of threads); the 3x3 patch of 18 x 34 floats, rows of
+  // 36 (the last thread's two 16-byte vectors from column 28), then 3 x 3 taps padded to 12.
+  EXPECT_EQ(kc::threads_per_block(c), 512);
+  EXPECT_EQ(kc::smem_bytes(c), 8LL * (18 * 36 + 12) * 4);
+  EXPECT_EQ(kc::min_blocks_per_sm(c), 1);  // 512 threads within 80 registers each
+  EXPECT_EQ(kc::instance_name(c),
+            "conv_depthwise_f16_nchw_plane_filter3x3_stride1_vec1_cvecs1_blockc8_tile16x32_ph2_pw4");
+  EXPECT_EQ(kc::template_name(c),
+            "cuop::kernels::conv::depthwise<__half, false, 3, 3, 1, 1, 1, 8, 16, 32, 2, 4, "
+            "cuop::kernels::conv::depthwise_algo::plane>");
+  const auto with = [&](auto change) {
+    kc::depthwise_config d = c;
+    change(d);
+    return kc::check_config(d);
+  };
+  EXPECT_EQ(with([](auto& d) { d.lay = kc::layout::nhwc; }), "algo plane is NCHW only");
+  EXPECT_EQ(with([](auto& d) { d.vec = 4; }), "algo plane takes vec 1 and cvecs 1 (got vec 4, cvecs 1)");
+  EXPECT_EQ(with([](auto& d) { d.pw = 2; }),
+            "algo plane: pw x stride = 2 is not a multiple of 4 (a thread's input columns start on a 16-byte "
+            "boundary)");
+  EXPECT_EQ(with([](auto& d) { d.pw = 2, d.stride = 2; }), "");
+  EXPECT_EQ(with([](auto& d) { d.tile_w = 30; }), "tile_w 30 is not a multiple of pw 4");
+  EXPECT_EQ(with([](auto& d) { d.ph = 16, d.pw = 8; }), "algo plane: ph x pw = 128 accumulators per thread > 64");
+  EXPECT_EQ(with([](auto& d) { d.block_c = 32; }),
+            "block of 2048 threads (block_c x (tile_h / ph) x (tile_w / pw)) outside 32..1024");
+  EXPECT_EQ(with([](auto& d) { d.r = d.s = 31, d.block_c = 4, d.tile_h = 64, d.tile_w = 128, d.ph = 8, d.pw = 8; }),
+            "shared memory of 256064 bytes > 232448 (227 KiB, the largest opt-in shared memory per block of any "
+            "target)");
+  kc::launch_plan plan;
+  const auto sh = [] {
+    kc::conv_shape s = depthwise_shape(3, 56, 20, 3, 1, 1);
+    s.lay = kc::layout::nchw;
+    return s;
+  }();
+  ASSERT_EQ(kc::plan_launch(c, sh, h200(), plan), "");
+  EXPECT_EQ(plan.grid_x, 4u * 2u);  // 56 x 56 outputs in tiles of 16 x 32
+  EXPECT_EQ(plan.grid_y, 3u);       // 20 channels in groups of 8
+  EXPECT_EQ(plan.grid_z, 3u);
+  EXPECT_EQ(plan.block_x, 512u);
 }
 
 TEST(conv_depthwise, launch_plan) {

@@ -3,7 +3,8 @@
 // stride 1 and 2, several outputs per thread along H and W, f16 / bf16 / f32) compile with NVRTC
 // (the library's flags) for sm_80, sm_90a and sm_100a, without spills, with their resource usage
 // read from ptxas, and a staged 31x31 tile whose shared memory fits Hopper and Blackwell but not
-// Ampere is rejected for sm_80 only, naming the limit. The tensor-core algorithms (mma, mma_tma with its TMA
+// Ampere is rejected for sm_80 only, naming the limit. NCHW's plane algorithm (along each channel's
+// plane) compiles for every target too, unrolled (3x3, 5x5) and looped (31x31). The tensor-core algorithms (mma, mma_tma with its TMA
 // copy, and 5 with its segments) compile for every target too.
 #include <gtest/gtest.h>
 
@@ -57,7 +58,10 @@ TEST(conv_targets, depthwise_compiles_for_every_target) {
   for (const auto& c : {cfg(dtype::f16, nhwc, 7, 1, 4, 32, 8, 16, 2, 4, algo::smem_f32),
                         cfg(dtype::bf16, nhwc, 3, 2, 4, 64, 4, 8, 2, 2, algo::direct),
                         cfg(dtype::f16, nchw, 7, 1, 8, 32, 8, 8, 2, 4, algo::smem),
-                        cfg(dtype::f32, nchw, 31, 1, 4, 16, 4, 8, 1, 4, algo::smem)}) {
+                        cfg(dtype::f32, nchw, 31, 1, 4, 16, 4, 8, 1, 4, algo::smem),
+                        cfg(dtype::f16, nchw, 3, 1, 1, 8, 16, 32, 2, 4, algo::plane),
+                        cfg(dtype::bf16, nchw, 5, 2, 1, 16, 8, 16, 2, 2, algo::plane),
+                        cfg(dtype::f32, nchw, 31, 1, 1, 4, 16, 32, 4, 4, algo::plane)}) {
     compiles_everywhere(c, true);
     if (testing::Test::HasFatalFailure()) return;
   }

@@ -331,8 +331,9 @@ TEST(spec, a_named_parameter_is_written_by_name_and_stored_as_its_index) {
 
   const auto error = [&](const std::string& algo) { return error_of([&] { parse(with(algo), "c.yaml"); }); };
   EXPECT_NE(error("smem2").find(": unknown algo \"smem2\" (did you mean \"smem\"?)"), std::string::npos);
-  EXPECT_NE(error("1").find(": unknown algo \"1\" (expected one of: direct, smem, smem_f32, mma, mma_tma, mma_seg)"),
-            std::string::npos);
+  EXPECT_NE(
+      error("1").find(": unknown algo \"1\" (expected one of: direct, smem, smem_f32, mma, mma_tma, mma_seg, plane)"),
+      std::string::npos);
   EXPECT_NE(error("{range: [0, 2]}").find(": expected a name or a list of names for parameter \"algo\""),
             std::string::npos);
   EXPECT_NE(error("[smem, smem]").find(": duplicate value \"smem\" for parameter \"algo\""), std::string::npos);

@@ -31,13 +31,19 @@ using algo = depthwise_algo;
 // TMA. mma_seg (depthwise_seg.cuh) is a kernel of its own.
 bool mma_algo(const depthwise_config& c) { return c.algo == algo::mma || c.algo == algo::mma_tma; }
 bool seg_algo(const depthwise_config& c) { return c.algo == algo::mma_seg; }
+// plane (depthwise_plane.cuh) is NCHW along each channel's plane.
+bool plane_algo(const depthwise_config& c) { return c.algo == algo::plane; }
 
 seg_geometry seg_geometry_of(const depthwise_config& c) noexcept {
   return conv::seg_geometry_of(c.r, c.s, c.tile_h, c.tile_w, c.ph, c.block_c);
 }
 
-constexpr std::string_view algo_names[depthwise_algo_count] = {"direct", "smem",    "smem_f32",
-                                                               "mma",    "mma_tma", "mma_seg"};
+plane_geometry plane_geometry_of(const depthwise_config& c) noexcept {
+  return conv::plane_geometry_of(c.r, c.s, c.stride, c.block_c, c.tile_h, c.tile_w, c.ph, c.pw);
+}
+
+constexpr std::string_view algo_names[depthwise_algo_count] = {"direct",  "smem",    "smem_f32", "mma",
+                                                               "mma_tma", "mma_seg", "plane"};
 
 // "algo mma_seg": the algorithm a message is about.
 std::string algo_of(const depthwise_config& c) { return "algo " + std::string(name_of(c.algo)); }
@@ -165,6 +171,10 @@ int threads_per_block(const depthwise_config& c) noexcept {
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
   if (mma_algo(c)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
   if (seg_algo(c)) return static_cast<int>(seg_geometry_of(c).block_threads);
+  if (plane_algo(c)) {
+    const long long t = plane_geometry_of(c).block_threads;
+    return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
+  }
   const long long t = static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
 }
@@ -198,8 +208,9 @@ long long mma_smem_bytes(const depthwise_config& c) noexcept {
 
 int min_blocks_per_sm(const depthwise_config& c, long long smem_per_sm) noexcept {
   if (c.via_nhwc) return min_blocks_per_sm(kernel_config(c), smem_per_sm);
-  if (!mma_algo(c) && !seg_algo(c)) return 1;
+  if (!mma_algo(c) && !seg_algo(c) && !plane_algo(c)) return 1;
   if (smem_per_sm <= 0) smem_per_sm = default_smem_per_sm;
+  if (plane_algo(c)) return static_cast<int>(plane_min_blocks(plane_geometry_of(c), smem_per_sm));
   if (seg_algo(c)) return static_cast<int>(seg_min_blocks(seg_geometry_of(c), c.ph, smem_per_sm));
   return static_cast<int>(blocks_for_smem(smem_bytes(c), smem_per_sm, 4));
 }
@@ -211,6 +222,7 @@ long long smem_bytes(const depthwise_config& c) noexcept {
   if (c.via_nhwc) return smem_bytes(kernel_config(c));
   if (mma_algo(c)) return mma_smem_bytes(c);
   if (seg_algo(c)) return seg_geometry_of(c).smem_bytes;
+  if (plane_algo(c)) return plane_geometry_of(c).smem_bytes;
   const long long elem = static_cast<long long>(size_of(c.t));
   const long long taps = static_cast<long long>(c.r) * c.s;
   const long long filter = taps * c.block_c * 4;
@@ -296,6 +308,31 @@ std::string check_seg_config(const depthwise_config& c) {
   return {};
 }
 
+// plane (depthwise_plane.cuh): NCHW, a thread's outputs along W.
+std::string check_plane_config(const depthwise_config& c) {
+  const std::string what = algo_of(c);
+  if (c.lay != layout::nchw) return what + " is NCHW only";
+  if (c.vec != 1 || c.cvecs != 1)
+    return what + " takes vec 1 and cvecs 1 (got vec " + str(c.vec) + ", cvecs " + str(c.cvecs) + ")";
+  if (c.block_c < 1) return "block_c " + str(c.block_c) + " < 1";
+  if (c.ph < 1 || c.tile_h < c.ph || c.tile_h % c.ph != 0)
+    return "tile_h " + str(c.tile_h) + " is not a multiple of ph " + str(c.ph);
+  if (c.pw < 1 || c.tile_w < c.pw || c.tile_w % c.pw != 0)
+    return "tile_w " + str(c.tile_w) + " is not a multiple of pw " + str(c.pw);
+  if (c.pw * c.stride % 4 != 0)
+    return what + ": pw x stride = " + str(static_cast<long long>(c.pw) * c.stride) +
+           " is not a multiple of 4 (a thread's input columns start on a 16-byte boundary)";
+  if (const long long acc = static_cast<long long>(c.ph) * c.pw; acc > 64)
+    return what + ": ph x pw = " + str(acc) + " accumulators per thread > 64";
+  const long long threads = plane_geometry_of(c).block_threads;
+  if (threads < 32 || threads > 1024)
+    return "block of " + str(threads) + " threads (block_c x (tile_h / ph) x (tile_w / pw)) outside 32..1024";
+  if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
+    return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
+           " (227 KiB, the largest opt-in shared memory per block of any target)";
+  return {};
+}
+
 }  // namespace
 
 std::string check_config(const depthwise_config& c) {
@@ -312,6 +349,7 @@ std::string check_config(const depthwise_config& c) {
   }
   if (mma_algo(c)) return check_mma_config(c);
   if (seg_algo(c)) return check_seg_config(c);
+  if (plane_algo(c)) return check_plane_config(c);
   const long long vec_bytes = static_cast<long long>(c.vec) * static_cast<long long>(size_of(c.t));
   if (c.vec < 1 || (vec_bytes != 2 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16))
     return "vec " + str(c.vec) + " x " + str(static_cast<long long>(size_of(c.t))) +
@@ -330,7 +368,8 @@ std::string check_config(const depthwise_config& c) {
     return "ph x pw x vec x cvecs = " + str(acc) + " accumulators per thread > " + str(max_accumulators) +
            " (255 registers)";
   if (name_of(c.algo).empty())
-    return "algo " + str(static_cast<int>(c.algo)) + " is not one of direct, smem, smem_f32, mma, mma_tma, mma_seg";
+    return "algo " + str(static_cast<int>(c.algo)) +
+           " is not one of direct, smem, smem_f32, mma, mma_tma, mma_seg, plane";
   if (c.algo == algo::smem_f32 && size_of(c.t) == 4)
     return "algo smem_f32 (the input staged as f32) is smem for " + std::string(name_of(c.t));
   if (c.lay == layout::nchw && c.algo == algo::direct)

@@ -55,6 +55,7 @@
 #include "cuop/kernels/conv/args.cuh"
 #include "cuop/kernels/conv/depthwise_algo.hpp"
 #include "cuop/kernels/conv/depthwise_mma.cuh"
+#include "cuop/kernels/conv/depthwise_plane.cuh"
 #include "cuop/kernels/conv/depthwise_seg.cuh"
 
 namespace cuop::kernels::conv {
@@ -203,7 +204,7 @@ struct depthwise {
   static_assert(PW >= 1 && TILE_W % PW == 0, "tile_w a multiple of pw");
   static_assert(block_threads >= 32 && block_threads <= 1024, "32 to 1024 threads");
   static_assert(ALGO == depthwise_algo::direct || ALGO == depthwise_algo::smem || ALGO == depthwise_algo::smem_f32,
-                "direct, smem or smem_f32 (mma, mma_tma and mma_seg: the specializations below)");
+                "direct, smem or smem_f32 (mma, mma_tma, mma_seg and plane: the specializations below)");
   static_assert(NHWC || ALGO != depthwise_algo::direct, "NCHW reads its input through the staged patch");
 
   // Where channel cc of the block lies within a pixel of elements of ES bytes (see smem above).
@@ -676,6 +677,16 @@ struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH,
     : depthwise_seg<T, R, S, TILE_H, TILE_W, PH, BLOCK_C> {
   static_assert(NHWC && STRIDE == 1, "mma_seg is NHWC with stride 1");
   static_assert(VEC == 8 && CVECS == 4 && PW == 1, "mma_seg: vec 8, cvecs 4, pw 1");
+};
+
+// plane: NCHW on CUDA cores along each channel's plane (depthwise_plane.cuh). BLOCK_C is the
+// channels of a block; vec and cvecs are 1 (kernels/src/conv/family.cpp checks the same).
+template <typename T, bool NHWC, int R, int S, int STRIDE, int VEC, int CVECS, int BLOCK_C,
+          int TILE_H, int TILE_W, int PH, int PW>
+struct depthwise<T, NHWC, R, S, STRIDE, VEC, CVECS, BLOCK_C, TILE_H, TILE_W, PH, PW, depthwise_algo::plane>
+    : depthwise_plane<T, R, S, STRIDE, BLOCK_C, TILE_H, TILE_W, PH, PW> {
+  static_assert(!NHWC, "plane is NCHW");
+  static_assert(VEC == 1 && CVECS == 1, "plane: vec 1, cvecs 1");
 };
 
 }  // namespace cuop::kernels::conv

@@ -13,8 +13,9 @@ enum class depthwise_algo : int {
   mma = 3,       // tensor cores, a Toeplitz MMA per tap row (depthwise_mma.cuh)
   mma_tma = 4,   // mma with the patch brought in by one TMA copy (sm_90 and newer; depthwise_mma.cuh)
   mma_seg = 5,   // tensor cores on row segments, persistent, through TMA (sm_90 and newer; depthwise_seg.cuh)
+  plane = 6,     // NCHW along each channel's plane, outputs adjacent along W (depthwise_plane.cuh)
 };
 
-inline constexpr int depthwise_algo_count = 6;
+inline constexpr int depthwise_algo_count = 7;
 
 }  // namespace cuop::kernels::conv

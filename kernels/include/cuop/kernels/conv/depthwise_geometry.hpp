@@ -72,6 +72,43 @@ CUOP_SEG_CONSTEXPR long long seg_min_blocks(const seg_geometry& g, long long l, 
   return fit < 1 ? 1 : by_warps < 1 ? 1 : fit < by_warps ? fit : by_warps;
 }
 
+
+// plane (depthwise_plane.cuh, NCHW): BLOCK_C channel planes of the tile's input patch as f32,
+// [channel][patch row][row_pitch], then each channel's taps as f32, [channel][taps_pitch]. A
+// thread owns ph x pw outputs of one channel; it reads an input row's (pw - 1) * stride + s
+// columns as `loads` 16-byte vectors starting at a multiple of 4 floats (pw * stride % 4 == 0),
+// so the row pitch covers the last thread's vectors too, and is a multiple of 4 floats.
+struct plane_geometry {
+  long long patch_h = 0, patch_w = 0, span = 0, loads = 0, row_pitch = 0, plane_words = 0, taps_pitch = 0;
+  long long segs = 0, plane_threads = 0, block_threads = 0, smem_bytes = 0;
+};
+
+CUOP_SEG_CONSTEXPR plane_geometry plane_geometry_of(long long r, long long s, long long stride, long long block_c,
+                                                    long long tile_h, long long tile_w, long long ph, long long pw) {
+  plane_geometry g;
+  if (ph < 1 || pw < 1 || tile_h < ph || tile_w < pw || tile_h % ph != 0 || tile_w % pw != 0) return g;
+  g.patch_h = (tile_h - 1) * stride + r;
+  g.patch_w = (tile_w - 1) * stride + s;
+  g.span = (pw - 1) * stride + s;
+  g.loads = (g.span + 3) / 4;
+  g.segs = tile_w / pw;
+  const long long reach = (g.segs - 1) * pw * stride + 4 * g.loads;
+  g.row_pitch = ((reach > g.patch_w ? reach : g.patch_w) + 3) / 4 * 4;
+  g.plane_words = g.patch_h * g.row_pitch;
+  g.taps_pitch = (r * s + 3) / 4 * 4;
+  g.plane_threads = g.segs * (tile_h / ph);
+  g.block_threads = block_c * g.plane_threads;
+  g.smem_bytes = block_c * (g.plane_words + g.taps_pitch) * 4;
+  return g;
+}
+
+// plane's __launch_bounds__ minimum of blocks per SM: as many as shared memory holds, within 80
+// registers a thread (the accumulators, a row's vectors and the taps in flight), at least 1.
+CUOP_SEG_CONSTEXPR long long plane_min_blocks(const plane_geometry& g, long long smem_per_sm) {
+  const long long by_registers = g.block_threads > 0 ? 65536 / (g.block_threads * 80) : 1;
+  return blocks_for_smem(g.smem_bytes, smem_per_sm, by_registers < 1 ? 1 : by_registers);
+}
+
 }  // namespace cuop::kernels::conv
 
 #undef CUOP_SEG_CONSTEXPR

@@ -77,6 +77,9 @@ struct launch_plan {
 //            fragments kept across tap rows, persistent, through TMA (depthwise_seg.cuh; sm_90 and
 //            newer, a tma_input too): ph is the segment's rows, block_c 16 or 32, and vec 8,
 //            cvecs 4, pw 1 are fixed
+//            plane, NCHW only, CUDA cores along each channel's plane (depthwise_plane.cuh): block_c
+//            is the block's channels, a thread's ph x pw outputs lie in one channel, pw x stride
+//            a multiple of 4, and vec 1, cvecs 1 are fixed
 //   via_nhwc 1: an NCHW problem runs the NHWC kernel of the other tunables, x transposed into a
 //            workspace first and y transposed back after (launch.hpp), so that NCHW layers get
 //            the NHWC-only algorithms; 0 (the default, and for NHWC problems): the layout's own kernel
@@ -89,7 +92,7 @@ struct depthwise_config {
   depthwise_algo algo = depthwise_algo::smem;
 };
 
-std::string_view name_of(depthwise_algo a) noexcept;  // "direct", ..., "mma_seg"; "" when out of range
+std::string_view name_of(depthwise_algo a) noexcept;  // "direct", ..., "plane"; "" when out of range
 bool parse_depthwise_algo(std::string_view s, depthwise_algo& out) noexcept;
 std::vector<std::string_view> depthwise_algo_names();  // in the order of their values
 // mma_tma and mma_seg load through TMA: their entries take a tma_input after conv_args.
