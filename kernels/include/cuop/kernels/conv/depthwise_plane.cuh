@@ -49,8 +49,9 @@ struct depthwise_plane {
   static_assert(PW * STRIDE % 4 == 0, "a thread's first column on a 16-byte boundary");
   static_assert(block_threads >= 32 && block_threads <= 1024, "32 to 1024 threads");
 
-  // Loads in flight per thread while staging.
-  static constexpr int batch = 4;
+  // Loads in flight per thread while staging: the element loads are narrow, and a block's
+  // lifetime waits mostly on its staging (more than 8 costs registers, and spills at 5x5).
+  static constexpr int batch = 8;
 
   static __device__ __forceinline__ unsigned load_bits(const T* p) {
     if constexpr (sizeof(T) == 4) return *reinterpret_cast<const unsigned*>(p);
