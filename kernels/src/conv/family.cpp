@@ -11,6 +11,7 @@
 #include "cuop/detail/memory_ranges.hpp"
 #include "cuop/detail/named_fields.hpp"
 #include "cuop/kernels/conv/depthwise_geometry.hpp"
+#include "plane_config.hpp"
 
 namespace cuop::kernels::conv {
 
@@ -20,7 +21,6 @@ std::string str(long long v) { return std::to_string(v); }
 
 constexpr int max_filter = 31;  // the largest filter side swept (and unrolled along S)
 constexpr long long max_grid_yz = 65535;
-constexpr long long max_smem_any_target = 227 * 1024;
 // Accumulators of a thread (ph x pw x vec x cvecs floats) beyond which no register allocation of
 // 255 registers can hold them with the inputs and taps in flight.
 constexpr long long max_accumulators = 192;
@@ -36,10 +36,6 @@ bool plane_algo(const depthwise_config& c) { return c.algo == algo::plane; }
 
 seg_geometry seg_geometry_of(const depthwise_config& c) noexcept {
   return conv::seg_geometry_of(c.r, c.s, c.tile_h, c.tile_w, c.ph, c.block_c);
-}
-
-plane_geometry plane_geometry_of(const depthwise_config& c) noexcept {
-  return conv::plane_geometry_of(c.r, c.s, c.stride, c.block_c, c.tile_h, c.tile_w, c.ph, c.pw);
 }
 
 constexpr std::string_view algo_names[depthwise_algo_count] = {"direct",  "smem",    "smem_f32", "mma",
@@ -302,31 +298,6 @@ std::string check_seg_config(const depthwise_config& c) {
   if (const long long bw = c.tile_w + 7ll, bh = static_cast<long long>(c.tile_h) + c.r - 1; bw > 256 || bh > 256)
     return seg + ": the TMA box of block_c x (tile_w + 7) x (tile_h + r - 1) = " + str(c.block_c) + " x " + str(bw) +
            " x " + str(bh) + " has a side > 256";
-  if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
-    return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
-           " (227 KiB, the largest opt-in shared memory per block of any target)";
-  return {};
-}
-
-// plane (depthwise_plane.cuh): NCHW, a thread's outputs along W.
-std::string check_plane_config(const depthwise_config& c) {
-  const std::string what = algo_of(c);
-  if (c.lay != layout::nchw) return what + " is NCHW only";
-  if (c.vec != 1 || c.cvecs != 1)
-    return what + " takes vec 1 and cvecs 1 (got vec " + str(c.vec) + ", cvecs " + str(c.cvecs) + ")";
-  if (c.block_c < 1) return "block_c " + str(c.block_c) + " < 1";
-  if (c.ph < 1 || c.tile_h < c.ph || c.tile_h % c.ph != 0)
-    return "tile_h " + str(c.tile_h) + " is not a multiple of ph " + str(c.ph);
-  if (c.pw < 1 || c.tile_w < c.pw || c.tile_w % c.pw != 0)
-    return "tile_w " + str(c.tile_w) + " is not a multiple of pw " + str(c.pw);
-  if (c.pw * c.stride % 4 != 0)
-    return what + ": pw x stride = " + str(static_cast<long long>(c.pw) * c.stride) +
-           " is not a multiple of 4 (a thread's input columns start on a 16-byte boundary)";
-  if (const long long acc = static_cast<long long>(c.ph) * c.pw; acc > 64)
-    return what + ": ph x pw = " + str(acc) + " accumulators per thread > 64";
-  const long long threads = plane_geometry_of(c).block_threads;
-  if (threads < 32 || threads > 1024)
-    return "block of " + str(threads) + " threads (block_c x (tile_h / ph) x (tile_w / pw)) outside 32..1024";
   if (const long long smem = smem_bytes(c); smem > max_smem_any_target)
     return "shared memory of " + str(smem) + " bytes > " + str(max_smem_any_target) +
            " (227 KiB, the largest opt-in shared memory per block of any target)";
