@@ -57,9 +57,10 @@
 #                    SWEEP_S 240), export gemm --update, the build against that export, the GEMM
 #                    holdout (N, SEED; OP_S 120); $OUT keeps the exported GEMM results of this GPU
 #   conv-regions     cuop-tune, the depthwise GPU tests (TESTS_S 150; TESTS=0: none), the sweeps
-#                    SWEEPS (@depthwise-plane) into DB ($OUT/conv-regions.db; SWEEP_S 330), export
-#                    conv2d --update; $OUT keeps the exported conv2d results of this GPU (then
-#                    `CUOP_RESULTS=<them> ... holdout` in the next call)
+#                    SWEEPS (@depthwise-plane) into DB ($OUT/conv-regions.db; SWEEP_S 330; SEED_DB
+#                    resumes), export conv2d --update; $OUT keeps the exported conv2d results of
+#                    this GPU; with HOLDOUT=1 the build against that export and the conv2d holdout
+#                    (N, SEED; OP_S 150) follow
 #   gemm-table       build against results/, gemm_app, bench-gemm of TABLE_SHAPES (the short
 #                    list; FULL=1: every bf16 problem) --dtype DTYPE --repetitions REPS --min-time
 #                    MIN_TIME (bf16, 1, 0.2; GEMM_CMP_S 400)
@@ -299,6 +300,12 @@ conv-regions)
   run export conv2d --update || exit 1
   exported=$(find "$OUT/results/conv2d" -name '*.json' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)
   cp "$exported" "$OUT/conv2d-${exported##*/}"
+  [[ "${HOLDOUT:-0}" == 1 ]] || exit 0
+  RESULTS="$OUT/results" run build || exit 1
+  within "${OP_S:-150}" holdout conv2d >/dev/null
+  rc=$?
+  run report conv2d
+  exit "$rc"
   ;;
 gemm-table)
   run build gemm_app gemm_bench || exit 1
