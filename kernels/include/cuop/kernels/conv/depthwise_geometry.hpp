@@ -72,7 +72,6 @@ CUOP_SEG_CONSTEXPR long long seg_min_blocks(const seg_geometry& g, long long l, 
   return fit < 1 ? 1 : by_warps < 1 ? 1 : fit < by_warps ? fit : by_warps;
 }
 
-
 // plane (depthwise_plane.cuh, NCHW): BLOCK_C channel planes of the tile's input patch as f32,
 // [channel][patch row][row_pitch], then each channel's taps as f32, [channel][taps_pitch]. A
 // thread owns ph x pw outputs of one channel; it reads an input row's (pw - 1) * stride + s

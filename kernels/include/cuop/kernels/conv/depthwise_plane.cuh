@@ -18,8 +18,8 @@
 // row feeds. Rows run in a loop unrolled for filters up to 7 (which output rows a row feeds is
 // then known at compile time), and not unrolled past that (the code would grow with R x S).
 //
-// Host side: names, validity, shared memory and launch plans in kernels/src/conv/family.cpp, from
-// the same plane_geometry. Accepted by nvcc and NVRTC alike: no host standard headers.
+// Host side: names and launch plans in kernels/src/conv/family.cpp, validity in plane_config.cpp,
+// shared memory and threads from the same plane_geometry. Accepted by nvcc and NVRTC alike: no host standard headers.
 #pragma once
 
 #include "cuop/kernels/common/elements.cuh"
