@@ -8,9 +8,10 @@
                   (race: the finalists re-measured interleaved, so that algorithms that run close are compared
                   within one run), every trial timed in single launches after a flush
                   ($DW_BATCH_BELOW_US, default 0: the regime of the side-by-side tables)
-  depthwise-plane the NCHW problems of the depthwise region sweeps (configs/regions/depthwise-grid.yaml
-                  and depthwise-corners.yaml), cuDNN's heuristic (the baseline) and the plane candidates
-                  only: the other candidates' trials of those problems stay as measured before
+  depthwise-nchw-grid, depthwise-nchw-corners
+                  the NCHW problems of configs/regions/depthwise-grid.yaml (or depthwise-corners.yaml)
+                  with every candidate of the file: export --update replaces a problem's trials whole,
+                  so a problem is measured with all of them (each half fits one 10-minute device call)
   softmax-cols=N  configs/softmax.yaml's problems with N columns
   softmax-race    configs/softmax.yaml with strategy: race
 
@@ -31,12 +32,9 @@ def depthwise_tc(spec):
     return spec
 
 
-def depthwise_plane():
-    spec = yaml.safe_load(open("configs/regions/depthwise-grid.yaml"))
-    corners = yaml.safe_load(open("configs/regions/depthwise-corners.yaml"))
-    spec["problems"] = [p for p in spec["problems"] + corners["problems"] if p.get("layout") == "nchw"]
-    spec["candidates"] = [c for c in spec["candidates"]
-                          if c["family"] == "cudnn" or c["params"].get("algo") == ["plane"]]
+def depthwise_nchw(part):
+    spec = yaml.safe_load(open(f"configs/regions/depthwise-{part}.yaml"))
+    spec["problems"] = [p for p in spec["problems"] if p.get("layout") == "nchw"]
     return spec
 
 
@@ -48,15 +46,15 @@ def softmax_cols(spec, cols):
 def main(name, out):
     if name == "depthwise-tc":
         spec = depthwise_tc(yaml.safe_load(open("configs/conv.yaml")))
-    elif name == "depthwise-plane":
-        spec = depthwise_plane()
+    elif name in ("depthwise-nchw-grid", "depthwise-nchw-corners"):
+        spec = depthwise_nchw(name.rsplit("-", 1)[1])
     elif name.startswith("softmax-cols=") and name.split("=", 1)[1].isdigit():
         spec = softmax_cols(yaml.safe_load(open("configs/softmax.yaml")), int(name.split("=", 1)[1]))
     elif name == "softmax-race":
         spec = yaml.safe_load(open("configs/softmax.yaml"))
         spec["strategy"] = "race"
     else:
-        print(f"subset_spec.py: unknown subset \"{name}\" (depthwise-tc, depthwise-plane, softmax-cols=N, softmax-race)", file=sys.stderr)
+        print(f"subset_spec.py: unknown subset \"{name}\" (depthwise-tc, depthwise-nchw-grid, depthwise-nchw-corners, softmax-cols=N, softmax-race)", file=sys.stderr)
         return 2
     if not spec["problems"]:
         print(f"subset_spec.py: the subset \"{name}\" has no problem", file=sys.stderr)

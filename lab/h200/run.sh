@@ -57,8 +57,9 @@
 #                    SWEEP_S 240), export gemm --update, the build against that export, the GEMM
 #                    holdout (N, SEED; OP_S 120); $OUT keeps the exported GEMM results of this GPU
 #   conv-regions     cuop-tune, the depthwise GPU tests (TESTS_S 150; TESTS=0: none), the sweeps
-#                    SWEEPS (@depthwise-plane) into DB ($OUT/conv-regions.db; SWEEP_S 330; SEED_DB
-#                    resumes), export conv2d --update; $OUT keeps the exported conv2d results of
+#                    SWEEPS (@depthwise-nchw-grid; then @depthwise-nchw-corners in a second call,
+#                    after the first call's export is in results/) into DB ($OUT/conv-regions.db;
+#                    SWEEP_S 400), export conv2d --update; $OUT keeps the exported conv2d results of
 #                    this GPU; with HOLDOUT=1 the build against that export and the conv2d holdout
 #                    (N, SEED; OP_S 150) follow
 #   gemm-table       build against results/, gemm_app, bench-gemm of TABLE_SHAPES (the short
@@ -296,7 +297,7 @@ conv-regions)
   run build cuop-tune || exit 1
   [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-150}" gpu-tests '*conv_depthwise*'
   # shellcheck disable=SC2086
-  within "${SWEEP_S:-330}" sweep ${SWEEPS:-@depthwise-plane}
+  within "${SWEEP_S:-400}" sweep ${SWEEPS:-@depthwise-nchw-grid}
   run export conv2d --update || exit 1
   exported=$(find "$OUT/results/conv2d" -name '*.json' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)
   cp "$exported" "$OUT/conv2d-${exported##*/}"
