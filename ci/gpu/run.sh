@@ -12,7 +12,8 @@
 #   apps [APP...]          the example applications (softmax_app gemm_app conv_app)
 #   interrupt [SECONDS]    a softmax sweep interrupted by SIGINT after SECONDS (95), then resumed
 #   sweep SPEC... [OPT...] cuop-tune sweep into DB; @NAME is a subset of configs/ written by
-#                          ci/gpu/subset_spec.py (@depthwise-tc, @softmax-cols=N, @softmax-race)
+#                          ci/gpu/subset_spec.py (@depthwise-tc, @depthwise-nchw-grid,
+#                          @depthwise-nchw-corners, @softmax-cols=N, @softmax-race)
 #   export OP [--update]   DB's best table, and its export into RUN_OUT/results (a copy of
 #                          RESULTS): OP's results replaced, or (--update) only DB's problems
 #   holdout [OP...]        scripts/holdout.py per op (softmax gemm conv2d): N (100), SEED
