@@ -108,6 +108,14 @@ CONV_GPU_TESTS='*conv*:*cudnn*:*fft*'
 GEMM_SHAPES=$(sed -n 's/^GEMM_SHAPES="\(.*\)"$/\1/p' ci/gpu/run.sh)
 [[ -n "$GEMM_SHAPES" ]] || { echo "lab/h200/run.sh: error: no GEMM_SHAPES in ci/gpu/run.sh" >&2; exit 1; }
 shapes() { if [[ "${FULL:-0}" == 1 ]]; then echo full; else echo short; fi; }
+# OP's file that export just wrote, copied to $OUT/OP-<gpu>.json so that it comes back: the newest
+# under $OUT/results/OP (the others are copies of results/; export names it, so its naming rule is
+# not restated here).
+keep_export() {
+  local exported
+  exported=$(find "$OUT/results/$1" -name '*.json' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)
+  cp "$exported" "$OUT/$1-${exported##*/}"
+}
 only_keys() {  # DTYPE: the short list (FULL=1: every problem) as --only keys
   if [[ "${FULL:-0}" == 1 ]]; then echo "gemm_$1_"; else echo "gemm_$1_${GEMM_SHAPES//,/,gemm_$1_}"; fi
 }
@@ -285,10 +293,7 @@ gemm-regions)
   RESULTS="$OUT/results" run build || exit 1
   within "${OP_S:-120}" holdout gemm >/dev/null
   rc=$?
-  # This GPU model's file, the one export just wrote (the others are copies of results/): export
-  # names it, so its naming rule is not restated here.
-  exported=$(find "$OUT/results/gemm" -name '*.json' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)
-  cp "$exported" "$OUT/gemm-${exported##*/}"
+  keep_export gemm
   run report gemm
   exit "$rc"
   ;;
@@ -299,8 +304,7 @@ conv-regions)
   # shellcheck disable=SC2086
   within "${SWEEP_S:-400}" sweep ${SWEEPS:-@depthwise-nchw-grid}
   run export conv2d --update || exit 1
-  exported=$(find "$OUT/results/conv2d" -name '*.json' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)
-  cp "$exported" "$OUT/conv2d-${exported##*/}"
+  keep_export conv2d
   [[ "${HOLDOUT:-0}" == 1 ]] || exit 0
   RESULTS="$OUT/results" run build || exit 1
   within "${OP_S:-150}" holdout conv2d >/dev/null

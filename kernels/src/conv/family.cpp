@@ -167,11 +167,9 @@ int threads_per_block(const depthwise_config& c) noexcept {
   if (c.vec < 1 || c.cvecs < 1 || c.ph < 1 || c.pw < 1) return 0;
   if (mma_algo(c)) return c.block_c % c.cvecs ? 0 : 32 * (c.block_c / c.cvecs);  // cvecs channels a warp
   if (seg_algo(c)) return static_cast<int>(seg_geometry_of(c).block_threads);
-  if (plane_algo(c)) {
-    const long long t = plane_geometry_of(c).block_threads;
-    return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
-  }
-  const long long t = static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
+  const long long t =
+      plane_algo(c) ? plane_geometry_of(c).block_threads
+                    : static_cast<long long>(c.block_c / (c.vec * c.cvecs)) * (c.tile_h / c.ph) * (c.tile_w / c.pw);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
 }
 

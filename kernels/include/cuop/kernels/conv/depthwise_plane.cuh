@@ -23,6 +23,7 @@
 #pragma once
 
 #include "cuop/kernels/common/elements.cuh"
+#include "cuop/kernels/common/global_access.cuh"
 #include "cuop/kernels/conv/args.cuh"
 #include "cuop/kernels/conv/depthwise_geometry.hpp"
 
@@ -53,15 +54,6 @@ struct depthwise_plane {
   // lifetime waits mostly on its staging (more than 8 costs registers, and spills at 5x5).
   static constexpr int batch = 8;
 
-  static __device__ __forceinline__ unsigned load_bits(const T* p) {
-    if constexpr (sizeof(T) == 4) return *reinterpret_cast<const unsigned*>(p);
-    else return *reinterpret_cast<const unsigned short*>(p);
-  }
-  static __device__ __forceinline__ void store_bits(T* p, unsigned b) {
-    if constexpr (sizeof(T) == 4) *reinterpret_cast<unsigned*>(p) = b;
-    else *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(b);
-  }
-
   static __device__ __forceinline__ void stage(const conv_args& a, int n, int c0, int ih0, int iw0, float* planes,
                                                float* tap_rows) {
     const int tid = static_cast<int>(threadIdx.x);
@@ -69,7 +61,7 @@ struct depthwise_plane {
     for (int i = tid; i < BLOCK_C * taps; i += block_threads) {
       const int cc = i / taps, tap = i % taps, c = c0 + cc;
       tap_rows[cc * taps_pitch + tap] =
-          c < a.c ? elem::to_float(load_bits(w + static_cast<long long>(c) * taps + tap)) : 0.f;
+          c < a.c ? elem::to_float(common::load_elem(w + static_cast<long long>(c) * taps + tap)) : 0.f;
     }
     const T* x = static_cast<const T*>(a.x);
     constexpr int total = BLOCK_C * plane_words;
@@ -83,7 +75,7 @@ struct depthwise_plane {
         v[b] = 0.f;
         if (i < total && c < a.c && col < geo.patch_w && ih >= 0 && ih < a.h && iw >= 0 && iw < a.w_)
           v[b] = elem::to_float(
-              load_bits(x + ((static_cast<long long>(n) * a.c + c) * a.h + ih) * a.w_ + iw));
+              common::load_elem(x + ((static_cast<long long>(n) * a.c + c) * a.h + ih) * a.w_ + iw));
       }
 #pragma unroll
       for (int b = 0; b < batch; ++b)
@@ -127,9 +119,7 @@ struct depthwise_plane {
       if (count == PW && a.beta == 0.f && reinterpret_cast<unsigned long long>(at) % bytes == 0) {
         common::packed<T, PW> p;
         p.set(o);
-        if constexpr (bytes == 16) *reinterpret_cast<uint4*>(at) = make_uint4(p.w[0], p.w[1], p.w[2], p.w[3]);
-        else if constexpr (bytes == 8) *reinterpret_cast<uint2*>(at) = make_uint2(p.w[0], p.w[1]);
-        else *reinterpret_cast<unsigned*>(at) = p.w[0];
+        common::store_vec<bytes>(at, p.w);
         return;
       }
     }
@@ -137,8 +127,8 @@ struct depthwise_plane {
     for (int j = 0; j < PW; ++j) {
       if (j >= count) break;
       float v = o[j];
-      if (a.beta != 0.f) v = fmaf(a.beta, elem::to_float(load_bits(at + j)), v);
-      store_bits(at + j, elem::from_float(v));
+      if (a.beta != 0.f) v = fmaf(a.beta, elem::to_float(common::load_elem_coherent(at + j)), v);
+      common::store_elem(at + j, elem::from_float(v));
     }
   }
 
