@@ -56,8 +56,10 @@
 #                    and gemm-grid.yaml) into DB ($OUT/gemm-regions.db; SEED_DB resumes;
 #                    SWEEP_S 240), export gemm --update, the build against that export, the GEMM
 #                    holdout (N, SEED; OP_S 120); $OUT keeps the exported GEMM results of this GPU
-#   conv-regions     cuop-tune, the depthwise GPU tests (TESTS_S 150; TESTS=0: none), the sweeps
-#                    SWEEPS (@depthwise-nchw-grid; then @depthwise-nchw-corners in a second call,
+#   conv-regions     cuop-tune, the depthwise GPU tests (TESTS_S 150; TESTS=0: none; TESTS_FILTER
+#                    another GoogleTest filter), the sweeps
+#                    SWEEPS (@depthwise-nchw-grid; none: stop after the tests; then
+#                    @depthwise-nchw-corners in a second call,
 #                    after the first call's export is in results/) into DB ($OUT/conv-regions.db;
 #                    SWEEP_S 400), export conv2d --update; $OUT keeps the exported conv2d results of
 #                    this GPU; with HOLDOUT=1 the build against that export and the conv2d holdout
@@ -300,7 +302,8 @@ gemm-regions)
 conv-regions)
   export DB="${DB:-$OUT/conv-regions.db}"
   run build cuop-tune || exit 1
-  [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-150}" gpu-tests '*conv_depthwise*'
+  [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-150}" gpu-tests "${TESTS_FILTER:-*conv_depthwise*}"
+  [[ "${SWEEPS:-@depthwise-nchw-grid}" == none ]] && exit 0
   # shellcheck disable=SC2086
   within "${SWEEP_S:-400}" sweep ${SWEEPS:-@depthwise-nchw-grid}
   run export conv2d --update || exit 1

@@ -65,10 +65,21 @@ std::size_t add_builds(results::result_file& f, const std::vector<std::string>& 
   std::set<std::pair<std::string, std::string>> have;
   for (const auto& b : f.builds) have.emplace(b.instance, b.target);
   std::vector<compile::request> requests;
+  std::size_t elsewhere = 0;
   for (const auto& k : kernels_of(f))
-    for (const auto& target : targets)
-      if (!have.contains({k.instance, target}))
+    for (const auto& target : targets) {
+      if (have.contains({k.instance, target})) continue;
+      if (k.only_target.empty() || target == k.only_target) {
         requests.push_back({k.source, k.instance, target, k.block_threads, k.dynamic_smem});
+        continue;
+      }
+      // Not compiled: rejected there, as the sweep rejects it (sweep_compile.cpp).
+      compile::result r;
+      r.status = compile::build_status::over_limit;
+      r.message = "the family exists on " + k.only_target + " only";
+      f.builds.push_back(build_of(k.instance, target, r));
+      ++elsewhere;
+    }
   const compile::compiler cc(o.cache_dir, compile::default_include_dirs());
   report::progress bar(fmt::format("[{}] compile", f.path), requests.size());
   const std::size_t slice = 64;
@@ -84,7 +95,7 @@ std::size_t add_builds(results::result_file& f, const std::vector<std::string>& 
   std::sort(f.builds.begin(), f.builds.end(), [](const results::result_build& a, const results::result_build& b) {
     return std::tie(a.instance, a.target) < std::tie(b.instance, b.target);
   });
-  return requests.size();
+  return requests.size() + elsewhere;
 }
 
 int run_add_targets(const add_targets_cli& o) {

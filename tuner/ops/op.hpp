@@ -35,6 +35,10 @@ struct kernel_candidate {
   // Why the family refuses the configuration whatever the problem (its check_config); empty when
   // it is well formed. The sweep stores a refused one as rejected and does not compile it.
   std::string refused;
+  // The one target the family exists on ("sm_90a": wgmma.mma_async), or empty for any. The sweep
+  // does not compile it for its other targets; its builds there say so (rejected, as a
+  // configuration over a target's limits is).
+  std::string only_target;
 };
 
 // Runs an op's trials inside a worker process (one per GPU, owning the CUDA context): load the

@@ -18,10 +18,15 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
     for (const auto& name : instances)
       if (queued.insert(name).second) order.push_back(name);
   std::vector<compile::request> requests;
-  std::vector<std::pair<std::string, std::string>> keys;  // instance, target
+  std::vector<std::pair<std::string, std::string>> keys;       // instance, target
+  std::vector<std::pair<std::string, std::string>> elsewhere;  // the family exists on another target only
   for (const auto& name : order) {
     const auto& b = m_builds.at(name);
     for (const auto& target : m_spec.targets) {
+      if (!b.kernel.only_target.empty() && target != b.kernel.only_target) {
+        elsewhere.emplace_back(name, target);
+        continue;
+      }
       requests.push_back({b.kernel.source, name, target, b.kernel.block_threads, b.kernel.dynamic_smem});
       keys.emplace_back(name, target);
     }
@@ -33,9 +38,51 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
   const std::size_t slice = 4 * threads;
   std::map<std::string, std::pair<int, int>> per_target;                    // ok, failed
   std::map<std::pair<std::string, std::string>, family_builds> per_family;  // (family, target)
+  // Stores one build (under m_mutex); `done` gains the instance once every target has its build.
+  const auto record = [&](const std::string& name, const std::string& target, compile::result& r,
+                          std::set<std::string>& done) {
+    store::build_record rec{name,
+                            target,
+                            r.source_hash,
+                            std::string(compile::name_of(r.status)),
+                            r.message,
+                            r.usage.registers,
+                            r.usage.smem_static,
+                            r.usage.stack_bytes,
+                            r.usage.spill_stores,
+                            r.usage.spill_loads,
+                            r.cubin_hash,
+                            r.compile_ms};
+    m_db.put_build(rec);
+    auto& counts = per_target[target];
+    (r.status == compile::build_status::ok ? counts.first : counts.second)++;
+    per_family[{m_builds.at(name).point.family, target}].add(name, r);
+    auto& built = m_builds.at(name).by_target;
+    built[target] = std::move(r);
+    if (built.size() == m_spec.targets.size()) done.insert(name);
+  };
+  const auto compiled = [&](const std::set<std::string>& done) {
+    {
+      std::lock_guard lock(m_build_mutex);
+      m_compiled.insert(done.begin(), done.end());
+    }
+    m_build_ready.notify_all();
+  };
   {
-    std::lock_guard lock(m_mutex);
-    for (const auto& name : order) m_db.put_config(config_record_of(m_spec, m_builds.at(name)));
+    std::set<std::string> done;
+    {
+      std::lock_guard lock(m_mutex);
+      for (const auto& name : order) m_db.put_config(config_record_of(m_spec, m_builds.at(name)));
+      // Not compiled where the target lacks what the family is made of (its instructions): rejected
+      // there, as a configuration over the target's limits is.
+      for (const auto& [name, target] : elsewhere) {
+        compile::result r;
+        r.status = compile::build_status::over_limit;
+        r.message = "the family exists on " + m_builds.at(name).kernel.only_target + " only";
+        record(name, target, r, done);
+      }
+    }
+    compiled(done);
   }
   for (std::size_t i = 0; i < requests.size(); i += slice) {
     const auto end = std::min(requests.size(), i + slice);
@@ -45,36 +92,10 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
     std::set<std::string> done;
     {
       std::lock_guard lock(m_mutex);
-      for (std::size_t j = 0; j < results.size(); ++j) {
-        const auto& [name, target] = keys[i + j];
-        auto& r = results[j];
-        store::build_record rec{name,
-                                target,
-                                r.source_hash,
-                                std::string(compile::name_of(r.status)),
-                                r.message,
-                                r.usage.registers,
-                                r.usage.smem_static,
-                                r.usage.stack_bytes,
-                                r.usage.spill_stores,
-                                r.usage.spill_loads,
-                                r.cubin_hash,
-                                r.compile_ms};
-        m_db.put_build(rec);
-        auto& counts = per_target[target];
-        (r.status == compile::build_status::ok ? counts.first : counts.second)++;
-        per_family[{m_builds.at(name).point.family, target}].add(name, r);
-        auto& built = m_builds.at(name).by_target;
-        built[target] = std::move(r);
-        if (built.size() == m_spec.targets.size()) done.insert(name);
-      }
+      for (std::size_t j = 0; j < results.size(); ++j) record(keys[i + j].first, keys[i + j].second, results[j], done);
       bar.advance(end - i);
     }
-    {
-      std::lock_guard lock(m_build_mutex);
-      m_compiled.insert(done.begin(), done.end());
-    }
-    m_build_ready.notify_all();
+    compiled(done);
     if (end < requests.size()) between_trials();  // after the last slice there is nothing to stop
   }
   bar.finish();

@@ -1,13 +1,13 @@
 #include "cuop/kernels/conv/launch.hpp"
 
 #include <cuda.h>
-#include <cudaTypedefs.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 #include "cuop/kernels/common/launch.hpp"
+#include "cuop/kernels/common/tensor_map.hpp"
 #include "cuop/kernels/conv/layout_transpose.hpp"
 
 namespace cuop::kernels::conv {
@@ -17,20 +17,6 @@ namespace {
 static_assert(sizeof(CUtensorMap) == sizeof(tma_input::map) && sizeof(CUtensorMap) == sizeof(tma_input::map_y) &&
                   alignof(tma_input) >= alignof(CUtensorMap) && offsetof(tma_input, map_y) % alignof(CUtensorMap) == 0,
               "tma_input holds two CUtensorMaps");
-
-// cuTensorMapEncodeTiled from the driver the runtime loaded, looked up once.
-PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      p = nullptr;
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
-  return fn;
-}
 
 }  // namespace
 
@@ -53,7 +39,7 @@ namespace {
 // box bc x bw x bh x 1; coordinates outside it read as zeros and are not written.
 bool encode_nhwc(CUtensorMap& map, const void* base, int c, int w, int h, int n, int bc, int bw, int bh,
                  CUtensorMapSwizzle swizzle) {
-  const auto encode = encode_tiled();
+  const auto encode = common::tensor_map_encoder();
   if (!encode) return false;
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(c), static_cast<cuuint64_t>(w), static_cast<cuuint64_t>(h),
                               static_cast<cuuint64_t>(n)};

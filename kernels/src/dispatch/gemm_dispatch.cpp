@@ -90,6 +90,12 @@ constexpr std::string_view pack_suffix = "_pk1";
 // would only add a copy.
 bool leading_dims_aligned(const call_key& p) { return p.k % 8 == 0 && p.lda % 8 == 0 && p.ldb % 8 == 0; }
 
+// What wgmma's tensor maps need (kg::tma_operands_ok, from the call's key): column-major B, both
+// operands 16-byte aligned with rows a multiple of 8 elements apart.
+bool tma_operands_ok(const call_key& p) {
+  return p.b == kg::b_layout::col && p.align_a >= 16 && p.align_b >= 16 && p.lda % 8 == 0 && p.ldb % 8 == 0;
+}
+
 // Says once per table entry that the installed cuBLASLt rejects its configuration.
 void report_fallback(const detail::gemm_entry& e, const call_key& p, const std::string& why) {
   static std::mutex m;
@@ -125,6 +131,7 @@ bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_
   if (e.kind == detail::gemm_kind::kernel) {
     kg::gemm_config c = e.config;
     if (c.pack == 1 && !exact && leading_dims_aligned(p)) c.pack = 0;
+    if (c.fam == kg::family::wgmma && !tma_operands_ok(p)) return false;
     return generated::gemm_kernels[e.kernel] && kg::plan_launch(c, p.m, p.n, p.k, limits, s.plan).empty();
   }
   if (!h) return false;
@@ -290,7 +297,8 @@ status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, 
           s != status::success)
         return s;
     const kg::gemm_args args{a, b, c, d, p.m, p.n, p.k, key.lda, key.ldb, key.ldc, key.ldd, p.alpha, p.beta, workspace};
-    return buffers.finish(to_status(kg::launch(generated::gemm_kernels[sel.entry->kernel], sel.plan, args, stream)));
+    return buffers.finish(
+        to_status(kg::launch(sel.entry->config, generated::gemm_kernels[sel.entry->kernel], sel.plan, args, stream)));
   }
   const cublasLtHandle_t handle = lt_handle(key.device);
   if (!handle) return status::cuda_error;

@@ -4,6 +4,7 @@
 
 #include "cuop/detail/named_fields.hpp"
 #include "cuop/kernels/gemm/skinny_plan.hpp"
+#include "cuop/kernels/gemm/wgmma_geometry.hpp"
 
 namespace cuop::kernels::gemm {
 
@@ -33,6 +34,12 @@ int* field(gemm_config& c, std::string_view name) {
     if (name == "stages") return &c.stages;
     if (name == "group_m") return &c.group_m;
     if (name == "pack") return &c.pack;
+  } else if (c.fam == family::wgmma) {
+    if (name == "block_m") return &c.block_m;
+    if (name == "block_n") return &c.block_n;
+    if (name == "stages") return &c.stages;
+    if (name == "consumers") return &c.consumers;
+    if (name == "group_m") return &c.group_m;
   } else if (c.fam == family::skinny) {
     if (name == "block_n") return &c.block_n;
     if (name == "threads") return &c.threads;
@@ -108,17 +115,66 @@ std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_lim
   return {};
 }
 
+long long wgmma_smem_bytes(const gemm_config& c) { return wgmma_geometry::smem_bytes(c.block_m, c.block_n, c.stages); }
+
+std::string check_wgmma(const gemm_config& c) {
+  const auto s = [](long long v) { return std::to_string(v); };
+  if (c.b != b_layout::col) return "wgmma reads column-major B (n x k) only";
+  if (c.consumers != 1 && c.consumers != 2) return "consumers " + s(c.consumers) + " is not 1 or 2";
+  // One or two m64 wgmma per consumer warpgroup and k16 step.
+  if (c.block_m % c.consumers != 0 || (c.block_m / c.consumers != 64 && c.block_m / c.consumers != 128))
+    return "block_m " + s(c.block_m) + " is not 64 or 128 rows per consumer (" + s(c.consumers) + ")";
+  if (c.block_n != 64 && c.block_n != 128 && c.block_n != 256)
+    return "block_n " + s(c.block_n) + " is not 64, 128 or 256";
+  if (const int acc = wgmma_geometry::accumulators(c.block_m, c.block_n, c.consumers); acc > 128)
+    return s(acc) + " accumulators a thread > 128 (block_m / consumers / 64 * block_n / 2)";
+  if (c.stages < 2 || c.stages > max_stages) return "stages " + s(c.stages) + " outside 2.." + s(max_stages);
+  if (c.group_m < 1 || c.group_m > max_group_m) return "group_m " + s(c.group_m) + " outside 1.." + s(max_group_m);
+  if (c.split_k != 1) return "split_k " + s(c.split_k) + ": wgmma does not split K";
+  if (c.pack != 0) return "pack " + s(c.pack) + ": wgmma does not pack its operands";
+  if (const long long smem = wgmma_smem_bytes(c); smem > max_smem_any_target)
+    return "shared memory of " + s(smem) + " bytes (stages * (block_m + block_n) * 128 + 2048) > " +
+           s(max_smem_any_target) + " (227 KiB)";
+  return {};
+}
+
+std::string plan_wgmma(const gemm_config& c, int m, int n, int k, const device_limits& dev, launch_plan& out) {
+  const auto s = [](long long v) { return std::to_string(v); };
+  if (m > max_mma_extent || n > max_mma_extent || k > max_mma_extent)
+    return "m, n or k > " + s(max_mma_extent) + " (the kernel's tile arithmetic is 32-bit)";
+  // The tensor maps' row strides are multiples of 16 bytes.
+  if (k % 8 != 0) return "k " + s(k) + " is not a multiple of 8 (TMA rows of A and B are 16-byte aligned)";
+  const int threads = threads_per_block(c);
+  if (threads > dev.max_threads_per_block)
+    return "block of " + s(threads) + " threads > device limit " + s(dev.max_threads_per_block);
+  const long long smem = wgmma_smem_bytes(c);
+  if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)
+    return "shared memory of " + s(smem) + " bytes > device limit " + s(dev.max_smem_per_block);
+  const long long tiles = ((static_cast<long long>(m) + c.block_m - 1) / c.block_m) *
+                          ((static_cast<long long>(n) + c.block_n - 1) / c.block_n);
+  if (tiles > std::numeric_limits<int>::max())
+    return s(tiles) + " output tiles > " + s(std::numeric_limits<int>::max());
+  launch_plan p;
+  // Persistent: one block per SM at most (a device not known, as in validation: one per tile).
+  p.grid_x = static_cast<unsigned>(dev.sm_count > 0 && tiles > dev.sm_count ? dev.sm_count : tiles);
+  p.block_x = static_cast<unsigned>(threads);
+  p.smem_bytes = static_cast<std::size_t>(smem);
+  out = p;
+  return {};
+}
+
 }  // namespace
 
 std::string_view name_of(family f) noexcept {
   switch (f) {
     case family::mma: return "mma";
     case family::skinny: return "skinny";
+    case family::wgmma: return "wgmma";
   }
   return "?";
 }
 
-std::vector<family> all_families() { return {family::mma, family::skinny}; }
+std::vector<family> all_families() { return {family::mma, family::skinny, family::wgmma}; }
 
 bool parse_family(std::string_view s, family& out) noexcept {
   return cuop::detail::parse_named(s, all_families(), out);
@@ -139,6 +195,7 @@ bool parse_b_layout(std::string_view s, b_layout& out) noexcept {
 std::vector<std::string_view> param_names(family f) {
   if (f == family::mma) return {"block_m", "block_n", "block_k", "warp_m", "warp_n", "stages", "group_m", "split_k"};
   if (f == family::skinny) return {"block_n", "threads", "m_tile", "k_chunk", "split_k"};
+  if (f == family::wgmma) return {"block_m", "block_n", "stages", "consumers", "group_m"};
   return {};
 }
 
@@ -157,6 +214,7 @@ long long get_param(const gemm_config& c, std::string_view name) noexcept {
 
 int threads_per_block(const gemm_config& c) noexcept {
   if (c.fam == family::skinny) return c.threads;
+  if (c.fam == family::wgmma) return c.consumers == 1 || c.consumers == 2 ? wgmma_geometry::threads_of(c.consumers) : 0;
   if (c.warp_m <= 0 || c.warp_n <= 0) return 0;
   const long long t = 32ll * (c.block_m / c.warp_m) * static_cast<long long>(c.block_n / c.warp_n);
   return t > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max() : static_cast<int>(t);
@@ -181,6 +239,7 @@ std::string check_config(const gemm_config& c) {
   switch (c.fam) {
     case family::mma: return check_mma(c);
     case family::skinny: return detail::check_skinny(c);
+    case family::wgmma: return check_wgmma(c);
   }
   return "unknown family";
 }
@@ -198,6 +257,10 @@ std::string instance_name(const gemm_config& c) {
   if (c.fam == family::mma) {
     n += "_block" + s(c.block_m) + "x" + s(c.block_n) + "x" + s(c.block_k) + "_warp" + s(c.warp_m) + "x" + s(c.warp_n) +
          "_stages" + s(c.stages) + "_groupm" + s(c.group_m);
+  } else if (c.fam == family::wgmma) {
+    // No split: the name says nothing of split_k.
+    return n + "_block" + s(c.block_m) + "x" + s(c.block_n) + "_stages" + s(c.stages) + "_consumers" + s(c.consumers) +
+           "_groupm" + s(c.group_m);
   } else {
     n += "_blockn" + s(c.block_n) + "_threads" + s(c.threads) + "_mtile" + s(c.m_tile) + "_kchunk" + s(c.k_chunk);
   }
@@ -218,6 +281,9 @@ std::string template_name(const gemm_config& c) {
   if (c.fam == family::mma) {
     n += ", " + s(c.block_m) + ", " + s(c.block_n) + ", " + s(c.block_k) + ", " + s(c.warp_m) + ", " + s(c.warp_n) +
          ", " + s(c.stages) + ", " + s(c.group_m);
+  } else if (c.fam == family::wgmma) {
+    return n + ", " + s(c.block_m) + ", " + s(c.block_n) + ", " + s(c.stages) + ", " + s(c.consumers) + ", " +
+           s(c.group_m) + ">";
   } else {
     n += ", " + s(c.block_n) + ", " + s(c.threads) + ", " + s(c.m_tile) + ", " + s(c.k_chunk);
   }
@@ -229,6 +295,7 @@ std::string_view header_of(family f) noexcept {
   switch (f) {
     case family::mma: return "cuop/kernels/gemm/mma.cuh";
     case family::skinny: return "cuop/kernels/gemm/skinny.cuh";
+    case family::wgmma: return "cuop/kernels/gemm/wgmma.cuh";
   }
   return "";
 }
@@ -258,6 +325,7 @@ std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_
   if (n < 1) return "n " + std::to_string(n) + " < 1";
   if (k < 1) return "k " + std::to_string(k) + " < 1";
   if (c.fam == family::skinny) return detail::plan_skinny(c, m, n, k, dev, out);
+  if (c.fam == family::wgmma) return plan_wgmma(c, m, n, k, dev, out);
   return plan_mma(c, m, n, k, dev, out);
 }
 

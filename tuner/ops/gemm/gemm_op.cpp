@@ -32,6 +32,15 @@ kg::gemm_config gemm_config_of(const space::point& p, const std::string& dtype_n
 }
 
 std::string gemm_entry_definition(const kg::gemm_config& c) {
+  if (c.fam == kg::family::wgmma)
+    // Its tensor maps after gemm_args, as a __grid_constant__ parameter; one block an SM.
+    return fmt::format(
+        "extern \"C\" __global__ void __launch_bounds__({0}, 1) {1}(cuop::kernels::gemm::gemm_args a,\n"
+        "    const __grid_constant__ cuop::kernels::gemm::gemm_tma in) {{\n"
+        "  extern __shared__ __align__(1024) unsigned char smem_wgmma[];\n"
+        "  {2}::run(a, in, smem_wgmma);\n"
+        "}}\n",
+        kg::threads_per_block(c), kg::instance_name(c), kg::template_name(c));
   return entry_definition(
       {kg::threads_per_block(c), kg::instance_name(c), "cuop::kernels::gemm::gemm_args", kg::template_name(c)});
 }
@@ -126,13 +135,16 @@ kernel_candidate kernel_of(const space::point& point, const spec::problem& p) {
   kg::launch_plan plan;
   kg::device_limits any;  // no device: only the configuration's own needs
   any.max_smem_per_block = 0;
-  const std::string why = kg::plan_launch(c, 1, 1, 1, any, plan);
+  // The smallest problem each family plans (wgmma's tensor maps want K a multiple of 8).
+  const int k = c.fam == kg::family::wgmma ? 8 : 1;
+  const std::string why = kg::plan_launch(c, 1, 1, k, any, plan);
   return {kg::instance_name(c),
           gemm_entry_source(c),
           std::string(name_of(c.in)),
           kg::threads_per_block(c),
           why.empty() ? static_cast<long long>(plan.smem_bytes) : 0,
-          kg::check_config(c)};
+          kg::check_config(c),
+          c.fam == kg::family::wgmma ? "sm_90a" : ""};
 }
 
 }  // namespace

@@ -156,13 +156,13 @@ trial::trial_response gemm_trial_runner::run(const trial::trial_request& request
     return trial::trial_failure(e, "workspace allocation");
   auto run_args = args;
   run_args.workspace = m_workspace.data();
-  return verify_and_time([&](cudaStream_t s) { return kg::launch(function, plan, run_args, s); },
+  return verify_and_time([&](cudaStream_t s) { return kg::launch(config, function, plan, run_args, s); },
                          [&](const std::vector<void*>& set, cudaStream_t s) {
                            auto a = run_args;
                            a.a = set[0];
                            a.b = set[1];
                            a.d = set[2];
-                           return kg::launch(function, plan, a, s);
+                           return kg::launch(config, function, plan, a, s);
                          },
                          *type, request);
 }

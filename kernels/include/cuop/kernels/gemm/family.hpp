@@ -15,6 +15,7 @@ namespace cuop::kernels::gemm {
 enum class family : int {
   mma = 0,     // tensor cores through mma.sync m16n8k16 + ldmatrix + multi-stage cp.async (sm_80+)
   skinny = 1,  // decode-sized M (1..64): bound by reading B, 16-byte loads, split-K over SMs
+  wgmma = 2,   // Hopper's wgmma.mma_async fed by TMA, warp-specialized and persistent (sm_90a)
 };
 
 // Every family, in enum order.
@@ -31,6 +32,7 @@ bool parse_b_layout(std::string_view s, b_layout& out) noexcept;
 // Tunable parameters of a family, in the order they appear in names and templates.
 // mma:    block_m, block_n, block_k, warp_m, warp_n, stages, group_m, split_k
 // skinny: block_n, threads, m_tile, k_chunk, split_k
+// wgmma:  block_m, block_n, stages, consumers, group_m
 std::vector<std::string_view> param_names(family f);
 // Parameters a sweep file may leave out (0 when absent), appended to names only when set.
 // mma: pack
@@ -42,10 +44,10 @@ struct gemm_config {
   dtype in = dtype::bf16;    // A and B: f16 or bf16
   dtype out = dtype::f32;    // C and D: f32 or the input type
   b_layout b = b_layout::col;
-  // mma
+  // mma (and wgmma: block_m, block_n, stages, group_m)
   int block_m = 0, block_n = 0, block_k = 0;  // block tile
   int warp_m = 0, warp_n = 0;                 // warp tile (block_m % warp_m == 0, ...)
-  int stages = 0;                             // cp.async pipeline depth (2..6)
+  int stages = 0;                             // pipeline depth: cp.async (mma) or TMA buffers (wgmma)
   int group_m = 0;                            // rasterization: block rows per swizzle group (1 = none)
   // skinny
   int threads = 0;   // threads per block
@@ -57,6 +59,8 @@ struct gemm_config {
   // row-major B) padded with zeros to a multiple of 8, so that operands whose leading dimension
   // or pointer defeats 16-byte copies still run the kernel's aligned main loop (pack.hpp)
   int pack = 0;
+  // wgmma
+  int consumers = 0;  // computing warpgroups (1 or 2), beside the copying one
 };
 
 bool set_param(gemm_config& c, std::string_view name, long long value) noexcept;
@@ -69,7 +73,8 @@ std::string check_config(const gemm_config& c);
 
 // Stable key naming the code, each field named in full, e.g.
 // "gemm_bf16_f32_col_mma_block128x128x32_warp64x64_stages4_groupm8_splitk1",
-// "gemm_bf16_bf16_col_skinny_blockn16_threads256_mtile1_kchunk16_splitk4".
+// "gemm_bf16_bf16_col_skinny_blockn16_threads256_mtile1_kchunk16_splitk4",
+// "gemm_bf16_bf16_col_wgmma_block128x256_stages4_consumers2_groupm8".
 // Never reused for different code: every template argument appears in it.
 std::string instance_name(const gemm_config& c);
 

@@ -46,6 +46,7 @@
 
 #include "cuop/kernels/common/mma_sync.cuh"
 #include "cuop/kernels/gemm/args.cuh"
+#include "cuop/kernels/gemm/epilogue.cuh"
 
 namespace cuop::kernels::gemm {
 
@@ -246,45 +247,6 @@ __device__ __forceinline__ bool vec16_ok(const void* p, long long ld) {
   return reinterpret_cast<unsigned long long>(p) % 16 == 0 && ld % 8 == 0;
 }
 
-// Output element conversions.
-template <typename T> struct out_traits;
-template <> struct out_traits<float> {
-  static __device__ __forceinline__ float load(const float* p) { return *p; }
-  static __device__ __forceinline__ void load2(const float* p, float& x, float& y) {
-    const float2 v = *reinterpret_cast<const float2*>(p);
-    x = v.x;
-    y = v.y;
-  }
-  static __device__ __forceinline__ void store(float* p, float x) { *p = x; }
-  static __device__ __forceinline__ void store2(float* p, float x, float y) {
-    *reinterpret_cast<float2*>(p) = make_float2(x, y);
-  }
-};
-template <> struct out_traits<__half> {
-  static __device__ __forceinline__ float load(const __half* p) { return __half2float(*p); }
-  static __device__ __forceinline__ void load2(const __half* p, float& x, float& y) {
-    const float2 v = __half22float2(*reinterpret_cast<const __half2*>(p));
-    x = v.x;
-    y = v.y;
-  }
-  static __device__ __forceinline__ void store(__half* p, float x) { *p = __float2half_rn(x); }
-  static __device__ __forceinline__ void store2(__half* p, float x, float y) {
-    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
-  }
-};
-template <> struct out_traits<__nv_bfloat16> {
-  static __device__ __forceinline__ float load(const __nv_bfloat16* p) { return __bfloat162float(*p); }
-  static __device__ __forceinline__ void load2(const __nv_bfloat16* p, float& x, float& y) {
-    const float2 v = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
-    x = v.x;
-    y = v.y;
-  }
-  static __device__ __forceinline__ void store(__nv_bfloat16* p, float x) { *p = __float2bfloat16_rn(x); }
-  static __device__ __forceinline__ void store2(__nv_bfloat16* p, float x, float y) {
-    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
-  }
-};
-
 __device__ __forceinline__ unsigned atom_add_acq_rel(unsigned* p, unsigned v) {
   unsigned old;
   asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;\n" : "=r"(old) : "l"(p), "r"(v) : "memory");
@@ -325,8 +287,7 @@ struct mma {
 
   using a_copy = detail::tile_copy<BLOCK_M, a_cpr, block_threads>;
   using b_copy = detail::tile_copy<b_rows, b_cpr, block_threads>;
-  using out = detail::out_traits<TOut>;
-
+  
   struct frags {
     unsigned a[mma_m][4];
     unsigned b[mma_n][2];
@@ -481,34 +442,6 @@ struct mma {
     detail::cp_async_wait<0>();
   }
 
-  // D = alpha * acc + beta * C for the element pair (r, c), (r, c + 1).
-  static __device__ __forceinline__ void store_pair(const gemm_args& a, int r, int c, float x, float y,
-                                                    bool d_vec, bool c_vec) {
-    if (r >= a.m || c >= a.n) return;
-    const bool both = c + 1 < a.n;
-    x *= a.alpha;
-    y *= a.alpha;
-    if (a.beta != 0.f) {
-      const TOut* cp = static_cast<const TOut*>(a.c) + static_cast<long long>(r) * a.ldc + c;
-      float cx, cy = 0.f;
-      if (both && c_vec) {
-        out::load2(cp, cx, cy);
-      } else {
-        cx = out::load(cp);
-        if (both) cy = out::load(cp + 1);
-      }
-      x = fmaf(a.beta, cx, x);
-      y = fmaf(a.beta, cy, y);
-    }
-    TOut* dp = static_cast<TOut*>(a.d) + static_cast<long long>(r) * a.ldd + c;
-    if (both && d_vec) {
-      out::store2(dp, x, y);
-    } else {
-      out::store(dp, x);
-      if (both) out::store(dp + 1, y);
-    }
-  }
-
   static __device__ void run(const gemm_args& a) {
     // #lizard forgives(length): tile order, main loop, split-K reduction and epilogue share the accumulators in registers
     extern __shared__ __align__(128) unsigned char cuop_gemm_smem[];
@@ -576,8 +509,8 @@ struct mma {
         mainloop<false>(a, ld, acc, kt0, k_tiles, wm, wn, lane, tid);
     }
 
-    const bool d_vec = reinterpret_cast<unsigned long long>(a.d) % (2 * sizeof(TOut)) == 0 && a.ldd % 2 == 0;
-    const bool c_vec = reinterpret_cast<unsigned long long>(a.c) % (2 * sizeof(TOut)) == 0 && a.ldc % 2 == 0;
+    const bool d_vec = detail::pairs_ok<TOut>(a.d, a.ldd);
+    const bool c_vec = detail::pairs_ok<TOut>(a.c, a.ldc);
 
     if constexpr (SPLIT_K > 1) {
       const int tiles = tiles_m * tiles_n;
@@ -647,8 +580,8 @@ struct mma {
       for (int j = 0; j < mma_n; ++j) {
         const int r = m0 + wm + i * 16 + (lane >> 2);
         const int c = n0 + wn + j * 8 + (lane & 3) * 2;
-        store_pair(a, r, c, acc[i][j][0], acc[i][j][1], d_vec, c_vec);
-        store_pair(a, r + 8, c, acc[i][j][2], acc[i][j][3], d_vec, c_vec);
+        detail::store_pair<TOut>(a, r, c, acc[i][j][0], acc[i][j][1], d_vec, c_vec);
+        detail::store_pair<TOut>(a, r + 8, c, acc[i][j][2], acc[i][j][3], d_vec, c_vec);
       }
   }
 };
