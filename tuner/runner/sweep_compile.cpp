@@ -10,6 +10,64 @@
 
 namespace cuop::runner::detail {
 
+namespace {
+
+// The compilations of every instance (in `order`) for every target, and the (instance, target)
+// pairs left out because the family exists on another target only.
+void plan_builds(const std::vector<std::string>& order, const std::map<std::string, candidate_build>& builds,
+                 const std::vector<std::string>& targets, std::vector<compile::request>& requests,
+                 std::vector<std::pair<std::string, std::string>>& keys,
+                 std::vector<std::pair<std::string, std::string>>& elsewhere) {
+  for (const auto& name : order) {
+    const auto& b = builds.at(name);
+    for (const auto& target : targets) {
+      if (!b.kernel.only_target.empty() && target != b.kernel.only_target) {
+        elsewhere.emplace_back(name, target);
+        continue;
+      }
+      requests.push_back({b.kernel.source, name, target, b.kernel.block_threads, b.kernel.dynamic_smem});
+      keys.emplace_back(name, target);
+    }
+  }
+}
+
+store::build_record build_record_of(const std::string& name, const std::string& target, const compile::result& r) {
+  return {name,
+          target,
+          r.source_hash,
+          std::string(compile::name_of(r.status)),
+          r.message,
+          r.usage.registers,
+          r.usage.smem_static,
+          r.usage.stack_bytes,
+          r.usage.spill_stores,
+          r.usage.spill_loads,
+          r.cubin_hash,
+          r.compile_ms};
+}
+
+// The build of a configuration on a target its family does not exist on: not compiled, rejected
+// there as a configuration over the target's limits is.
+compile::result rejected_elsewhere(const candidate_build& b) {
+  compile::result r;
+  r.status = compile::build_status::over_limit;
+  r.message = "the family exists on " + b.kernel.only_target + " only";
+  return r;
+}
+
+// What compiled per target, and the library candidates beside them, on stderr.
+void print_build_counts(const std::string& op, const std::map<std::string, std::pair<int, int>>& per_target,
+                        std::size_t library, bool gpu) {
+  for (const auto& [target, counts] : per_target)
+    fmt::print(stderr, "[{}] {}: {} configurations compile and fit, {} rejected\n", op, target, counts.first,
+               counts.second);
+  if (library > 0)
+    fmt::print(stderr, "[{}] {} library candidates: enumerated and verified on the GPU{}\n", op, library,
+               gpu ? "" : " (no GPU: skipped)");
+}
+
+}  // namespace
+
 void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
   // In problem order, so that the first problems' measurement can start while the rest compile.
   std::vector<std::string> order;
@@ -20,17 +78,7 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
   std::vector<compile::request> requests;
   std::vector<std::pair<std::string, std::string>> keys;       // instance, target
   std::vector<std::pair<std::string, std::string>> elsewhere;  // the family exists on another target only
-  for (const auto& name : order) {
-    const auto& b = m_builds.at(name);
-    for (const auto& target : m_spec.targets) {
-      if (!b.kernel.only_target.empty() && target != b.kernel.only_target) {
-        elsewhere.emplace_back(name, target);
-        continue;
-      }
-      requests.push_back({b.kernel.source, name, target, b.kernel.block_threads, b.kernel.dynamic_smem});
-      keys.emplace_back(name, target);
-    }
-  }
+  plan_builds(order, m_builds, m_spec.targets, requests, keys, elsewhere);
   report::progress bar(fmt::format("[{}] compile", m_spec.op), requests.size(), stderr, !beside_measurement);
   compile::compiler cc(m_options.cache_dir, compile::default_include_dirs());
   // Compile in slices of a few per thread, so the display moves, every finished slice is stored
@@ -41,19 +89,7 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
   // Stores one build (under m_mutex); `done` gains the instance once every target has its build.
   const auto record = [&](const std::string& name, const std::string& target, compile::result& r,
                           std::set<std::string>& done) {
-    store::build_record rec{name,
-                            target,
-                            r.source_hash,
-                            std::string(compile::name_of(r.status)),
-                            r.message,
-                            r.usage.registers,
-                            r.usage.smem_static,
-                            r.usage.stack_bytes,
-                            r.usage.spill_stores,
-                            r.usage.spill_loads,
-                            r.cubin_hash,
-                            r.compile_ms};
-    m_db.put_build(rec);
+    m_db.put_build(build_record_of(name, target, r));
     auto& counts = per_target[target];
     (r.status == compile::build_status::ok ? counts.first : counts.second)++;
     per_family[{m_builds.at(name).point.family, target}].add(name, r);
@@ -73,12 +109,8 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
     {
       std::lock_guard lock(m_mutex);
       for (const auto& name : order) m_db.put_config(config_record_of(m_spec, m_builds.at(name)));
-      // Not compiled where the target lacks what the family is made of (its instructions): rejected
-      // there, as a configuration over the target's limits is.
       for (const auto& [name, target] : elsewhere) {
-        compile::result r;
-        r.status = compile::build_status::over_limit;
-        r.message = "the family exists on " + m_builds.at(name).kernel.only_target + " only";
+        compile::result r = rejected_elsewhere(m_builds.at(name));
         record(name, target, r, done);
       }
     }
@@ -99,14 +131,9 @@ void sweep_run::compile_all(unsigned threads, bool beside_measurement) {
     if (end < requests.size()) between_trials();  // after the last slice there is nothing to stop
   }
   bar.finish();
-  for (const auto& [target, counts] : per_target)
-    fmt::print(stderr, "[{}] {}: {} configurations compile and fit, {} rejected\n", m_spec.op, target, counts.first,
-               counts.second);
   std::size_t library = 0;
   for (const auto& l : m_library) library += l.size();
-  if (library > 0)
-    fmt::print(stderr, "[{}] {} library candidates: enumerated and verified on the GPU{}\n", m_spec.op, library,
-               m_dev.present ? "" : " (no GPU: skipped)");
+  print_build_counts(m_spec.op, per_target, library, m_dev.present);
   m_broken_families = broken_families(per_family);
 }
 
