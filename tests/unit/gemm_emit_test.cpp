@@ -166,3 +166,31 @@ TEST(gemm_emit, a_challenger_must_clearly_beat_the_heuristic) {
   // the dispatch runs the heuristic there, reducing split-K in the compute type (docs/gemm.md).
   EXPECT_EQ(out.header.find("// gemm_bf16_4097x4097x4097"), std::string::npos);
 }
+
+TEST(gemm_emit, wgmma_only_in_the_sm_90a_table_with_its_tensor_maps) {
+  auto f = h200_results();
+  const char* wgmma_name = "gemm_bf16_bf16_col_wgmma_block128x256_stages4_consumers2_groupm8";
+  f.trials.push_back(
+      trial(2048, 4096, 4096, "cublaslt", {{"rank", 0}, {"workspace_mb", 32}}, "gemm_bf16_cublaslt_heuristic", 100));
+  f.trials.push_back(trial(2048, 4096, 4096, "wgmma",
+                           {{"block_m", 128}, {"block_n", 256}, {"stages", 4}, {"consumers", 2}, {"group_m", 8}},
+                           wgmma_name, 90));
+  f.builds.push_back({wgmma_name, "sm_90a", "ok", "", 168, 0, 0, 0});
+  for (const char* target : {"sm_80", "sm_100a"})  // what the sweep records there (only_target)
+    f.builds.push_back({wgmma_name, target, "over_limit", "the family exists on sm_90a only", 0, 0, 0, 0});
+  const auto out = emit_gemm({f}, {"80", "90a", "100a"});
+  const auto hopper = table_line_of(out.header, "90", "2048, 4096, 4096");
+  EXPECT_NE(hopper.find(wgmma_name), std::string::npos) << hopper;
+  EXPECT_NE(hopper.find("kernels::gemm::family::wgmma"), std::string::npos) << hopper;
+  EXPECT_EQ(table_line_of(out.header, "80", "2048, 4096, 4096").find(wgmma_name), std::string::npos);
+  EXPECT_EQ(table_line_of(out.header, "100", "2048, 4096, 4096").find(wgmma_name), std::string::npos);
+  // Its entry takes the tensor maps, and its body is compiled for compute capability 9.0 alone.
+  std::string units;
+  for (const auto& u : out.kernel_units) units += u;
+  const auto at = units.find(std::string(wgmma_name) + "(");
+  ASSERT_NE(at, std::string::npos) << units;
+  const std::string entry = units.substr(at, units.find("}\n", at) - at);
+  EXPECT_NE(entry.find("const __grid_constant__ cuop::kernels::gemm::gemm_tma in"), std::string::npos) << entry;
+  EXPECT_NE(entry.find("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900\n"), std::string::npos) << entry;
+  EXPECT_NE(units.find("#include <cuop/kernels/gemm/wgmma.cuh>"), std::string::npos);
+}
