@@ -9,8 +9,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "cuop/kernels/gemm/launch.hpp"
 #include "cuop/kernels/gemm/skinny.cuh"
 #include "cuop/reference/gemm_reference.hpp"
+#include "gemm_case.hpp"
 #include "gpu_test_support.hpp"
 
 namespace {
@@ -25,6 +24,8 @@ namespace {
 namespace kg = cuop::kernels::gemm;
 namespace ref = cuop::reference;
 using cuop::dtype;
+using cuop::test::gemm_case::is_nan_bits;
+using cuop::test::gemm_case::leading;
 
 template <typename K>
 __global__ void __launch_bounds__(K::block_threads) entry(kg::gemm_args a) {
@@ -58,20 +59,6 @@ const std::vector<layout> layouts = {
     {-1, -1, -1, -1, 0, 1, 0, 0, -1.f, 0.f},   // aligned A, misaligned B pointer
     {-1, -1, -1, -1, 3, 0, 0, 0, 0.5f, 0.5f},  // misaligned A pointer, aligned B
 };
-
-long long leading(int dim, int pad) { return pad < 0 ? (dim + 7LL) / 8 * 8 : dim + static_cast<long long>(pad); }
-
-bool is_nan_bits(dtype t, const unsigned char* p) {
-  if (t == dtype::f32) {
-    std::uint32_t b;
-    std::memcpy(&b, p, 4);
-    return (b & 0x7f800000u) == 0x7f800000u && (b & 0x7fffffu) != 0;
-  }
-  std::uint16_t b;
-  std::memcpy(&b, p, 2);
-  if (t == dtype::f16) return (b & 0x7c00u) == 0x7c00u && (b & 0x3ffu) != 0;
-  return (b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0;
-}
 
 struct harness {
   kg::gemm_config cfg;

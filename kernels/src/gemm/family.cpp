@@ -75,20 +75,30 @@ std::string check_mma(const gemm_config& c) {
   return {};
 }
 
+// The block fits the device (threads, shared memory) and its output tiles number an int; `tiles`
+// is their count.
+std::string check_block_and_tiles(const gemm_config& c, int m, int n, int threads, long long smem,
+                                  const device_limits& dev, long long& tiles) {
+  const auto s = [](long long v) { return std::to_string(v); };
+  if (threads > dev.max_threads_per_block)
+    return "block of " + s(threads) + " threads > device limit " + s(dev.max_threads_per_block);
+  if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)
+    return "shared memory of " + s(smem) + " bytes > device limit " + s(dev.max_smem_per_block);
+  tiles = ((static_cast<long long>(m) + c.block_m - 1) / c.block_m) *
+          ((static_cast<long long>(n) + c.block_n - 1) / c.block_n);
+  if (tiles > std::numeric_limits<int>::max())
+    return s(tiles) + " output tiles > " + s(std::numeric_limits<int>::max());
+  return {};
+}
+
 std::string plan_mma(const gemm_config& c, int m, int n, int k, const device_limits& dev, launch_plan& out) {
   const auto s = [](long long v) { return std::to_string(v); };
   if (m > max_mma_extent || n > max_mma_extent || k > max_mma_extent)
     return "m, n or k > " + s(max_mma_extent) + " (the kernel's tile arithmetic is 32-bit)";
   const int threads = threads_per_block(c);
-  if (threads > dev.max_threads_per_block)
-    return "block of " + s(threads) + " threads > device limit " + s(dev.max_threads_per_block);
   const long long smem = mma_smem_bytes(c);
-  if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)
-    return "shared memory of " + s(smem) + " bytes > device limit " + s(dev.max_smem_per_block);
-  const long long tiles = ((static_cast<long long>(m) + c.block_m - 1) / c.block_m) *
-                          ((static_cast<long long>(n) + c.block_n - 1) / c.block_n);
-  if (tiles > std::numeric_limits<int>::max())
-    return s(tiles) + " output tiles > " + s(std::numeric_limits<int>::max());
+  long long tiles = 0;
+  if (std::string bad = check_block_and_tiles(c, m, n, threads, smem, dev, tiles); !bad.empty()) return bad;
   launch_plan p;
   p.grid_x = static_cast<unsigned>(tiles);
   p.grid_z = static_cast<unsigned>(c.split_k);
@@ -145,15 +155,9 @@ std::string plan_wgmma(const gemm_config& c, int m, int n, int k, const device_l
   // The tensor maps' row strides are multiples of 16 bytes.
   if (k % 8 != 0) return "k " + s(k) + " is not a multiple of 8 (TMA rows of A and B are 16-byte aligned)";
   const int threads = threads_per_block(c);
-  if (threads > dev.max_threads_per_block)
-    return "block of " + s(threads) + " threads > device limit " + s(dev.max_threads_per_block);
   const long long smem = wgmma_smem_bytes(c);
-  if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)
-    return "shared memory of " + s(smem) + " bytes > device limit " + s(dev.max_smem_per_block);
-  const long long tiles = ((static_cast<long long>(m) + c.block_m - 1) / c.block_m) *
-                          ((static_cast<long long>(n) + c.block_n - 1) / c.block_n);
-  if (tiles > std::numeric_limits<int>::max())
-    return s(tiles) + " output tiles > " + s(std::numeric_limits<int>::max());
+  long long tiles = 0;
+  if (std::string bad = check_block_and_tiles(c, m, n, threads, smem, dev, tiles); !bad.empty()) return bad;
   launch_plan p;
   // Persistent: one block per SM at most (a device not known, as in validation: one per tile).
   p.grid_x = static_cast<unsigned>(dev.sm_count > 0 && tiles > dev.sm_count ? dev.sm_count : tiles);
