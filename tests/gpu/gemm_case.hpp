@@ -36,9 +36,9 @@ struct layout {
   float alpha, beta;
 };
 
-long long leading(int dim, int pad) { return pad < 0 ? (dim + 7LL) / 8 * 8 : dim + static_cast<long long>(pad); }
+inline long long leading(int dim, int pad) { return pad < 0 ? (dim + 7LL) / 8 * 8 : dim + static_cast<long long>(pad); }
 
-bool is_nan_bits(dtype t, const unsigned char* p) {
+inline bool is_nan_bits(dtype t, const unsigned char* p) {
   if (t == dtype::f32) {
     std::uint32_t b;
     std::memcpy(&b, p, 4);
