@@ -305,7 +305,8 @@ gemm-regions)
   ;;
 conv-regions)
   export DB="${DB:-$OUT/conv-regions.db}"
-  run build cuop-tune || exit 1
+  # The GPU tests built beside cuop-tune, so that TESTS_S is the tests' own time.
+  if [[ "${TESTS:-1}" == 1 ]]; then run build cuop-tune cuop_gpu_tests || exit 1; else run build cuop-tune || exit 1; fi
   [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-150}" gpu-tests "${TESTS_FILTER:-*conv_depthwise*}"
   [[ "${SWEEPS:-@depthwise-nchw-grid}" == none ]] && exit 0
   # shellcheck disable=SC2086
@@ -321,7 +322,7 @@ conv-regions)
   ;;
 gemm-wgmma)
   export DB="${DB:-$OUT/wgmma-probe.db}"
-  run build cuop-tune || exit 1
+  if [[ "${TESTS:-1}" == 1 ]]; then run build cuop-tune cuop_gpu_tests || exit 1; else run build cuop-tune || exit 1; fi
   [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-200}" gpu-tests '*gemm_wgmma*:*gemm_mma*'
   within "${PROBE_S:-150}" sweep "${PROBE:-lab/gemm/wgmma-probe.yaml}"
   rc=$?
