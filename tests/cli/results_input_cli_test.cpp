@@ -207,7 +207,7 @@ TEST(results_input, sources_prints_each_kernel_familys_hash) {
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.size(), 1u);
-  EXPECT_EQ(j["gemm"].size(), 2u);
+  EXPECT_EQ(j["gemm"].size(), 3u);  // mma, skinny, wgmma
   EXPECT_EQ(j["gemm"]["mma"].get<std::string>().size(), 16u);
   const auto bad = run_cli("sources --op gem");
   EXPECT_EQ(bad.code, 2);
