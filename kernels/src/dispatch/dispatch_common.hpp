@@ -120,7 +120,10 @@ int table_arch_for(const Table& table, int cc, ArchSpecific&& arch_specific) {
 }
 
 // The model of architecture `arch` whose shapes match the call (`matches`, on the op's model
-// type): the one measured on the running GPU (`gpu`) first, else the first; null when none.
+// type): the one measured on the running GPU (`gpu`) first, else the one with the most anchors
+// (the first of those), whichever GPU measured it: the file order of the results says nothing
+// of which GPU is nearer the running one, the anchors' count how much the model has seen. Null
+// when none matches.
 template <typename Model, typename Matches>
 const Model* model_for(const Model* models, int count, int arch, const char* gpu, Matches&& matches) {
   const Model* found = nullptr;
@@ -128,7 +131,7 @@ const Model* model_for(const Model* models, int count, int arch, const char* gpu
     const Model& m = models[i];
     if (m.m.arch != arch || !matches(m)) continue;
     if (std::strcmp(m.m.gpu, gpu) == 0) return &m;
-    if (!found) found = &m;
+    if (!found || m.m.anchors > found->m.anchors) found = &m;
   }
   return found;
 }
