@@ -107,6 +107,11 @@ within() {  # SECONDS PHASE [ARG...]: the phase, stopped after SECONDS (exit 124
   timeout "$s" ci/gpu/run.sh "$@"
 }
 built() { [[ -x "$BUILD_DIR/tuner/cuop-tune" && "${REBUILD:-0}" != 1 ]] || run build; }
+# cuop-tune, and with TESTS=1 (the default) the GPU tests beside it, so that TESTS_S is the tests'
+# own time.
+build_tune_and_tests() {
+  if [[ "${TESTS:-1}" == 1 ]]; then run build cuop-tune cuop_gpu_tests; else run build cuop-tune; fi
+}
 GEMM_GPU_TESTS='*gemm*:*cublaslt*'
 CONV_GPU_TESTS='*conv*:*cudnn*:*fft*'
 # The short list of GEMM shapes (ci/gpu/run.sh's), for bench-gemm `short` or FULL=1 `full`, and as
@@ -305,8 +310,7 @@ gemm-regions)
   ;;
 conv-regions)
   export DB="${DB:-$OUT/conv-regions.db}"
-  # The GPU tests built beside cuop-tune, so that TESTS_S is the tests' own time.
-  if [[ "${TESTS:-1}" == 1 ]]; then run build cuop-tune cuop_gpu_tests || exit 1; else run build cuop-tune || exit 1; fi
+  build_tune_and_tests || exit 1
   [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-150}" gpu-tests "${TESTS_FILTER:-*conv_depthwise*}"
   [[ "${SWEEPS:-@depthwise-nchw-grid}" == none ]] && exit 0
   # shellcheck disable=SC2086
@@ -322,7 +326,7 @@ conv-regions)
   ;;
 gemm-wgmma)
   export DB="${DB:-$OUT/wgmma-probe.db}"
-  if [[ "${TESTS:-1}" == 1 ]]; then run build cuop-tune cuop_gpu_tests || exit 1; else run build cuop-tune || exit 1; fi
+  build_tune_and_tests || exit 1
   [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-200}" gpu-tests '*gemm_wgmma*:*gemm_mma*'
   within "${PROBE_S:-150}" sweep "${PROBE:-lab/gemm/wgmma-probe.yaml}"
   rc=$?

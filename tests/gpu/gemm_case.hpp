@@ -148,6 +148,15 @@ struct harness {
     cudaFree(d);
     cudaFree(expect);
   }
+
+  // Every shape in every layout, stopping at the first fatal failure.
+  void run_cases(const std::vector<shape>& shapes, const std::vector<layout>& layouts) {
+    for (const shape& sh : shapes)
+      for (const layout& lo : layouts) {
+        run_case(sh, lo);
+        if (testing::Test::HasFatalFailure()) return;
+      }
+  }
 };
 
 }  // namespace cuop::test::gemm_case

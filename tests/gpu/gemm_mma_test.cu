@@ -54,11 +54,7 @@ void check_config(const kg::gemm_config& cfg) {
   kg::launch_plan plan;
   ASSERT_EQ(kg::plan_launch(cfg, 1, 1, 1, h.dev, plan), "");
   ASSERT_EQ(plan.smem_bytes, static_cast<std::size_t>(K::smem_bytes));
-  for (const shape& sh : shapes)
-    for (const layout& lo : layouts) {
-      h.run_case(sh, lo);
-      if (testing::Test::HasFatalFailure()) return;
-    }
+  h.run_cases(shapes, layouts);
 }
 
 kg::gemm_config mma_cfg(dtype in, dtype out, kg::b_layout b, int bm, int bn, int bk, int wm, int wn, int stages,

@@ -63,11 +63,8 @@ void check_config(const kg::gemm_config& cfg) {
   kg::launch_plan plan;
   ASSERT_EQ(kg::plan_launch(cfg, 1, 1, 8, h.dev, plan), "");
   ASSERT_EQ(plan.smem_bytes, static_cast<std::size_t>(K::smem_bytes));
-  for (const shape& sh : shapes)
-    for (const layout& lo : layouts) {
-      h.run_case(sh, lo);
-      if (testing::Test::HasFatalFailure()) return;
-    }
+  h.run_cases(shapes, layouts);
+  if (testing::Test::HasFatalFailure()) return;
   // Rows of A that are not 16-byte aligned: refused, nothing launched.
   const kg::gemm_args odd{reinterpret_cast<const void*>(256),
                           reinterpret_cast<const void*>(256),
