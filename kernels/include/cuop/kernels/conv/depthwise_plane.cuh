@@ -11,9 +11,11 @@
 //          [channel][row][row_pitch], zero in the padding, past the image and past C; then the
 //          taps as f32 [channel][taps_pitch]
 //
-// The patch is staged element by element in the order of its rows, so that a warp's loads are
-// contiguous along W whatever the tile; several loads are issued before their stores, to keep
-// more bytes in flight. A thread then walks the (PH - 1) * STRIDE + R input rows of its patch,
+// The patch is staged in the order of its rows, so that a warp's loads are contiguous along W
+// whatever the tile, several loads issued before their stores to keep more bytes in flight: as
+// aligned 4-element vectors where W is a multiple of 4 and x is aligned to them (a vector's
+// elements land in shared memory one by one, shifted by the patch's offset from the vector
+// grid; vectors cut by the image's edge are read element by element), else element by element. A thread then walks the (PH - 1) * STRIDE + R input rows of its patch,
 // reads each once as 16-byte vectors, and does S x PW multiply-adds per output row that the input
 // row feeds. Rows run in a loop unrolled for filters up to 7 (which output rows a row feeds is
 // then known at compile time), and not unrolled past that (the code would grow with R x S).
@@ -54,8 +56,7 @@ struct depthwise_plane {
   // lifetime waits mostly on its staging (more than 8 costs registers, and spills at 5x5).
   static constexpr int batch = 8;
 
-  static __device__ __forceinline__ void stage(const conv_args& a, int n, int c0, int ih0, int iw0, float* planes,
-                                               float* tap_rows) {
+  static __device__ __forceinline__ void stage_taps(const conv_args& a, int c0, float* tap_rows) {
     const int tid = static_cast<int>(threadIdx.x);
     const T* w = static_cast<const T*>(a.w);
     for (int i = tid; i < BLOCK_C * taps; i += block_threads) {
@@ -63,6 +64,66 @@ struct depthwise_plane {
       tap_rows[cc * taps_pitch + tap] =
           c < a.c ? elem::to_float(common::load_elem(w + static_cast<long long>(c) * taps + tap)) : 0.f;
     }
+  }
+
+  // Vectors of 4 elements a patch row spans from the vector at or before its first column.
+  static constexpr int row_vectors = (static_cast<int>(geo.patch_w) + 3 + 3) / 4;
+  static constexpr int vec_batch = 4;
+
+  // The patch as aligned vectors: W a multiple of 4 and x aligned to 4 elements, so every row
+  // starts on a vector.
+  static __device__ __forceinline__ void stage_vectors(const conv_args& a, int n, int c0, int ih0, int iw0,
+                                                       float* planes) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const T* x = static_cast<const T*>(a.x);
+    const int g0 = (iw0 >> 2) * 4;  // the vector at or before the patch's first column (iw0 may be < 0)
+    constexpr int per_plane = static_cast<int>(geo.patch_h) * row_vectors;
+    constexpr int total = BLOCK_C * per_plane;
+    for (int first = tid; first < total; first += vec_batch * block_threads) {
+      float v[vec_batch][4];
+#pragma unroll
+      for (int b = 0; b < vec_batch; ++b) {
+        const int i = first + b * block_threads;
+        const int cc = i / per_plane, at = i % per_plane, row = at / row_vectors, g = g0 + at % row_vectors * 4;
+        const int c = c0 + cc, ih = ih0 + row;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) v[b][j] = 0.f;
+        if (i >= total || c >= a.c || ih < 0 || ih >= a.h || g + 3 < 0 || g >= a.w_) continue;
+        const T* src = x + ((static_cast<long long>(n) * a.c + c) * a.h + ih) * a.w_ + g;
+        if (g >= 0 && g + 3 < a.w_) {
+          common::packed<T, 4> p;
+          common::load_vec<4 * static_cast<int>(sizeof(T))>(src, p.w);
+#pragma unroll
+          for (int j = 0; j < 4; ++j) v[b][j] = p.get(j);
+        } else {
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (g + j >= 0 && g + j < a.w_) v[b][j] = elem::to_float(common::load_elem(src + j));
+        }
+      }
+#pragma unroll
+      for (int b = 0; b < vec_batch; ++b) {
+        const int i = first + b * block_threads;
+        if (i >= total) break;
+        const int cc = i / per_plane, at = i % per_plane, row = at / row_vectors;
+        const int col0 = g0 + at % row_vectors * 4 - iw0;
+        float* dst = planes + cc * plane_words + row * row_pitch;
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (col0 + j >= 0 && col0 + j < geo.patch_w) dst[col0 + j] = v[b][j];
+      }
+    }
+  }
+
+  static __device__ __forceinline__ void stage(const conv_args& a, int n, int c0, int ih0, int iw0, float* planes,
+                                               float* tap_rows) {
+    stage_taps(a, c0, tap_rows);
+    constexpr unsigned long long vector_bytes = 4 * sizeof(T);
+    if (a.w_ % 4 == 0 && reinterpret_cast<unsigned long long>(a.x) % vector_bytes == 0) {
+      stage_vectors(a, n, c0, ih0, iw0, planes);
+      return;
+    }
+    const int tid = static_cast<int>(threadIdx.x);
     const T* x = static_cast<const T*>(a.x);
     constexpr int total = BLOCK_C * plane_words;
     for (int first = tid; first < total; first += batch * block_threads) {
