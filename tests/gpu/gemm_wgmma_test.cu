@@ -2,7 +2,8 @@
 // checked against the reference (gemm_case.hpp): M and N of 1, 7, 129 and 4097, K a multiple of
 // 8 but not of the 64-deep k tile, more tiles than SMs (each block runs several, its copies
 // running ahead across tiles), alpha and beta, D's rows padded and its pointer off 16 bytes, f32
-// and 16-bit outputs, one and two consumer warpgroups, every tile width. Operands TMA cannot read
+// and 16-bit outputs, one and two consumer warpgroups, every tile width, clusters of two blocks
+// that share B. Operands TMA cannot read
 // (rows not 16-byte aligned) are refused by launch(), nothing started.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -83,7 +84,8 @@ void check_config(const kg::gemm_config& cfg) {
   EXPECT_EQ(kg::launch(cfg, h.kernel, plan, odd, nullptr), cudaErrorInvalidValue);
 }
 
-kg::gemm_config wgmma_cfg(dtype in, dtype out, int bm, int bn, int stages, int consumers, int group_m) {
+kg::gemm_config wgmma_cfg(dtype in, dtype out, int bm, int bn, int stages, int consumers, int group_m,
+                          int cluster = 0) {
   kg::gemm_config c;
   c.fam = kg::family::wgmma;
   c.in = in;
@@ -94,6 +96,7 @@ kg::gemm_config wgmma_cfg(dtype in, dtype out, int bm, int bn, int stages, int c
   c.stages = stages;
   c.consumers = consumers;
   c.group_m = group_m;
+  c.cluster = cluster;
   return c;
 }
 
@@ -115,3 +118,13 @@ CUOP_WGMMA_TEST(bf16_bf16_m256_n128_s3_c2_g4, bf16, bf16, dtype::bf16, dtype::bf
 CUOP_WGMMA_TEST(f16_f16_m64_n64_s8_c1_g1, __half, __half, dtype::f16, dtype::f16, 64, 64, 8, 1, 1)
 // One consumer of 128 rows, f16 in, f32 out, two stages.
 CUOP_WGMMA_TEST(f16_f32_m128_n128_s2_c1_g8, __half, float, dtype::f16, dtype::f32, 128, 128, 2, 1, 8)
+
+// Clusters of two blocks along M sharing their B tiles by multicast: odd tile rows (a block
+// past M), one and two consumers.
+#define CUOP_WGMMA_CLUSTER_TEST(NAME, TI, TO, DI, DO, BM, BN, S, C, G)                                \
+  TEST(sm90_gemm_wgmma, NAME) {                                                                       \
+    CUOP_REQUIRE_GPU();                                                                               \
+    check_config<kg::wgmma<TI, TO, true, BM, BN, S, C, G, 2>>(wgmma_cfg(DI, DO, BM, BN, S, C, G, 2)); \
+  }
+CUOP_WGMMA_CLUSTER_TEST(bf16_bf16_m128_n256_s4_c2_g8_cluster2, bf16, bf16, dtype::bf16, dtype::bf16, 128, 256, 4, 2, 8)
+CUOP_WGMMA_CLUSTER_TEST(f16_f32_m64_n128_s6_c1_g1_cluster2, __half, float, dtype::f16, dtype::f32, 64, 128, 6, 1, 1)

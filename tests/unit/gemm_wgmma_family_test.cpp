@@ -38,7 +38,6 @@ TEST(gemm_wgmma_family, names_and_parameters) {
   EXPECT_EQ(f, kg::family::wgmma);
   EXPECT_EQ(kg::param_names(kg::family::wgmma),
             (std::vector<std::string_view>{"block_m", "block_n", "stages", "consumers", "group_m"}));
-  EXPECT_TRUE(kg::optional_param_names(kg::family::wgmma).empty());
   const kg::gemm_config c = wgmma_128x256();
   EXPECT_EQ(kg::instance_name(c), "gemm_bf16_bf16_col_wgmma_block128x256_stages4_consumers2_groupm8");
   EXPECT_EQ(kg::template_name(c), "cuop::kernels::gemm::wgmma<__nv_bfloat16, __nv_bfloat16, true, 128, 256, 4, 2, 8>");
@@ -96,6 +95,28 @@ TEST(gemm_wgmma_family, plan_is_persistent) {
   unknown.max_smem_per_block = 0;
   ASSERT_EQ(kg::plan_launch(c, 4096, 4096, 4096, unknown, p), "");
   EXPECT_EQ(p.grid_x, 512u);
+}
+
+TEST(gemm_wgmma_family, clusters_share_b_along_m) {
+  kg::gemm_config c = wgmma_128x256();
+  EXPECT_EQ(kg::optional_param_names(kg::family::wgmma), (std::vector<std::string_view>{"cluster"}));
+  ASSERT_TRUE(kg::set_param(c, "cluster", 2));
+  EXPECT_EQ(kg::check_config(c), "");
+  EXPECT_EQ(kg::instance_name(c), "gemm_bf16_bf16_col_wgmma_block128x256_stages4_consumers2_groupm8_cluster2");
+  EXPECT_EQ(kg::template_name(c),
+            "cuop::kernels::gemm::wgmma<__nv_bfloat16, __nv_bfloat16, true, 128, 256, 4, 2, 8, 2>");
+  kg::launch_plan p;
+  // 32 x 16 tiles, 16 x 16 units of two: 66 clusters of 2 on 132 SMs.
+  ASSERT_EQ(kg::plan_launch(c, 4096, 4096, 4096, h200(), p), "");
+  EXPECT_EQ(p.grid_x, 132u);
+  EXPECT_EQ(p.cluster_x, 2u);
+  // 3 tile rows: 2 units along M (the second with a block past M) x 2 along N, 4 clusters.
+  ASSERT_EQ(kg::plan_launch(c, 300, 300, 64, h200(), p), "");
+  EXPECT_EQ(p.grid_x, 8u);
+  c.cluster = 3;
+  EXPECT_TRUE(contains(kg::check_config(c), "cluster 3 is not 1 or 2"));
+  c.cluster = 1;  // the same kernel as none
+  EXPECT_EQ(kg::instance_name(c), kg::instance_name(wgmma_128x256()));
 }
 
 TEST(gemm_wgmma_family, plan_refuses) {

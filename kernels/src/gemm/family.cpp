@@ -39,6 +39,7 @@ int* field(gemm_config& c, std::string_view name) {
     if (name == "block_n") return &c.block_n;
     if (name == "stages") return &c.stages;
     if (name == "consumers") return &c.consumers;
+    if (name == "cluster") return &c.cluster;
     if (name == "group_m") return &c.group_m;
   } else if (c.fam == family::skinny) {
     if (name == "block_n") return &c.block_n;
@@ -142,6 +143,7 @@ std::string check_wgmma(const gemm_config& c) {
   if (c.group_m < 1 || c.group_m > max_group_m) return "group_m " + s(c.group_m) + " outside 1.." + s(max_group_m);
   if (c.split_k != 1) return "split_k " + s(c.split_k) + ": wgmma does not split K";
   if (c.pack != 0) return "pack " + s(c.pack) + ": wgmma does not pack its operands";
+  if (c.cluster < 0 || c.cluster > 2) return "cluster " + s(c.cluster) + " is not 1 or 2";
   if (const long long smem = wgmma_smem_bytes(c); smem > max_smem_any_target)
     return "shared memory of " + s(smem) + " bytes (stages * (block_m + block_n) * 128 + 2048) > " +
            s(max_smem_any_target) + " (227 KiB)";
@@ -159,8 +161,14 @@ std::string plan_wgmma(const gemm_config& c, int m, int n, int k, const device_l
   long long tiles = 0;
   if (std::string bad = check_block_and_tiles(c, m, n, threads, smem, dev, tiles); !bad.empty()) return bad;
   launch_plan p;
-  // Persistent: one block per SM at most (a device not known, as in validation: one per tile).
-  p.grid_x = static_cast<unsigned>(dev.sm_count > 0 && tiles > dev.sm_count ? dev.sm_count : tiles);
+  // Persistent: one block per SM at most (a device not known, as in validation: one per tile),
+  // whole clusters of blocks that take `cluster` tiles stacked along M (an odd last one included).
+  const long long cluster = c.cluster > 1 ? c.cluster : 1;
+  const long long tiles_m = (static_cast<long long>(m) + c.block_m - 1) / c.block_m;
+  const long long units = (tiles_m + cluster - 1) / cluster * (tiles / tiles_m);
+  const long long most = dev.sm_count > 0 ? dev.sm_count / cluster : units;
+  p.grid_x = static_cast<unsigned>(cluster * (units < most ? units : most));
+  p.cluster_x = static_cast<unsigned>(cluster);
   p.block_x = static_cast<unsigned>(threads);
   p.smem_bytes = static_cast<std::size_t>(smem);
   out = p;
@@ -205,6 +213,7 @@ std::vector<std::string_view> param_names(family f) {
 
 std::vector<std::string_view> optional_param_names(family f) {
   if (f == family::mma) return {"pack"};
+  if (f == family::wgmma) return {"cluster"};
   return {};
 }
 
@@ -264,7 +273,7 @@ std::string instance_name(const gemm_config& c) {
   } else if (c.fam == family::wgmma) {
     // No split: the name says nothing of split_k.
     return n + "_block" + s(c.block_m) + "x" + s(c.block_n) + "_stages" + s(c.stages) + "_consumers" + s(c.consumers) +
-           "_groupm" + s(c.group_m);
+           "_groupm" + s(c.group_m) + (c.cluster > 1 ? "_cluster" + s(c.cluster) : "");
   } else {
     n += "_blockn" + s(c.block_n) + "_threads" + s(c.threads) + "_mtile" + s(c.m_tile) + "_kchunk" + s(c.k_chunk);
   }
@@ -287,7 +296,7 @@ std::string template_name(const gemm_config& c) {
          ", " + s(c.stages) + ", " + s(c.group_m);
   } else if (c.fam == family::wgmma) {
     return n + ", " + s(c.block_m) + ", " + s(c.block_n) + ", " + s(c.stages) + ", " + s(c.consumers) + ", " +
-           s(c.group_m) + ">";
+           s(c.group_m) + (c.cluster > 1 ? ", " + s(c.cluster) : "") + ">";
   } else {
     n += ", " + s(c.block_n) + ", " + s(c.threads) + ", " + s(c.m_tile) + ", " + s(c.k_chunk);
   }

@@ -59,19 +59,50 @@ bool make_tma_maps(const gemm_config& c, const gemm_args& args, gemm_tma& out) {
   std::memset(&out, 0, sizeof out);
   if (!tma_operands_ok(c, args)) return false;
   CUtensorMap map_a, map_b;
+  // With clusters, each block of a cluster copies its part of the B tile for all of them.
+  const int b_rows = c.cluster > 1 ? c.block_n / c.cluster : c.block_n;
   if (!encode_k_major(map_a, args.a, args.m, args.k, args.lda, c.block_m) ||
-      !encode_k_major(map_b, args.b, args.n, args.k, args.ldb, c.block_n))
+      !encode_k_major(map_b, args.b, args.n, args.k, args.ldb, b_rows))
     return false;
   std::memcpy(out.map_a, &map_a, sizeof map_a);
   std::memcpy(out.map_b, &map_b, sizeof map_b);
   return true;
 }
 
+namespace {
+
+// The kernel on clusters of plan.cluster_x blocks along x (thread-block clusters, sm_90).
+cudaError_t launch_clusters(const void* kernel, const launch_plan& plan, const gemm_args& args, const gemm_tma& maps,
+                            cudaStream_t stream) {
+  if (plan.smem_bytes > 48 * 1024)
+    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(plan.smem_bytes));
+        e != cudaSuccess)
+      return e;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(plan.grid_x, plan.grid_y, plan.grid_z);
+  config.blockDim = dim3(plan.block_x, 1, 1);
+  config.dynamicSmemBytes = plan.smem_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = plan.cluster_x;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  void* params[] = {const_cast<gemm_args*>(&args), const_cast<gemm_tma*>(&maps)};
+  return cudaLaunchKernelExC(&config, kernel, params);
+}
+
+}  // namespace
+
 cudaError_t launch(const gemm_config& c, const void* kernel, const launch_plan& plan, const gemm_args& args,
                    cudaStream_t stream) {
   if (c.fam != family::wgmma) return launch(kernel, plan, args, stream);
   gemm_tma maps;
   if (!make_tma_maps(c, args, maps)) return cudaErrorInvalidValue;
+  if (plan.cluster_x > 1) return launch_clusters(kernel, plan, args, maps, stream);
   return common::launch(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x, plan.smem_bytes, stream,
                         args, maps);
 }

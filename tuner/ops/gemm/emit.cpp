@@ -48,9 +48,9 @@ kg::gemm_config config_of(const results::result_trial& t) {
 std::string cxx_config(const kg::gemm_config& c) {
   return fmt::format(
       "{{kernels::gemm::family::{}, dtype::{}, dtype::{}, kernels::gemm::b_layout::{}, {}, {}, {}, "
-      "{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}",
+      "{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}}",
       kg::name_of(c.fam), name_of(c.in), name_of(c.out), kg::name_of(c.b), c.block_m, c.block_n, c.block_k, c.warp_m,
-      c.warp_n, c.stages, c.group_m, c.threads, c.m_tile, c.k_chunk, c.split_k, c.pack, c.consumers);
+      c.warp_n, c.stages, c.group_m, c.threads, c.m_tile, c.k_chunk, c.split_k, c.pack, c.consumers, c.cluster);
 }
 
 std::string heuristic_instance(dtype in, dtype out, kg::b_layout b) {

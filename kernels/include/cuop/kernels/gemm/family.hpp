@@ -35,7 +35,7 @@ bool parse_b_layout(std::string_view s, b_layout& out) noexcept;
 // wgmma:  block_m, block_n, stages, consumers, group_m
 std::vector<std::string_view> param_names(family f);
 // Parameters a sweep file may leave out (0 when absent), appended to names only when set.
-// mma: pack
+// mma: pack; wgmma: cluster
 std::vector<std::string_view> optional_param_names(family f);
 
 // One configuration. Fields a family does not use are 0.
@@ -61,6 +61,7 @@ struct gemm_config {
   int pack = 0;
   // wgmma
   int consumers = 0;  // computing warpgroups (1 or 2), beside the copying one
+  int cluster = 0;    // blocks of a cluster along M that share their B tiles by multicast (0 or 1: none, 2)
 };
 
 bool set_param(gemm_config& c, std::string_view name, long long value) noexcept;
@@ -105,6 +106,7 @@ struct pack_plan {
 struct launch_plan {
   unsigned grid_x = 1, grid_y = 1, grid_z = 1;
   unsigned block_x = 1;
+  unsigned cluster_x = 1;           // blocks of a thread-block cluster along x (wgmma's cluster)
   std::size_t smem_bytes = 0;       // dynamic shared memory
   std::size_t workspace_bytes = 0;  // zeroed once when allocated; self-resetting afterwards
   std::size_t zeroed_bytes = 0;     // of those, the leading bytes the launch reads as zeros (the

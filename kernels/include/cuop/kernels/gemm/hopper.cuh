@@ -120,6 +120,29 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const void* map, int c
       : "memory");
 }
 
+// The same box, written at the same offset of the shared memory of every block of the cluster in
+// `mask` (bit r: the block of rank r), its bytes counted by the mbarrier at bar's offset in each.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const void* map, int c0, int c1, unsigned bar,
+                                                      unsigned short mask) {
+  CUOP_HOPPER_ASM(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+      : "memory");
+}
+
+// One arrival on the mbarrier at `bar`, a shared::cluster address (common::map_shared): this
+// block's or a peer's.
+__device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar) {
+  CUOP_HOPPER_ASM("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+// The cluster's barrier for threads that may have diverged (no .aligned): every thread of every
+// block arrives, then waits for all.
+__device__ __forceinline__ void cluster_sync_diverged() {
+  CUOP_HOPPER_ASM("barrier.cluster.arrive.release;\n barrier.cluster.wait.acquire;" ::: "memory");
+}
+
 // Register reallocation between the warpgroups of a warp-specialized block (every warp of a
 // warpgroup executes it): the copying warpgroup gives registers up, the computing ones take them.
 template <int REGS>

@@ -23,12 +23,13 @@ cudaError_t launch(const void* kernel, const launch_plan& plan, const gemm_args&
 bool tma_operands_ok(const gemm_config& c, const gemm_args& args);
 
 // The tensor maps of wgmma configuration `c` for these operands (A: k x m, B: k x n, innermost
-// first; boxes of 64 x block_m and 64 x block_n with 128-byte swizzle), encoded through the
+// first; boxes of 64 x block_m and 64 x block_n / cluster with 128-byte swizzle), encoded through the
 // driver's cuTensorMapEncodeTiled. False where tma_operands_ok is, or the driver refuses a map.
 bool make_tma_maps(const gemm_config& c, const gemm_args& args, gemm_tma& out);
 
 // Launches configuration c's kernel as planned: a wgmma kernel with its tensor maps (made here;
-// cudaErrorInvalidValue, nothing launched, where they cannot be), the others as launch() above.
+// cudaErrorInvalidValue, nothing launched, where they cannot be) and on clusters of
+// plan.cluster_x blocks, the others as launch() above.
 cudaError_t launch(const gemm_config& c, const void* kernel, const launch_plan& plan, const gemm_args& args,
                    cudaStream_t stream);
 

@@ -19,6 +19,13 @@
 // The copying warpgroup runs ahead by up to STAGES tiles, across tile boundaries: the next tile's
 // operands arrive while the consumers store the last one's results.
 //
+// Clusters (CLUSTER 2): two blocks stacked along M share each B tile. Each copies half of it
+// with a multicast copy into both blocks' shared memory; a stage's full barrier counts the bytes
+// of the block's A and of the whole B tile, and its empty barrier the consumer warps of both
+// blocks (a warp frees the stage in its own block and in its peer), so neither block overwrites
+// a stage its peer still reads. The blocks meet once after initializing their barriers and once
+// before leaving.
+//
 // Edges: the copies read coordinates outside A or B as zeros, so a partial tile (in M, N or K)
 // needs no branch in the main loop; outputs are stored predicated (epilogue.cuh), C read only when
 // beta != 0. Operands: A row-major and B column-major (n x k), both with rows 16-byte aligned
@@ -30,6 +37,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "cuop/kernels/common/cluster.cuh"
 #include "cuop/kernels/common/mma_sync.cuh"
 #include "cuop/kernels/common/tma.cuh"
 #include "cuop/kernels/gemm/args.cuh"
@@ -50,7 +58,7 @@ template <> inline constexpr bool wgmma_input<__nv_bfloat16> = true;
 }  // namespace detail
 
 template <typename TIn, typename TOut, bool B_COL, int BLOCK_M, int BLOCK_N, int STAGES, int CONSUMERS,
-          int GROUP_M>
+          int GROUP_M, int CLUSTER = 1>
 struct wgmma {
   static_assert(detail::wgmma_input<TIn>, "inputs are f16 or bf16");
   static_assert(B_COL, "wgmma reads column-major B (n x k)");
@@ -60,6 +68,7 @@ struct wgmma {
   static_assert(BLOCK_N == 64 || BLOCK_N == 128 || BLOCK_N == 256, "block_n is 64, 128 or 256");
   static_assert(wgmma_geometry::accumulators(BLOCK_M, BLOCK_N, CONSUMERS) <= 128, "at most 128 accumulators a thread");
   static_assert(STAGES >= 2 && GROUP_M >= 1, "at least two stages; group_m >= 1");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 blocks along M");
 
   using geometry = wgmma_geometry;
   static constexpr int block_k = geometry::block_k;
@@ -71,20 +80,37 @@ struct wgmma {
   static constexpr int stage_bytes = geometry::stage_bytes(BLOCK_M, BLOCK_N);
   static constexpr long long smem_bytes = geometry::smem_bytes(BLOCK_M, BLOCK_N, STAGES);
   static constexpr bool bf16 = common::is_bf16<TIn>;
+  // Rows of the B tile each block of a cluster copies for all of them.
+  static constexpr int b_rows_each = BLOCK_N / CLUSTER;
 
+  // The work, in units of CLUSTER tiles stacked along M that share their B tile: a cluster takes
+  // units c, c + clusters, ..., and its block of rank r the unit's r-th tile (past M when M has
+  // fewer tiles: its A reads as zeros and it stores nothing, but it copies its part of B).
   struct tiles {
-    int tiles_m, tiles_n, k_tiles, count;
+    int units_m, tiles_n, k_tiles, count;
+    unsigned rank;
+    int first, step;
     __device__ tiles(const gemm_args& a)
-        : tiles_m((a.m + BLOCK_M - 1) / BLOCK_M), tiles_n((a.n + BLOCK_N - 1) / BLOCK_N),
-          k_tiles((a.k + block_k - 1) / block_k), count(tiles_m * tiles_n) {}
-    // Grouped order (mma.cuh's): the origin of tile t.
-    __device__ void origin(int t, int& m0, int& n0) const {
-      const int group = GROUP_M < tiles_m ? GROUP_M : tiles_m;
+        : units_m(((a.m + BLOCK_M - 1) / BLOCK_M + CLUSTER - 1) / CLUSTER), tiles_n((a.n + BLOCK_N - 1) / BLOCK_N),
+          k_tiles((a.k + block_k - 1) / block_k), count(units_m * tiles_n) {
+      if constexpr (CLUSTER == 1) {
+        rank = 0;
+        first = static_cast<int>(blockIdx.x);
+        step = static_cast<int>(gridDim.x);
+      } else {
+        rank = common::cluster_rank();
+        first = static_cast<int>(common::cluster_index());
+        step = static_cast<int>(common::cluster_count());
+      }
+    }
+    // Grouped order (mma.cuh's) over units: this block's tile origin in unit u.
+    __device__ void origin(int u, int& m0, int& n0) const {
+      const int group = GROUP_M < units_m ? GROUP_M : units_m;
       const int per_group = group * tiles_n;
-      const int first_m = (t / per_group) * group;
-      const int group_rows = tiles_m - first_m < group ? tiles_m - first_m : group;
-      const int in_group = t % per_group;
-      m0 = (first_m + in_group % group_rows) * BLOCK_M;
+      const int first_m = (u / per_group) * group;
+      const int group_rows = units_m - first_m < group ? units_m - first_m : group;
+      const int in_group = u % per_group;
+      m0 = ((first_m + in_group % group_rows) * CLUSTER + static_cast<int>(rank)) * BLOCK_M;
       n0 = (in_group / group_rows) * BLOCK_N;
     }
   };
@@ -97,19 +123,38 @@ struct wgmma {
     __device__ unsigned empty(int s) const { return base + STAGES * stage_bytes + 8 * (STAGES + s); }
   };
 
+  // With clusters, a stage's empty barrier counts the consumers of every block (each block's
+  // copy of B lands in all of them), and its full barrier the bytes of its A and of all of B.
   static __device__ void produce(const gemm_tma& in, const buffers& buf, const tiles& t) {
     int it = 0;
-    for (int tile = static_cast<int>(blockIdx.x); tile < t.count; tile += static_cast<int>(gridDim.x)) {
+    for (int unit = t.first; unit < t.count; unit += t.step) {
       int m0, n0;
-      t.origin(tile, m0, n0);
+      t.origin(unit, m0, n0);
       for (int kt = 0; kt < t.k_tiles; ++kt, ++it) {
         const int s = it % STAGES;
         // A fresh barrier counts as freed once: the first round waits for nothing.
         common::mbarrier_wait(buf.empty(s), ((it / STAGES) & 1) ^ 1);
         hopper::mbarrier_arrive_expect_tx(buf.full(s), stage_bytes);
         hopper::tma_load_2d(buf.a(s), in.map_a, kt * block_k, m0, buf.full(s));
-        hopper::tma_load_2d(buf.b(s), in.map_b, kt * block_k, n0, buf.full(s));
+        if constexpr (CLUSTER == 1) {
+          hopper::tma_load_2d(buf.b(s), in.map_b, kt * block_k, n0, buf.full(s));
+        } else {
+          const int part = static_cast<int>(t.rank) * b_rows_each;
+          hopper::tma_load_2d_multicast(buf.b(s) + static_cast<unsigned>(part) * 128, in.map_b, kt * block_k,
+                                        n0 + part, buf.full(s), static_cast<unsigned short>((1u << CLUSTER) - 1));
+        }
       }
+    }
+  }
+
+  // A consumer warp's release of stage s: in its own block, and with clusters in every block
+  // whose copies land in this one.
+  static __device__ __forceinline__ void release(const buffers& buf, int s) {
+    if constexpr (CLUSTER == 1) {
+      hopper::mbarrier_arrive(buf.empty(s));
+    } else {
+#pragma unroll
+      for (unsigned r = 0; r < CLUSTER; ++r) hopper::mbarrier_arrive_cluster(common::map_shared(buf.empty(s), r));
     }
   }
 
@@ -144,9 +189,9 @@ struct wgmma {
     const bool c_vec = detail::pairs_ok<TOut>(a.c, a.ldc);
     float acc[m_atoms][acc_per_atom];
     int it = 0;
-    for (int tile = static_cast<int>(blockIdx.x); tile < t.count; tile += static_cast<int>(gridDim.x)) {
+    for (int unit = t.first; unit < t.count; unit += t.step) {
       int m0, n0;
-      t.origin(tile, m0, n0);
+      t.origin(unit, m0, n0);
       fence_accumulators(acc);
       int prev = -1;
       for (int kt = 0; kt < t.k_tiles; ++kt, ++it) {
@@ -154,12 +199,12 @@ struct wgmma {
         common::mbarrier_wait(buf.full(s), (it / STAGES) & 1);
         mma_stage(acc, buf, s, consumer, kt == 0);
         hopper::wait_group<1>();
-        if (prev >= 0 && lane == 0) hopper::mbarrier_arrive(buf.empty(prev));
+        if (prev >= 0 && lane == 0) release(buf, prev);
         prev = s;
       }
       hopper::wait_group<0>();
       fence_accumulators(acc);
-      if (lane == 0) hopper::mbarrier_arrive(buf.empty(prev));
+      if (lane == 0) release(buf, prev);
       const int row0 = m0 + consumer * rows_per_consumer + warp * 16 + (lane >> 2);
       const int col0 = n0 + (lane & 3) * 2;
 #pragma unroll
@@ -183,11 +228,17 @@ struct wgmma {
     if (threadIdx.x == 0) {
       for (int s = 0; s < STAGES; ++s) {
         hopper::mbarrier_init(buf.full(s), 1);
-        hopper::mbarrier_init(buf.empty(s), 4 * CONSUMERS);  // one arrival per consumer warp
+        hopper::mbarrier_init(buf.empty(s), 4 * CONSUMERS * CLUSTER);  // one arrival per consumer warp
       }
       common::mbarrier_init_fence();
     }
-    __syncthreads();
+    // With clusters, every block's barriers exist before any copy or arrival reaches them.
+    if constexpr (CLUSTER == 1) {
+      __syncthreads();
+    } else {
+      common::cluster_arrive();
+      common::cluster_wait();
+    }
     const int warpgroup = static_cast<int>(threadIdx.x) / 128;
     if (warpgroup == 0) {
       if constexpr (CONSUMERS == 2) hopper::release_registers<40>();
@@ -196,6 +247,8 @@ struct wgmma {
       if constexpr (CONSUMERS == 2) hopper::claim_registers<232>();
       consume(a, buf, t, warpgroup - 1);
     }
+    // No block leaves while its peers may still copy into it or arrive on its barriers.
+    if constexpr (CLUSTER > 1) hopper::cluster_sync_diverged();
   }
 };
 
