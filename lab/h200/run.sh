@@ -64,9 +64,10 @@
 #                    SWEEP_S 400), export conv2d --update; $OUT keeps the exported conv2d results of
 #                    this GPU; with HOLDOUT=1 the build against that export and the conv2d holdout
 #                    (N, SEED; OP_S 150) follow
-#   gemm-wgmma       cuop-tune, the wgmma and mma GPU tests (TESTS_S 200; TESTS=0: none), the sweep
-#                    of PROBE (lab/gemm/wgmma-probe.yaml; PROBE_S 150) into $OUT/wgmma-probe.db,
-#                    then lab/gemm/probe_table.py's table of it
+#   gemm-probe       cuop-tune, the GPU tests TESTS_FILTER (wgmma's and mma's; TESTS_S 200; TESTS=0:
+#                    none), the sweep of PROBE (lab/gemm/wgmma-probe.yaml; PROBE_S 150) into
+#                    $OUT/gemm-probe.db, then lab/gemm/probe_table.py's table of it for FAMILY
+#                    (wgmma; lab/gemm/skinny-tc-probe.yaml: skinny_tc)
 #   gemm-table       build against results/, gemm_app, bench-gemm of TABLE_SHAPES (the short
 #                    list; FULL=1: every bf16 problem) --dtype DTYPE --repetitions REPS --min-time
 #                    MIN_TIME (bf16, 1, 0.2; GEMM_CMP_S 400)
@@ -87,7 +88,7 @@ wf="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$wf" in
 tests | holdout | compat | python | norm | norm-sweep | softmax | conv-sweep | conv-side | depthwise | depthwise-side | gemm-build | gemm-sweep | \
-  gemm-compare | gemm-side | gemm-quick | gemm-f16 | gemm-decode | gemm-odd | gemm-regions | conv-regions | gemm-wgmma | \
+  gemm-compare | gemm-side | gemm-quick | gemm-f16 | gemm-decode | gemm-odd | gemm-regions | conv-regions | gemm-probe | \
   gemm-table | engine-tests | \
   aa | inject | \
   race | scaleout | rebase) ;;
@@ -324,13 +325,13 @@ conv-regions)
   run report conv2d
   exit "$rc"
   ;;
-gemm-wgmma)
-  export DB="${DB:-$OUT/wgmma-probe.db}"
+gemm-probe)
+  export DB="${DB:-$OUT/gemm-probe.db}"
   build_tune_and_tests || exit 1
-  [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-200}" gpu-tests '*gemm_wgmma*:*gemm_mma*'
+  [[ "${TESTS:-1}" == 1 ]] && within "${TESTS_S:-200}" gpu-tests "${TESTS_FILTER:-*gemm_wgmma*:*gemm_mma*}"
   within "${PROBE_S:-150}" sweep "${PROBE:-lab/gemm/wgmma-probe.yaml}"
   rc=$?
-  python3 lab/gemm/probe_table.py "$DB"
+  python3 lab/gemm/probe_table.py "$DB" "${FAMILY:-wgmma}"
   exit "$rc"
   ;;
 gemm-table)
