@@ -67,7 +67,7 @@
 #   gemm-probe       cuop-tune, the GPU tests TESTS_FILTER (wgmma's and mma's; TESTS_S 200; TESTS=0:
 #                    none), the sweep of PROBE (lab/gemm/wgmma-probe.yaml; PROBE_S 150) into
 #                    $OUT/gemm-probe.db, then lab/gemm/probe_table.py's table of it for FAMILY
-#                    (wgmma; lab/gemm/skinny-tc-probe.yaml: skinny_tc)
+#                    (wgmma)
 #   gemm-table       build against results/, gemm_app, bench-gemm of TABLE_SHAPES (the short
 #                    list; FULL=1: every bf16 problem) --dtype DTYPE --repetitions REPS --min-time
 #                    MIN_TIME (bf16, 1, 0.2; GEMM_CMP_S 400)

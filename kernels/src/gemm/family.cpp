@@ -41,7 +41,7 @@ int* field(gemm_config& c, std::string_view name) {
     if (name == "consumers") return &c.consumers;
     if (name == "cluster") return &c.cluster;
     if (name == "group_m") return &c.group_m;
-  } else if (c.fam == family::skinny || c.fam == family::skinny_tc) {
+  } else if (c.fam == family::skinny) {
     if (name == "block_n") return &c.block_n;
     if (name == "threads") return &c.threads;
     if (name == "m_tile") return &c.m_tile;
@@ -182,12 +182,11 @@ std::string_view name_of(family f) noexcept {
     case family::mma: return "mma";
     case family::skinny: return "skinny";
     case family::wgmma: return "wgmma";
-    case family::skinny_tc: return "skinny_tc";
   }
   return "?";
 }
 
-std::vector<family> all_families() { return {family::mma, family::skinny, family::wgmma, family::skinny_tc}; }
+std::vector<family> all_families() { return {family::mma, family::skinny, family::wgmma}; }
 
 bool parse_family(std::string_view s, family& out) noexcept {
   return cuop::detail::parse_named(s, all_families(), out);
@@ -207,7 +206,7 @@ bool parse_b_layout(std::string_view s, b_layout& out) noexcept {
 
 std::vector<std::string_view> param_names(family f) {
   if (f == family::mma) return {"block_m", "block_n", "block_k", "warp_m", "warp_n", "stages", "group_m", "split_k"};
-  if (f == family::skinny || f == family::skinny_tc) return {"block_n", "threads", "m_tile", "k_chunk", "split_k"};
+  if (f == family::skinny) return {"block_n", "threads", "m_tile", "k_chunk", "split_k"};
   if (f == family::wgmma) return {"block_m", "block_n", "stages", "consumers", "group_m"};
   return {};
 }
@@ -227,7 +226,7 @@ long long get_param(const gemm_config& c, std::string_view name) noexcept {
 }
 
 int threads_per_block(const gemm_config& c) noexcept {
-  if (c.fam == family::skinny || c.fam == family::skinny_tc) return c.threads;
+  if (c.fam == family::skinny) return c.threads;
   if (c.fam == family::wgmma) return c.consumers == 1 || c.consumers == 2 ? wgmma_geometry::threads_of(c.consumers) : 0;
   if (c.warp_m <= 0 || c.warp_n <= 0) return 0;
   const long long t = 32ll * (c.block_m / c.warp_m) * static_cast<long long>(c.block_n / c.warp_n);
@@ -254,7 +253,6 @@ std::string check_config(const gemm_config& c) {
     case family::mma: return check_mma(c);
     case family::skinny: return detail::check_skinny(c);
     case family::wgmma: return check_wgmma(c);
-    case family::skinny_tc: return detail::check_skinny_tc(c);
   }
   return "unknown family";
 }
@@ -311,7 +309,6 @@ std::string_view header_of(family f) noexcept {
     case family::mma: return "cuop/kernels/gemm/mma.cuh";
     case family::skinny: return "cuop/kernels/gemm/skinny.cuh";
     case family::wgmma: return "cuop/kernels/gemm/wgmma.cuh";
-    case family::skinny_tc: return "cuop/kernels/gemm/skinny_tc.cuh";
   }
   return "";
 }
@@ -340,7 +337,7 @@ std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_
   if (m < 1) return "m " + std::to_string(m) + " < 1";
   if (n < 1) return "n " + std::to_string(n) + " < 1";
   if (k < 1) return "k " + std::to_string(k) + " < 1";
-  if (c.fam == family::skinny || c.fam == family::skinny_tc) return detail::plan_skinny(c, m, n, k, dev, out);
+  if (c.fam == family::skinny) return detail::plan_skinny(c, m, n, k, dev, out);
   if (c.fam == family::wgmma) return plan_wgmma(c, m, n, k, dev, out);
   return plan_mma(c, m, n, k, dev, out);
 }

@@ -1,7 +1,6 @@
-// Validity and launch planning of the skinny GEMM families, skinny and skinny_tc. The thread
-// mappings, the shared memory and the split-K workspace computed here are those of
-// kernels/include/cuop/kernels/gemm/skinny.cuh and skinny_tc.cuh (their header comments and
-// static_asserts): change both together.
+// Validity and launch planning of the skinny GEMM family. The thread mapping, the shared memory and
+// the split-K workspace computed here are those of kernels/include/cuop/kernels/gemm/skinny.cuh
+// (its header comment and the static_asserts of skinny<>): change both together.
 #include "cuop/kernels/gemm/skinny_plan.hpp"
 
 #include <limits>
@@ -12,9 +11,8 @@ namespace {
 
 constexpr int max_k_chunk = 256;  // 32 unrolled 16-byte loads per column and step
 constexpr int max_split_k = 256;
-constexpr int max_accumulators = 256;     // f32 accumulators per thread (m_tile x its columns)
-constexpr int max_b_registers = 128;      // registers of B one step loads per thread
-constexpr int max_tc_accumulators = 128;  // skinny_tc: f32 accumulators per thread
+constexpr int max_accumulators = 256;  // f32 accumulators per thread (m_tile x its columns)
+constexpr int max_b_registers = 128;   // registers of B one step loads per thread
 constexpr long long static_smem_limit = 48 * 1024;
 constexpr long long max_grid_x = std::numeric_limits<int>::max();
 constexpr long long max_grid_yz = 65535;
@@ -60,77 +58,19 @@ long long smem_of(const gemm_config& c, const mapping& m) {
   return partials + 4;
 }
 
-// skinny_tc<>: warps per column group (W / G) and the registers of one step.
-struct tc_mapping {
-  int warps = 0;
-  int group_warps = 0;
-  int col_tiles_per_warp = 0;
-  long long b_regs = 0, acc_regs = 0;
-};
+}  // namespace
 
-tc_mapping tc_map_of(const gemm_config& c) {
-  tc_mapping m;
-  m.warps = c.threads / 32;
-  const int col_tiles = c.block_n / 16;
-  const int groups = col_tiles < m.warps ? col_tiles : m.warps;
-  m.group_warps = m.warps / groups;
-  m.col_tiles_per_warp = col_tiles / groups;
-  m.b_regs = 8ll * m.col_tiles_per_warp * (c.k_chunk / 8);
-  m.acc_regs = 4ll * m.col_tiles_per_warp * (c.m_tile / 8);
-  return m;
-}
-
-// Static shared memory of a skinny_tc block: the partials when warps or blocks split K, a flag.
-long long tc_smem_of(const gemm_config& c, const tc_mapping& m) {
-  const bool staged = m.group_warps > 1 || c.split_k > 1;
-  return (staged ? 4ll * m.group_warps * c.m_tile * static_cast<long long>(c.block_n) : 4) + 4;
-}
-
-std::string check_common(const gemm_config& c) {
+std::string check_skinny(const gemm_config& c) {
+  if (c.fam != family::skinny) return "not a skinny configuration";
   if (std::string bad = check_dtypes(c); !bad.empty()) return bad;
   if (c.threads < 32 || c.threads % 32 != 0) return "threads " + str(c.threads) + " is not a positive multiple of 32";
   if (c.threads > 1024) return "threads " + str(c.threads) + " > 1024";
+  if (c.m_tile < 1 || c.m_tile > 64) return "m_tile " + str(c.m_tile) + " outside 1..64";
   if (c.k_chunk < 8 || c.k_chunk % 8 != 0)
     return "k_chunk " + str(c.k_chunk) + " is not a positive multiple of 8 (one 16-byte load)";
   if (c.k_chunk > max_k_chunk) return "k_chunk " + str(c.k_chunk) + " > " + str(max_k_chunk);
   if (c.split_k < 1) return "split_k " + str(c.split_k) + " < 1";
   if (c.split_k > max_split_k) return "split_k " + str(c.split_k) + " > " + str(max_split_k);
-  return {};
-}
-
-long long smem_of_any(const gemm_config& c) {
-  return c.fam == family::skinny_tc ? tc_smem_of(c, tc_map_of(c)) : smem_of(c, map_of(c));
-}
-
-}  // namespace
-
-std::string check_skinny_tc(const gemm_config& c) {
-  if (c.fam != family::skinny_tc) return "not a skinny_tc configuration";
-  if (c.b != b_layout::col) return "skinny_tc reads column-major B (n x k) only";
-  if (std::string bad = check_common(c); !bad.empty()) return bad;
-  if (c.m_tile < 8 || c.m_tile > 64 || c.m_tile % 8 != 0) return "m_tile " + str(c.m_tile) + " is not 8, 16, ..., 64";
-  if (c.block_n < 16 || c.block_n % 16 != 0) return "block_n " + str(c.block_n) + " is not a positive multiple of 16";
-  const int warps = c.threads / 32, col_tiles = c.block_n / 16;
-  if (!divides(warps, col_tiles) && !divides(col_tiles, warps))
-    return "block_n / 16 = " + str(col_tiles) + " is neither a multiple nor a divisor of the " + str(warps) +
-           " warps of " + str(c.threads) + " threads";
-  const tc_mapping m = tc_map_of(c);
-  if (m.acc_regs > max_tc_accumulators)
-    return "m_tile " + str(c.m_tile) + " x " + str(16 * m.col_tiles_per_warp) +
-           " columns per warp = " + str(m.acc_regs) + " accumulators a thread > " + str(max_tc_accumulators);
-  if (m.b_regs > max_b_registers)
-    return "k_chunk " + str(c.k_chunk) + " x " + str(16 * m.col_tiles_per_warp) + " columns per warp loads " +
-           str(m.b_regs) + " registers of b a step > " + str(max_b_registers);
-  if (const long long smem = tc_smem_of(c, m); smem > static_smem_limit)
-    return "shared memory " + str(smem) + " bytes (" + str(m.group_warps) + " warps x m_tile " + str(c.m_tile) +
-           " x block_n " + str(c.block_n) + " f32 partials) > " + str(static_smem_limit);
-  return {};
-}
-
-std::string check_skinny(const gemm_config& c) {
-  if (c.fam != family::skinny) return "not a skinny configuration";
-  if (std::string bad = check_common(c); !bad.empty()) return bad;
-  if (c.m_tile < 1 || c.m_tile > 64) return "m_tile " + str(c.m_tile) + " outside 1..64";
   if (c.block_n < 1) return "block_n " + str(c.block_n) + " < 1";
 
   const int warps = c.threads / 32;
@@ -167,7 +107,7 @@ std::string check_skinny(const gemm_config& c) {
 }
 
 std::string plan_skinny(const gemm_config& c, int m, int n, int k, const device_limits& dev, launch_plan& out) {
-  if (std::string bad = c.fam == family::skinny_tc ? check_skinny_tc(c) : check_skinny(c); !bad.empty()) return bad;
+  if (std::string bad = check_skinny(c); !bad.empty()) return bad;
   if (m < 1) return "m " + str(m) + " < 1";
   if (n < 1) return "n " + str(n) + " < 1";
   if (k < 1) return "k " + str(k) + " < 1";
@@ -175,7 +115,8 @@ std::string plan_skinny(const gemm_config& c, int m, int n, int k, const device_
     return "k " + str(k) + " > " + str(std::numeric_limits<int>::max() - k_headroom) + " (32-bit offsets along k)";
   if (c.threads > dev.max_threads_per_block)
     return "block of " + str(c.threads) + " threads > device limit " + str(dev.max_threads_per_block);
-  const long long smem = smem_of_any(c);
+  const mapping map = map_of(c);
+  const long long smem = smem_of(c, map);
   if (dev.max_smem_per_block > 0 && smem > dev.max_smem_per_block)  // 0: not known (no device)
     return "shared memory " + str(smem) + " bytes > device limit " + str(dev.max_smem_per_block);
 

@@ -16,7 +16,6 @@ enum class family : int {
   mma = 0,     // tensor cores through mma.sync m16n8k16 + ldmatrix + multi-stage cp.async (sm_80+)
   skinny = 1,  // decode-sized M (1..64): bound by reading B, 16-byte loads, split-K over SMs
   wgmma = 2,   // Hopper's wgmma.mma_async fed by TMA, warp-specialized and persistent (sm_90a)
-  skinny_tc = 3,  // decode-sized M (1..64) on tensor cores: B read once straight into mma.sync fragments
 };
 
 // Every family, in enum order.
@@ -32,7 +31,7 @@ bool parse_b_layout(std::string_view s, b_layout& out) noexcept;
 
 // Tunable parameters of a family, in the order they appear in names and templates.
 // mma:    block_m, block_n, block_k, warp_m, warp_n, stages, group_m, split_k
-// skinny, skinny_tc: block_n, threads, m_tile, k_chunk, split_k
+// skinny: block_n, threads, m_tile, k_chunk, split_k
 // wgmma:  block_m, block_n, stages, consumers, group_m
 std::vector<std::string_view> param_names(family f);
 // Parameters a sweep file may leave out (0 when absent), appended to names only when set.
@@ -50,9 +49,9 @@ struct gemm_config {
   int warp_m = 0, warp_n = 0;                 // warp tile (block_m % warp_m == 0, ...)
   int stages = 0;                             // pipeline depth: cp.async (mma) or TMA buffers (wgmma)
   int group_m = 0;                            // rasterization: block rows per swizzle group (1 = none)
-  // skinny (and skinny_tc)
+  // skinny
   int threads = 0;   // threads per block
-  int m_tile = 0;    // rows of A (and D) one block computes (1..64; skinny_tc 8, 16, ..., 64)
+  int m_tile = 0;    // rows of A (and D) one block computes (1..64)
   int k_chunk = 0;   // elements of K per thread per step (multiple of 8: one 16-byte load)
   // both
   int split_k = 1;   // K split over this many blocks, reduced in the workspace (1 = no split)
