@@ -69,42 +69,13 @@ bool make_tma_maps(const gemm_config& c, const gemm_args& args, gemm_tma& out) {
   return true;
 }
 
-namespace {
-
-// The kernel on clusters of plan.cluster_x blocks along x (thread-block clusters, sm_90).
-cudaError_t launch_clusters(const void* kernel, const launch_plan& plan, const gemm_args& args, const gemm_tma& maps,
-                            cudaStream_t stream) {
-  if (plan.smem_bytes > 48 * 1024)
-    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(plan.smem_bytes));
-        e != cudaSuccess)
-      return e;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(plan.grid_x, plan.grid_y, plan.grid_z);
-  config.blockDim = dim3(plan.block_x, 1, 1);
-  config.dynamicSmemBytes = plan.smem_bytes;
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = plan.cluster_x;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  void* params[] = {const_cast<gemm_args*>(&args), const_cast<gemm_tma*>(&maps)};
-  return cudaLaunchKernelExC(&config, kernel, params);
-}
-
-}  // namespace
-
 cudaError_t launch(const gemm_config& c, const void* kernel, const launch_plan& plan, const gemm_args& args,
                    cudaStream_t stream) {
   if (c.fam != family::wgmma) return launch(kernel, plan, args, stream);
   gemm_tma maps;
   if (!make_tma_maps(c, args, maps)) return cudaErrorInvalidValue;
-  if (plan.cluster_x > 1) return launch_clusters(kernel, plan, args, maps, stream);
-  return common::launch(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x, plan.smem_bytes, stream,
-                        args, maps);
+  return common::launch_clusters(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x, plan.smem_bytes,
+                                 plan.cluster_x, stream, args, maps);
 }
 
 }  // namespace cuop::kernels::gemm

@@ -1,5 +1,7 @@
 #include "cuop/kernels/groupnorm/launch.hpp"
 
+#include "cuop/kernels/common/launch.hpp"
+
 namespace cuop::kernels::groupnorm {
 
 namespace {
@@ -14,22 +16,7 @@ cudaError_t launch(const void* kernel, const launch_plan& plan, const groupnorm_
     const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (e != cudaSuccess) return e;
   }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(plan.grid_x, 1, 1);
-  config.blockDim = dim3(plan.block_x, 1, 1);
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  if (plan.cluster_x > 1) {
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = plan.cluster_x;
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-  }
-  groupnorm_args copy = args;
-  void* params[] = {&copy};
-  return cudaLaunchKernelExC(&config, kernel, params);
+  return common::launch_clusters(kernel, dim3(plan.grid_x, 1, 1), plan.block_x, 0, plan.cluster_x, stream, args);
 }
 
 }  // namespace cuop::kernels::groupnorm

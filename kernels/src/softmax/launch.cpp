@@ -60,11 +60,7 @@ cudaError_t query_limits(int device, const void* kernel, const softmax_config& c
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(cluster, 1, 1);
   config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
+  cudaLaunchAttribute attribute = common::cluster_attribute(cluster);
   config.attrs = &attribute;
   config.numAttrs = 1;
   int clusters = 0;
@@ -93,13 +89,7 @@ cudaError_t launch(const void* kernel, const launch_plan& plan, const softmax_ar
     attributes[count].val.cooperative = 1;
     ++count;
   }
-  if (plan.cluster_x > 1) {
-    attributes[count].id = cudaLaunchAttributeClusterDimension;
-    attributes[count].val.clusterDim.x = plan.cluster_x;
-    attributes[count].val.clusterDim.y = 1;
-    attributes[count].val.clusterDim.z = 1;
-    ++count;
-  }
+  if (plan.cluster_x > 1) attributes[count++] = common::cluster_attribute(plan.cluster_x);
   config.attrs = count > 0 ? attributes : nullptr;
   config.numAttrs = count;
   softmax_args copy = args;

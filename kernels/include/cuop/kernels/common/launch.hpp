@@ -29,12 +29,23 @@ inline cudaError_t query_sm(int device, int& sm, int& sm_count) {
   return cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
 }
 
+// The launch attribute of thread-block clusters of cluster_x blocks along x.
+inline cudaLaunchAttribute cluster_attribute(unsigned cluster_x) {
+  cudaLaunchAttribute a{};
+  a.id = cudaLaunchAttributeClusterDimension;
+  a.val.clusterDim.x = cluster_x;
+  a.val.clusterDim.y = 1;
+  a.val.clusterDim.z = 1;
+  return a;
+}
+
 // Launches `kernel` (a __global__ function taking Args... by value, or a cudaKernel_t cast to a
-// pointer) on a grid of block_x-thread blocks; raises its dynamic shared memory limit first when
-// it needs more than the default 48 KiB.
+// pointer) on a grid of block_x-thread blocks, in thread-block clusters of cluster_x blocks along
+// x when cluster_x > 1; raises its dynamic shared memory limit first when it needs more than the
+// default 48 KiB.
 template <typename... Args>
-cudaError_t launch(const void* kernel, dim3 grid, unsigned block_x, std::size_t smem_bytes,
-                   cudaStream_t stream, const Args&... args) {
+cudaError_t launch_clusters(const void* kernel, dim3 grid, unsigned block_x, std::size_t smem_bytes,
+                            unsigned cluster_x, cudaStream_t stream, const Args&... args) {
   if (smem_bytes > 48 * 1024) {
     const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(smem_bytes));
@@ -45,8 +56,20 @@ cudaError_t launch(const void* kernel, dim3 grid, unsigned block_x, std::size_t 
   config.blockDim = dim3(block_x, 1, 1);
   config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
+  cudaLaunchAttribute attribute = cluster_attribute(cluster_x);
+  if (cluster_x > 1) {
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
   void* params[] = {const_cast<void*>(static_cast<const void*>(&args))...};
   return cudaLaunchKernelExC(&config, kernel, params);
+}
+
+// The same without clusters.
+template <typename... Args>
+cudaError_t launch(const void* kernel, dim3 grid, unsigned block_x, std::size_t smem_bytes,
+                   cudaStream_t stream, const Args&... args) {
+  return launch_clusters(kernel, grid, block_x, smem_bytes, 1u, stream, args...);
 }
 
 }  // namespace cuop::kernels::common
