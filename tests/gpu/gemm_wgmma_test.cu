@@ -9,9 +9,11 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "cuop/kernels/common/launch.hpp"
 #include "cuop/kernels/gemm/family.hpp"
 #include "cuop/kernels/gemm/launch.hpp"
 #include "cuop/kernels/gemm/wgmma.cuh"
@@ -66,6 +68,20 @@ void check_config(const kg::gemm_config& cfg) {
   ASSERT_EQ(plan.smem_bytes, static_cast<std::size_t>(K::smem_bytes));
   h.run_cases(shapes, layouts);
   if (testing::Test::HasFatalFailure()) return;
+  if (cfg.cluster > 1) {  // launch() caps the persistent grid at the clusters that fit at once
+    cudaLaunchConfig_t lc{};
+    lc.gridDim = dim3(plan.grid_x, 1, 1);
+    lc.blockDim = dim3(plan.block_x, 1, 1);
+    lc.dynamicSmemBytes = plan.smem_bytes;
+    cudaLaunchAttribute attribute = cuop::kernels::common::cluster_attribute(plan.cluster_x);
+    lc.attrs = &attribute;
+    lc.numAttrs = 1;
+    int clusters = 0;
+    CUOP_CUDA_ASSERT(cudaOccupancyMaxActiveClusters(&clusters, &entry<K>, &lc));
+    EXPECT_GT(clusters, 0);
+    std::printf("%s: %d clusters of %u resident on %d SMs\n", kg::instance_name(cfg).c_str(), clusters, plan.cluster_x,
+                h.dev.sm_count);
+  }
   // Rows of A that are not 16-byte aligned: refused, nothing launched.
   const kg::gemm_args odd{reinterpret_cast<const void*>(256),
                           reinterpret_cast<const void*>(256),

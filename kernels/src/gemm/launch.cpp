@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "cuop/kernels/common/launch.hpp"
 #include "cuop/kernels/common/tensor_map.hpp"
@@ -69,12 +72,49 @@ bool make_tma_maps(const gemm_config& c, const gemm_args& args, gemm_tma& out) {
   return true;
 }
 
+namespace {
+
+// How many clusters of the planned kernel the current device runs at once (0: not known). The
+// plan's persistent grid assumes half the SMs; where the GPCs leave some SMs without a partner,
+// fewer fit, and the clusters past them would run as a second wave. Asked once per device,
+// kernel and shared memory size.
+unsigned resident_clusters(const void* kernel, const launch_plan& plan) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, const void*, std::size_t, unsigned>, unsigned> known;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return 0;
+  const auto key = std::make_tuple(device, kernel, plan.smem_bytes, plan.cluster_x);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = known.find(key); it != known.end()) return it->second;
+  if (plan.smem_bytes > 48 * 1024 && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                          static_cast<int>(plan.smem_bytes)) != cudaSuccess)
+    return 0;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(plan.grid_x, 1, 1);
+  config.blockDim = dim3(plan.block_x, 1, 1);
+  config.dynamicSmemBytes = plan.smem_bytes;
+  cudaLaunchAttribute attribute = common::cluster_attribute(plan.cluster_x);
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess || clusters < 0) clusters = 0;
+  known[key] = static_cast<unsigned>(clusters);
+  return static_cast<unsigned>(clusters);
+}
+
+}  // namespace
+
 cudaError_t launch(const gemm_config& c, const void* kernel, const launch_plan& plan, const gemm_args& args,
                    cudaStream_t stream) {
   if (c.fam != family::wgmma) return launch(kernel, plan, args, stream);
   gemm_tma maps;
   if (!make_tma_maps(c, args, maps)) return cudaErrorInvalidValue;
-  return common::launch_clusters(kernel, dim3(plan.grid_x, plan.grid_y, plan.grid_z), plan.block_x, plan.smem_bytes,
+  // A persistent grid: any number of whole clusters computes every tile.
+  unsigned grid_x = plan.grid_x;
+  if (plan.cluster_x > 1)
+    if (const unsigned most = resident_clusters(kernel, plan); most > 0 && grid_x > most * plan.cluster_x)
+      grid_x = most * plan.cluster_x;
+  return common::launch_clusters(kernel, dim3(grid_x, plan.grid_y, plan.grid_z), plan.block_x, plan.smem_bytes,
                                  plan.cluster_x, stream, args, maps);
 }
 
