@@ -132,9 +132,12 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const void* 
 }
 
 // One arrival on the mbarrier at `bar`, a shared::cluster address (common::map_shared): this
-// block's or a peer's.
+// block's or a peer's. The default semantics (release at CTA scope), not release at cluster
+// scope: what an arrival announces is that wgmma's reads of a stage are done (wait_group saw to
+// that), and this thread wrote nothing that a peer must see; a cluster-scope release would make
+// the warp wait until its earlier memory operations are visible to the whole cluster.
 __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar) {
-  CUOP_HOPPER_ASM("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
+  CUOP_HOPPER_ASM("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
 // The cluster's barrier for threads that may have diverged (no .aligned): every thread of every
