@@ -69,15 +69,9 @@ void check_config(const kg::gemm_config& cfg) {
   h.run_cases(shapes, layouts);
   if (testing::Test::HasFatalFailure()) return;
   if (cfg.cluster > 1) {  // launch() caps the persistent grid at the clusters that fit at once
-    cudaLaunchConfig_t lc{};
-    lc.gridDim = dim3(plan.grid_x, 1, 1);
-    lc.blockDim = dim3(plan.block_x, 1, 1);
-    lc.dynamicSmemBytes = plan.smem_bytes;
-    cudaLaunchAttribute attribute = cuop::kernels::common::cluster_attribute(plan.cluster_x);
-    lc.attrs = &attribute;
-    lc.numAttrs = 1;
     int clusters = 0;
-    CUOP_CUDA_ASSERT(cudaOccupancyMaxActiveClusters(&clusters, &entry<K>, &lc));
+    CUOP_CUDA_ASSERT(cuop::kernels::common::max_active_clusters(reinterpret_cast<const void*>(&entry<K>), plan.block_x,
+                                                                plan.smem_bytes, plan.cluster_x, clusters));
     EXPECT_GT(clusters, 0);
     std::printf("%s: %d clusters of %u resident on %d SMs\n", kg::instance_name(cfg).c_str(), clusters, plan.cluster_x,
                 h.dev.sm_count);

@@ -87,17 +87,16 @@ unsigned resident_clusters(const void* kernel, const launch_plan& plan) {
   const std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = known.find(key); it != known.end()) return it->second;
   if (plan.smem_bytes > 48 * 1024 && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                          static_cast<int>(plan.smem_bytes)) != cudaSuccess)
+                                                          static_cast<int>(plan.smem_bytes)) != cudaSuccess) {
+    (void)cudaGetLastError();  // launch_clusters sets it again and reports the failure
     return 0;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(plan.grid_x, 1, 1);
-  config.blockDim = dim3(plan.block_x, 1, 1);
-  config.dynamicSmemBytes = plan.smem_bytes;
-  cudaLaunchAttribute attribute = common::cluster_attribute(plan.cluster_x);
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  }
   int clusters = 0;
-  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess || clusters < 0) clusters = 0;
+  if (common::max_active_clusters(kernel, plan.block_x, plan.smem_bytes, plan.cluster_x, clusters) != cudaSuccess) {
+    (void)cudaGetLastError();  // a cap not known is no cap, and no error left for the caller's next check
+    clusters = 0;
+  }
+  if (clusters < 0) clusters = 0;
   known[key] = static_cast<unsigned>(clusters);
   return static_cast<unsigned>(clusters);
 }

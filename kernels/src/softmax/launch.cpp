@@ -57,14 +57,8 @@ cudaError_t query_limits(int device, const void* kernel, const softmax_config& c
   const auto cluster = static_cast<unsigned>(c.cluster);
   e = allow_cluster(kernel, cluster);
   if (e != cudaSuccess) return e;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(cluster, 1, 1);
-  config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-  cudaLaunchAttribute attribute = common::cluster_attribute(cluster);
-  config.attrs = &attribute;
-  config.numAttrs = 1;
   int clusters = 0;
-  e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+  e = common::max_active_clusters(kernel, static_cast<unsigned>(threads), 0, cluster, clusters);
   if (e != cudaSuccess) return e;
   out.max_active_clusters = clusters > 0 ? clusters : -1;
   return cudaSuccess;

@@ -39,6 +39,20 @@ inline cudaLaunchAttribute cluster_attribute(unsigned cluster_x) {
   return a;
 }
 
+// How many clusters of cluster_x blocks of `kernel` (block_x threads, smem_bytes of dynamic shared
+// memory, whose limit the caller raised first where it needs to) the current device runs at once.
+inline cudaError_t max_active_clusters(const void* kernel, unsigned block_x, std::size_t smem_bytes,
+                                       unsigned cluster_x, int& out) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(cluster_x, 1, 1);
+  config.blockDim = dim3(block_x, 1, 1);
+  config.dynamicSmemBytes = smem_bytes;
+  cudaLaunchAttribute attribute = cluster_attribute(cluster_x);
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaOccupancyMaxActiveClusters(&out, kernel, &config);
+}
+
 // Launches `kernel` (a __global__ function taking Args... by value, or a cudaKernel_t cast to a
 // pointer) on a grid of block_x-thread blocks, in thread-block clusters of cluster_x blocks along
 // x when cluster_x > 1; raises its dynamic shared memory limit first when it needs more than the
