@@ -1,7 +1,8 @@
 // The softmax kernel families, instantiated directly with nvcc, planned with plan_launch,
 // launched with launch() and checked against the reference on awkward shapes: tiny and odd
 // column counts, one row and 65537 rows, misaligned pointers, strides wider than the row, and
-// rows in which whole per-thread or per-block segments are -inf. Outputs are poisoned with NaN
+// rows in which whole per-thread or per-block segments are -inf (row_tile also on rows of odd
+// lengths at many rows: tiles that start anywhere on the vector grid). Outputs are poisoned with NaN
 // first, and the padding between rows must still hold it afterwards. cluster_row needs sm_90:
 // its tests skip, saying so, on older devices.
 #include <cuda_bf16.h>
@@ -20,6 +21,7 @@
 #include "cuop/kernels/softmax/cluster_row.cuh"
 #include "cuop/kernels/softmax/family.hpp"
 #include "cuop/kernels/softmax/launch.hpp"
+#include "cuop/kernels/softmax/row_tile.cuh"
 #include "cuop/kernels/softmax/split_row.cuh"
 #include "cuop/kernels/softmax/warp_row.cuh"
 #include "cuop/reference/softmax_reference.hpp"
@@ -118,8 +120,9 @@ struct harness {
       }
     } else {
       ASSERT_EQ(why.empty(), sh.cols <= held) << why;
-      if (why.empty() && cfg.persistent == 0) {  // one block per row group, not the resident cap
-        const long long per_block = cfg.fam == ks::family::warp_row ? cfg.rows_per_block : 1;
+      // One block per row group, not the resident cap (row_tile always).
+      if (why.empty() && (cfg.persistent == 0 || cfg.fam == ks::family::row_tile)) {
+        const long long per_block = cfg.fam == ks::family::block_row ? 1 : cfg.rows_per_block;
         ASSERT_EQ(plan.grid_x, static_cast<unsigned>((sh.rows + per_block - 1) / per_block));
       }
     }
@@ -210,12 +213,14 @@ void prepare(const ks::softmax_config& cfg, ks::device_limits& dev) {
 }
 
 template <typename K>
-void check_family(ks::softmax_config cfg) {
+void check_family(ks::softmax_config cfg, const std::vector<shape>& more = {}) {
   harness h{cfg, reinterpret_cast<const void*>(&entry<K>), {}};
   prepare<K>(cfg, h.dev);
   if (testing::Test::HasFatalFailure() || testing::Test::IsSkipped()) return;
   const int repeats = cfg.fam == ks::family::split_row ? 2 : 1;  // the workspace must self-reset
-  for (const shape& sh : shapes) {
+  std::vector<shape> all = shapes;
+  all.insert(all.end(), more.begin(), more.end());
+  for (const shape& sh : all) {
     // Keep each case moderate: many rows only with short rows.
     if (sh.rows > 1000 && sh.cols > 128) continue;
     for (const layout& lo : layouts) {
@@ -278,6 +283,12 @@ ks::softmax_config warp_cfg(cuop::dtype t, int vec, int tpr, int rpb, int chunks
   return c;
 }
 
+ks::softmax_config tile_cfg(cuop::dtype t, int vec, int tpr, int rpb, int chunks) {
+  ks::softmax_config c = warp_cfg(t, vec, tpr, rpb, chunks);
+  c.fam = ks::family::row_tile;
+  return c;
+}
+
 ks::softmax_config block_cfg(ks::family f, cuop::dtype t, int vec, int threads, int chunks) {
   ks::softmax_config c;
   c.fam = f;
@@ -316,6 +327,21 @@ CUOP_WARP_TEST(bf16_v8_t16_r8_c1, __nv_bfloat16, dtype::bf16, 8, 16, 8, 1)
 CUOP_WARP_TEST(bf16_v2_t4_r32_c1, __nv_bfloat16, dtype::bf16, 2, 4, 32, 1)
 CUOP_WARP_TEST(f32_v1_t1_r128_c4, float, dtype::f32, 1, 1, 128, 4)
 CUOP_WARP_TEST(f16_v8_t32_r1_c17, __half, dtype::f16, 8, 32, 1, 17)
+
+// row_tile: rows of odd lengths, many of them, so that tiles start at every offset from the
+// vector grid (their rows stay short: a case with many rows skips rows over 128 columns).
+const std::vector<shape> odd_rows = {{4099, 77}, {1025, 97}, {3001, 5}, {999, 33}, {515, 127}};
+#define CUOP_TILE_TEST(NAME, T, DT, V, TPR, RPB, C)                                        \
+  TEST(sm80_softmax_row_tile, NAME) {                                                      \
+    CUOP_REQUIRE_GPU();                                                                    \
+    check_family<ks::row_tile<T, V, TPR, RPB, C>>(tile_cfg(DT, V, TPR, RPB, C), odd_rows); \
+  }
+CUOP_TILE_TEST(f16_v8_t8_r32_c16, __half, dtype::f16, 8, 8, 32, 16)
+CUOP_TILE_TEST(bf16_v8_t1_r128_c8, __nv_bfloat16, dtype::bf16, 8, 1, 128, 8)
+CUOP_TILE_TEST(bf16_v4_t32_r8_c32, __nv_bfloat16, dtype::bf16, 4, 32, 8, 32)
+CUOP_TILE_TEST(f32_v4_t4_r64_c32, float, dtype::f32, 4, 4, 64, 32)
+CUOP_TILE_TEST(f32_v1_t2_r64_c4, float, dtype::f32, 1, 2, 64, 4)
+CUOP_TILE_TEST(f16_v2_t16_r4_c8, __half, dtype::f16, 2, 16, 4, 8)
 
 CUOP_BLOCK_TEST(block_row, f32_v4_b128_c2, float, dtype::f32, 4, 128, 2)
 CUOP_BLOCK_TEST(block_row, f16_v8_b256_c2, __half, dtype::f16, 8, 256, 2)
@@ -429,6 +455,13 @@ CUOP_CLUSTER_TEST(f32_v1_b32_c1_k8, float, dtype::f32, 1, 32, 1, 8)
 TEST(sm80_softmax_warp_row, neg_inf_segment) {
   CUOP_REQUIRE_GPU();
   check_neg_inf_segment<ks::warp_row<float, 4, 32, 4, 8>>(warp_cfg(dtype::f32, 4, 32, 4, 8), {129, 200}, 0, 128);
+}
+TEST(sm80_softmax_row_tile, neg_inf_segment) {
+  CUOP_REQUIRE_GPU();
+  // Lane t of a row's 32 holds columns t, t + 32 and t + 64 (of 77): with columns 0..63 -inf,
+  // lanes 13 to 31 hold only -inf.
+  check_neg_inf_segment<ks::row_tile<float, 4, 32, 8, 4>>(tile_cfg(dtype::f32, 4, 32, 8, 4), {333, 77}, 0, 64);
+  check_all_neg_inf_rows_finish<ks::row_tile<float, 4, 32, 8, 4>>(tile_cfg(dtype::f32, 4, 32, 8, 4), 9, 77);
 }
 TEST(sm80_softmax_block_row, neg_inf_segment) {
   CUOP_REQUIRE_GPU();

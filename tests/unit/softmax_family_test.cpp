@@ -1,5 +1,5 @@
 // Host-side description of the softmax families: names, parameters, checks and launch planning,
-// for cluster_row in particular (no GPU needed).
+// for cluster_row and row_tile in particular (no GPU needed).
 #include <gtest/gtest.h>
 
 #include "cuop/kernels/softmax/family.hpp"
@@ -266,3 +266,70 @@ TEST(softmax_family, split_row_persistent_0_is_one_block_per_row_segment) {
 }
 
 }  // namespace
+
+namespace {
+
+ks::softmax_config tile_cfg(dtype t, int vec, int tpr, int rpb, int chunks) {
+  ks::softmax_config c;
+  c.fam = ks::family::row_tile;
+  c.type = t;
+  c.vec = vec;
+  c.threads_per_row = tpr;
+  c.rows_per_block = rpb;
+  c.chunks = chunks;
+  return c;
+}
+
+}  // namespace
+
+TEST(softmax_family, row_tile_names_and_parameters) {
+  const auto c = tile_cfg(dtype::bf16, 8, 8, 32, 16);
+  EXPECT_EQ(ks::check_config(c), "");
+  EXPECT_EQ(ks::instance_name(c), "softmax_bf16_row_tile_vec8_rowthreads8_blockrows32_chunks16");
+  EXPECT_EQ(ks::template_name(c), "cuop::kernels::softmax::row_tile<__nv_bfloat16, 8, 8, 32, 16>");
+  EXPECT_EQ(ks::header_of(ks::family::row_tile), "cuop/kernels/softmax/row_tile.cuh");
+  EXPECT_EQ(ks::param_names(ks::family::row_tile),
+            (std::vector<std::string_view>{"vec", "threads_per_row", "rows_per_block", "chunks"}));
+  EXPECT_TRUE(ks::optional_param_names(ks::family::row_tile).empty());
+  ks::family f{};
+  ASSERT_TRUE(ks::parse_family("row_tile", f));
+  EXPECT_EQ(f, ks::family::row_tile);
+  EXPECT_EQ(ks::min_sm(ks::family::row_tile), 80);
+  EXPECT_EQ(ks::cols_per_owner(c), 8 * 16);  // chunks count elements, not vectors
+  EXPECT_EQ(ks::threads_per_block(c), 256);
+  EXPECT_EQ(ks::dynamic_smem_bytes(c), 0);
+
+  ks::softmax_config p;
+  p.fam = ks::family::row_tile;
+  EXPECT_TRUE(ks::set_param(p, "rows_per_block", 64));
+  EXPECT_EQ(ks::get_param(p, "rows_per_block"), 64);
+  EXPECT_FALSE(ks::set_param(p, "persistent", 0));
+  EXPECT_FALSE(ks::set_param(p, "block_threads", 256));
+}
+
+TEST(softmax_family, row_tile_checks_its_vectors_and_tile) {
+  EXPECT_EQ(ks::check_config(tile_cfg(dtype::f16, 1, 8, 32, 16)), "row_tile: vec 1 is narrower than 4 bytes");
+  EXPECT_EQ(ks::check_config(tile_cfg(dtype::f32, 1, 8, 32, 16)), "");
+  // The tile: rows x lanes x chunks elements and 2 vectors of slack; 8 x 32 x 47 + 8 floats fit.
+  EXPECT_EQ(ks::check_config(tile_cfg(dtype::f32, 4, 32, 8, 47)), "");
+  EXPECT_EQ(ks::check_config(tile_cfg(dtype::f32, 4, 32, 8, 48)),
+            "row_tile: a tile of 49184 bytes > 49152 bytes of static shared memory");
+  auto persistent0 = tile_cfg(dtype::f32, 4, 8, 32, 16);
+  persistent0.persistent = 0;
+  EXPECT_EQ(ks::check_config(persistent0), "persistent applies to warp_row, block_row and split_row only");
+  EXPECT_EQ(ks::check_config(tile_cfg(dtype::f32, 4, 3, 32, 16)), "threads_per_row 3 must be a power of two <= 32");
+}
+
+TEST(softmax_family, row_tile_plan_is_one_block_per_tile) {
+  const auto c = tile_cfg(dtype::f16, 8, 8, 32, 16);
+  ks::launch_plan p;
+  ASSERT_EQ(ks::plan_launch(c, 100003, 77, limits(90, 132, 1056), p), "");
+  EXPECT_EQ(p.grid_x, (100003u + 31) / 32);
+  EXPECT_EQ(p.block_x, 256u);
+  EXPECT_EQ(p.smem_bytes, 0u);
+  EXPECT_FALSE(p.cooperative);
+  EXPECT_EQ(p.cluster_x, 1u);
+  EXPECT_EQ(ks::plan_launch(c, 10, 129, limits(90, 132, 1056), p), "cols 129 > 128 held per row");
+  EXPECT_EQ(ks::plan_launch(c, 10, 128, limits(90, 132, 1056), p), "");
+  EXPECT_EQ(p.grid_x, 1u);
+}

@@ -234,7 +234,7 @@ TEST(registry, softmax_families_and_dims) {
   ASSERT_NE(op, nullptr);
   EXPECT_EQ(op->problem_dims, (std::vector<std::string>{"rows", "cols"}));
   EXPECT_EQ(op->family_names(),
-            (std::vector<std::string>{"warp_row", "block_row", "split_row", "cluster_row", "custom"}));
+            (std::vector<std::string>{"warp_row", "block_row", "split_row", "cluster_row", "row_tile", "custom"}));
   EXPECT_TRUE(op->find_family("custom")->user_source);  // the sweep file's own kernel
   EXPECT_EQ(op->find_family("custom")->params, std::vector<std::string>{"block_threads"});
   EXPECT_FALSE(op->find_family("block_row")->user_source);

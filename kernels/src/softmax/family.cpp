@@ -22,9 +22,9 @@ bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 int* field(softmax_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
   if (name == "chunks") return &c.chunks;
-  if (name == "persistent" && c.fam != family::cluster_row) return &c.persistent;
+  if (name == "persistent" && c.fam != family::cluster_row && c.fam != family::row_tile) return &c.persistent;
   if (name == "smem_chunks" && (c.fam == family::block_row || c.fam == family::split_row)) return &c.smem_chunks;
-  if (c.fam == family::warp_row) {
+  if (c.fam == family::warp_row || c.fam == family::row_tile) {
     if (name == "threads_per_row") return &c.threads_per_row;
     if (name == "rows_per_block") return &c.rows_per_block;
   } else if (name == "block_threads") {
@@ -56,6 +56,20 @@ long long resident_clusters(const device_limits& dev) {
   return std::numeric_limits<int>::max();
 }
 
+// row_tile's own limits: whole-word vectors (the tile moves in 4-, 8- or 16-byte accesses) and
+// a tile (row_tile.cuh: every row's elements and one vector of slack at each end) that fits the
+// 48 KiB of static shared memory.
+std::string check_row_tile(const softmax_config& c) {
+  const long long vec_bytes = static_cast<long long>(c.vec) * static_cast<long long>(size_of(c.type));
+  if (vec_bytes < 4) return "row_tile: vec " + std::to_string(c.vec) + " is narrower than 4 bytes";
+  const long long tile_bytes = (static_cast<long long>(c.rows_per_block) * c.threads_per_row * c.chunks + 2LL * c.vec) *
+                               static_cast<long long>(size_of(c.type));
+  if (tile_bytes > default_smem_per_block)
+    return "row_tile: a tile of " + std::to_string(tile_bytes) + " bytes > " + std::to_string(default_smem_per_block) +
+           " bytes of static shared memory";
+  return {};
+}
+
 }  // namespace
 
 std::string_view name_of(family f) noexcept {
@@ -64,6 +78,7 @@ std::string_view name_of(family f) noexcept {
     case family::block_row: return "block_row";
     case family::split_row: return "split_row";
     case family::cluster_row: return "cluster_row";
+    case family::row_tile: return "row_tile";
   }
   return "?";
 }
@@ -73,13 +88,13 @@ bool parse_family(std::string_view s, family& out) noexcept {
 }
 
 std::vector<family> all_families() {
-  return {family::warp_row, family::block_row, family::split_row, family::cluster_row};
+  return {family::warp_row, family::block_row, family::split_row, family::cluster_row, family::row_tile};
 }
 
 int min_sm(family f) noexcept { return f == family::cluster_row ? 90 : 80; }
 
 std::vector<std::string_view> param_names(family f) {
-  if (f == family::warp_row) return {"vec", "threads_per_row", "rows_per_block", "chunks"};
+  if (f == family::warp_row || f == family::row_tile) return {"vec", "threads_per_row", "rows_per_block", "chunks"};
   if (f == family::cluster_row) return {"vec", "block_threads", "chunks", "cluster"};
   return {"vec", "block_threads", "chunks"};
 }
@@ -99,11 +114,12 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept {
 }
 
 int threads_per_block(const softmax_config& c) noexcept {
-  if (c.fam == family::warp_row) return c.threads_per_row * c.rows_per_block;
+  if (c.fam == family::warp_row || c.fam == family::row_tile) return c.threads_per_row * c.rows_per_block;
   return c.block_threads;
 }
 
 long long cols_per_owner(const softmax_config& c) noexcept {
+  if (c.fam == family::row_tile) return static_cast<long long>(c.threads_per_row) * c.chunks;
   const long long lanes = c.fam == family::warp_row ? c.threads_per_row : c.block_threads;
   return static_cast<long long>(c.vec) * lanes * (c.chunks + c.smem_chunks);
 }
@@ -121,7 +137,7 @@ std::string check_config(const softmax_config& c) {
   if (c.chunks < 1 || c.chunks > max_chunks)
     return "chunks " + std::to_string(c.chunks) + " outside 1.." + std::to_string(max_chunks);
   if (c.persistent != 0 && c.persistent != 1) return "persistent " + std::to_string(c.persistent) + " is not 0 or 1";
-  if (c.persistent != 1 && c.fam == family::cluster_row)
+  if (c.persistent != 1 && (c.fam == family::cluster_row || c.fam == family::row_tile))
     return "persistent applies to warp_row, block_row and split_row only";
   if (c.smem_chunks < 0 || c.smem_chunks > max_chunks)
     return "smem_chunks " + std::to_string(c.smem_chunks) + " outside 0.." + std::to_string(max_chunks);
@@ -129,18 +145,22 @@ std::string check_config(const softmax_config& c) {
     return "smem_chunks applies to block_row and split_row only";
   if (c.smem_chunks != 0 && c.persistent != 0)
     return "smem_chunks needs persistent 0 (one block per row or row segment)";
-  if (c.fam == family::warp_row) {
+  if (c.fam == family::warp_row || c.fam == family::row_tile) {
     if (!is_pow2(c.threads_per_row) || c.threads_per_row > 32)
       return "threads_per_row " + std::to_string(c.threads_per_row) + " must be a power of two <= 32";
     if (c.rows_per_block < 1) return "rows_per_block " + std::to_string(c.rows_per_block) + " < 1";
+    if (c.fam == family::row_tile) {
+      if (const std::string bad = check_row_tile(c); !bad.empty()) return bad;
+    }
   } else if (c.fam == family::cluster_row) {
     if (c.cluster != 2 && c.cluster != 4 && c.cluster != 8 && c.cluster != 16)
       return "cluster " + std::to_string(c.cluster) + " is not 2, 4, 8 or 16";
   } else if (c.fam != family::block_row && c.fam != family::split_row) {
     return "unknown family";
   }
-  const long long threads =
-      c.fam == family::warp_row ? static_cast<long long>(c.threads_per_row) * c.rows_per_block : c.block_threads;
+  const long long threads = c.fam == family::warp_row || c.fam == family::row_tile
+                                ? static_cast<long long>(c.threads_per_row) * c.rows_per_block
+                                : c.block_threads;
   if (threads < 32 || threads % 32 != 0)
     return "block of " + std::to_string(threads) + " threads is not a multiple of 32";
   if (threads > 1024) return "block of " + std::to_string(threads) + " threads > 1024";
@@ -307,7 +327,7 @@ std::string instance_name(const softmax_config& c) {
   n += '_';
   n += name_of(c.fam);
   n += "_vec" + std::to_string(c.vec);
-  if (c.fam == family::warp_row)
+  if (c.fam == family::warp_row || c.fam == family::row_tile)
     n += "_rowthreads" + std::to_string(c.threads_per_row) + "_blockrows" + std::to_string(c.rows_per_block);
   else n += "_threads" + std::to_string(c.block_threads);
   n += "_chunks" + std::to_string(c.chunks);
@@ -323,7 +343,7 @@ std::string template_name(const softmax_config& c) {
   n += '<';
   n += device_type_of(c.type);
   n += ", " + std::to_string(c.vec);
-  if (c.fam == family::warp_row)
+  if (c.fam == family::warp_row || c.fam == family::row_tile)
     n += ", " + std::to_string(c.threads_per_row) + ", " + std::to_string(c.rows_per_block);
   else n += ", " + std::to_string(c.block_threads);
   n += ", " + std::to_string(c.chunks);
@@ -339,6 +359,7 @@ std::string_view header_of(family f) noexcept {
     case family::block_row: return "cuop/kernels/softmax/block_row.cuh";
     case family::split_row: return "cuop/kernels/softmax/split_row.cuh";
     case family::cluster_row: return "cuop/kernels/softmax/cluster_row.cuh";
+    case family::row_tile: return "cuop/kernels/softmax/row_tile.cuh";
   }
   return "";
 }
@@ -367,7 +388,12 @@ std::string plan_launch(const softmax_config& c, long long rows, long long cols,
   p.block_x = static_cast<unsigned>(threads);
   p.smem_bytes = static_cast<std::size_t>(smem);
   p.smem_opt_in = needs_smem_opt_in(smem, dev.static_smem);
-  if (c.fam == family::warp_row || c.fam == family::block_row) {
+  if (c.fam == family::row_tile) {
+    if (cols > held) return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";
+    p.grid_x = static_cast<unsigned>(std::min((rows + c.rows_per_block - 1) / c.rows_per_block, max_grid));
+    if ((rows + c.rows_per_block - 1) / c.rows_per_block > max_grid)
+      return std::to_string(rows) + " rows need more than " + std::to_string(max_grid) + " blocks";
+  } else if (c.fam == family::warp_row || c.fam == family::block_row) {
     if (cols > held) return "cols " + std::to_string(cols) + " > " + std::to_string(held) + " held per row";
     const long long groups = c.fam == family::warp_row ? (rows + c.rows_per_block - 1) / c.rows_per_block : rows;
     const long long cap = c.persistent ? resident_blocks(dev, threads) : max_grid;

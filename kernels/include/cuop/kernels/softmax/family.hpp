@@ -18,6 +18,7 @@ enum class family : int {
   block_row = 1,  // one block per row, row in registers, single pass, medium rows
   split_row = 2,  // SPLITS co-resident blocks per row (cooperative launch), rows of 100k+ columns
   cluster_row = 3,  // the CLUSTER blocks of a thread-block cluster per row (sm_90+), long rows
+  row_tile = 4,     // ROWS_PER_BLOCK whole rows staged in shared memory, short rows of any length
 };
 
 std::string_view name_of(family f) noexcept;
@@ -31,6 +32,7 @@ int min_sm(family f) noexcept;
 
 // The tunable parameters of a family, in the order they appear in names and templates.
 // warp_row:  vec, threads_per_row, rows_per_block, chunks
+// row_tile:  vec, threads_per_row, rows_per_block, chunks (elements, not vectors, a lane)
 // block_row: vec, block_threads, chunks
 // split_row: vec, block_threads, chunks
 // cluster_row: vec, block_threads, chunks, cluster
@@ -45,11 +47,12 @@ std::vector<std::string_view> optional_param_names(family f);
 struct softmax_config {
   family fam = family::block_row;
   dtype type = dtype::f32;
-  int vec = 1;              // elements per vector access (1, 2, 4, 8; 16 bytes max)
-  int threads_per_row = 0;  // warp_row
-  int rows_per_block = 0;   // warp_row
+  int vec = 1;              // elements per vector access (1, 2, 4, 8; 16 bytes max; row_tile: 4,
+                            // 8 or 16 bytes)
+  int threads_per_row = 0;  // warp_row, row_tile
+  int rows_per_block = 0;   // warp_row, row_tile
   int block_threads = 0;    // block_row, split_row, cluster_row
-  int chunks = 1;           // vectors per thread held in registers
+  int chunks = 1;           // vectors per thread held in registers (row_tile: elements)
   int cluster = 0;          // cluster_row: blocks per cluster (2, 4, 8 or 16)
   int persistent = 1;       // warp_row, block_row, split_row: 1 grid capped at the resident
                             // blocks, 0 one block per row group or row segment (launch_plan)
@@ -80,13 +83,13 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept;
 softmax_config default_config(dtype t, long long rows, long long cols) noexcept;
 std::vector<softmax_config> default_configs(dtype t);
 
-// Threads per block of the configuration (warp_row: threads_per_row * rows_per_block).
+// Threads per block of the configuration (warp_row, row_tile: threads_per_row * rows_per_block).
 int threads_per_block(const softmax_config& c) noexcept;
 
 // Dynamic shared memory a launch of c needs, in bytes (block_row's smem_chunks; else 0).
 long long dynamic_smem_bytes(const softmax_config& c) noexcept;
 
-// Columns one row-owner holds, registers and shared memory (warp_row: per row; block_row: per block;
+// Columns one row-owner holds, registers and shared memory (warp_row, row_tile: per row; block_row: per block;
 // split_row: per block, the row is split over ceil(cols / this) blocks; cluster_row: per block,
 // a row holds at most cluster times this).
 long long cols_per_owner(const softmax_config& c) noexcept;
@@ -149,7 +152,7 @@ struct launch_plan {
   unsigned cluster_x = 1;           // blocks per thread-block cluster along x; 1: no cluster
 };
 
-// Grid: warp_row and block_row stride over row groups. persistent == 1: grid_x is capped at the
+// Grid: row_tile: one block per ROWS_PER_BLOCK rows. warp_row and block_row stride over row groups. persistent == 1: grid_x is capped at the
 // resident blocks (dev.max_resident_blocks when > 0, else an estimate from sm_count, else
 // uncapped); persistent == 0: one block per group (up to 2^31 - 1 blocks).
 // split_row: SPLITS = ceil(cols / cols_per_owner) blocks per row, rejected when more than
