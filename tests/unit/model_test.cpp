@@ -237,9 +237,19 @@ TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
   // Enough rows to fill the GPU: the region sweeps' winners (configs/regions/softmax-grid.yaml).
   constexpr long long many = 1'000'000;
   EXPECT_EQ(rule(dtype::f16, many, 2), "softmax_f16_warp_row_vec2_rowthreads1_blockrows256_chunks1_persistent0");
-  EXPECT_EQ(rule(dtype::bf16, many, 7), "softmax_bf16_warp_row_vec8_rowthreads1_blockrows256_chunks1_persistent0");
-  EXPECT_EQ(rule(dtype::f16, many, 10), "softmax_f16_warp_row_vec2_rowthreads2_blockrows128_chunks4_persistent0");
-  EXPECT_EQ(rule(dtype::bf16, many, 22), "softmax_bf16_warp_row_vec2_rowthreads4_blockrows64_chunks4_persistent0");
+  // 16-bit rows of 5 to 64 columns off the 16-byte grid: whole rows staged in shared memory.
+  EXPECT_EQ(rule(dtype::bf16, many, 7), "softmax_bf16_row_tile_vec8_rowthreads1_blockrows128_chunks8");
+  EXPECT_EQ(rule(dtype::f16, many, 10), "softmax_f16_row_tile_vec8_rowthreads2_blockrows64_chunks8");
+  EXPECT_EQ(rule(dtype::bf16, many, 22), "softmax_bf16_row_tile_vec8_rowthreads4_blockrows32_chunks8");
+  EXPECT_EQ(rule(dtype::f16, many, 41), "softmax_f16_row_tile_vec8_rowthreads4_blockrows32_chunks16");
+  // ... but not on the grid (32), at 4 columns (one 8-byte vector a row), in f32, or in launches
+  // of fewer than 2^19 elements.
+  EXPECT_EQ(rule(dtype::bf16, many, 32), "softmax_bf16_warp_row_vec2_rowthreads4_blockrows64_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::f16, many, 4), "softmax_f16_warp_row_vec4_rowthreads1_blockrows256_chunks1_persistent0");
+  EXPECT_EQ(rule(dtype::bf16, 74898, 7), "softmax_bf16_warp_row_vec8_rowthreads1_blockrows256_chunks1_persistent0");
+  EXPECT_EQ(rule(dtype::bf16, 74899, 7), "softmax_bf16_row_tile_vec8_rowthreads1_blockrows128_chunks8");
+  EXPECT_EQ(rule(dtype::f16, 50000, 10), "softmax_f16_warp_row_vec2_rowthreads2_blockrows128_chunks4_persistent0");
+  EXPECT_EQ(rule(dtype::bf16, 20000, 22), "softmax_bf16_warp_row_vec2_rowthreads4_blockrows64_chunks4_persistent0");
   EXPECT_EQ(rule(dtype::f16, many, 66), "softmax_f16_warp_row_vec4_rowthreads8_blockrows32_chunks4_persistent0");
   EXPECT_EQ(rule(dtype::bf16, many, 165), "softmax_bf16_warp_row_vec4_rowthreads8_blockrows32_chunks8_persistent0");
   EXPECT_EQ(rule(dtype::f32, many, 60), "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks2_persistent0");

@@ -182,6 +182,11 @@ constexpr long long rule_max_segments = 128;
 constexpr long long rule_block_rows = 1024;
 // The longest row one block then holds, in 16-byte vectors (1024 threads with 16 each).
 constexpr long long rule_block_max_vectors = 1024 * 16;
+// row_tile for 16-bit rows of up to this many columns (rounded up to a power of two), when they
+// are off the 16-byte grid and longer than 8 bytes, from this many elements in all: below it the
+// launch is short enough that the staging's barriers cost more than the narrow accesses.
+constexpr long long rule_tile_max_cols = 64;
+constexpr long long rule_tile_min_elements = 1LL << 19;
 
 long long pow2_at_least(long long v) {
   long long p = 1;
@@ -211,6 +216,23 @@ void short_row_split(dtype t, long long pow2_cols, softmax_config& c) {
   c.threads_per_row = lanes;
 }
 
+// Short 16-bit rows that warp_row would read in narrow or misaligned accesses: every other row of
+// an odd length starts off the vector grid. row_tile stages rows_per_block rows as one aligned
+// range instead: up to 8 elements a lane (16 from 64 columns), 128-thread blocks.
+bool staged_short_rows(dtype t, long long rows, long long cols, long long pow2_cols) {
+  return size_of(t) == 2 && pow2_cols <= rule_tile_max_cols && cols % 8 != 0 && cols * 2 > 8 &&
+         rows * cols >= rule_tile_min_elements;
+}
+
+void row_tile_split(long long pow2_cols, softmax_config& c) {
+  c.fam = family::row_tile;
+  c.persistent = 1;  // row_tile has one grid: a block per tile
+  c.vec = 8;
+  c.chunks = static_cast<int>(pow2_cols <= 32 ? std::min(pow2_cols, 8LL) : 16);
+  c.threads_per_row = static_cast<int>(pow2_cols / c.chunks);
+  c.rows_per_block = 128 / c.threads_per_row;
+}
+
 // warp_row: too few rows for rule_min_threads get more lanes each (fewer chunks, then narrower
 // vectors, down to 4 bytes), in 128-thread blocks so that more blocks spread over the SMs.
 void spread_lanes(dtype t, long long rows, softmax_config& c, bool small_blocks = false) {
@@ -238,6 +260,10 @@ softmax_config default_config(dtype t, long long rows, long long cols) noexcept 
   const long long vectors = (cols + vec - 1) / vec;
   const long long pow2_cols = pow2_at_least(cols);
   if (pow2_cols <= (size_of(t) == 4 ? 128 : 256)) {
+    if (staged_short_rows(t, rows, cols, pow2_cols)) {
+      row_tile_split(pow2_cols, c);
+      return c;
+    }
     c.fam = family::warp_row;
     short_row_split(t, pow2_cols, c);
     spread_lanes(t, rows, c);
@@ -312,6 +338,9 @@ std::vector<softmax_config> default_configs(dtype t) {
   const long long vec = 16 / static_cast<long long>(size_of(t));
   for (long long cols = 1; cols <= 2048LL * 128 * 2 * vec * 16; cols *= 2)
     for (long long rows = 1; rows <= rule_min_threads * 2; rows *= 2) add(default_config(t, rows, cols));
+  // row_tile's short rows: one length off the vector grid for each power of two.
+  for (long long cols = 8; cols <= rule_tile_max_cols; cols *= 2)
+    add(default_config(t, rule_tile_min_elements, cols - 1));
   // block_row with shared memory sizes its shared part to the row: every even count, one row
   // length for each (each block size's longest row for it).
   for (const long long threads : {512LL, 1024LL})
