@@ -4,8 +4,10 @@
 Reads the raced trials of configs/regions/softmax-grid.yaml (h100-grid-trials.csv.xz: one H100
 run at ed2a060; raced-out configurations carry the median of their race samples) and prints, per
 region of the rule, the geometric mean of rule / best for the former rule (cols only) and for the
-rule of kernels/src/softmax/family.cpp, which `rule` below mirrors. The library's rule is the
-reference: tests/unit/model_test.cpp pins its names.
+rule of kernels/src/softmax/family.cpp, which `rule` below mirrors, except its row_tile line
+(short 16-bit rows off the vector grid): these trials have no row_tile, which
+lab/softmax/row-tile-probe.yaml measured apart. The library's rule is the reference:
+tests/unit/model_test.cpp pins its names.
 
 usage: lab/softmax/default_rule/fit.py [TRIALS.csv.xz]
 """

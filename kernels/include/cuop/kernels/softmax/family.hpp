@@ -68,7 +68,9 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept;
 
 // The default rule: the configuration the library runs for a dtype and shape when the dispatch
 // model has no confident choice, and the baseline the model is measured against (docs/dispatch.md,
-// "The softmax default rule"). Rows live in registers. Short rows (up to 128 f32 or 256 16-bit
+// "The softmax default rule"). 16-bit rows of 5 to 64 columns that are not a multiple of 8, 2^19
+// elements or more in all, are staged whole in row_tile (8 elements a lane, 16 from 33 columns,
+// 128-thread blocks). Otherwise rows live in registers. Short rows (up to 128 f32 or 256 16-bit
 // columns, rounded up to a power of two P) on 1 to 8 lanes of up to 8 narrow vectors (f32: 8
 // lanes of 16-byte vectors); then rows of up to 128 16-byte vectors on the fewest lanes (4 to 32)
 // that hold them in up to 8 vectors of 8 bytes a lane in 128-thread blocks (16-bit), or in 1 or
