@@ -51,11 +51,19 @@ TEST(transfer_cli, the_keys_validate_and_the_sweep_accepts_them) {
   EXPECT_EQ(v.out, file + ": ok (softmax op, 1 problems, 1 candidates, 1 points, 1 trials after constraints)\n");
   const auto s = run("sweep --validate-only --db " + (tmp / "x.db") + " --cache " + (tmp / "cache") + " " + file);
   EXPECT_EQ(s.code, 0) << s.err;
+  // A time budget, alone or beside a trial budget.
+  for (const std::string budget :
+       {"{seconds: 600}", "{fraction: 0.25, seconds: 90.5}", "{trials_per_problem: 3, seconds: 1}"}) {
+    write_file(file, head + "strategy: transfer\nbudget: " + budget + "\n");
+    const auto t = run("validate " + file);
+    EXPECT_EQ(t.code, 0) << budget << ": " << t.err;
+  }
 }
 
 TEST(transfer_cli, bad_keys_name_their_place) {
   expect_sweep_file_error(head + "strategy: transfer\n",
-                          "8:11: strategy \"transfer\" needs a \"budget\": {trials_per_problem: N} or {fraction: F}");
+                          "8:11: strategy \"transfer\" needs a \"budget\": {trials_per_problem: N}, {fraction: F} or "
+                          "{seconds: S}");
   expect_sweep_file_error(head + "budget: {fraction: 0.25}\n",
                           "8:1: \"budget\" applies to strategy \"transfer\" only (the file's strategy is "
                           "\"exhaustive\")");
@@ -69,8 +77,14 @@ TEST(transfer_cli, bad_keys_name_their_place) {
   expect_sweep_file_error(head + "strategy: transfer\nbudget: {fraction: 0.5, trials_per_problem: 3}\n",
                           "9:10: \"budget\" gives both \"trials_per_problem\" and \"fraction\": give one");
   expect_sweep_file_error(head + "strategy: transfer\nbudget: {}\n",
-                          "9:9: \"budget\" needs \"trials_per_problem\" (trials per problem) or \"fraction\" (of "
-                          "each problem's candidates)");
+                          "9:9: \"budget\" needs \"trials_per_problem\" (trials per problem), \"fraction\" (of "
+                          "each problem's candidates) or \"seconds\" (of measuring in all)");
+  expect_sweep_file_error(head + "strategy: transfer\nbudget: {seconds: 0}\n",
+                          "9:19: expected a number in (0, 604800] for \"seconds\", got \"0\"");
+  expect_sweep_file_error(head + "strategy: transfer\nbudget: {fraction: 0.5, seconds: 1e9}\n",
+                          "9:34: expected a number in (0, 604800] for \"seconds\", got \"1e9\"");
+  expect_sweep_file_error(head + "strategy: transfer\nbudget: {seconds: soon}\n",
+                          "9:19: expected a number for \"seconds\", got \"soon\"");
   expect_sweep_file_error(head + "strategy: transfer\nbudget: {fractoin: 0.5}\n",
                           "9:10: unknown key \"fractoin\" in \"budget\" (did you mean \"fraction\"?)");
   expect_sweep_file_error(head + "strategy: transfer\nbudget: 25%\n", "9:9: expected a map in \"budget\", got \"25%\"");

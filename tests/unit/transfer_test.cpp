@@ -318,6 +318,25 @@ TEST(transfer, sweep_file_keys_set_the_strategy) {
   EXPECT_EQ(params.budget.trials, 12u);
   EXPECT_EQ(params.budget.for_problem(100), 12u);
   EXPECT_EQ(params.seed, 18446744073709551615u);
+  const auto by_time = spec::parse(sweep_head + "strategy: transfer\nbudget: {seconds: 600}\n", "x.yaml");
+  EXPECT_DOUBLE_EQ(by_time.transfer.seconds, 600);
+  EXPECT_EQ(runner::transfer_params_of(by_time.transfer).budget.for_problem(37), 37u);  // time alone: all
+  const auto both = spec::parse(sweep_head + "strategy: transfer\nbudget: {fraction: 0.25, seconds: 60}\n", "x.yaml");
+  EXPECT_DOUBLE_EQ(both.transfer.seconds, 60);
+  EXPECT_EQ(runner::transfer_params_of(both.transfer).budget.for_problem(100), 25u);
+}
+
+TEST(transfer, a_time_budget_is_shared_over_the_problems_left) {
+  EXPECT_DOUBLE_EQ(strategy::time_share_s(600, 100, 1), 6);
+  EXPECT_DOUBLE_EQ(strategy::time_share_s(600, 100, 4), 24);  // four GPUs measure four problems at once
+  EXPECT_DOUBLE_EQ(strategy::time_share_s(600, 1, 1), 600);   // the last problem may take what is left
+  EXPECT_DOUBLE_EQ(strategy::time_share_s(600, 3, 8), 600);   // fewer problems than lanes
+  EXPECT_DOUBLE_EQ(strategy::time_share_s(600, 0, 1), 600);
+  EXPECT_DOUBLE_EQ(strategy::time_share_s(-5, 10, 1), 0);  // past the budget
+  EXPECT_TRUE(strategy::within_time(0, 100, 0));           // the first candidate (the baseline) always
+  EXPECT_TRUE(strategy::within_time(3, 5.9, 6));
+  EXPECT_FALSE(strategy::within_time(3, 6, 6));
+  EXPECT_FALSE(strategy::within_time(1, 0.1, 0));
 }
 
 TEST(transfer, sweep_file_errors_name_the_place) {
@@ -325,7 +344,8 @@ TEST(transfer, sweep_file_errors_name_the_place) {
     return test::error_of([&] { spec::parse(sweep_head + tail, "x.yaml"); });
   };
   EXPECT_EQ(error("strategy: transfer\n"),
-            "x.yaml:6:11: strategy \"transfer\" needs a \"budget\": {trials_per_problem: N} or {fraction: F}");
+            "x.yaml:6:11: strategy \"transfer\" needs a \"budget\": {trials_per_problem: N}, {fraction: F} or "
+            "{seconds: S}");
   EXPECT_EQ(error("budget: {fraction: 0.5}\n"),
             "x.yaml:6:1: \"budget\" applies to strategy \"transfer\" only (the file's strategy is \"exhaustive\")");
   EXPECT_EQ(error("strategy: race\ntransfer_seed: 3\n"),

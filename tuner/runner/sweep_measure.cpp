@@ -10,6 +10,7 @@
 #include "tuner/core/text.hpp"
 #include "tuner/runner/sweep_run.hpp"
 #include "tuner/runner/trial_results.hpp"
+#include "tuner/strategy/transfer.hpp"
 
 namespace cuop::runner::detail {
 
@@ -225,13 +226,25 @@ void sweep_run::measure_transfer(std::size_t p, const compile::target& target, r
     by_instance.emplace(c.trial.config.instance, &c);
   }
   const auto chosen = m_transfer->plan(p, fresh, spent, target.cc);
+  // budget: {seconds: S}: this problem's share of the time left (docs/measurement.md).
+  const double budget_s = m_spec.transfer.seconds;
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  const std::size_t problems_left = m_problems_left.fetch_sub(1);  // this one included
+  const double share =
+      budget_s > 0 ? strategy::time_share_s(budget_s - since(m_measure_start), problems_left, m_lanes.size()) : 0;
+  const auto began = std::chrono::steady_clock::now();
+  std::size_t measured = 0;
   for (const auto& pick : chosen) {
+    if (budget_s > 0 && !strategy::within_time(measured, since(began), share)) break;
     auto& c = *by_instance.at(pick.instance);
     fill_trial(c.trial, call(l, c.request));
     store_trial(c.trial, bar);
     between_trials();
+    ++measured;
   }
-  const auto left = field.size() - chosen.size();
+  const auto left = field.size() - measured;
   {
     std::lock_guard lock(m_mutex);
     m_budgeted += static_cast<int>(left);
@@ -256,6 +269,8 @@ void sweep_run::measure_all(const compile::target& target) {
     }
     order = m_transfer->order();
   }
+  m_measure_start = std::chrono::steady_clock::now();
+  m_problems_left = order.size();
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   const auto work = [&](const lane& l) {

@@ -178,8 +178,11 @@ void sweep_run::print_summary() {
   }
   fmt::print("\n{} trials measured, {} failed or rejected at run time, {} already in the database{}\n", m_measured,
              m_failed, m_skipped,
-             m_transfer ? fmt::format(", {} left out by the budget ({} per problem)", m_budgeted,
-                                      transfer_params_of(m_spec.transfer).budget.str())
+             m_transfer ? fmt::format(", {} left out by the budget ({} per problem{})", m_budgeted,
+                                      transfer_params_of(m_spec.transfer).budget.str(),
+                                      m_spec.transfer.seconds > 0
+                                          ? fmt::format(", {:g} s of measuring in all", m_spec.transfer.seconds)
+                                          : std::string())
                         : std::string());
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -161,6 +162,9 @@ class sweep_run {
   int m_measured = 0, m_failed = 0, m_skipped = 0;
   int m_budgeted = 0;                              // strategy: transfer: candidates its budget left out
   std::unique_ptr<transfer_knowledge> m_transfer;  // strategy: transfer only
+  // budget: {seconds: S}: when measuring began, and the problems not begun yet.
+  std::chrono::steady_clock::time_point m_measure_start;
+  std::atomic<std::size_t> m_problems_left{0};
   // The lanes and the compiler share the database, the display and the counts above: one lock.
   std::mutex m_mutex;
   // Compilation beside measurement: instances compiled for every target so far.

@@ -26,6 +26,8 @@ strategy::transfer_params transfer_params_of(const spec::transfer_settings& t) {
   strategy::transfer_params p;
   p.budget.trials = static_cast<std::size_t>(t.trials_per_problem);
   p.budget.fraction = t.fraction;
+  // A time budget alone: every candidate, as long as the time allows.
+  if (t.trials_per_problem == 0 && t.fraction == 0 && t.seconds > 0) p.budget.fraction = 1;
   p.neighbours = t.neighbours;
   p.seed = t.seed;
   return p;

@@ -53,6 +53,7 @@ struct problem {
 struct transfer_settings {
   std::int64_t trials_per_problem = 0;  // budget: {trials_per_problem: N}
   double fraction = 0;                  // budget: {fraction: F}, of each problem's candidates
+  double seconds = 0;                   // budget: {seconds: S}, the measuring's wall time
   int neighbours = 4;                   // transfer_neighbours
   std::uint64_t seed = 1;               // transfer_seed
 };

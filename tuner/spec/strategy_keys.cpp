@@ -15,6 +15,7 @@ namespace {
 // The largest trial count and neighbour count a file may ask for.
 constexpr std::int64_t max_trials_per_problem = 1000000;
 constexpr std::int64_t max_transfer_neighbours = 64;
+constexpr double max_budget_seconds = 7 * 24 * 3600.0;  // a week
 
 std::int64_t integer_in(const yaml_reader& r, const entry& e, std::int64_t lo, std::int64_t hi) {
   const std::int64_t v = r.integer(e.value, core::quoted(e.key));
@@ -36,16 +37,23 @@ std::uint64_t seed_of(const yaml_reader& r, const entry& e) {
 }
 
 void parse_budget(const yaml_reader& r, const entry& budget, transfer_settings& t, error_collector& errors) {
-  const auto es = r.map(budget.value, {"trials_per_problem", "fraction"}, "key", " in \"budget\"", errors);
+  const auto es = r.map(budget.value, {"trials_per_problem", "fraction", "seconds"}, "key", " in \"budget\"", errors);
   const entry* trials = find(es, "trials_per_problem");
   const entry* fraction = find(es, "fraction");
+  const entry* seconds = find(es, "seconds");
   if (trials && fraction)
     r.fail(fraction->key_node, "\"budget\" gives both \"trials_per_problem\" and \"fraction\": give one");
-  if (!trials && !fraction) {
+  if (seconds) {
+    const double v = r.number(seconds->value, "\"seconds\"");
+    if (!(v > 0 && v <= max_budget_seconds))
+      r.fail(seconds->value, "expected a number in (0, 604800] for \"seconds\", got " + r.describe(seconds->value));
+    t.seconds = v;
+  }
+  if (!trials && !fraction && !seconds) {
     if (es.size() == budget.value.size())  // not a key said to be unknown already
       r.fail(budget.value,
-             "\"budget\" needs \"trials_per_problem\" (trials per problem) or \"fraction\" (of "
-             "each problem's candidates)");
+             "\"budget\" needs \"trials_per_problem\" (trials per problem), \"fraction\" (of "
+             "each problem's candidates) or \"seconds\" (of measuring in all)");
     return;
   }
   if (trials) t.trials_per_problem = integer_in(r, *trials, 1, max_trials_per_problem);
@@ -88,7 +96,7 @@ void parse_strategy_keys(const yaml_reader& r, const YAML::Node& root, const std
   }
   if (transfer && !budget)
     errors.add(r.where(strategy ? strategy->value : root).str() +
-               ": strategy \"transfer\" needs a \"budget\": {trials_per_problem: N} or {fraction: F}");
+               ": strategy \"transfer\" needs a \"budget\": {trials_per_problem: N}, {fraction: F} or {seconds: S}");
 }
 
 }  // namespace cuop::spec::detail

@@ -49,6 +49,14 @@ std::size_t trial_budget::for_problem(std::size_t candidates) const {
   return std::min(n, candidates);
 }
 
+double time_share_s(double left_s, std::size_t problems_left, std::size_t lanes) {
+  if (left_s <= 0) return 0;
+  const double per_lane = static_cast<double>(problems_left) / static_cast<double>(std::max<std::size_t>(lanes, 1));
+  return per_lane <= 1 ? left_s : left_s / per_lane;
+}
+
+bool within_time(std::size_t measured, double spent_s, double share_s) { return measured == 0 || spent_s < share_s; }
+
 std::string trial_budget::str() const {
   if (trials > 0) return fmt::format("{} trial{}", trials, trials == 1 ? "" : "s");
   return fmt::format("{:g}%", fraction * 100);

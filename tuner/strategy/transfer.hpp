@@ -27,6 +27,16 @@ struct trial_budget {
   std::string str() const;  // "12 trials", "25%"
 };
 
+// budget: {seconds: S}, the measuring's wall time for the whole sweep, shared out as it goes: a
+// problem may spend the time left divided evenly over the problems left (each of `lanes` GPUs
+// measures its own problems at once). Time that a problem leaves unspent passes to the others.
+double time_share_s(double left_s, std::size_t problems_left, std::size_t lanes);
+
+// Whether a problem measures its next candidate under a time budget: its first always (the
+// baseline, when it is one: the dispatch model needs it), each later one while the problem has
+// spent less than its share.
+bool within_time(std::size_t measured, double spent_s, double share_s);
+
 struct transfer_params {
   trial_budget budget;
   int neighbours = 4;      // nearest measured problems whose winners are tried; 0: none
