@@ -89,11 +89,12 @@ bool have_nvcc() { return fs::exists(nvcc_path()); }
 TEST(nvrtc_nvcc_parity, softmax_configuration_of_every_family) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not found at " << nvcc_path() << " (set CUDACXX)";
   namespace ks = cuop::kernels::softmax;
-  std::vector<ks::softmax_config> configs(4);
+  std::vector<ks::softmax_config> configs(5);
   configs[0] = {ks::family::warp_row, cuop::dtype::bf16, 8, 32, 4, 0, 2};
   configs[1] = {ks::family::block_row, cuop::dtype::f16, 8, 0, 0, 256, 2};
   configs[2] = {ks::family::split_row, cuop::dtype::f32, 4, 0, 0, 512, 8};
   configs[3] = {ks::family::cluster_row, cuop::dtype::f32, 4, 0, 0, 512, 8, 8};  // traps on sm_80
+  configs[4] = {ks::family::row_tile, cuop::dtype::f16, 8, 4, 32, 0, 16};        // shared memory by 32-bit addresses
   for (const auto& cfg : configs) {
     ASSERT_EQ(ks::check_config(cfg), "") << ks::instance_name(cfg);
     const std::string source = cuop::ops::softmax_entry_source(cfg);

@@ -218,7 +218,7 @@ void short_row_split(dtype t, long long pow2_cols, softmax_config& c) {
 
 // Short 16-bit rows that warp_row would read in narrow or misaligned accesses: every other row of
 // an odd length starts off the vector grid. row_tile stages rows_per_block rows as one aligned
-// range instead: up to 8 elements a lane (16 from 64 columns), 128-thread blocks.
+// range instead: up to 8 elements a lane (16 from 33 columns), 128-thread blocks.
 bool staged_short_rows(dtype t, long long rows, long long cols, long long pow2_cols) {
   return size_of(t) == 2 && pow2_cols <= rule_tile_max_cols && cols % 8 != 0 && cols * 2 > 8 &&
          rows * cols >= rule_tile_min_elements;
