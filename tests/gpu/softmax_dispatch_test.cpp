@@ -78,6 +78,29 @@ TEST(sm80_softmax_dispatch, misaligned_and_strided) {
     }
 }
 
+// Short 16-bit rows of an odd length: the rule stages them whole (row_tile) when they are one
+// contiguous range, and keeps strided ones in registers (warp_row), which read each row from its
+// own start; both answers are checked.
+TEST(sm80_softmax_dispatch, short_odd_rows_are_staged_only_when_contiguous) {
+  CUOP_REQUIRE_GPU();
+  cuop::softmax_choice choice;
+  for (const auto t : {cuop::dtype::f16, cuop::dtype::bf16}) {
+    SCOPED_TRACE(cuop::name_of(t));
+    ASSERT_EQ(cuop::softmax_which({t, 100003, 13, 0, 0}, choice), cuop::status::success);
+    if (std::string(choice.source) == "default") {
+      EXPECT_NE(std::string(choice.instance).find("_row_tile_"), std::string::npos);
+    }
+    ASSERT_EQ(cuop::softmax_which({t, 100003, 13, 16, 16}, choice), cuop::status::success);
+    EXPECT_EQ(std::string(choice.instance).find("_row_tile_"), std::string::npos) << choice.instance;
+    ASSERT_EQ(cuop::softmax_which({t, 100003, 13, 13, 16}, choice), cuop::status::success);
+    EXPECT_EQ(std::string(choice.instance).find("_row_tile_"), std::string::npos) << choice.instance;
+    check_dispatch({t, 100003, 13, 0, 0});
+    check_dispatch({t, 100003, 13, 1, 0});
+    check_dispatch({t, 100003, 13, 0, 3});
+    check_dispatch({t, 40000, 37, 0, 0});
+  }
+}
+
 TEST(sm80_softmax_dispatch, tuned_shapes_report_their_entry) {
   CUOP_REQUIRE_GPU();
   cuop::softmax_choice choice;

@@ -250,6 +250,11 @@ TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
   EXPECT_EQ(rule(dtype::bf16, 74899, 7), "softmax_bf16_row_tile_vec8_rowthreads1_blockrows128_chunks8");
   EXPECT_EQ(rule(dtype::f16, 50000, 10), "softmax_f16_warp_row_vec2_rowthreads2_blockrows128_chunks4_persistent0");
   EXPECT_EQ(rule(dtype::bf16, 20000, 22), "softmax_bf16_warp_row_vec2_rowthreads4_blockrows64_chunks4_persistent0");
+  // Strided rows (a stride other than cols) stay in registers: row_tile would stage them one by one.
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::bf16, many, 7, false)),
+            "softmax_bf16_warp_row_vec8_rowthreads1_blockrows256_chunks1_persistent0");
+  EXPECT_EQ(ks::instance_name(ks::default_config(dtype::f16, many, 41, false)),
+            ks::instance_name(ks::default_config(dtype::f16, many, 64)));
   EXPECT_EQ(rule(dtype::f16, many, 66), "softmax_f16_warp_row_vec4_rowthreads8_blockrows32_chunks4_persistent0");
   EXPECT_EQ(rule(dtype::bf16, many, 165), "softmax_bf16_warp_row_vec4_rowthreads8_blockrows32_chunks8_persistent0");
   EXPECT_EQ(rule(dtype::f32, many, 60), "softmax_f32_warp_row_vec4_rowthreads8_blockrows32_chunks2_persistent0");
@@ -277,11 +282,17 @@ TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {
     const auto all = ks::default_configs(t);
     for (long long rows = 1; rows <= (1LL << 24); rows = rows * 5 / 2 + 1)
       for (long long cols = 1; cols <= (1LL << 23); cols = cols * 3 / 2 + 1) {
+        for (const bool contiguous : {true, false}) {
+          const auto s = ks::default_config(t, rows, cols, contiguous);
+          EXPECT_TRUE(ks::check_config(s).empty()) << rows << "x" << cols;
+          EXPECT_TRUE(std::any_of(all.begin(), all.end(),
+                                  [&](const auto& o) { return ks::instance_name(o) == ks::instance_name(s); }))
+              << ks::instance_name(s) << " (" << rows << "x" << cols << ") is not among default_configs";
+          if (!contiguous) {
+            EXPECT_NE(s.fam, ks::family::row_tile);
+          }
+        }
         const auto c = ks::default_config(t, rows, cols);
-        EXPECT_TRUE(ks::check_config(c).empty()) << rows << "x" << cols;
-        EXPECT_TRUE(std::any_of(all.begin(), all.end(),
-                                [&](const auto& o) { return ks::instance_name(o) == ks::instance_name(c); }))
-            << ks::instance_name(c) << " (" << rows << "x" << cols << ") is not among default_configs";
         if (c.fam != ks::family::split_row) {
           EXPECT_GE(ks::cols_per_owner(c), cols) << ks::instance_name(c);
         } else {

@@ -53,8 +53,14 @@ status limits_for(int device, const detail::softmax_entry& e, ks::device_limits&
   return status::success;
 }
 
+// Rows exactly cols elements apart in both operands: one contiguous range, as row_tile wants it.
+bool contiguous_rows(const softmax_problem& p) {
+  return (p.in_stride == 0 || p.in_stride == p.cols) && (p.out_stride == 0 || p.out_stride == p.cols);
+}
+
 // The model's confident choice (docs/dispatch.md), else the default rule's configuration, else
-// the first default-rule configuration of the dtype that can run the call.
+// the first default-rule configuration of the dtype that can run the call. row_tile serves only
+// contiguous calls: its strided path goes element by element.
 status select_uncached(const softmax_problem& p, selection& out) {
   int device = 0;
   device_state dev;
@@ -62,7 +68,9 @@ status select_uncached(const softmax_problem& p, selection& out) {
   const int arch = dispatch::table_arch_for(generated::softmax_table, dev.cc,
                                             generated::softmax_arch_specific);  // else the newest older one
   if (arch == 0) return status::no_kernel_image;
+  const bool contiguous = contiguous_rows(p);
   const auto runs = [&](const detail::softmax_entry& e) {
+    if (!contiguous && e.config.fam == ks::family::row_tile) return false;
     ks::device_limits limits;
     ks::launch_plan plan;
     if (limits_for(device, e, limits) != status::success) return false;
@@ -89,7 +97,7 @@ status select_uncached(const softmax_problem& p, selection& out) {
       return status::success;
     }
   }
-  const auto rule = ks::instance_name(ks::default_config(p.type, p.rows, p.cols));
+  const auto rule = ks::instance_name(ks::default_config(p.type, p.rows, p.cols, contiguous));
   const auto is_default = [&](const detail::softmax_entry& e) {
     return e.arch == arch && e.type == p.type && e.source == detail::entry_source::fallback;
   };
@@ -100,13 +108,14 @@ status select_uncached(const softmax_problem& p, selection& out) {
   return status::unsupported;
 }
 
-// The choice depends only on the device and the call's dtype and shape: made once, then looked
-// up, so a call costs one map lookup instead of a walk over the table with occupancy queries.
+// The choice depends only on the device, the call's dtype and shape, and whether its rows are
+// contiguous: made once, then looked up, so a call costs one map lookup instead of a walk over the
+// table with occupancy queries.
 status select(const softmax_problem& p, selection& out) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return status::cuda_error;
-  using key_t = std::tuple<int, dtype, long long, long long, choice_policy>;
-  return dispatch::cached_choice(key_t{device, p.type, p.rows, p.cols, p.policy}, out,
+  using key_t = std::tuple<int, dtype, long long, long long, choice_policy, bool>;
+  return dispatch::cached_choice(key_t{device, p.type, p.rows, p.cols, p.policy, contiguous_rows(p)}, out,
                                  [&p](const key_t&, selection& s) { return select_uncached(p, s); });
 }
 

@@ -219,8 +219,8 @@ void short_row_split(dtype t, long long pow2_cols, softmax_config& c) {
 // Short 16-bit rows that warp_row would read in narrow or misaligned accesses: every other row of
 // an odd length starts off the vector grid. row_tile stages rows_per_block rows as one aligned
 // range instead: up to 8 elements a lane (16 from 33 columns), 128-thread blocks.
-bool staged_short_rows(dtype t, long long rows, long long cols, long long pow2_cols) {
-  return size_of(t) == 2 && pow2_cols <= rule_tile_max_cols && cols % 8 != 0 && cols * 2 > 8 &&
+bool staged_short_rows(dtype t, long long rows, long long cols, long long pow2_cols, bool contiguous) {
+  return contiguous && size_of(t) == 2 && pow2_cols <= rule_tile_max_cols && cols % 8 != 0 && cols * 2 > 8 &&
          rows * cols >= rule_tile_min_elements;
 }
 
@@ -249,7 +249,7 @@ void spread_lanes(dtype t, long long rows, softmax_config& c, bool small_blocks 
 
 }  // namespace
 
-softmax_config default_config(dtype t, long long rows, long long cols) noexcept {
+softmax_config default_config(dtype t, long long rows, long long cols, bool contiguous) noexcept {
   const int vec = static_cast<int>(16 / size_of(t));
   softmax_config c;
   c.type = t;
@@ -260,7 +260,7 @@ softmax_config default_config(dtype t, long long rows, long long cols) noexcept 
   const long long vectors = (cols + vec - 1) / vec;
   const long long pow2_cols = pow2_at_least(cols);
   if (pow2_cols <= (size_of(t) == 4 ? 128 : 256)) {
-    if (staged_short_rows(t, rows, cols, pow2_cols)) {
+    if (staged_short_rows(t, rows, cols, pow2_cols, contiguous)) {
       row_tile_split(pow2_cols, c);
       return c;
     }

@@ -70,7 +70,9 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept;
 // model has no confident choice, and the baseline the model is measured against (docs/dispatch.md,
 // "The softmax default rule"). 16-bit rows of 5 to 64 columns that are not a multiple of 8, 2^19
 // elements or more in all, are staged whole in row_tile (8 elements a lane, 16 from 33 columns,
-// 128-thread blocks). Otherwise rows live in registers. Short rows (up to 128 f32 or 256 16-bit
+// 128-thread blocks) when the call is `contiguous` (both operands' rows exactly cols elements
+// apart: row_tile moves such rows as one range, and strided ones element by element). Otherwise
+// rows live in registers. Short rows (up to 128 f32 or 256 16-bit
 // columns, rounded up to a power of two P) on 1 to 8 lanes of up to 8 narrow vectors (f32: 8
 // lanes of 16-byte vectors); then rows of up to 128 16-byte vectors on the fewest lanes (4 to 32)
 // that hold them in up to 8 vectors of 8 bytes a lane in 128-thread blocks (16-bit), or in 1 or
@@ -82,7 +84,7 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept;
 // threads a short row takes more lanes (128-thread blocks), a medium row more threads, and a long
 // row shorter segments while the grid has fewer than 256 blocks. default_configs(t) lists every
 // configuration it returns (the library instantiates them all).
-softmax_config default_config(dtype t, long long rows, long long cols) noexcept;
+softmax_config default_config(dtype t, long long rows, long long cols, bool contiguous = true) noexcept;
 std::vector<softmax_config> default_configs(dtype t);
 
 // Threads per block of the configuration (warp_row, row_tile: threads_per_row * rows_per_block).
