@@ -1,31 +1,24 @@
 """Per problem of a softmax sweep database: the default rule's configuration (the baseline), the
-best warp_row and the best row_tile, their times and GB/s, and torch.softmax timed here the same
-way (L2 flushed before each call, CUDA events, median of 30), side by side in this process.
+best warp_row and the best row_tile, their times and GB/s, and torch.softmax timed here as the
+holdout times it (scripts/torch_timing.py: L2 flushed before each call, CUDA events, median of
+30), side by side.
 usage: python3 lab/softmax/row_tile_table.py DB BASELINES_JSON
 (BASELINES_JSON: `cuop-tune baselines` of the database's export, for the rule's instance names)"""
 import json
 import math
+import os
 import sqlite3
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import torch_timing  # noqa: E402  (the timer the holdout and the *_vs_torch scripts use)
 
-def torch_us(rows, cols, dtype):
+
+def torch_us(rows, cols, dtype, flush):
     import torch
     t = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[dtype]
-    x = torch.randn(rows, cols, device="cuda", dtype=t)
-    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    times = []
-    for i in range(35):
-        flush.zero_()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        torch.softmax(x, dim=-1)
-        b.record()
-        b.synchronize()
-        if i >= 5:
-            times.append(a.elapsed_time(b) * 1000)
-    times.sort()
-    return times[len(times) // 2]
+    x = torch.rand(rows, cols, device="cuda", dtype=t) * 16 - 8
+    return torch_timing.time_cold(lambda: torch.softmax(x, dim=-1), flush, 30, 5)
 
 
 def main(db_path, baselines_path):
@@ -43,6 +36,7 @@ def main(db_path, baselines_path):
           "rule vs torch | best vs torch | best GB/s | best row_tile |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     logs = {"tile": [], "rule_torch": [], "best_torch": []}
+    flush = torch_timing.l2_flush_buffer()
     for key, (dims, dtype, trials) in by_problem.items():
         r, c = dims["rows"], dims["cols"]
         nbytes = 2.0 * r * c * (4 if dtype == "f32" else 2)
@@ -51,7 +45,7 @@ def main(db_path, baselines_path):
         tiles = sorted((m, i) for i, (f, m, s) in trials.items() if f == "row_tile")
         tile = tiles[0] if tiles else (math.nan, "-")
         best = min(x for x in (base, warp, tile[0]) if not math.isnan(x))
-        th = torch_us(r, c, dtype)
+        th = torch_us(r, c, dtype, flush)
         for name, v in (("tile", base / tile[0]), ("rule_torch", th / base), ("best_torch", th / best)):
             if not math.isnan(v):
                 logs[name].append(math.log(v))

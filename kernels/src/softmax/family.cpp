@@ -18,13 +18,16 @@ constexpr int max_chunks = 64;
 
 bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
+// The families whose rows are held by threads_per_row lanes, rows_per_block rows to a block.
+bool rows_on_lanes(family f) { return f == family::warp_row || f == family::row_tile; }
+
 // Pointer to the config field a parameter name stands for in family f, or null.
 int* field(softmax_config& c, std::string_view name) {
   if (name == "vec") return &c.vec;
   if (name == "chunks") return &c.chunks;
   if (name == "persistent" && c.fam != family::cluster_row && c.fam != family::row_tile) return &c.persistent;
   if (name == "smem_chunks" && (c.fam == family::block_row || c.fam == family::split_row)) return &c.smem_chunks;
-  if (c.fam == family::warp_row || c.fam == family::row_tile) {
+  if (rows_on_lanes(c.fam)) {
     if (name == "threads_per_row") return &c.threads_per_row;
     if (name == "rows_per_block") return &c.rows_per_block;
   } else if (name == "block_threads") {
@@ -94,7 +97,7 @@ std::vector<family> all_families() {
 int min_sm(family f) noexcept { return f == family::cluster_row ? 90 : 80; }
 
 std::vector<std::string_view> param_names(family f) {
-  if (f == family::warp_row || f == family::row_tile) return {"vec", "threads_per_row", "rows_per_block", "chunks"};
+  if (rows_on_lanes(f)) return {"vec", "threads_per_row", "rows_per_block", "chunks"};
   if (f == family::cluster_row) return {"vec", "block_threads", "chunks", "cluster"};
   return {"vec", "block_threads", "chunks"};
 }
@@ -114,7 +117,7 @@ long long get_param(const softmax_config& c, std::string_view name) noexcept {
 }
 
 int threads_per_block(const softmax_config& c) noexcept {
-  if (c.fam == family::warp_row || c.fam == family::row_tile) return c.threads_per_row * c.rows_per_block;
+  if (rows_on_lanes(c.fam)) return c.threads_per_row * c.rows_per_block;
   return c.block_threads;
 }
 
@@ -145,7 +148,7 @@ std::string check_config(const softmax_config& c) {
     return "smem_chunks applies to block_row and split_row only";
   if (c.smem_chunks != 0 && c.persistent != 0)
     return "smem_chunks needs persistent 0 (one block per row or row segment)";
-  if (c.fam == family::warp_row || c.fam == family::row_tile) {
+  if (rows_on_lanes(c.fam)) {
     if (!is_pow2(c.threads_per_row) || c.threads_per_row > 32)
       return "threads_per_row " + std::to_string(c.threads_per_row) + " must be a power of two <= 32";
     if (c.rows_per_block < 1) return "rows_per_block " + std::to_string(c.rows_per_block) + " < 1";
@@ -158,9 +161,8 @@ std::string check_config(const softmax_config& c) {
   } else if (c.fam != family::block_row && c.fam != family::split_row) {
     return "unknown family";
   }
-  const long long threads = c.fam == family::warp_row || c.fam == family::row_tile
-                                ? static_cast<long long>(c.threads_per_row) * c.rows_per_block
-                                : c.block_threads;
+  const long long threads =
+      rows_on_lanes(c.fam) ? static_cast<long long>(c.threads_per_row) * c.rows_per_block : c.block_threads;
   if (threads < 32 || threads % 32 != 0)
     return "block of " + std::to_string(threads) + " threads is not a multiple of 32";
   if (threads > 1024) return "block of " + std::to_string(threads) + " threads > 1024";
@@ -356,7 +358,7 @@ std::string instance_name(const softmax_config& c) {
   n += '_';
   n += name_of(c.fam);
   n += "_vec" + std::to_string(c.vec);
-  if (c.fam == family::warp_row || c.fam == family::row_tile)
+  if (rows_on_lanes(c.fam))
     n += "_rowthreads" + std::to_string(c.threads_per_row) + "_blockrows" + std::to_string(c.rows_per_block);
   else n += "_threads" + std::to_string(c.block_threads);
   n += "_chunks" + std::to_string(c.chunks);
@@ -372,8 +374,7 @@ std::string template_name(const softmax_config& c) {
   n += '<';
   n += device_type_of(c.type);
   n += ", " + std::to_string(c.vec);
-  if (c.fam == family::warp_row || c.fam == family::row_tile)
-    n += ", " + std::to_string(c.threads_per_row) + ", " + std::to_string(c.rows_per_block);
+  if (rows_on_lanes(c.fam)) n += ", " + std::to_string(c.threads_per_row) + ", " + std::to_string(c.rows_per_block);
   else n += ", " + std::to_string(c.block_threads);
   n += ", " + std::to_string(c.chunks);
   if (c.fam == family::cluster_row) n += ", " + std::to_string(c.cluster);

@@ -35,20 +35,15 @@ struct row_tile {
   static __device__ __forceinline__ unsigned smem_at(unsigned base, long long i) {
     return base + static_cast<unsigned>(i) * static_cast<unsigned>(sizeof(T));
   }
+  // One element through shared memory: smem_tile.cuh's vector accesses at one element.
+  using elem_t = detail::packed<T, 1>;
   static __device__ __forceinline__ unsigned ld_shared_elem(unsigned a) {
-    if constexpr (sizeof(T) == 4) {
-      unsigned v;
-      asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(a));
-      return v;
-    } else {
-      unsigned short v;
-      asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(a));
-      return v;
-    }
+    return detail::ld_shared_vec<elem_t>(a).w[0];
   }
   static __device__ __forceinline__ void st_shared_elem(unsigned a, unsigned v) {
-    if constexpr (sizeof(T) == 4) asm volatile("st.shared.u32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
-    else asm volatile("st.shared.u16 [%0], %1;" ::"r"(a), "h"(static_cast<unsigned short>(v)) : "memory");
+    elem_t e;
+    e.w[0] = v;
+    detail::st_shared_vec(a, e);
   }
 
   // Where the tile lies in global memory. contiguous: element j of the tile (row j / cols,
