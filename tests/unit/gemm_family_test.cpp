@@ -297,6 +297,16 @@ TEST(gemm_family, mma_pack) {
   EXPECT_EQ(pp.a_offset, 256u);
   EXPECT_EQ(pp.k, 4096);
 
+  // A staged output (cuBLASLt's pack: 2): rows of 16 bytes' multiples after what came before.
+  kg::stage_plan sp;
+  EXPECT_EQ(kg::plan_stage(127, 1031, 2, 100, sp), 256u + 2u * 127 * 1032);
+  EXPECT_TRUE(sp.on);
+  EXPECT_EQ(sp.ld, 1032);
+  EXPECT_EQ(sp.offset, 256u);
+  EXPECT_EQ(kg::plan_stage(3, 5, 4, 0, sp), 4u * 3 * 8);  // f32: 4 elements a 16-byte step
+  EXPECT_EQ(sp.ld, 8);
+  EXPECT_EQ(sp.offset, 0u);
+
   c.pack = 0;
   ASSERT_EQ(kg::plan_launch(c, 129, 7, 4097, dev, p), "");
   EXPECT_FALSE(p.pack.on);

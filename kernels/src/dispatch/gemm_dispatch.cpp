@@ -77,18 +77,35 @@ struct selection {
   std::shared_ptr<bk::lt_gemm> lt;  // cublaslt and heuristic
   cublasLtMatmulAlgo_t algo{};
   std::size_t lt_workspace = 0;
-  kg::pack_plan pack;  // cublaslt on packed operands: regions after lt_workspace
-  std::size_t pack_end = 0;
+  kg::pack_plan pack;    // cublaslt on packed operands: regions after lt_workspace
+  kg::stage_plan stage;  // cublaslt writing D to aligned rows: after those
+  std::size_t scratch_end = 0;
   bool fell_back = false;
   bool exact = false;  // chosen at one of the model's tuned shapes: this one
 };
 
-// Configurations measured on packed operands end their identifier (and instance) with this.
-constexpr std::string_view pack_suffix = "_pk1";
+// Configurations measured on packed operands end their identifier (and instance) with "_pk1";
+// on aligned copies of every misaligned operand and output, with "_pk2" (library.cpp, pack.hpp).
+int pack_level_of(std::string_view& id) {
+  for (const int level : {1, 2}) {
+    const std::string suffix = "_pk" + std::to_string(level);
+    if (id.size() > suffix.size() && id.substr(id.size() - suffix.size()) == suffix) {
+      id.remove_suffix(suffix.size());
+      return level;
+    }
+  }
+  return 0;
+}
 
 // Rows of A and B already allow 16-byte copies (pointers aside): a neighbour's packing choice
 // would only add a copy.
 bool leading_dims_aligned(const call_key& p) { return p.k % 8 == 0 && p.lda % 8 == 0 && p.ldb % 8 == 0; }
+
+// What cuBLASLt's aligned kernels need of A and B, and of D: 16-byte aligned rows and pointers.
+bool operands_aligned(const call_key& p) { return leading_dims_aligned(p) && p.align_a >= 16 && p.align_b >= 16; }
+bool output_aligned(const call_key& p) {
+  return !detail::rows_misaligned(p.ldd, static_cast<int>(size_of(p.out))) && p.align_d >= 16;
+}
 
 // What wgmma's tensor maps need (kg::tma_operands_ok, from the call's key): column-major B, both
 // operands 16-byte aligned with rows a multiple of 8 elements apart.
@@ -136,24 +153,37 @@ bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_
   }
   if (!h) return false;
   std::string_view id = e.kind == detail::gemm_kind::cublaslt ? e.lt_id : "";
-  bool pack = id.size() > pack_suffix.size() && id.substr(id.size() - pack_suffix.size()) == pack_suffix;
-  if (pack) id.remove_suffix(pack_suffix.size());
-  if (pack && !exact && leading_dims_aligned(p)) pack = false;
-  // Packed, cuBLASLt sees K rounded up to 8 and dense, aligned rows (pack.hpp).
+  const int level = pack_level_of(id);
+  bool pack = level == 1 && (exact || !leading_dims_aligned(p));
+  bool stage = false;
+  if (level == 2) {  // only what is misaligned; with nothing, this is the heuristic itself
+    pack = !operands_aligned(p);
+    stage = !output_aligned(p);
+    if (!pack && !stage) return false;
+  }
+  // Packed, cuBLASLt sees K rounded up to 8 and dense, aligned rows (pack.hpp); staged, D (and
+  // C) in aligned rows.
   kg::pack_plan shape;
   if (pack) kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, 0, shape);
+  kg::stage_plan staged;
+  if (stage) kg::plan_stage(p.m, p.n, static_cast<int>(size_of(p.out)), 0, staged);
   const int kp = pack ? shape.k : p.k;
   const long long lda = pack ? shape.k : p.lda;
   const long long ldb = pack ? shape.ldb : p.ldb;
   auto lt = std::make_shared<bk::lt_gemm>();
-  const bk::lt_problem lp{p.in, p.out, p.b, p.m, p.n, kp, lda, ldb, p.ldc, p.ldd};
+  const bk::lt_problem lp{
+      p.in, p.out, p.b, p.m, p.n, kp, lda, ldb, stage ? staged.ld : p.ldc, stage ? staged.ld : p.ldd};
   if (lt->init(lp, nullptr) != CUBLAS_STATUS_SUCCESS) return false;
-  // Packed operands sit in the library's 256-byte aligned workspace.
-  lt->set_alignment({pack ? 256u : p.align_a, pack ? 256u : p.align_b, p.align_c, p.align_d});
+  // Packed operands and the staged output sit in the library's 256-byte aligned workspace.
+  lt->set_alignment(
+      {pack ? 256u : p.align_a, pack ? 256u : p.align_b, stage ? 256u : p.align_c, stage ? 256u : p.align_d});
   s.lt = std::move(lt);
   const auto finish = [&](bool ok) {
-    if (ok && pack) s.pack_end = kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, s.lt_workspace, s.pack);
-    return ok;
+    if (!ok) return false;
+    s.scratch_end = s.lt_workspace;
+    if (pack) s.scratch_end = kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, s.scratch_end, s.pack);
+    if (stage) s.scratch_end = kg::plan_stage(p.m, p.n, static_cast<int>(size_of(p.out)), s.scratch_end, s.stage);
+    return true;
   };
   if (id == "heuristic")  // the heuristic's choice measured on packed operands
     return finish(heuristic_choice(h, s, exact && e.source == detail::entry_source::tuned) == status::success);
@@ -185,15 +215,17 @@ status select_uncached(const call_key& p, selection& out) {
   if (auto e = kg::query_limits(device, limits); e != cudaSuccess) return to_status(e);
   cublasLtHandle_t h = lt_handle(device);
 
-  const auto* model =
-      dispatch::model_for(generated::gemm_models, generated::gemm_model_count, arch, dev.name,
-                          [&](const detail::gemm_model& m) { return m.in == p.in && m.out == p.out && m.b == p.b; });
+  const int in_bytes = static_cast<int>(size_of(p.in));
+  const bool operands_misaligned = detail::rows_misaligned(p.lda, in_bytes) || detail::rows_misaligned(p.ldb, in_bytes);
+  const bool output_misaligned = detail::rows_misaligned(p.ldd, static_cast<int>(size_of(p.out)));
+  const auto* model = dispatch::model_for(generated::gemm_models, generated::gemm_model_count, arch, dev.name,
+                                          [&](const detail::gemm_model& m) {
+                                            return m.in == p.in && m.out == p.out && m.b == p.b &&
+                                                   m.misaligned == (operands_misaligned || output_misaligned);
+                                          });
   if (model && p.policy == choice_policy::tuned) {
     double query[detail::gemm_feature_count];
-    const int in_bytes = static_cast<int>(size_of(p.in));
-    detail::gemm_features(p.m, p.n, p.k,
-                          detail::rows_misaligned(p.lda, in_bytes) || detail::rows_misaligned(p.ldb, in_bytes),
-                          detail::rows_misaligned(p.ldd, static_cast<int>(size_of(p.out))), query);
+    detail::gemm_features(p.m, p.n, p.k, operands_misaligned, output_misaligned, query);
     const int* columns = generated::gemm_model_columns + model->m.first_column;
     const auto view = detail::view_of(model->m, detail::gemm_feature_count, generated::gemm_model_features,
                                       generated::gemm_model_speedups, generated::gemm_model_trusted);
@@ -303,9 +335,9 @@ status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, 
   const cublasLtHandle_t handle = lt_handle(key.device);
   if (!handle) return status::cuda_error;
   void* workspace = nullptr;
-  const std::size_t scratch = sel.pack.on ? sel.pack_end : sel.lt_workspace;
-  if (scratch > 0)
-    if (auto s = buffers.get(dispatch::buffer_purpose::scratch, scratch, 0, workspace); s != status::success) return s;
+  if (sel.scratch_end > 0)
+    if (auto s = buffers.get(dispatch::buffer_purpose::scratch, sel.scratch_end, 0, workspace); s != status::success)
+      return s;
   const void* lt_a = a;
   const void* lt_b = b;
   if (sel.pack.on) {
@@ -316,11 +348,24 @@ status gemm(const gemm_problem& p, const void* a, const void* b, const void* c, 
     lt_a = packed.a;
     lt_b = packed.b;
   }
-  // C only where it is read: with beta 0, D stands in for it (its layout, its alignment).
-  const auto r = sel.lt->run(handle, sel.algo, lt_a, lt_b, p.beta != 0.f ? c : nullptr, d, p.alpha, p.beta, workspace,
-                             sel.lt_workspace, stream);
+  // C only where it is read: with beta 0, D stands in for it (its layout, its alignment). Staged,
+  // cuBLASLt reads C from and writes D to the aligned rows.
+  const void* lt_c = p.beta != 0.f ? c : nullptr;
+  void* lt_d = d;
+  if (sel.stage.on) {
+    lt_d = kg::staged_rows(sel.stage, workspace);
+    if (p.beta != 0.f) {
+      if (const cudaError_t e = kg::stage_in(sel.stage, c, key.ldc, p.m, p.n, workspace, stream); e != cudaSuccess)
+        return buffers.finish(to_status(e));
+      lt_c = lt_d;
+    }
+  }
+  const auto r =
+      sel.lt->run(handle, sel.algo, lt_a, lt_b, lt_c, lt_d, p.alpha, p.beta, workspace, sel.lt_workspace, stream);
   status st = status::cuda_error;
-  if (r == CUBLAS_STATUS_SUCCESS) st = status::success;
+  if (r == CUBLAS_STATUS_SUCCESS && sel.stage.on)
+    st = to_status(kg::stage_out(sel.stage, workspace, d, key.ldd, p.m, p.n, stream));
+  else if (r == CUBLAS_STATUS_SUCCESS) st = status::success;
   else if (r == CUBLAS_STATUS_NOT_SUPPORTED || r == CUBLAS_STATUS_INVALID_VALUE) st = status::unsupported;
   return buffers.finish(st);
 }

@@ -332,6 +332,17 @@ std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_p
   return static_cast<std::size_t>(b_off + b_bytes);
 }
 
+std::size_t plan_stage(int m, int n, int element_bytes, std::size_t start, stage_plan& out) {
+  const long long per_row = 16 / element_bytes;
+  stage_plan s;
+  s.on = true;
+  s.element_bytes = element_bytes;
+  s.ld = (static_cast<long long>(n) + per_row - 1) / per_row * per_row;
+  s.offset = (start + 255) / 256 * 256;
+  out = s;
+  return s.offset + static_cast<std::size_t>(static_cast<long long>(m) * s.ld * element_bytes);
+}
+
 std::string plan_launch(const gemm_config& c, int m, int n, int k, const device_limits& dev, launch_plan& out) {
   if (std::string bad = check_config(c); !bad.empty()) return bad;
   if (m < 1) return "m " + std::to_string(m) + " < 1";

@@ -1,5 +1,6 @@
-// The operand packing of the mma family's `pack: 1` configurations (pack.hpp). One thread writes
-// one 16-byte chunk (8 elements) of a packed row. Its source is 2-byte aligned at worst: where the
+// The operand packing of the mma family's `pack: 1` configurations and the output staging of
+// cuBLASLt's `pack: 2` ones (pack.hpp). Packing: one thread writes one 16-byte chunk (8 elements)
+// of a packed row. Its source is 2-byte aligned at worst: where the
 // 32 bytes around it lie inside the operand it takes two aligned 16-byte loads and shifts them into
 // place (funnel shifts), else it reads element by element, so no byte outside the operand is read.
 #include "cuop/kernels/gemm/pack.hpp"
@@ -84,7 +85,46 @@ __global__ void pack_kernel(pack_job a, pack_job b) {
   }
 }
 
+// Copies rows x cols elements between two row-major matrices. Blocks along y step over the rows,
+// threads along x over the columns: each warp reads and writes consecutive elements of one row.
+template <typename T>
+__global__ void copy_rows_kernel(const T* src, long long src_ld, T* dst, long long dst_ld, int rows, int cols) {
+  const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (col >= cols) return;
+  for (int r = static_cast<int>(blockIdx.y); r < rows; r += static_cast<int>(gridDim.y))
+    dst[r * dst_ld + col] = src[r * src_ld + col];
+}
+
+cudaError_t copy_rows(int element_bytes, const void* src, long long src_ld, void* dst, long long dst_ld, int rows,
+                      int cols, cudaStream_t stream) {
+  constexpr int threads = 256;
+  const dim3 grid(static_cast<unsigned>((cols + threads - 1) / threads),
+                  static_cast<unsigned>(rows < 65535 ? rows : 65535));
+  if (element_bytes == 4)
+    copy_rows_kernel<<<grid, threads, 0, stream>>>(static_cast<const unsigned*>(src), src_ld,
+                                                   static_cast<unsigned*>(dst), dst_ld, rows, cols);
+  else
+    copy_rows_kernel<<<grid, threads, 0, stream>>>(static_cast<const unsigned short*>(src), src_ld,
+                                                   static_cast<unsigned short*>(dst), dst_ld, rows, cols);
+  return cudaGetLastError();
+}
+
 }  // namespace
+
+void* staged_rows(const stage_plan& plan, void* workspace) {
+  return static_cast<unsigned char*>(workspace) + plan.offset;
+}
+
+cudaError_t stage_in(const stage_plan& plan, const void* c, long long ldc, int m, int n, void* workspace,
+                     cudaStream_t stream) {
+  return copy_rows(plan.element_bytes, c, ldc, staged_rows(plan, workspace), plan.ld, m, n, stream);
+}
+
+cudaError_t stage_out(const stage_plan& plan, const void* workspace, void* d, long long ldd, int m, int n,
+                      cudaStream_t stream) {
+  const void* rows = static_cast<const unsigned char*>(workspace) + plan.offset;
+  return copy_rows(plan.element_bytes, rows, plan.ld, d, ldd, m, n, stream);
+}
 
 cudaError_t pack_operands(const pack_plan& plan, const gemm_args& args, gemm_args& packed, cudaStream_t stream) {
   auto* ws = static_cast<unsigned char*>(args.workspace);

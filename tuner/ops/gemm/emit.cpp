@@ -122,8 +122,11 @@ emit::emitted emit_gemm(const std::vector<results::result_file>& results, const 
       "#pragma once\n\n#include \"cuop/detail/gemm_table.hpp\"\n";
   op.traits = [](const std::string& target, int, bool tuned) { return traits_for(target, tuned); };
   op.group_fields = [](const emit::built_model& m) {
-    return fmt::format("dtype::{0}, dtype::{0}, kernels::gemm::b_layout::{1}", name_of(*parse_dtype(m.group)),
-                       kg::name_of(kg::b_layout::col));
+    const bool misaligned = m.group.ends_with(ops::gemm_misaligned_group_suffix);
+    const std::string type =
+        misaligned ? m.group.substr(0, m.group.size() - ops::gemm_misaligned_group_suffix.size()) : m.group;
+    return fmt::format("dtype::{0}, dtype::{0}, kernels::gemm::b_layout::{1}, {2}", name_of(*parse_dtype(type)),
+                       kg::name_of(kg::b_layout::col), misaligned);
   };
   op.entry_of = entry_of;
   op.defaults = defaults;

@@ -97,7 +97,13 @@ std::vector<double> features_of(const catalog::dim_values& dims) {
   return f;
 }
 
-std::string group_of(const std::string& dtype, const catalog::dim_values&) { return dtype; }
+// Misaligned shapes form models of their own: a group default may then hold for them alone.
+std::string group_of(const std::string& dtype, const catalog::dim_values& dims) {
+  const int bytes = static_cast<int>(size_of(dtype::bf16));
+  const bool misaligned =
+      detail::rows_misaligned(dim_at(dims, "k"), bytes) || detail::rows_misaligned(dim_at(dims, "n"), bytes);
+  return misaligned ? dtype + std::string(gemm_misaligned_group_suffix) : dtype;
+}
 
 std::string baseline_of(const std::string& dtype, const catalog::dim_values&, int) {
   return library_instance(dtype_of(dtype), "heuristic");
@@ -112,7 +118,9 @@ catalog::op_desc describe() {
                       .baseline_of = baseline_of,
                       .bytes_of = bytes_of,
                       .flops_of = flops_of,
-                      .compute_bound = compute_bound};
+                      .compute_bound = compute_bound,
+                      // m, n, k: the floor is on the product, the work
+                      .default_floor_features = 3};
   for (const auto& d : op.problem_dims)  // gemm_problem holds ints
     op.dims.push_back({d, 1, {}, {}, std::numeric_limits<int>::max()});
   for (kg::family f : kg::all_families()) {

@@ -15,6 +15,9 @@ namespace cuop::ops {
 
 inline constexpr std::string_view cublaslt_family = "cublaslt";
 
+// Appended to the dtype in the group (the dispatch model) of a shape with K or N off 16-byte rows.
+inline constexpr std::string_view gemm_misaligned_group_suffix = "_misaligned";
+
 // The parameters of the cuBLASLt candidate: how many of the heuristic's answers to measure, how
 // many configurations of the enumerated space, and the workspace it may use.
 std::vector<std::string> cublaslt_param_names();

@@ -57,25 +57,38 @@ std::size_t workspace_limit(const nlohmann::json& params) {
 
 // `pack: 1`: the configurations of the problem on packed copies of A and B (K rounded up to 8,
 // 16-byte aligned rows; kernels/include/cuop/kernels/gemm/pack.hpp), named with a "_pk1" suffix.
-bool packed(const nlohmann::json& params) { return params.value("pack", 0LL) == 1; }
-constexpr const char* pack_suffix = "_pk1";
+// `pack: 2`: on aligned copies of what is misaligned: A and B packed where K is not a multiple of
+// 8, D written to aligned rows and copied out where N is not ("_pk2").
+int pack_level(const nlohmann::json& params) { return static_cast<int>(params.value("pack", 0LL)); }
+std::string pack_suffix(int level) { return level ? fmt::format("_pk{}", level) : ""; }
+
+// What a packing level aligns for a swept problem (lda = ldb = k, ldd = n, 16-bit elements).
+struct alignment_work {
+  bool pack = false, stage = false;
+};
+alignment_work work_of(int level, int n, int k) {
+  if (level == 1) return {true, false};
+  if (level == 2) return {k % 8 != 0, n % 8 != 0};
+  return {};
+}
 
 struct prepared {
   const bk::lt_gemm* gemm = nullptr;
   cublasLtMatmulAlgo_t algo{};
-  std::size_t lt_workspace = 0;   // cuBLASLt's part, at the start of the workspace
-  kernels::gemm::pack_plan pack;  // after it
+  std::size_t lt_workspace = 0;     // cuBLASLt's part, at the start of the workspace
+  kernels::gemm::pack_plan pack;    // after it
+  kernels::gemm::stage_plan stage;  // after that
 };
 
 }  // namespace
 
 std::string cublaslt_instance_of(dtype t, const catalog::stored_values& params, std::string& why) {
   const long long pack = catalog::value_or(params, "pack", 0);
-  if (pack != 0 && pack != 1) {
-    why = fmt::format("parameter \"pack\" = {} is not 0 or 1", pack);
+  if (pack < 0 || pack > 2) {
+    why = fmt::format("parameter \"pack\" = {} is not 0, 1 or 2", pack);
     return {};
   }
-  const std::string suffix = pack ? pack_suffix : "";
+  const std::string suffix = pack_suffix(static_cast<int>(pack));
   const auto only = [&](std::initializer_list<const char*> names) {
     for (const auto& entry : params) {
       const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
@@ -115,22 +128,31 @@ std::string cublaslt_instance_of(dtype t, const catalog::stored_values& params, 
 struct gemm_library::impl {
   cublasLtHandle_t handle = nullptr;
   cublasStatus_t handle_status = CUBLAS_STATUS_NOT_INITIALIZED;
-  std::map<std::tuple<dtype, int, int, int, bool>, bk::lt_gemm> problems;
+  std::map<std::tuple<dtype, int, int, int, int>, bk::lt_gemm> problems;
 
   // The problem's descriptors, made once; null with `why` when cuBLASLt refuses the problem.
-  // `pack`: the problem cuBLASLt sees after packing (K rounded up to 8, lda = ldb = that K).
-  const bk::lt_gemm* problem(dtype t, int m, int n, int k, bool pack, std::string& why) {
+  // `level`: the problem cuBLASLt sees after packing (K rounded up to 8, lda = ldb = that K) and
+  // staging (ldc = ldd = N rounded up to 8).
+  const bk::lt_gemm* problem(dtype t, int m, int n, int k, int level, std::string& why) {
     if (!handle) {
       why = "cublasLtCreate failed: " + bk::lt_status_text(handle_status);
       return nullptr;
     }
-    const auto key = std::make_tuple(t, m, n, k, pack);
+    const alignment_work work = work_of(level, n, k);
+    if (level == 2 && !work.pack && !work.stage) {
+      why = "pack 2: K and N are multiples of 8, nothing to align (the configurations without packing)";
+      return nullptr;
+    }
+    const auto key = std::make_tuple(t, m, n, k, level);
     if (auto it = problems.find(key); it != problems.end()) return &it->second;
     bk::lt_gemm g;
     kernels::gemm::pack_plan shape;
-    if (pack) kernels::gemm::plan_pack(true, m, n, k, 0, shape);
-    const int kk = pack ? shape.k : k;
-    bk::lt_problem p{t, t, kernels::gemm::b_layout::col, m, n, kk, kk, kk, n, n};
+    if (work.pack) kernels::gemm::plan_pack(true, m, n, k, 0, shape);
+    kernels::gemm::stage_plan staged;
+    if (work.stage) kernels::gemm::plan_stage(m, n, static_cast<int>(size_of(t)), 0, staged);
+    const int kk = work.pack ? shape.k : k;
+    const long long ld_out = work.stage ? staged.ld : n;
+    bk::lt_problem p{t, t, kernels::gemm::b_layout::col, m, n, kk, kk, kk, ld_out, ld_out};
     if (g.init(p, &why) != CUBLAS_STATUS_SUCCESS) return nullptr;
     return &problems.emplace(key, std::move(g)).first->second;
   }
@@ -148,10 +170,10 @@ gemm_library::~gemm_library() {
 
 nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann::json& point, std::string& message) {
   const auto& params = point.at("params");
-  const bool pack = packed(params);
+  const int pack = pack_level(params);
   const auto* g = m->problem(t, mm, n, k, pack, message);
   if (!g) return nullptr;
-  const std::string suffix = pack ? pack_suffix : "";
+  const std::string suffix = pack_suffix(pack);
   const int top = static_cast<int>(params.value("top", 8LL));
   const int space = static_cast<int>(params.value("space", 0LL));
   const std::size_t limit = workspace_limit(params);
@@ -167,7 +189,7 @@ nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann:
   std::set<std::string> seen;
   // The heuristic's first choice, whatever it is on the running library: the reference to beat.
   nlohmann::json first = {{"rank", 0}, {"workspace_mb", workspace_mb}};
-  if (pack) first["pack"] = 1;
+  if (pack) first["pack"] = pack;
   out.push_back(
       {{"instance", library_instance(t, "heuristic" + suffix)}, {"family", "cublaslt"}, {"params", std::move(first)}});
   seen.insert(bk::lt_config_id(ranked.front()));
@@ -175,7 +197,7 @@ nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann:
     const auto id = bk::lt_config_id(c);
     if (!seen.insert(id).second) return;
     nlohmann::json p = params_of(c);
-    if (pack) p["pack"] = 1;
+    if (pack) p["pack"] = pack;
     out.push_back({{"instance", library_instance(t, id + suffix)}, {"family", "cublaslt"}, {"params", std::move(p)}});
   };
   for (std::size_t i = 1; i < ranked.size(); ++i) add(ranked[i]);
@@ -191,7 +213,7 @@ nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann:
 std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann::json& config, library_call& out) {
   std::string why;
   const auto& params = config.at("params");
-  const bool pack = packed(params);
+  const int pack = pack_level(params);
   const auto* g = m->problem(t, mm, n, k, pack, why);
   if (!g) return why;
   auto state = std::make_shared<prepared>();
@@ -212,7 +234,11 @@ std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann:
     out.workspace_bytes = workspace;
   }
   state->lt_workspace = out.workspace_bytes;
-  if (pack) out.workspace_bytes = kernels::gemm::plan_pack(true, mm, n, k, out.workspace_bytes, state->pack);
+  const alignment_work work = work_of(pack, n, k);
+  if (work.pack) out.workspace_bytes = kernels::gemm::plan_pack(true, mm, n, k, out.workspace_bytes, state->pack);
+  if (work.stage)
+    out.workspace_bytes =
+        kernels::gemm::plan_stage(mm, n, static_cast<int>(size_of(t)), out.workspace_bytes, state->stage);
   out.state = std::move(state);
   return {};
 }
@@ -225,10 +251,23 @@ cudaError_t gemm_library::run(const library_call& call, const kernels::gemm::gem
     kernels::gemm::gemm_args src = a;
     src.workspace = workspace;
     if (const cudaError_t e = kernels::gemm::pack_operands(p->pack, src, in, stream); e != cudaSuccess) return e;
-    workspace_bytes = p->lt_workspace;
   }
+  if (p->stage.on) {  // D (and C where it is read) in aligned rows of the workspace
+    in.d = kernels::gemm::staged_rows(p->stage, workspace);
+    if (in.c && in.beta != 0.f) {
+      if (const cudaError_t e = kernels::gemm::stage_in(p->stage, a.c, a.ldc, a.m, a.n, workspace, stream);
+          e != cudaSuccess)
+        return e;
+      in.c = in.d;
+    } else {
+      in.c = nullptr;
+    }
+  }
+  if (p->pack.on || p->stage.on) workspace_bytes = p->lt_workspace;
   const auto s =
       p->gemm->run(m->handle, p->algo, in.a, in.b, in.c, in.d, in.alpha, in.beta, workspace, workspace_bytes, stream);
+  if (s == CUBLAS_STATUS_SUCCESS && p->stage.on)
+    return kernels::gemm::stage_out(p->stage, workspace, a.d, a.ldd, a.m, a.n, stream);
   if (s == CUBLAS_STATUS_SUCCESS) return cudaSuccess;
   // cuBLASLt reports its own status; the CUDA error behind an execution failure is the one
   // that says whether the context survived.

@@ -28,7 +28,7 @@ struct library_call {
 std::string library_instance(dtype t, const std::string& identifier);
 
 // The instance of a stored cuBLASLt configuration: the heuristic's first choice ({"rank": 0,
-// "workspace_mb"}) or an algorithm's identity fields, either with "pack" 0 or 1. "" and `why`
+// "workspace_mb"}) or an algorithm's identity fields, either with "pack" 0, 1 or 2. "" and `why`
 // when the parameters are neither.
 std::string cublaslt_instance_of(dtype t, const catalog::stored_values& params, std::string& why);
 

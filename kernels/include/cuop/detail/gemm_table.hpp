@@ -30,11 +30,13 @@ struct gemm_entry {
   const char* instance;
 };
 
-// A GEMM dispatch model: its shapes share the types and B's layout.
+// A GEMM dispatch model: its shapes share the types, B's layout and whether any of A's, B's or
+// D's rows miss 16-byte alignment (the libraries' kernels differ most there: docs/dispatch.md).
 struct gemm_model {
   dispatch_model m;
   dtype in, out;
   kernels::gemm::b_layout b;
+  bool misaligned;
 };
 
 }  // namespace cuop::detail

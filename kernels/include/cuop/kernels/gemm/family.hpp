@@ -121,6 +121,19 @@ struct launch_plan {
 // a workspace (256-byte aligned regions); returns the end of the second. k <= INT_MAX - 7.
 std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_plan& out);
 
+// Where a staged output lives (cuBLASLt's `pack: 2` configurations, pack.hpp): D, and C copied in
+// first when it is read, as m rows of `ld` elements, each row 16-byte aligned.
+struct stage_plan {
+  bool on = false;
+  int element_bytes = 2;   // of C and D: 2 or 4
+  long long ld = 0;        // n rounded up to 16 bytes of elements
+  std::size_t offset = 0;  // bytes into the workspace, 256-byte aligned
+};
+
+// The staged output of an m x n D of `element_bytes` elements placed from byte `start` of a
+// workspace; returns its end.
+std::size_t plan_stage(int m, int n, int element_bytes, std::size_t start, stage_plan& out);
+
 // Plans the launch of `c` for an m x n x k problem. Empty on success, else why this
 // configuration cannot run the problem (the mma family's tile arithmetic is 32-bit: m, n and k
 // within max_mma_extent).
