@@ -200,9 +200,10 @@ TEST(group_default, the_best_mean_of_those_that_win_by_ten_percent_everywhere) {
                    {{"steady", 80}},
                    {{"steady", 85}, {"other", 60}}});
   const auto g = model::fit_group_default(t.anchors);
-  EXPECT_EQ(g.candidate, "steady");
+  EXPECT_EQ(g.pick.candidate, "steady");
+  EXPECT_FALSE(g.pick.floored);
   ASSERT_EQ(g.held_out.size(), 5u);
-  for (const auto& h : g.held_out) EXPECT_EQ(h, "steady");
+  for (const auto& h : g.held_out) EXPECT_EQ(h.candidate, "steady");
   // The fit makes it a column, trusted or not, and the view carries it.
   const auto f = model::fit(t.anchors);
   ASSERT_GE(f.group_default, 0);
@@ -212,9 +213,9 @@ TEST(group_default, the_best_mean_of_those_that_win_by_ten_percent_everywhere) {
 }
 
 TEST(group_default, none_without_three_anchors_or_a_clear_win_everywhere) {
-  EXPECT_EQ(model::fit_group_default(timed_anchors({{{"a", 50}}, {{"a", 50}}}).anchors).candidate, "");
+  EXPECT_EQ(model::fit_group_default(timed_anchors({{{"a", 50}}, {{"a", 50}}}).anchors).pick.candidate, "");
   const auto weak = model::fit_group_default(timed_anchors({{{"a", 50}}, {{"a", 50}}, {{"a", 95}}}).anchors);
-  EXPECT_EQ(weak.candidate, "");
+  EXPECT_EQ(weak.pick.candidate, "");
   EXPECT_FALSE(weak.why_none.empty());
   EXPECT_EQ(model::fit(timed_anchors({{{"a", 50}}, {{"a", 50}}, {{"a", 95}}}).anchors).group_default, -1);
 }
@@ -224,9 +225,53 @@ TEST(group_default, leave_one_out_refuses_a_pick_that_loses_without_its_anchor) 
   // at anchor 2 "fast" is slower than the baseline: the group has no default.
   timed_anchors t({{{"fast", 40}, {"steady", 85}}, {{"fast", 40}, {"steady", 85}}, {{"fast", 120}, {"steady", 85}}});
   const auto g = model::fit_group_default(t.anchors);
-  EXPECT_EQ(g.candidate, "");
+  EXPECT_EQ(g.pick.candidate, "");
   EXPECT_NE(g.why_none.find("leave-one-out"), std::string::npos);
   EXPECT_NE(g.why_none.find("p2"), std::string::npos);
+}
+
+TEST(group_default, a_floor_on_the_size_where_no_candidate_wins_everywhere) {
+  // "staged" loses at the small anchors (0 and 1), breaks even at 2 and wins by 25% from 3 up:
+  // no group default over all anchors, one above the floor 3 (the anchors' feature is their size).
+  const std::vector<std::map<std::string, double>> times{{{"staged", 150}}, {{"staged", 120}}, {{"staged", 99}},
+                                                         {{"staged", 80}},  {{"staged", 80}},  {{"staged", 75}}};
+  timed_anchors t(times);
+  EXPECT_EQ(model::fit_group_default(t.anchors).pick.candidate, "");
+  const auto g = model::fit_group_default(t.anchors, 1);
+  EXPECT_EQ(g.pick.candidate, "staged");
+  EXPECT_TRUE(g.pick.floored);
+  EXPECT_EQ(g.pick.floor, 3.0);
+  // Floors lie at anchors' own sizes: without anchor 3 the floor rises to the next one.
+  ASSERT_EQ(g.held_out.size(), 6u);
+  EXPECT_EQ(g.held_out[2].floor, 3.0);
+  EXPECT_EQ(g.held_out[3].floor, 4.0);
+  // The fit carries the floor into the view: the default runs at and above it, among its anchors.
+  const auto f = model::fit(t.anchors, model::default_params, 1);
+  ASSERT_GE(f.group_default, 0);
+  EXPECT_EQ(f.candidates[static_cast<std::size_t>(f.group_default)], "staged");
+  const auto v = f.view();
+  EXPECT_EQ(v.floor_features, 1);
+  EXPECT_EQ(v.default_floor, 3.0);
+  const double above = 4.5, below = 2.5, beyond = 5.6;
+  EXPECT_TRUE(detail::within_anchors(v, &above));
+  EXPECT_FALSE(detail::within_anchors(v, &below));
+  EXPECT_FALSE(detail::within_anchors(v, &beyond));  // past the top anchor by more than the reach
+  EXPECT_EQ(f.loo.slower, 0);
+}
+
+TEST(group_default, a_floor_that_leave_one_out_would_cross_into_a_loss_is_refused) {
+  // Anchor 3 loses by 20% between winners: the floor lies above it, and without it the floor
+  // falls below it, where leave-one-out would have run "staged" at a loss: refused.
+  timed_anchors t({{{"staged", 150}},
+                   {{"staged", 80}},
+                   {{"staged", 80}},
+                   {{"staged", 125}},
+                   {{"staged", 80}},
+                   {{"staged", 80}},
+                   {{"staged", 75}}});
+  const auto g = model::fit_group_default(t.anchors, 1);
+  EXPECT_EQ(g.pick.candidate, "");
+  EXPECT_NE(g.why_none.find("p3"), std::string::npos);
 }
 
 TEST(softmax_default_rule, holds_rows_in_registers_with_the_fewest_threads) {

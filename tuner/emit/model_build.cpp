@@ -46,7 +46,7 @@ std::vector<built_model> build_models(const chosen_results& chosen, const model_
         anchors.push_back(std::move(a));
       }
       if (anchors.empty()) continue;
-      m.fit = model::fit(std::move(anchors));
+      m.fit = model::fit(std::move(anchors), model::default_params, traits.floor_features);
       out.push_back(std::move(m));
     }
   }
@@ -87,10 +87,11 @@ std::string model_arrays(const std::string& op, const std::string& model_type, i
     list += fmt::format(
         "    // {} tuned shape{} of {}, {} candidate{} <- {}\n    {{{{{}, {}, detail::entry_source::{}, {}, {}, {}, "
         "{}, {}, "
-        "{{{}, {:.17g}, {:.17g}, {:.17g}}}, {}}}, {}}},\n",
+        "{{{}, {:.17g}, {:.17g}, {:.17g}}}, {}, {}, {:.17g}}}, {}}},\n",
         anchors, anchors == 1 ? "" : "s", m.group, cols, cols == 1 ? "" : "s", m.file->path, e.arch,
         cxx_string_literal(m.file->gpu), m.tuned ? "tuned" : "nearest_arch", anchor, anchors, column, cols, speedup,
-        f.params.neighbours, f.params.radius, f.params.log_margin, f.params.reach, f.group_default, e.group_fields);
+        f.params.neighbours, f.params.radius, f.params.log_margin, f.params.reach, f.group_default, f.floor_features,
+        f.default_floor, e.group_fields);
     for (int a = 0; a < anchors; ++a) {
       features += fmt::format("    // {}\n   ", f.anchors[static_cast<std::size_t>(a)].problem);
       for (int i = 0; i < feature_count; ++i)

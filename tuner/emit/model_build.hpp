@@ -23,6 +23,7 @@ struct model_traits {
   // Whether a verified trial's configuration may ship on the target being built (compiled and
   // fit there; a library configuration only on the architecture it was measured on).
   std::function<bool(const results::result_file&, const results::result_trial&)> ships;
+  int floor_features = 0;  // catalog::op_desc::default_floor_features
 };
 
 struct built_model {

@@ -51,7 +51,7 @@ std::vector<std::string> undominated(const std::vector<anchor>& anchors, const s
 }
 
 // `held_out_default`: per anchor, the group default picked without it (empty: none).
-validation leave_one_out(const fitted& f, const std::vector<std::string>& held_out_default, std::vector<int>* losers) {
+validation leave_one_out(const fitted& f, const std::vector<default_pick>& held_out_default, std::vector<int>* losers) {
   validation v;
   double log_sum = 0;
   auto view = f.view();
@@ -61,10 +61,15 @@ validation leave_one_out(const fitted& f, const std::vector<std::string>& held_o
     ++v.anchors;
     const int c = detail::nearest_choice(
         view, &f.features[static_cast<std::size_t>(a) * f.feature_count], [](int) { return true; }, a);
-    const bool among_others =
-        detail::within_anchors(view, &f.features[static_cast<std::size_t>(a) * f.feature_count], a);
-    const std::string fallback =
-        held_out_default.empty() || !among_others ? std::string() : held_out_default[static_cast<std::size_t>(a)];
+    std::string fallback;
+    if (!held_out_default.empty()) {
+      const default_pick& without = held_out_default[static_cast<std::size_t>(a)];
+      auto others = view;
+      others.floor_features = without.floored ? f.floor_features : 0;
+      others.default_floor = without.floor;
+      if (detail::within_anchors(others, &f.features[static_cast<std::size_t>(a) * f.feature_count], a))
+        fallback = without.candidate;
+    }
     double speedup = 1;
     if (c >= 0 || !fallback.empty()) {
       ++v.chosen;
@@ -98,21 +103,31 @@ detail::choice_model_view fitted::view() const {
   return {features.data(), log_speedup.data(),
           trusted.data(),  static_cast<int>(anchors.size()),
           feature_count,   static_cast<int>(candidates.size()),
-          params,          group_default};
+          params,          group_default,
+          floor_features,  default_floor};
 }
 
-fitted fit(std::vector<anchor> anchors, detail::choice_params params) {
+fitted fit(std::vector<anchor> anchors, detail::choice_params params, int floor_features) {
   fitted f;
   f.params = params;
   std::sort(anchors.begin(), anchors.end(), [](const anchor& a, const anchor& b) { return a.problem < b.problem; });
   f.anchors = std::move(anchors);
   f.feature_count = f.anchors.empty() ? 0 : static_cast<int>(f.anchors.front().features.size());
   f.candidates = portfolio(f.anchors, params.log_margin);
-  const group_default_fit by_default = fit_group_default(f.anchors);
-  if (!by_default.candidate.empty()) {
-    f.candidates = undominated(f.anchors, f.candidates, by_default.candidate);
-    f.group_default = static_cast<int>(
-        std::lower_bound(f.candidates.begin(), f.candidates.end(), by_default.candidate) - f.candidates.begin());
+  const group_default_fit by_default = fit_group_default(f.anchors, floor_features);
+  const std::string& chosen_default = by_default.pick.candidate;
+  if (!chosen_default.empty()) {
+    // A floored default says nothing below its floor: the vote keeps every candidate there.
+    if (!by_default.pick.floored) f.candidates = undominated(f.anchors, f.candidates, chosen_default);
+    else if (!std::binary_search(f.candidates.begin(), f.candidates.end(), chosen_default)) {
+      f.candidates.insert(std::lower_bound(f.candidates.begin(), f.candidates.end(), chosen_default), chosen_default);
+    }
+    f.group_default = static_cast<int>(std::lower_bound(f.candidates.begin(), f.candidates.end(), chosen_default) -
+                                       f.candidates.begin());
+    if (by_default.pick.floored) {
+      f.floor_features = floor_features;
+      f.default_floor = by_default.pick.floor;
+    }
   }
   for (const auto& c : f.candidates)
     for (const auto& a : f.anchors)

@@ -43,7 +43,9 @@ struct fitted {
   std::vector<unsigned char> trusted;  // per candidate
   detail::choice_params params;
   int group_default = -1;  // the column of the group default (group_default.hpp); -1: none
-  validation loo;          // with the final trust, the group default's pick made without each anchor
+  int floor_features = 0;  // > 0: the group default holds at or above default_floor only
+  double default_floor = 0;
+  validation loo;  // with the final trust, the group default's pick made without each anchor
   int feature_count = 0;
 
   detail::choice_model_view view() const;
@@ -59,8 +61,9 @@ inline const detail::choice_params default_params{4, 3.0, 0.0198, 0.5};
 // group default if there is one; a candidate loses its trust when leave-one-out chooses it for an
 // anchor where it then measured slower than the baseline (repeated until no trusted candidate
 // loses). Where the vote declines a held-out anchor, leave-one-out scores the group default picked
-// without that anchor. Deterministic.
-fitted fit(std::vector<anchor> anchors, detail::choice_params params = default_params);
+// without that anchor. `floor_features`: the op lets a group default hold above a floor on the
+// sum of that many leading features (group_default.hpp). Deterministic.
+fitted fit(std::vector<anchor> anchors, detail::choice_params params = default_params, int floor_features = 0);
 
 // log(baseline / candidate) of their medians where the candidate's 95% interval lies entirely
 // below the baseline's; otherwise no gain (0, or the loss where its median is slower). With the

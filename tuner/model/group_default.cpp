@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -10,8 +11,11 @@ namespace cuop::model {
 
 namespace {
 
-// The group default from every anchor but `skip` (-1: all of them); empty when none qualifies.
-std::string pick(const std::vector<anchor>& anchors, int skip) {
+double size_of(const anchor& a, int floor_features) { return detail::floor_size(a.features.data(), floor_features); }
+
+// The candidate beating the baseline clearly at every anchor but `skip` (-1: all of them) whose
+// size is at least `floor` (with floor_features > 0); empty when none qualifies.
+std::string pick(const std::vector<anchor>& anchors, int skip, int floor_features, double floor) {
   struct score {
     double sum = 0;
     double low = std::numeric_limits<double>::infinity();
@@ -20,9 +24,9 @@ std::string pick(const std::vector<anchor>& anchors, int skip) {
   std::map<std::string, score> scores;  // name order: the tie rule
   int counted = 0;
   for (int a = 0; a < static_cast<int>(anchors.size()); ++a) {
-    if (a == skip) continue;
-    ++counted;
     const auto& at = anchors[static_cast<std::size_t>(a)];
+    if (a == skip || (floor_features > 0 && size_of(at, floor_features) < floor)) continue;
+    ++counted;
     for (const auto& [instance, t] : at.trials) {
       if (t == at.baseline) continue;
       const double s = conservative_log_speedup(*at.baseline, *t);
@@ -32,6 +36,8 @@ std::string pick(const std::vector<anchor>& anchors, int skip) {
       ++sc.seen;
     }
   }
+  // A floor needs anchors enough above it (one fewer when one is held out, as for the group).
+  if (floor_features > 0 && counted < group_default_min_anchors - (skip >= 0 ? 1 : 0)) return {};
   std::string best;
   double best_mean = -std::numeric_limits<double>::infinity();
   for (const auto& [instance, sc] : scores) {
@@ -44,35 +50,54 @@ std::string pick(const std::vector<anchor>& anchors, int skip) {
   return best;
 }
 
+// The whole group's default, else (with floor_features > 0) the one of the lowest floor, among
+// the anchors' own sizes, that has one.
+default_pick pick_default(const std::vector<anchor>& anchors, int skip, int floor_features) {
+  if (std::string c = pick(anchors, skip, 0, 0); !c.empty() || floor_features <= 0) return {c};
+  std::vector<double> sizes;
+  for (int a = 0; a < static_cast<int>(anchors.size()); ++a)
+    if (a != skip) sizes.push_back(size_of(anchors[static_cast<std::size_t>(a)], floor_features));
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  for (const double floor : sizes)
+    if (std::string c = pick(anchors, skip, floor_features, floor); !c.empty()) return {c, true, floor};
+  return {};
+}
+
+bool covers(const default_pick& p, const anchor& a, int floor_features) {
+  return !p.candidate.empty() && (!p.floored || size_of(a, floor_features) >= p.floor);
+}
+
 }  // namespace
 
-group_default_fit fit_group_default(const std::vector<anchor>& anchors) {
+group_default_fit fit_group_default(const std::vector<anchor>& anchors, int floor_features) {
   group_default_fit g;
   const int n = static_cast<int>(anchors.size());
   if (n < group_default_min_anchors) {
     g.why_none = fmt::format("{} anchor{} (a group default needs {})", n, n == 1 ? "" : "s", group_default_min_anchors);
     return g;
   }
-  const std::string all = pick(anchors, -1);
-  if (all.empty()) {
-    g.why_none = "no candidate beats the baseline by 10% at every anchor";
+  const default_pick all = pick_default(anchors, -1, floor_features);
+  if (all.candidate.empty()) {
+    g.why_none = floor_features > 0 ? "no candidate beats the baseline by 10% at every anchor above any floor"
+                                    : "no candidate beats the baseline by 10% at every anchor";
     return g;
   }
   g.held_out.resize(anchors.size());
   for (int a = 0; a < n; ++a) {
     const auto& held = anchors[static_cast<std::size_t>(a)];
-    const std::string c = pick(anchors, a);
-    g.held_out[static_cast<std::size_t>(a)] = c;
-    if (c.empty()) continue;
-    const auto it = held.trials.find(c);
+    const default_pick p = pick_default(anchors, a, floor_features);
+    g.held_out[static_cast<std::size_t>(a)] = p;
+    if (!covers(p, held, floor_features)) continue;
+    const auto it = held.trials.find(p.candidate);
     if (it == held.trials.end() || held.baseline->median_us / it->second->median_us < 1.0) {
       g.held_out.clear();
-      g.why_none =
-          fmt::format("leave-one-out: chosen without {}, {} is slower there than the baseline", held.problem, c);
+      g.why_none = fmt::format("leave-one-out: chosen without {}, {} is slower there than the baseline", held.problem,
+                               p.candidate);
       return g;
     }
   }
-  g.candidate = all;
+  g.pick = all;
   return g;
 }
 

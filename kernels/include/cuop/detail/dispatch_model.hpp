@@ -23,7 +23,9 @@ struct dispatch_model {
   int columns;
   int first_speedup;  // its anchors x columns block in <op>_model_speedups
   choice_params params;
-  int group_default;  // the column that runs where the anchors choose none (-1: the baseline)
+  int group_default;     // the column that runs where the anchors choose none (-1: the baseline)
+  int floor_features;    // > 0: the group default holds at or above default_floor only
+  double default_floor;  // (choice_model_view)
 };
 
 // The model's data as nearest_choice reads it, from the op's arrays.
@@ -36,7 +38,9 @@ inline choice_model_view view_of(const dispatch_model& m, int feature_count, con
           feature_count,
           m.columns,
           m.params,
-          m.group_default};
+          m.group_default,
+          m.floor_features,
+          m.default_floor};
 }
 
 }  // namespace cuop::detail

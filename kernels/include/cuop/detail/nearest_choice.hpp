@@ -30,6 +30,10 @@ struct choice_params {
 //   group_default: the candidate that runs where the nearest anchors do not choose, among the
 //                 anchors: one that beat the baseline clearly at every anchor of the model and
 //                 that leave-one-out picked with the same success (-1: none, the baseline runs)
+//   floor_features, default_floor: with floor_features > 0, the group default holds only for
+//                 shapes whose size (the sum of their first floor_features features: the log2 of
+//                 the product of those dimensions) is at least default_floor, and it was fitted to
+//                 the anchors there alone
 struct choice_model_view {
   const double* features;
   const float* log_speedup;
@@ -39,7 +43,16 @@ struct choice_model_view {
   int candidates;
   choice_params params;
   int group_default;
+  int floor_features = 0;
+  double default_floor = 0;
 };
+
+// The size a group default's floor is compared with (choice_model_view).
+inline double floor_size(const double* features, int floor_features) noexcept {
+  double s = 0;
+  for (int f = 0; f < floor_features; ++f) s += features[f];
+  return s;
+}
 
 // Most anchors one model holds (the neighbour search keeps its k best in a fixed array).
 inline constexpr int max_neighbours = 16;
@@ -109,12 +122,16 @@ int nearest_vote(const choice_model_view& m, const double* query, Usable&& usabl
 }
 
 // Whether `query` lies among the model's anchors (but `skip_anchor`): in every feature within
-// their span, widened by `reach`. The group default was measured only there.
+// their span, widened by `reach`. The group default was measured only there. With a floor, only
+// the anchors at or above it count, and the query must be at or above it too.
 inline bool within_anchors(const choice_model_view& m, const double* query, int skip_anchor = -1) noexcept {
+  const bool floored = m.floor_features > 0;
+  if (floored && !(floor_size(query, m.floor_features) >= m.default_floor)) return false;
   for (int f = 0; f < m.feature_count; ++f) {
     double lo = INFINITY, hi = -INFINITY;
     for (int a = 0; a < m.anchors; ++a) {
       if (a == skip_anchor) continue;
+      if (floored && floor_size(&m.features[a * m.feature_count], m.floor_features) < m.default_floor) continue;
       const double x = m.features[a * m.feature_count + f];
       lo = x < lo ? x : lo;
       hi = x > hi ? x : hi;
