@@ -297,6 +297,15 @@ TEST(gemm_family, mma_pack) {
   EXPECT_EQ(pp.a_offset, 256u);
   EXPECT_EQ(pp.k, 4096);
 
+  // N padded too (cuBLASLt's pack: 2 where N is odd): B gains zero rows.
+  EXPECT_EQ(kg::plan_pack(true, 127, 1031, 4093, 0, pp, true), (2u * 127 * 4096 + 255) / 256 * 256 + 2u * 1032 * 4096);
+  EXPECT_EQ(pp.n, 1032);
+  EXPECT_EQ(pp.b_rows, 1032);
+  kg::plan_pack(false, 127, 1031, 4093, 0, pp, true);  // row-major B: its columns padded already
+  EXPECT_EQ(pp.n, 1032);
+  EXPECT_EQ(pp.b_rows, 4096);
+  EXPECT_EQ(pp.ldb, 1032);
+
   // A staged output (cuBLASLt's pack: 2): rows of 16 bytes' multiples after what came before.
   kg::stage_plan sp;
   EXPECT_EQ(kg::plan_stage(127, 1031, 2, 100, sp), 256u + 2u * 127 * 1032);

@@ -157,22 +157,23 @@ bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_
   bool pack = level == 1 && (exact || !leading_dims_aligned(p));
   bool stage = false;
   if (level == 2) {  // only what is misaligned; with nothing, this is the heuristic itself
-    pack = !operands_aligned(p);
     stage = !output_aligned(p);
-    if (!pack && !stage) return false;
+    pack = stage || !operands_aligned(p);  // staged, N is padded: B gains zero rows
+    if (!pack) return false;
   }
-  // Packed, cuBLASLt sees K rounded up to 8 and dense, aligned rows (pack.hpp); staged, D (and
-  // C) in aligned rows.
+  // Packed, cuBLASLt sees K rounded up to 8 and dense, aligned rows (pack.hpp); staged, N
+  // rounded up to 8 too, and D (and C) in aligned rows.
   kg::pack_plan shape;
-  if (pack) kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, 0, shape);
+  if (pack) kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, 0, shape, stage);
   kg::stage_plan staged;
-  if (stage) kg::plan_stage(p.m, p.n, static_cast<int>(size_of(p.out)), 0, staged);
+  const int np = pack ? shape.n : p.n;
+  if (stage) kg::plan_stage(p.m, np, static_cast<int>(size_of(p.out)), 0, staged);
   const int kp = pack ? shape.k : p.k;
   const long long lda = pack ? shape.k : p.lda;
   const long long ldb = pack ? shape.ldb : p.ldb;
   auto lt = std::make_shared<bk::lt_gemm>();
   const bk::lt_problem lp{
-      p.in, p.out, p.b, p.m, p.n, kp, lda, ldb, stage ? staged.ld : p.ldc, stage ? staged.ld : p.ldd};
+      p.in, p.out, p.b, p.m, np, kp, lda, ldb, stage ? staged.ld : p.ldc, stage ? staged.ld : p.ldd};
   if (lt->init(lp, nullptr) != CUBLAS_STATUS_SUCCESS) return false;
   // Packed operands and the staged output sit in the library's 256-byte aligned workspace.
   lt->set_alignment(
@@ -181,12 +182,15 @@ bool try_entry(const detail::gemm_entry& e, const call_key& p, const kg::device_
   const auto finish = [&](bool ok) {
     if (!ok) return false;
     s.scratch_end = s.lt_workspace;
-    if (pack) s.scratch_end = kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, s.scratch_end, s.pack);
-    if (stage) s.scratch_end = kg::plan_stage(p.m, p.n, static_cast<int>(size_of(p.out)), s.scratch_end, s.stage);
+    if (pack) s.scratch_end = kg::plan_pack(p.b == kg::b_layout::col, p.m, p.n, p.k, s.scratch_end, s.pack, stage);
+    if (stage) s.scratch_end = kg::plan_stage(p.m, np, static_cast<int>(size_of(p.out)), s.scratch_end, s.stage);
     return true;
   };
-  if (id == "heuristic")  // the heuristic's choice measured on packed operands
-    return finish(heuristic_choice(h, s, exact && e.source == detail::entry_source::tuned) == status::success);
+  // The heuristic's choice measured on packed operands; on aligned copies (level 2) always with
+  // split-K partials reduced in the compute type, as the sweep measured it (library.cpp).
+  if (id == "heuristic")
+    return finish(heuristic_choice(h, s, level != 2 && exact && e.source == detail::entry_source::tuned) ==
+                  status::success);
   if (e.kind == detail::gemm_kind::cublaslt) {
     bk::lt_config c;
     std::string why;

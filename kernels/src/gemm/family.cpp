@@ -313,17 +313,20 @@ std::string_view header_of(family f) noexcept {
   return "";
 }
 
-std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_plan& out) {
+std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_plan& out, bool pad_n) {
   const auto align256 = [](long long v) { return (v + 255) / 256 * 256; };
   const auto round8 = [](long long v) { return (v + 7) / 8 * 8; };
   const long long kp = round8(k);
+  const long long np = pad_n ? round8(n) : n;
   pack_plan p;
   p.on = true;
   p.b_col = b_col;
   p.k = static_cast<int>(kp);
+  p.n = static_cast<int>(np);
   p.ldb = b_col ? kp : round8(n);
+  p.b_rows = b_col ? np : kp;
   const long long a_bytes = 2 * static_cast<long long>(m) * kp;
-  const long long b_bytes = 2 * (b_col ? static_cast<long long>(n) * kp : kp * p.ldb);
+  const long long b_bytes = 2 * p.b_rows * p.ldb;
   const long long a_off = align256(static_cast<long long>(start));
   const long long b_off = align256(a_off + a_bytes);
   p.a_offset = static_cast<std::size_t>(a_off);

@@ -144,15 +144,14 @@ cudaError_t pack_operands(const pack_plan& plan, const gemm_args& args, gemm_arg
              0,
              plan.ldb,
              0};
-  if (plan.b_col) {  // n x k
+  if (plan.b_col) {  // n x k, padded with zero rows to the packed N
     b.rows = args.n;
     b.cols = args.k;
-    b.dst_rows = args.n;
   } else {  // k x n, padded with zero rows to the packed K
     b.rows = args.k;
     b.cols = args.n;
-    b.dst_rows = plan.k;
   }
+  b.dst_rows = plan.b_rows;
   a.chunks = a.dst_rows * a.dst_cols / 8;
   b.chunks = b.dst_rows * b.dst_cols / 8;
   constexpr int threads = 256;
@@ -163,6 +162,7 @@ cudaError_t pack_operands(const pack_plan& plan, const gemm_args& args, gemm_arg
   packed.a = a.dst;
   packed.b = b.dst;
   packed.k = plan.k;
+  packed.n = plan.n;
   packed.lda = plan.k;
   packed.ldb = plan.ldb;
   return cudaGetLastError();

@@ -58,7 +58,9 @@ std::size_t workspace_limit(const nlohmann::json& params) {
 // `pack: 1`: the configurations of the problem on packed copies of A and B (K rounded up to 8,
 // 16-byte aligned rows; kernels/include/cuop/kernels/gemm/pack.hpp), named with a "_pk1" suffix.
 // `pack: 2`: on aligned copies of what is misaligned: A and B packed where K is not a multiple of
-// 8, D written to aligned rows and copied out where N is not ("_pk2").
+// 8; where N is not, N padded to 8 too (B with zero rows, A and B packed), D written to aligned
+// rows and its first N columns copied out ("_pk2"). Its heuristic answers reduce split-K
+// partials in the compute type, as dispatch runs them wherever it was not measured.
 int pack_level(const nlohmann::json& params) { return static_cast<int>(params.value("pack", 0LL)); }
 std::string pack_suffix(int level) { return level ? fmt::format("_pk{}", level) : ""; }
 
@@ -68,7 +70,7 @@ struct alignment_work {
 };
 alignment_work work_of(int level, int n, int k) {
   if (level == 1) return {true, false};
-  if (level == 2) return {k % 8 != 0, n % 8 != 0};
+  if (level == 2) return {k % 8 != 0 || n % 8 != 0, n % 8 != 0};
   return {};
 }
 
@@ -147,12 +149,13 @@ struct gemm_library::impl {
     if (auto it = problems.find(key); it != problems.end()) return &it->second;
     bk::lt_gemm g;
     kernels::gemm::pack_plan shape;
-    if (work.pack) kernels::gemm::plan_pack(true, m, n, k, 0, shape);
+    if (work.pack) kernels::gemm::plan_pack(true, m, n, k, 0, shape, work.stage);
+    const int nn = work.pack ? shape.n : n;
     kernels::gemm::stage_plan staged;
-    if (work.stage) kernels::gemm::plan_stage(m, n, static_cast<int>(size_of(t)), 0, staged);
+    if (work.stage) kernels::gemm::plan_stage(m, nn, static_cast<int>(size_of(t)), 0, staged);
     const int kk = work.pack ? shape.k : k;
     const long long ld_out = work.stage ? staged.ld : n;
-    bk::lt_problem p{t, t, kernels::gemm::b_layout::col, m, n, kk, kk, kk, ld_out, ld_out};
+    bk::lt_problem p{t, t, kernels::gemm::b_layout::col, m, nn, kk, kk, kk, ld_out, ld_out};
     if (g.init(p, &why) != CUBLAS_STATUS_SUCCESS) return nullptr;
     return &problems.emplace(key, std::move(g)).first->second;
   }
@@ -180,7 +183,8 @@ nlohmann::json gemm_library::list(dtype t, int mm, int n, int k, const nlohmann:
   const long long workspace_mb = static_cast<long long>(limit >> 20);
 
   std::vector<bk::lt_config> ranked;
-  if (g->heuristic(m->handle, std::max(1, top), limit, ranked, &message) != CUBLAS_STATUS_SUCCESS) return nullptr;
+  if (g->heuristic(m->handle, std::max(1, top), limit, ranked, &message, nullptr, pack == 2) != CUBLAS_STATUS_SUCCESS)
+    return nullptr;
   if (ranked.empty()) {
     message = "cuBLASLt's heuristic has no algorithm for this problem";
     return nullptr;
@@ -222,7 +226,8 @@ std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann:
     const int rank = params.at("rank").get<int>();
     std::vector<bk::lt_config> ranked;
     std::vector<cublasLtMatmulAlgo_t> algos;
-    if (g->heuristic(m->handle, rank + 1, workspace_limit(params), ranked, &why, &algos) != CUBLAS_STATUS_SUCCESS)
+    if (g->heuristic(m->handle, rank + 1, workspace_limit(params), ranked, &why, &algos, pack == 2) !=
+        CUBLAS_STATUS_SUCCESS)
       return why;
     if (static_cast<int>(algos.size()) <= rank)
       return fmt::format("cuBLASLt's heuristic has no answer of rank {}", rank);
@@ -235,10 +240,11 @@ std::string gemm_library::prepare(dtype t, int mm, int n, int k, const nlohmann:
   }
   state->lt_workspace = out.workspace_bytes;
   const alignment_work work = work_of(pack, n, k);
-  if (work.pack) out.workspace_bytes = kernels::gemm::plan_pack(true, mm, n, k, out.workspace_bytes, state->pack);
+  if (work.pack)
+    out.workspace_bytes = kernels::gemm::plan_pack(true, mm, n, k, out.workspace_bytes, state->pack, work.stage);
   if (work.stage)
     out.workspace_bytes =
-        kernels::gemm::plan_stage(mm, n, static_cast<int>(size_of(t)), out.workspace_bytes, state->stage);
+        kernels::gemm::plan_stage(mm, state->pack.n, static_cast<int>(size_of(t)), out.workspace_bytes, state->stage);
   out.state = std::move(state);
   return {};
 }

@@ -98,6 +98,8 @@ struct pack_plan {
   bool on = false;
   bool b_col = true;             // B is n x k (column-major) or k x n (row-major)
   int k = 0;                     // K rounded up to a multiple of 8: the kernel's K
+  int n = 0;                     // the kernel's N: n, or with pad_n n rounded up to 8
+  long long b_rows = 0;          // rows of the packed B: n (or the padded n) x k, or k x ldb
   long long ldb = 0;             // leading dimension of the packed B (k, or n rounded up to 8)
   std::size_t a_offset = 0;      // bytes into the workspace, 256-byte aligned
   std::size_t b_offset = 0;
@@ -119,10 +121,12 @@ struct launch_plan {
 
 // The packed copies of A (m x k) and B (n x k, or k x n when !b_col) placed from byte `start` of
 // a workspace (256-byte aligned regions); returns the end of the second. k <= INT_MAX - 7.
-std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_plan& out);
+// `pad_n`: B padded with zeros to N rounded up to 8 too (whose extra columns of D are not kept).
+std::size_t plan_pack(bool b_col, int m, int n, int k, std::size_t start, pack_plan& out, bool pad_n = false);
 
 // Where a staged output lives (cuBLASLt's `pack: 2` configurations, pack.hpp): D, and C copied in
-// first when it is read, as m rows of `ld` elements, each row 16-byte aligned.
+// first when it is read, as m rows of `ld` elements, each row 16-byte aligned (n: the N computed,
+// at least the call's).
 struct stage_plan {
   bool on = false;
   int element_bytes = 2;   // of C and D: 2 or 4
