@@ -76,7 +76,7 @@ namespace {
 
 // A database of one finished H200 run with `trials` (instance, median, rows), exported into dir.
 void export_run(const fs::path& dir, const std::string& db_name, const std::string& driver,
-                const std::vector<std::tuple<std::string, double, int>>& trials, bool update,
+                const std::vector<std::tuple<std::string, double, int>>& trials, results::export_merge merge,
                 const std::string& state = "finished") {
   auto db = store::database::open((dir / db_name).string(), store::open_mode::read_write);
   store::run_info run;
@@ -92,7 +92,7 @@ void export_run(const fs::path& dir, const std::string& db_name, const std::stri
   run.env.source_hash = cuop::fnv1a_hex(db_name);
   const auto id = db->begin_run(run);
   for (const auto& [instance, us, rows] : trials) db->put_trial(trial(id, run.env.key(), instance, us, rows));
-  results::export_results(*db, "softmax", (dir / "results").string(), results::export_samples::winners, update);
+  results::export_results(*db, "softmax", (dir / "results").string(), results::export_samples::winners, merge);
 }
 
 }  // namespace
@@ -103,9 +103,9 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
   fs::create_directories(dir);
   const std::string a = "softmax_f32_block_row_vec4_threads256_chunks1",
                     b = "softmax_f32_block_row_vec4_threads512_chunks1";
-  export_run(dir, "old.db", "13.0", {{a, 5.0, 8}, {b, 6.0, 8}, {a, 9.0, 16}, {a, 20.0, 32}}, false);
+  export_run(dir, "old.db", "13.0", {{a, 5.0, 8}, {b, 6.0, 8}, {a, 9.0, 16}, {a, 20.0, 32}}, results::export_merge::replace);
   // 16 rows measured again (one configuration now), 64 rows new.
-  export_run(dir, "new.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, true);
+  export_run(dir, "new.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, results::export_merge::update);
   const auto path = (dir / "results/softmax/nvidia-h200.json").string();
   auto f = results::read_results_file(path);
   std::vector<std::tuple<std::string, std::string, double, std::int64_t>> got;
@@ -121,14 +121,14 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
 
   // The same update again changes nothing.
   const auto before = f.trials.size();
-  export_run(dir, "new2.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, true);
+  export_run(dir, "new2.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, results::export_merge::update);
   f = results::read_results_file(path);
   EXPECT_EQ(f.trials.size(), before);
   EXPECT_EQ(f.runs.size(), 2u);
 
   // Another driver: the file holds one set-up for all its trials; refused, the file untouched.
   try {
-    export_run(dir, "other.db", "13.1", {{b, 1.0, 16}}, true);
+    export_run(dir, "other.db", "13.1", {{b, 1.0, 16}}, results::export_merge::update);
     ADD_FAILURE() << "an update from another driver was accepted";
   } catch (const error& e) {
     EXPECT_NE(std::string(e.what()).find("nvidia-h200.json: cannot update: its driver is 13.0, the database's 13.1"),
@@ -139,11 +139,31 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
 
   // A run that did not finish (killed, interrupted) may hold part of a problem: refused.
   try {
-    export_run(dir, "partial.db", "13.0", {{b, 1.0, 16}}, true, "running");
+    export_run(dir, "partial.db", "13.0", {{b, 1.0, 16}}, results::export_merge::update, "running");
     ADD_FAILURE() << "an update from an unfinished run was accepted";
   } catch (const error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot update from run 1, which is running"), std::string::npos) << e.what();
   }
   EXPECT_EQ(results::read_results_file(path).trials.size(), before);
+  fs::remove_all(dir);
+}
+
+TEST(export_results, add_keeps_every_trial_but_those_measured_again) {
+  const auto dir = fs::temp_directory_path() / ("cuop-export-add-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string a = "softmax_f32_block_row_vec4_threads256_chunks1",
+                    b = "softmax_f32_block_row_vec4_threads512_chunks1";
+  export_run(dir, "old.db", "13.0", {{a, 5.0, 8}, {b, 6.0, 8}, {a, 9.0, 16}}, results::export_merge::replace);
+  // b measured again at 8 rows, a at 64 rows (new): a at 8 rows and 16 rows stay.
+  export_run(dir, "new.db", "13.0", {{b, 7.0, 8}, {a, 30.0, 64}}, results::export_merge::add);
+  auto f = results::read_results_file((dir / "results/softmax/nvidia-h200.json").string());
+  std::vector<std::tuple<std::string, std::string, double, std::int64_t>> got;
+  for (const auto& t : f.trials) got.emplace_back(t.problem, t.instance, t.median_us, t.run);
+  EXPECT_EQ(got, (decltype(got){{"softmax_f32_16x1024", a, 9.0, 1},
+                                {"softmax_f32_8x1024", a, 5.0, 1},
+                                {"softmax_f32_8x1024", b, 7.0, 2},  // after the problem's old trials
+                                {"softmax_f32_64x1024", a, 30.0, 2}}));
+  ASSERT_EQ(f.runs.size(), 2u);
   fs::remove_all(dir);
 }

@@ -43,6 +43,7 @@ void add_export(CLI::App& app, action& run) {
     std::string samples = "winners";
     std::string format = "json";
     bool update = false;
+    bool add = false;
   };
   auto o = std::make_shared<options>();
   cmd->add_option("--db", o->db, "SQLite database")->check(non_empty_path());
@@ -57,19 +58,26 @@ void add_export(CLI::App& app, action& run) {
   cmd->add_flag("--update", o->update,
                 "Keep the problems of an existing file that the database does not hold (measure a "
                 "few problems again, replace only theirs)");
+  auto* add = cmd->add_flag("--add", o->add,
+                            "Keep every trial of an existing file but those of a problem and configuration the "
+                            "database holds (measure one more candidate at problems already there)");
+  add->excludes(cmd->get_option("--update"));
   cmd->callback([&run, o] {
     run = [o] {
       const auto samples = o->samples == "all"    ? results::export_samples::all
                            : o->samples == "none" ? results::export_samples::none
                                                   : results::export_samples::winners;
-      if (o->format == "csv" && o->update)
-        throw usage_error("--update applies to results files (--format json): a CSV export is written whole");
+      if (o->format == "csv" && (o->update || o->add))
+        throw usage_error("--update and --add apply to results files (--format json): a CSV export is written whole");
+      const auto merge = o->add      ? results::export_merge::add
+                         : o->update ? results::export_merge::update
+                                     : results::export_merge::replace;
       auto db = store::database::open(o->db, store::open_mode::read_only);
       const auto ops = o->op.empty() ? ops_in_database(*db) : std::vector<std::string>{o->op};
       std::vector<std::string> written;
       for (const auto& op : ops)
         for (auto& path : o->format == "csv" ? export_csv(*db, op, o->out, o->db)
-                                             : results::export_results(*db, op, o->out, samples, o->update))
+                                             : results::export_results(*db, op, o->out, samples, merge))
           written.push_back(path);
       for (const auto& path : written) fmt::print("{}\n", path);
       // Nothing written is said, so that it is not taken for a silent failure.

@@ -278,13 +278,13 @@ result_file file_of(store::database& db, const std::string& op, const gpu_result
 }  // namespace
 
 std::vector<std::string> export_results(store::database& db, const std::string& op, const std::string& dir,
-                                        export_samples samples, bool update) {
+                                        export_samples samples, export_merge merge) {
   std::vector<std::string> written;
   for (auto& [s, current] : current_trials(db, op, samples != export_samples::none)) {
     std::set<std::int64_t> used_runs;
     result_file f = file_of(db, op, current, samples, used_runs);
     const auto path = (fs::path(dir) / op / (s + ".json")).string();
-    if (std::error_code ec; update && fs::exists(path, ec)) {
+    if (std::error_code ec; merge != export_merge::replace && fs::exists(path, ec)) {
       // Each problem measured is replaced whole: a run that did not finish may hold only part
       // of one, and would take the rest of the committed configurations with it.
       for (const auto& r : current.runs)
@@ -293,7 +293,8 @@ std::vector<std::string> export_results(store::database& db, const std::string& 
               fmt::format("{}: cannot update from run {}, which is {}: a problem it measured in part "
                           "would replace all of the problem's committed results; finish the sweep first",
                           path, r.id, r.state.empty() ? "unfinished" : r.state));
-      f = update_results(read_results_file(path), std::move(f));
+      f = merge == export_merge::add ? add_results(read_results_file(path), std::move(f))
+                                     : update_results(read_results_file(path), std::move(f));
     }
     write_if_changed(path, render_results(f));
     written.push_back(path);

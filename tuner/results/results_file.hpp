@@ -57,11 +57,16 @@ struct result_file {
 // them would double the size of a file with thousands of trials.
 enum class export_samples { none, winners, all };
 
+// How an export meets an existing file: replaced whole; `update`: it keeps the problems the
+// database does not hold; `add`: it keeps every trial but those of a (problem, configuration) the
+// database holds (results_update.hpp).
+enum class export_merge { replace, update, add };
+
 // Writes <dir>/<op>/<gpu-slug>.json ("validation.json" when no GPU) from the trials
-// current_trials() selects (current_trials.hpp); returns the paths. With `update`, an existing
-// file keeps the problems the database does not hold (results_update.hpp).
+// current_trials() selects (current_trials.hpp); returns the paths.
 std::vector<std::string> export_results(store::database& db, const std::string& op, const std::string& dir,
-                                        export_samples samples = export_samples::winners, bool update = false);
+                                        export_samples samples = export_samples::winners,
+                                        export_merge merge = export_merge::replace);
 
 // What export would write for `op` from `db`, in memory, each file checked by the schema as if
 // read from disk (messages name `label`, the database); paths "<op>/<gpu slug>.json".

@@ -15,4 +15,10 @@ namespace cuop::results {
 // runtime): a results file records one set-up for all its trials.
 result_file update_results(const result_file& old, result_file fresh);
 
+// `old` with `fresh`'s trials added (one more candidate measured at problems already there): a
+// trial of `old` gives way only to one of `fresh` of the same problem and instance, and `fresh`'s
+// trials of a problem follow its old ones (a baseline measured again is the one a model reads);
+// runs and builds as update_results does, the same set-up required.
+result_file add_results(const result_file& old, result_file fresh);
+
 }  // namespace cuop::results
