@@ -103,7 +103,8 @@ TEST(export_results, update_replaces_only_the_problems_measured_again) {
   fs::create_directories(dir);
   const std::string a = "softmax_f32_block_row_vec4_threads256_chunks1",
                     b = "softmax_f32_block_row_vec4_threads512_chunks1";
-  export_run(dir, "old.db", "13.0", {{a, 5.0, 8}, {b, 6.0, 8}, {a, 9.0, 16}, {a, 20.0, 32}}, results::export_merge::replace);
+  export_run(dir, "old.db", "13.0", {{a, 5.0, 8}, {b, 6.0, 8}, {a, 9.0, 16}, {a, 20.0, 32}},
+             results::export_merge::replace);
   // 16 rows measured again (one configuration now), 64 rows new.
   export_run(dir, "new.db", "13.0", {{b, 8.0, 16}, {a, 30.0, 64}}, results::export_merge::update);
   const auto path = (dir / "results/softmax/nvidia-h200.json").string();
