@@ -48,8 +48,15 @@ TEST(cli_export_csv, refuses_update) {
   temp_dir tmp;
   const auto r = run_cli("export --db " + h200_db + " --out " + (tmp / "csv") + " --format csv --update");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("--update applies to results files (--format json): a CSV export is written whole"),
+  EXPECT_NE(r.out.find("--update and --add apply to results files (--format json): a CSV export is written whole"),
             std::string::npos)
       << r.out;
   EXPECT_FALSE(std::filesystem::exists(tmp / "csv"));
+  const auto add = run_cli("export --db " + h200_db + " --out " + (tmp / "csv") + " --format csv --add");
+  EXPECT_EQ(add.code, 2) << add.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "csv"));
+  // --add and --update exclude each other.
+  const auto both = run_cli("export --db " + h200_db + " --out " + (tmp / "json") + " --update --add");
+  EXPECT_EQ(both.code, 2) << both.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp / "json"));
 }
