@@ -11,7 +11,7 @@ namespace cuop::model {
 
 namespace {
 
-double size_of(const anchor& a, int floor_features) { return detail::floor_size(a.features.data(), floor_features); }
+double size_at(const anchor& a, int floor_features) { return detail::floor_size(a.features.data(), floor_features); }
 
 // The candidate beating the baseline clearly at every anchor but `skip` (-1: all of them) whose
 // size is at least `floor` (with floor_features > 0); empty when none qualifies.
@@ -25,7 +25,7 @@ std::string pick(const std::vector<anchor>& anchors, int skip, int floor_feature
   int counted = 0;
   for (int a = 0; a < static_cast<int>(anchors.size()); ++a) {
     const auto& at = anchors[static_cast<std::size_t>(a)];
-    if (a == skip || (floor_features > 0 && size_of(at, floor_features) < floor)) continue;
+    if (a == skip || (floor_features > 0 && size_at(at, floor_features) < floor)) continue;
     ++counted;
     for (const auto& [instance, t] : at.trials) {
       if (t == at.baseline) continue;
@@ -56,7 +56,7 @@ default_pick pick_default(const std::vector<anchor>& anchors, int skip, int floo
   if (std::string c = pick(anchors, skip, 0, 0); !c.empty() || floor_features <= 0) return {c};
   std::vector<double> sizes;
   for (int a = 0; a < static_cast<int>(anchors.size()); ++a)
-    if (a != skip) sizes.push_back(size_of(anchors[static_cast<std::size_t>(a)], floor_features));
+    if (a != skip) sizes.push_back(size_at(anchors[static_cast<std::size_t>(a)], floor_features));
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   for (const double floor : sizes)
@@ -65,7 +65,7 @@ default_pick pick_default(const std::vector<anchor>& anchors, int skip, int floo
 }
 
 bool covers(const default_pick& p, const anchor& a, int floor_features) {
-  return !p.candidate.empty() && (!p.floored || size_of(a, floor_features) >= p.floor);
+  return !p.candidate.empty() && (!p.floored || size_at(a, floor_features) >= p.floor);
 }
 
 }  // namespace

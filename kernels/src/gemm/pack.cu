@@ -1,8 +1,8 @@
 // The operand packing of the mma family's `pack: 1` configurations and the output staging of
 // cuBLASLt's `pack: 2` ones (pack.hpp). Packing: one thread writes one 16-byte chunk (8 elements)
-// of a packed row. Its source is 2-byte aligned at worst: where the
-// 32 bytes around it lie inside the operand it takes two aligned 16-byte loads and shifts them into
-// place (funnel shifts), else it reads element by element, so no byte outside the operand is read.
+// of a packed row. Its source is 2-byte aligned at worst: where the 32 bytes around it lie inside
+// the operand it takes two aligned 16-byte loads and shifts them into place (funnel shifts), else
+// it reads element by element, so no byte outside the operand is read.
 #include "cuop/kernels/gemm/pack.hpp"
 
 #include <cstdint>
@@ -115,6 +115,10 @@ void* staged_rows(const stage_plan& plan, void* workspace) {
   return static_cast<unsigned char*>(workspace) + plan.offset;
 }
 
+const void* staged_rows(const stage_plan& plan, const void* workspace) {
+  return static_cast<const unsigned char*>(workspace) + plan.offset;
+}
+
 cudaError_t stage_in(const stage_plan& plan, const void* c, long long ldc, int m, int n, void* workspace,
                      cudaStream_t stream) {
   return copy_rows(plan.element_bytes, c, ldc, staged_rows(plan, workspace), plan.ld, m, n, stream);
@@ -122,8 +126,7 @@ cudaError_t stage_in(const stage_plan& plan, const void* c, long long ldc, int m
 
 cudaError_t stage_out(const stage_plan& plan, const void* workspace, void* d, long long ldd, int m, int n,
                       cudaStream_t stream) {
-  const void* rows = static_cast<const unsigned char*>(workspace) + plan.offset;
-  return copy_rows(plan.element_bytes, rows, plan.ld, d, ldd, m, n, stream);
+  return copy_rows(plan.element_bytes, staged_rows(plan, workspace), plan.ld, d, ldd, m, n, stream);
 }
 
 cudaError_t pack_operands(const pack_plan& plan, const gemm_args& args, gemm_args& packed, cudaStream_t stream) {

@@ -25,6 +25,7 @@ cudaError_t pack_operands(const pack_plan& plan, const gemm_args& args, gemm_arg
 // The staged output's rows in `workspace` (plan_stage). stage_in copies C there (an m x n matrix
 // of leading dimension ldc) when it is read; stage_out copies the staged rows to D. One launch each.
 void* staged_rows(const stage_plan& plan, void* workspace);
+const void* staged_rows(const stage_plan& plan, const void* workspace);
 cudaError_t stage_in(const stage_plan& plan, const void* c, long long ldc, int m, int n, void* workspace,
                      cudaStream_t stream);
 cudaError_t stage_out(const stage_plan& plan, const void* workspace, void* d, long long ldd, int m, int n,
