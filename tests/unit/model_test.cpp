@@ -259,6 +259,20 @@ TEST(group_default, a_floor_on_the_size_where_no_candidate_wins_everywhere) {
   EXPECT_EQ(f.loo.slower, 0);
 }
 
+TEST(group_default, the_floor_size_of_several_dimensions_is_their_arithmetic_intensity) {
+  // log2 of 1 / (1/m + 1/n + 1/k): a GEMM's multiply-adds per element of its three operands.
+  const double cube[] = {std::log2(300.0), std::log2(300.0), std::log2(300.0)};
+  EXPECT_NEAR(detail::floor_size(cube, 3), std::log2(100.0), 1e-12);
+  // Small wherever one dimension is, however large the work: short K and wide D move more than
+  // they compute.
+  const double short_k[] = {std::log2(8192.0), std::log2(8192.0), std::log2(16.0)};
+  EXPECT_LT(detail::floor_size(short_k, 3), 4.0);
+  EXPECT_GT(detail::floor_size(short_k, 3), 3.9);
+  // One dimension is its own size; none, no size.
+  EXPECT_DOUBLE_EQ(detail::floor_size(cube, 1), std::log2(300.0));
+  EXPECT_EQ(detail::floor_size(cube, 0), 0.0);
+}
+
 TEST(group_default, a_floor_that_leave_one_out_would_cross_into_a_loss_is_refused) {
   // Anchor 3 loses by 20% between winners: the floor lies above it, and without it the floor
   // falls below it, where leave-one-out would have run "staged" at a loss: refused.

@@ -74,8 +74,8 @@ struct op_desc {
   // What limits a problem, which picks the gate's threshold: true for compute, false for memory
   // (null: memory, the looser of the two).
   bool (*compute_bound)(const dim_values&) = nullptr;
-  // > 0: a group default may hold above a floor on the sum of this many leading features alone
-  // (tuner/model/group_default.hpp), where no candidate wins across the whole group.
+  // > 0: a group default may hold above a floor on the size of this many leading features alone
+  // (detail::floor_size, tuner/model/group_default.hpp), where no candidate wins across the group.
   int default_floor_features = 0;
 
   const family_desc* find_family(std::string_view family) const noexcept;

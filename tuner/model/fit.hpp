@@ -62,7 +62,7 @@ inline const detail::choice_params default_params{4, 3.0, 0.0198, 0.5};
 // anchor where it then measured slower than the baseline (repeated until no trusted candidate
 // loses). Where the vote declines a held-out anchor, leave-one-out scores the group default picked
 // without that anchor. `floor_features`: the op lets a group default hold above a floor on the
-// sum of that many leading features (group_default.hpp). Deterministic.
+// size of that many leading features (detail::floor_size, group_default.hpp). Deterministic.
 fitted fit(std::vector<anchor> anchors, detail::choice_params params = default_params, int floor_features = 0);
 
 // log(baseline / candidate) of their medians where the candidate's 95% interval lies entirely

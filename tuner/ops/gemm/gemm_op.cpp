@@ -119,7 +119,7 @@ catalog::op_desc describe() {
                       .bytes_of = bytes_of,
                       .flops_of = flops_of,
                       .compute_bound = compute_bound,
-                      // m, n, k: the floor is on the product, the work
+                      // m, n, k: the floor is on the arithmetic intensity
                       .default_floor_features = 3};
   for (const auto& d : op.problem_dims)  // gemm_problem holds ints
     op.dims.push_back({d, 1, {}, {}, std::numeric_limits<int>::max()});

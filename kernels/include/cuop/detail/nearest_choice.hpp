@@ -31,9 +31,8 @@ struct choice_params {
 //                 anchors: one that beat the baseline clearly at every anchor of the model and
 //                 that leave-one-out picked with the same success (-1: none, the baseline runs)
 //   floor_features, default_floor: with floor_features > 0, the group default holds only for
-//                 shapes whose size (the sum of their first floor_features features: the log2 of
-//                 the product of those dimensions) is at least default_floor, and it was fitted to
-//                 the anchors there alone
+//                 shapes whose size (floor_size over their first floor_features features) is at
+//                 least default_floor, and it was fitted to the anchors there alone
 struct choice_model_view {
   const double* features;
   const float* log_speedup;
@@ -47,11 +46,15 @@ struct choice_model_view {
   double default_floor = 0;
 };
 
-// The size a group default's floor is compared with (choice_model_view).
+// The size a group default's floor is compared with (choice_model_view): log2 of 1 / sum(1 / d)
+// over the first floor_features dimensions d (the features are their log2). One dimension: the
+// dimension itself. GEMM's m, n, k: its multiply-adds per element of A, B and D together, the
+// arithmetic intensity, which says whether a cost per element moved (a copy of the operands)
+// pays for itself; unlike the work, it is small wherever one dimension is.
 inline double floor_size(const double* features, int floor_features) noexcept {
-  double s = 0;
-  for (int f = 0; f < floor_features; ++f) s += features[f];
-  return s;
+  double inverse = 0;
+  for (int f = 0; f < floor_features; ++f) inverse += std::exp2(-features[f]);
+  return floor_features > 0 ? -std::log2(inverse) : 0.0;
 }
 
 // Most anchors one model holds (the neighbour search keeps its k best in a fixed array).
