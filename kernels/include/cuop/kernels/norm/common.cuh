@@ -107,12 +107,18 @@ __device__ __forceinline__ row_ptrs<T> row_of(const norm_args& a, long long row)
 }
 
 // Where a row's vectors start. Vector k of the row covers elements [k*VEC - head, +VEC). fast:
-// every operand of the row shares the same misalignment, so the shifted grid accesses whole
-// aligned vectors of each, and covers the row within `capacity`; else every element goes alone.
+// the row's own operands (x, y, the residual) share one misalignment, so the shifted grid
+// accesses whole aligned vectors of each, and covers the row within `capacity`; else every
+// element goes alone. The parameters, read by every row, sit elsewhere on the vector grid when a
+// row's length is not a multiple of VEC (every other row of an odd length): their elements for
+// vector k start `param_shift` elements into an aligned vector (weight and bias alike, else
+// params_whole is false and they go element by element).
 template <typename T, int VEC>
 struct row_layout {
   int head;
+  int param_shift;
   bool fast;
+  bool params_whole;
   row_layout() = default;
   __device__ __forceinline__ row_layout(const row_ptrs<T>& p, long long cols, long long capacity) {
     constexpr unsigned long long vb = VEC * sizeof(T);
@@ -120,13 +126,48 @@ struct row_layout {
     const unsigned long long a = mis(p.x);
     bool same = mis(p.y) == a && a % sizeof(T) == 0;
     if (p.residual) same = same && mis(p.residual) == a;
-    if (p.weight) same = same && mis(p.weight) == a;
-    if (p.bias) same = same && mis(p.bias) == a;
     head = static_cast<int>(a / sizeof(T));
     fast = same && cols + head <= capacity;
     if (!fast) head = 0;
+    const unsigned long long w = p.weight ? mis(p.weight) : p.bias ? mis(p.bias) : a;
+    params_whole = w % sizeof(T) == 0 && (!p.weight || mis(p.weight) == w) && (!p.bias || mis(p.bias) == w);
+    param_shift = static_cast<int>(((w / sizeof(T)) + VEC - static_cast<unsigned long long>(head)) % VEC);
   }
 };
+
+// Elements [shift, shift + VEC) of the two vectors lo and hi side by side (0 <= shift < VEC):
+// a parameter vector that straddles the grid, from two aligned loads and funnel shifts.
+template <typename T, int VEC>
+__device__ __forceinline__ packed<T, VEC> straddling(const packed<T, VEC>& lo, const packed<T, VEC>& hi, int shift) {
+  using vec_t = packed<T, VEC>;
+  constexpr int words = vec_t::words;
+  if constexpr (vec_t::bytes < 4) {
+    return lo;  // one 16-bit element: never off the grid
+  } else {
+    unsigned u[2 * words];
+#pragma unroll
+    for (int i = 0; i < words; ++i) {
+      u[i] = lo.w[i];
+      u[words + i] = hi.w[i];
+    }
+    const int bits = shift * static_cast<int>(sizeof(T)) * 8;
+    const int q = bits / 32;
+    const unsigned b = static_cast<unsigned>(bits % 32);
+    vec_t out;
+#pragma unroll
+    for (int j = 0; j < words; ++j) {
+      unsigned x = u[j], y = u[j + 1];
+#pragma unroll
+      for (int k = 1; k < words; ++k)
+        if (q == k) {
+          x = u[j + k];
+          y = u[j + k + 1];
+        }
+      out.w[j] = __funnelshift_r(x, y, b);
+    }
+    return out;
+  }
+}
 
 // A thread's share of a row segment: CHUNKS vectors of VEC elements. Positions within a row are
 // ints (plan_launch refuses rows of 2^31 elements or more): half the registers of 64-bit ones. Vector c of thread t (of NT
@@ -238,16 +279,35 @@ struct row_tile {
     return s;
   }
 
+  // The parameter vector of elements [e, e + VEC): one aligned load, or two and funnel shifts when
+  // it straddles the vector grid (shift > 0; the caller checked both loads lie inside the row).
+  static __device__ __forceinline__ void load_params(const T* q, int e, int shift, vec_t& out) {
+    if (shift == 0) {
+      load_param(q + e, out);
+      return;
+    }
+    vec_t lo, hi;
+    load_param(q + e - shift, lo);
+    load_param(q + e - shift + VEC, hi);
+    out = straddling<T, VEC>(lo, hi, shift);
+  }
+
+  // Whether the parameters of vector e come as whole vectors: aligned, or straddling with both
+  // aligned loads inside [0, cols).
+  static __device__ __forceinline__ bool params_fit(int e, int cols, row_layout<T, VEC> l) {
+    return l.params_whole && (l.param_shift == 0 || (e - l.param_shift >= 0 && e - l.param_shift + 2 * VEC <= cols));
+  }
+
   // Vector c normalized: (x - center) * rstd * weight + bias, the parameters read as whole
-  // vectors at element e (fast) or one by one inside the row.
+  // vectors at element e (fast: the vector lies inside the row and params_fit) or one by one.
   __device__ __forceinline__ vec_t normalized(int c, const row_ptrs<T>& p, int e, int cols, bool fast,
-                                              float center, float rstd) const {
+                                              float center, float rstd, int shift) const {
     float f[VEC];
     const vec_t x = opaque(c);
     if (fast) {
       vec_t w, b;
-      if (p.weight) load_param(p.weight + e, w);
-      if (KIND == layernorm_kind && p.bias) load_param(p.bias + e, b);
+      if (p.weight) load_params(p.weight, e, shift, w);
+      if (KIND == layernorm_kind && p.bias) load_params(p.bias, e, shift, b);
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
         f[i] = (x.get(i) - center) * rstd;
@@ -271,10 +331,10 @@ struct row_tile {
   __device__ __forceinline__ void store(const row_ptrs<T>& p, int cols, row_layout<T, VEC> l, int t,
                                         float center, float rstd) const {
     const int e0 = first(l.head, t);
-    if (whole(e0, cols, l.fast)) {
+    if (whole(e0, cols, l.fast) && l.params_whole && l.param_shift == 0) {
 #pragma unroll
       for (int c = 0; c < CHUNKS; ++c) {
-        const vec_t o = normalized(c, p, at(e0, c), cols, true, center, rstd);
+        const vec_t o = normalized(c, p, at(e0, c), cols, true, center, rstd, 0);
         common::store_vec<bytes>(p.y + at(e0, c), o.w);
       }
       return;
@@ -283,7 +343,7 @@ struct row_tile {
     for (int c = 0; c < CHUNKS; ++c) {
       const int e = at(e0, c);
       const bool inside = vector_inside(e, cols, l.fast);
-      store_one(p.y, e, cols, l.fast, normalized(c, p, e, cols, inside, center, rstd));
+      store_one(p.y, e, cols, l.fast, normalized(c, p, e, cols, inside && params_fit(e, cols, l), center, rstd, l.param_shift));
     }
   }
 };
