@@ -173,7 +173,10 @@ __device__ __forceinline__ packed<T, VEC> straddling(const packed<T, VEC>& lo, c
 // ints (plan_launch refuses rows of 2^31 elements or more): half the registers of 64-bit ones. Vector c of thread t (of NT
 // threads sharing the row) covers elements [(c*NT + t)*VEC - head, +VEC): consecutive threads
 // access consecutive vectors. Elements outside [0, cols) hold 0 and are never written.
-template <int KIND, typename T, int VEC, int NT, int CHUNKS>
+// SHIFTED_PARAMS: parameters off the row's vector grid come as two aligned loads and a shift;
+// otherwise element by element (block_loop, whose rows are long enough that the shift's registers
+// cost more than the element-wise edge does).
+template <int KIND, typename T, int VEC, int NT, int CHUNKS, bool SHIFTED_PARAMS = true>
 struct row_tile {
   using vec_t = packed<T, VEC>;
   static constexpr int bytes = vec_t::bytes;
@@ -327,10 +330,28 @@ struct row_tile {
     return o;
   }
 
+  // The layout a tile without SHIFTED_PARAMS takes: whole vectors only where the parameters share
+  // the row's alignment, as the row's own operands do; else every element alone.
+  static __device__ __forceinline__ row_layout<T, VEC> layout(row_layout<T, VEC> l) {
+    if (!SHIFTED_PARAMS && !(l.params_whole && l.param_shift == 0)) {
+      l.fast = false;
+      l.head = 0;
+    }
+    return l;
+  }
+
   // y for the thread's elements inside the row.
   __device__ __forceinline__ void store(const row_ptrs<T>& p, int cols, row_layout<T, VEC> l, int t,
                                         float center, float rstd) const {
     const int e0 = first(l.head, t);
+    if constexpr (!SHIFTED_PARAMS) {  // l from layout(): the parameters are aligned where fast
+#pragma unroll
+      for (int c = 0; c < CHUNKS; ++c) {
+        const int e = at(e0, c);
+        store_one(p.y, e, cols, l.fast, normalized(c, p, e, cols, vector_inside(e, cols, l.fast), center, rstd, 0));
+      }
+      return;
+    }
     if (whole(e0, cols, l.fast) && l.params_whole && l.param_shift == 0) {
 #pragma unroll
       for (int c = 0; c < CHUNKS; ++c) {
