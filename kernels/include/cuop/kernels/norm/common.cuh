@@ -174,8 +174,8 @@ __device__ __forceinline__ packed<T, VEC> straddling(const packed<T, VEC>& lo, c
 // threads sharing the row) covers elements [(c*NT + t)*VEC - head, +VEC): consecutive threads
 // access consecutive vectors. Elements outside [0, cols) hold 0 and are never written.
 // SHIFTED_PARAMS: parameters off the row's vector grid come as two aligned loads and a shift;
-// otherwise element by element (block_loop, whose rows are long enough that the shift's registers
-// cost more than the element-wise edge does).
+// otherwise element by element (block_loop: with the shift, nvcc and NVRTC allocate its registers
+// differently for sm_100a, and what ships must be what the tuner compiled).
 template <int KIND, typename T, int VEC, int NT, int CHUNKS, bool SHIFTED_PARAMS = true>
 struct row_tile {
   using vec_t = packed<T, VEC>;
