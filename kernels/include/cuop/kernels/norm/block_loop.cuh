@@ -17,7 +17,7 @@ struct block_loop {
   static_assert(KIND == layernorm_kind || KIND == rmsnorm_kind, "kind: layernorm or rmsnorm");
   static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "whole warps, <= 1024 threads");
 
-  using tile_t = detail::row_tile<KIND, T, VEC, BLOCK_THREADS, 1, false>;
+  using tile_t = detail::row_tile<KIND, T, VEC, BLOCK_THREADS, 1>;
   static constexpr long long unbounded = 1ll << 62;
 
   // Vectors of the row that thread t walks: t, t + BLOCK_THREADS, ... (tile index j * BLOCK_THREADS + t).
@@ -32,7 +32,7 @@ struct block_loop {
     const int cols = static_cast<int>(a.cols);
     for (long long row = blockIdx.x; row < a.rows; row += gridDim.x) {
       const auto p = detail::row_of<T>(a, row);
-      const auto l = tile_t::layout(detail::row_layout<T, VEC>(p, cols, unbounded));
+      const detail::row_layout<T, VEC> l(p, cols, unbounded, false);
       const int n = vectors(cols, l.head);
       float center = 0.f, rstd = 0.f;
       if constexpr (KIND == layernorm_kind) {

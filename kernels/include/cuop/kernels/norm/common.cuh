@@ -120,15 +120,28 @@ struct row_layout {
   bool fast;
   bool params_whole;
   row_layout() = default;
-  __device__ __forceinline__ row_layout(const row_ptrs<T>& p, long long cols, long long capacity) {
+  // shifted_params false: a row whose parameters lie off its vector grid goes element by element,
+  // parameters and data (block_loop: with the shift, nvcc and NVRTC disagreed on its registers,
+  // and what ships must be what the tuner compiled).
+  __device__ __forceinline__ row_layout(const row_ptrs<T>& p, long long cols, long long capacity,
+                                        bool shifted_params = true) {
     constexpr unsigned long long vb = VEC * sizeof(T);
     const auto mis = [](const void* q) { return reinterpret_cast<unsigned long long>(q) % vb; };
     const unsigned long long a = mis(p.x);
     bool same = mis(p.y) == a && a % sizeof(T) == 0;
     if (p.residual) same = same && mis(p.residual) == a;
+    if (!shifted_params) {
+      if (p.weight) same = same && mis(p.weight) == a;
+      if (p.bias) same = same && mis(p.bias) == a;
+    }
     head = static_cast<int>(a / sizeof(T));
     fast = same && cols + head <= capacity;
     if (!fast) head = 0;
+    if (!shifted_params) {
+      params_whole = true;
+      param_shift = 0;
+      return;
+    }
     const unsigned long long w = p.weight ? mis(p.weight) : p.bias ? mis(p.bias) : a;
     params_whole = w % sizeof(T) == 0 && (!p.weight || mis(p.weight) == w) && (!p.bias || mis(p.bias) == w);
     param_shift = static_cast<int>(((w / sizeof(T)) + VEC - static_cast<unsigned long long>(head)) % VEC);
@@ -173,10 +186,7 @@ __device__ __forceinline__ packed<T, VEC> straddling(const packed<T, VEC>& lo, c
 // ints (plan_launch refuses rows of 2^31 elements or more): half the registers of 64-bit ones. Vector c of thread t (of NT
 // threads sharing the row) covers elements [(c*NT + t)*VEC - head, +VEC): consecutive threads
 // access consecutive vectors. Elements outside [0, cols) hold 0 and are never written.
-// SHIFTED_PARAMS: parameters off the row's vector grid come as two aligned loads and a shift;
-// otherwise element by element (block_loop: with the shift, nvcc and NVRTC allocate its registers
-// differently for sm_100a, and what ships must be what the tuner compiled).
-template <int KIND, typename T, int VEC, int NT, int CHUNKS, bool SHIFTED_PARAMS = true>
+template <int KIND, typename T, int VEC, int NT, int CHUNKS>
 struct row_tile {
   using vec_t = packed<T, VEC>;
   static constexpr int bytes = vec_t::bytes;
@@ -330,28 +340,10 @@ struct row_tile {
     return o;
   }
 
-  // The layout a tile without SHIFTED_PARAMS takes: whole vectors only where the parameters share
-  // the row's alignment, as the row's own operands do; else every element alone.
-  static __device__ __forceinline__ row_layout<T, VEC> layout(row_layout<T, VEC> l) {
-    if (!SHIFTED_PARAMS && !(l.params_whole && l.param_shift == 0)) {
-      l.fast = false;
-      l.head = 0;
-    }
-    return l;
-  }
-
   // y for the thread's elements inside the row.
   __device__ __forceinline__ void store(const row_ptrs<T>& p, int cols, row_layout<T, VEC> l, int t,
                                         float center, float rstd) const {
     const int e0 = first(l.head, t);
-    if constexpr (!SHIFTED_PARAMS) {  // l from layout(): the parameters are aligned where fast
-#pragma unroll
-      for (int c = 0; c < CHUNKS; ++c) {
-        const int e = at(e0, c);
-        store_one(p.y, e, cols, l.fast, normalized(c, p, e, cols, vector_inside(e, cols, l.fast), center, rstd, 0));
-      }
-      return;
-    }
     if (whole(e0, cols, l.fast) && l.params_whole && l.param_shift == 0) {
 #pragma unroll
       for (int c = 0; c < CHUNKS; ++c) {
