@@ -1,0 +1,39 @@
+"""B against A of lab/norm/ab.sh: per op, set and call size (under or over 12 us on A), how much
+faster B runs (A's time over B's, geometric mean), each side against torch (measured beside it in
+its own run), and the shapes below 0.97x torch.
+usage: python3 lab/norm/ab_table.py norm-A.json norm-B.json"""
+import json
+import math
+import sys
+
+
+def rows(path):
+    return {(r["op"], r.get("residual"), r["dtype"], r["rows"], r["cols"], r["set"]): r
+            for r in json.load(open(path))["rows"] if r["op"] != "groupnorm"}
+
+
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+def main():
+    a, b = rows(sys.argv[1]), rows(sys.argv[2])
+    print("| op | set | calls | shapes | B faster | A vs torch | B vs torch | below 0.97x (A, B) | B correct |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |")
+    for op, residual in (("layernorm", None), ("rmsnorm", 0), ("rmsnorm", 1)):
+        for set_ in ("swept", "validation"):
+            for small in (True, False):
+                keys = [k for k in a if k in b and k[:2] == (op, residual) and k[5] == set_
+                        and (a[k]["cuop_us"] < 12) == small]
+                if not keys:
+                    continue
+                name = op + ("+add" if residual else "")
+                print(f"| {name} | {set_} | {'< 12 us' if small else '>= 12 us'} | {len(keys)} "
+                      f"| {geomean([a[k]['cuop_us'] / b[k]['cuop_us'] for k in keys]):.3f}x "
+                      f"| {geomean([a[k]['ratio'] for k in keys]):.2f}x | {geomean([b[k]['ratio'] for k in keys]):.2f}x "
+                      f"| {sum(a[k]['ratio'] < 0.97 for k in keys)}, {sum(b[k]['ratio'] < 0.97 for k in keys)} "
+                      f"| {all(b[k]['ok'] for k in keys)} |")
+
+
+if __name__ == "__main__":
+    main()
