@@ -39,6 +39,23 @@ TEST(norm_family, the_default_rule_runs_every_row_length_with_a_configuration_it
     }
 }
 
+// A launch of few rows takes one row's latency: the rule gives each thread one vector of the row.
+TEST(norm_family, the_default_rule_spreads_the_rows_of_a_small_launch_one_vector_a_thread) {
+  const auto rule = [](long long rows, long long cols, dtype t = dtype::bf16) {
+    return kn::instance_name(kn::default_config(kn::norm_kind::layernorm, t, rows, cols));
+  };
+  EXPECT_EQ(rule(1, 128), "layernorm_bf16_warp_row_vec8_rowthreads16_blockrows8_chunks1");
+  EXPECT_EQ(rule(511, 256), "layernorm_bf16_warp_row_vec8_rowthreads32_blockrows4_chunks1");
+  EXPECT_EQ(rule(511, 2048), "layernorm_bf16_block_row_vec8_threads256_chunks1");
+  EXPECT_EQ(rule(512, 2048), "layernorm_bf16_warp_row_vec8_rowthreads32_blockrows4_chunks8");
+  EXPECT_EQ(rule(21, 808, dtype::f16), "layernorm_f16_block_row_vec8_threads128_chunks1");  // 101 vectors
+  EXPECT_EQ(rule(6, 1024, dtype::f32), "layernorm_f32_block_row_vec4_threads256_chunks1");
+  EXPECT_EQ(rule(1, 8192), "layernorm_bf16_block_row_vec8_threads1024_chunks1");
+  // Rows longer than the largest block keep the rule of large launches.
+  EXPECT_EQ(rule(1, 8200), rule(4096, 8200));
+  EXPECT_EQ(rule(1, 16384), "layernorm_bf16_block_row_vec8_threads512_chunks4");
+}
+
 TEST(norm_family, names_templates_and_parameters) {
   kn::norm_config c{kn::norm_kind::rmsnorm, kn::family::warp_row, dtype::bf16};
   EXPECT_TRUE(kn::set_param(c, "vec", 8));

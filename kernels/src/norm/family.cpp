@@ -94,12 +94,35 @@ constexpr struct { int lanes, max_chunks; } default_lanes[] = {{4, 4}, {8, 4}, {
 constexpr int default_block_threads[] = {96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024};
 constexpr int default_block_chunks = 4;
 constexpr int default_loop_threads = 512;
+// A launch of fewer rows leaves most of the GPU's warp slots empty, so its time is the latency of
+// one row: the rule spreads each row over as many threads as it has vectors (one vector a thread),
+// which shortens the chain of dependent loads and stores a thread issues.
+constexpr long long few_rows = 512;
+// block_row's block sizes for one vector a thread, for rows of more than 32 vectors.
+constexpr int spread_block_threads[] = {64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024};
+
+// The rule's configuration for a launch of few rows: one vector a thread, on the fewest lanes or
+// threads that hold the row; false for rows longer than the largest block.
+bool spread_config(norm_kind k, dtype t, int vec, long long vectors, norm_config& out) noexcept {
+  for (const auto& w : default_lanes)
+    if (vectors <= w.lanes) {
+      out = warp_config(k, t, vec, w.lanes, 1);
+      return true;
+    }
+  for (const int threads : spread_block_threads)
+    if (vectors <= threads) {
+      out = block_config(k, t, vec, threads, 1);
+      return true;
+    }
+  return false;
+}
 
 }  // namespace
 
-norm_config default_config(norm_kind k, dtype t, long long, long long cols) noexcept {
+norm_config default_config(norm_kind k, dtype t, long long rows, long long cols) noexcept {
   const int vec = static_cast<int>(16 / size_of(t));
   const long long vectors = (cols + vec - 1) / vec;
+  if (norm_config spread; rows < few_rows && spread_config(k, t, vec, vectors, spread)) return spread;
   for (const auto& w : default_lanes)
     if (vectors <= static_cast<long long>(w.lanes) * w.max_chunks)
       return warp_config(k, t, vec, w.lanes, static_cast<int>((vectors + w.lanes - 1) / w.lanes));
@@ -114,10 +137,13 @@ std::vector<norm_config> default_configs(norm_kind k, dtype t) {
   std::vector<norm_config> out;
   int held = 0;  // vectors the lane counts before hold: fewer chunks never run on these lanes
   for (const auto& w : default_lanes) {
+    // One chunk runs on every lane count: launches of few rows spread their rows (spread_config).
+    if (held / w.lanes + 1 > 1) out.push_back(warp_config(k, t, vec, w.lanes, 1));
     for (int chunks = held / w.lanes + 1; chunks <= w.max_chunks; ++chunks)
       out.push_back(warp_config(k, t, vec, w.lanes, chunks));
     held = w.lanes * w.max_chunks;
   }
+  for (const int threads : spread_block_threads) out.push_back(block_config(k, t, vec, threads, 1));
   for (const int threads : default_block_threads) out.push_back(block_config(k, t, vec, threads, default_block_chunks));
   out.push_back(block_config(k, t, vec, default_loop_threads, 0));
   return out;
