@@ -76,7 +76,10 @@
 #   rebase           measure again what batched timing changes: the softmax sweep (SOFTMAX_S 240),
 #                    the conv (ONLY_CONV; CONV_S 150) and GEMM (ONLY_GEMM; GEMM_S 300) problems
 #                    whose committed winner is under 25 us, to $OUT/rebase-dbs.tar.xz
-# The engine workflows (engine-tests to rebase) build only when there is no build (REBUILD=1: do).
+# The engine workflows (engine-tests to rebase) build only when there is no build (REBUILD=1: do),
+# or when CUOP_GIT_REV names a revision: the build is configured again, so that the runs record it
+# (the revision is a configure-time definition; an old build would record the revision it was
+# configured with).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 export OUT="${OUT:-/tmp/cuop-out}"
@@ -107,7 +110,7 @@ within() {  # SECONDS PHASE [ARG...]: the phase, stopped after SECONDS (exit 124
   shift
   timeout "$s" ci/gpu/run.sh "$@"
 }
-built() { [[ -x "$BUILD_DIR/tuner/cuop-tune" && "${REBUILD:-0}" != 1 ]] || run build; }
+built() { [[ -x "$BUILD_DIR/tuner/cuop-tune" && "${REBUILD:-0}" != 1 && -z "${CUOP_GIT_REV:-}" ]] || run build; }
 # cuop-tune, and with TESTS=1 (the default) the GPU tests beside it, so that TESTS_S is the tests'
 # own time.
 build_tune_and_tests() {
