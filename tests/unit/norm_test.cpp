@@ -56,6 +56,18 @@ TEST(norm_family, the_default_rule_spreads_the_rows_of_a_small_launch_one_vector
   EXPECT_EQ(rule(1, 16384), "layernorm_bf16_block_row_vec8_threads512_chunks4");
 }
 
+// The fused residual add stores each vector's sum before it loads the next: the rule spreads every
+// such launch, and only RMSNorm's (LayerNorm has no residual form).
+TEST(norm_family, the_default_rule_spreads_every_launch_with_the_residual_add_fused) {
+  const auto rule = [](kn::norm_kind k, long long cols, bool residual) {
+    return kn::instance_name(kn::default_config(k, dtype::bf16, 32768, cols, residual));
+  };
+  EXPECT_EQ(rule(kn::norm_kind::rmsnorm, 4096, true), "rmsnorm_bf16_block_row_vec8_threads512_chunks1");
+  EXPECT_EQ(rule(kn::norm_kind::rmsnorm, 4096, false), "rmsnorm_bf16_block_row_vec8_threads128_chunks4");
+  EXPECT_EQ(rule(kn::norm_kind::layernorm, 4096, true), rule(kn::norm_kind::layernorm, 4096, false));
+  EXPECT_EQ(rule(kn::norm_kind::rmsnorm, 16384, true), rule(kn::norm_kind::rmsnorm, 16384, false));
+}
+
 TEST(norm_family, names_templates_and_parameters) {
   kn::norm_config c{kn::norm_kind::rmsnorm, kn::family::warp_row, dtype::bf16};
   EXPECT_TRUE(kn::set_param(c, "vec", 8));
@@ -155,8 +167,8 @@ cuop::results::result_trial trial(const std::string& dtype, long long rows, long
   return t;
 }
 
-// An H200 results file of rmsnorm: at 8192 x 4096 bf16 fused, a 512-thread block_row beats the
-// default rule's 128-thread one clearly.
+// An H200 results file of rmsnorm: at 8192 x 4096 bf16 fused, a 256-thread block_row with 2 vectors
+// a thread beats the default rule's 512 threads with one clearly.
 cuop::results::result_file rmsnorm_results() {
   cuop::results::result_file f;
   f.path = "results/rmsnorm/nvidia-h200.json";
@@ -164,8 +176,8 @@ cuop::results::result_file rmsnorm_results() {
   f.gpu = "NVIDIA H200";
   f.cc = 90;
   f.runs.push_back({1, "2026-12-06T05:00:00Z", "configs/rmsnorm.yaml", "abc", "rev", {}});
-  const auto rule = kn::default_config(kn::norm_kind::rmsnorm, dtype::bf16, 8192, 4096);
-  const kn::norm_config fast{kn::norm_kind::rmsnorm, kn::family::block_row, dtype::bf16, 8, 0, 0, 512, 1};
+  const auto rule = kn::default_config(kn::norm_kind::rmsnorm, dtype::bf16, 8192, 4096, true);
+  const kn::norm_config fast{kn::norm_kind::rmsnorm, kn::family::block_row, dtype::bf16, 8, 0, 0, 256, 2};
   f.trials.push_back(trial("bf16", 8192, 4096, true, rule, 60));
   f.trials.push_back(trial("bf16", 8192, 4096, true, fast, 50));
   for (const char* target : {"sm_80", "sm_90a", "sm_100a"})
@@ -181,12 +193,12 @@ TEST(norm_emit, byte_identical_and_the_fused_group_keeps_its_winner) {
   EXPECT_EQ(a.instantiation, b.instantiation);
   const auto out = op.emit({rmsnorm_results()}, {"90a"});
   EXPECT_NE(out.header.find("dtype::bf16, true}"), std::string::npos) << out.header;  // the fused group's model
-  EXPECT_NE(out.header.find("detail::entry_source::tuned, 50, \"rmsnorm_bf16_block_row_vec8_threads512_chunks1\""),
+  EXPECT_NE(out.header.find("detail::entry_source::tuned, 50, \"rmsnorm_bf16_block_row_vec8_threads256_chunks2\""),
             std::string::npos)
       << out.header;
   std::string units;
   for (const auto& u : out.kernel_units) units += u;
-  EXPECT_NE(units.find("cuop::kernels::norm::block_row<1, __nv_bfloat16, 8, 512, 1>::run(a);"), std::string::npos);
+  EXPECT_NE(units.find("cuop::kernels::norm::block_row<1, __nv_bfloat16, 8, 256, 2>::run(a);"), std::string::npos);
 }
 
 TEST(norm_emit, no_results_gives_each_ops_default_rule_only) {

@@ -122,7 +122,7 @@ status select_uncached(const call_shape& c, selection& out) {
       return status::success;
     }
   }
-  const auto rule = kn::instance_name(kn::default_config(c.kind, c.type, c.rows, c.cols));
+  const auto rule = kn::instance_name(kn::default_config(c.kind, c.type, c.rows, c.cols, c.residual));
   const auto is_default = [&](const detail::norm_entry& e) {
     return e.arch == arch && e.type == c.type && e.source == detail::entry_source::fallback;
   };

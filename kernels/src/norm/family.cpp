@@ -96,7 +96,9 @@ constexpr int default_block_chunks = 4;
 constexpr int default_loop_threads = 512;
 // A launch of fewer rows leaves most of the GPU's warp slots empty, so its time is the latency of
 // one row: the rule spreads each row over as many threads as it has vectors (one vector a thread),
-// which shortens the chain of dependent loads and stores a thread issues.
+// which shortens the chain of dependent loads and stores a thread issues. The fused residual add
+// stores each vector's sum before it loads the next residual vector, so that chain is long at any
+// row count: with a residual the rule spreads every launch.
 constexpr long long few_rows = 512;
 // block_row's block sizes for one vector a thread, for rows of more than 32 vectors.
 constexpr int spread_block_threads[] = {64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024};
@@ -119,10 +121,11 @@ bool spread_config(norm_kind k, dtype t, int vec, long long vectors, norm_config
 
 }  // namespace
 
-norm_config default_config(norm_kind k, dtype t, long long rows, long long cols) noexcept {
+norm_config default_config(norm_kind k, dtype t, long long rows, long long cols, bool residual) noexcept {
   const int vec = static_cast<int>(16 / size_of(t));
   const long long vectors = (cols + vec - 1) / vec;
-  if (norm_config spread; rows < few_rows && spread_config(k, t, vec, vectors, spread)) return spread;
+  const bool spreads = rows < few_rows || (residual && k == norm_kind::rmsnorm);
+  if (norm_config spread; spreads && spread_config(k, t, vec, vectors, spread)) return spread;
   for (const auto& w : default_lanes)
     if (vectors <= static_cast<long long>(w.lanes) * w.max_chunks)
       return warp_config(k, t, vec, w.lanes, static_cast<int>((vectors + w.lanes - 1) / w.lanes));

@@ -55,7 +55,8 @@ std::string group_of(const std::string& dtype, const catalog::dim_values& dims) 
 
 template <kn::norm_kind K>
 std::string baseline_of(const std::string& dtype, const catalog::dim_values& dims, int) {
-  return kn::instance_name(kn::default_config(K, dtype_of(dtype), dim_at(dims, "rows"), dim_at(dims, "cols")));
+  return kn::instance_name(
+      kn::default_config(K, dtype_of(dtype), dim_at(dims, "rows"), dim_at(dims, "cols"), fuses_residual(dims)));
 }
 
 std::string key_of(const catalog::dim_values& dims) {

@@ -56,16 +56,18 @@ long long get_param(const norm_config& c, std::string_view name) noexcept;
 
 // The default rule: what the library runs for a kind, dtype and shape when the dispatch model has
 // no confident choice, and the baseline the model is measured against. 16-byte vectors. A launch
-// of fewer than 512 rows, whose time is one row's latency, spreads rows of up to 1024 vectors over
-// one vector a thread: warp_row on the fewest of 4, 8, 16 or 32 lanes that hold the row, else
-// block_row on the fewest of 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768 or 1024 threads.
+// of fewer than 512 rows, whose time is one row's latency, and every RMSNorm launch with the
+// residual add fused (which stores each vector's sum before loading the next), spread rows of up
+// to 1024 vectors over one vector a thread: warp_row on the fewest of 4, 8, 16 or 32 lanes that
+// hold the row, else block_row on the fewest of 64, 96, 128, 160, 192, 256, 320, 384, 512, 640,
+// 768 or 1024 threads.
 // Otherwise rows of up to 256 vectors in warp_row, 128-thread blocks: the fewest of 4, 8, 16 or 32
 // lanes that hold the row with at most 4 vectors a lane (8 on 32 lanes), as many vectors as it
 // needs. Then up to 4096 vectors in block_row, 4 vectors a thread on the fewest of 96, 128, 160,
 // 192, 256, 320, 384, 512, 640, 768 or 1024 threads (a block that holds the row with little to
 // spare and small blocks keep more rows in flight); longer rows in block_loop with 512 threads.
 // default_configs lists every configuration it returns (the library instantiates them all).
-norm_config default_config(norm_kind k, dtype t, long long rows, long long cols) noexcept;
+norm_config default_config(norm_kind k, dtype t, long long rows, long long cols, bool residual = false) noexcept;
 std::vector<norm_config> default_configs(norm_kind k, dtype t);
 
 int threads_per_block(const norm_config& c) noexcept;
