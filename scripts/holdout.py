@@ -24,6 +24,7 @@ import json
 import math
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -271,7 +272,7 @@ def draw_strata(dist_path, n, seed, fields, names, cuop_tune=None, with_corners=
 
 
 def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+    return statistics.geometric_mean(xs) if xs else float("nan")
 
 
 def torch_softmax_times(rows):

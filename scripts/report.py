@@ -23,6 +23,7 @@ import math
 import os
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -79,7 +80,7 @@ def load_results(files):
 
 def geomean(values):
     values = [v for v in values if v > 0]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+    return statistics.geometric_mean(values) if values else float("nan")
 
 
 def problem_rows(data, baselines):

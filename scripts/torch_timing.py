@@ -1,7 +1,6 @@
 """What the *_vs_torch.py scripts share: torch timed like our benches (CUDA events around one
 call, the L2 flushed before each by reading a buffer of twice its size, warm-up, median), and the
 geometric mean of ratios."""
-import math
 import statistics
 
 import torch
@@ -40,4 +39,4 @@ def time_cold(fn, flush, samples=50, warmup=5, dirty=False):
 
 
 def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+    return statistics.geometric_mean(xs) if xs else float("nan")

@@ -14,7 +14,7 @@ import sys
 
 
 def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+    return statistics.geometric_mean(values) if values else float("nan")
 
 
 def filter_class(r):

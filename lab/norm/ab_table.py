@@ -3,17 +3,13 @@ faster B runs (A's time over B's, geometric mean), each side against torch (meas
 its own run), and the shapes below 0.97x torch.
 usage: python3 lab/norm/ab_table.py norm-A.json norm-B.json"""
 import json
-import math
 import sys
+from statistics import geometric_mean
 
 
 def rows(path):
     return {(r["op"], r.get("residual"), r["dtype"], r["rows"], r["cols"], r["set"]): r
             for r in json.load(open(path))["rows"] if r["op"] != "groupnorm"}
-
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
 
 
 def main():
@@ -29,8 +25,8 @@ def main():
                     continue
                 name = op + ("+add" if residual else "")
                 print(f"| {name} | {set_} | {'< 12 us' if small else '>= 12 us'} | {len(keys)} "
-                      f"| {geomean([a[k]['cuop_us'] / b[k]['cuop_us'] for k in keys]):.3f}x "
-                      f"| {geomean([a[k]['ratio'] for k in keys]):.2f}x | {geomean([b[k]['ratio'] for k in keys]):.2f}x "
+                      f"| {geometric_mean([a[k]['cuop_us'] / b[k]['cuop_us'] for k in keys]):.3f}x "
+                      f"| {geometric_mean([a[k]['ratio'] for k in keys]):.2f}x | {geometric_mean([b[k]['ratio'] for k in keys]):.2f}x "
                       f"| {sum(a[k]['ratio'] < 0.97 for k in keys)}, {sum(b[k]['ratio'] < 0.97 for k in keys)} "
                       f"| {all(b[k]['ok'] for k in keys)} |")
 
