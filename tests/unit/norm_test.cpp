@@ -109,8 +109,9 @@ TEST(norm_family, malformed_configurations_and_problems_say_why) {
 // The dispatch model is measured against the default rule: each problem of the committed sweep
 // files must race the rule's configuration, else that problem is no anchor of the model.
 TEST(norm_ops, every_problem_of_the_sweep_files_races_the_default_rules_configuration) {
-  for (const std::string op : {"layernorm", "rmsnorm"}) {
-    const auto sweep = cuop::spec::load(std::string(CUOP_SOURCE_DIR) + "/configs/" + op + ".yaml");
+  for (const std::string file : {"layernorm", "rmsnorm", "regions/layernorm-grid", "regions/rmsnorm-grid"}) {
+    const auto sweep = cuop::spec::load(std::string(CUOP_SOURCE_DIR) + "/configs/" + file + ".yaml");
+    const std::string op = sweep.op;
     const auto* desc = cuop::catalog::find_op(op);
     ASSERT_NE(desc, nullptr);
     for (const auto& p : sweep.problems) {
