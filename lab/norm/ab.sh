@@ -2,9 +2,11 @@
 # A/B of a change to the row normalizations on one machine, in one device call: bench-norm
 # (LayerNorm and RMSNorm against torch, swept and validation shapes) with PATCH reversed (A), then
 # as copied (B), the norm GPU tests on B first; lab/norm/ab_table.py compares the two.
-# usage: PATCH=<patch of the change, relative to the repository> [CUOP_GIT_REV=<rev>] bash lab/norm/ab.sh
+# usage: PATCH=<patch of the change, relative to the repository> [APPLY=1] [CUOP_GIT_REV=<rev>]
+#          bash lab/norm/ab.sh
 #   (on the lent machine; $OUT comes back). Make the patch before the call, e.g.
 #   git diff main -- kernels configs > lab/tmp-gpu/change.patch (the machine has no .git).
+#   APPLY=1: the tree is A and the patch makes B (e.g. lab/norm/variants/*.patch).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 export OUT="${OUT:-/tmp/cuop-out}"
@@ -28,8 +30,15 @@ side() {  # NAME: build, (B) the norm GPU tests, the package, bench-norm to $OUT
   rm -f "$RUN_OUT"/bench-norm.*
   echo "$1: done at $(($(date +%s) - t0)) s"
 }
-patch -R -p1 < "$PATCH" > /dev/null || { echo "lab/norm/ab.sh: error: $PATCH does not reverse" >&2; exit 1; }
-side A
-patch -p1 < "$PATCH" > /dev/null || exit 1
-side B
+if [[ "${APPLY:-0}" == 1 ]]; then  # the tree is A, the patch makes B (a variant kept in lab/)
+  side A
+  patch -p1 < "$PATCH" > /dev/null || { echo "lab/norm/ab.sh: error: $PATCH does not apply" >&2; exit 1; }
+  side B
+  patch -R -p1 < "$PATCH" > /dev/null
+else
+  patch -R -p1 < "$PATCH" > /dev/null || { echo "lab/norm/ab.sh: error: $PATCH does not reverse" >&2; exit 1; }
+  side A
+  patch -p1 < "$PATCH" > /dev/null || exit 1
+  side B
+fi
 python3 lab/norm/ab_table.py "$OUT/norm-A.json" "$OUT/norm-B.json"
