@@ -103,8 +103,9 @@ constexpr long long few_rows = 512;
 // block_row's block sizes for one vector a thread, for rows of more than 32 vectors.
 constexpr int spread_block_threads[] = {64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024};
 
-// The rule's configuration for a launch of few rows: one vector a thread, on the fewest lanes or
-// threads that hold the row; false for rows longer than the largest block.
+// The rule's configuration for a launch it spreads (few rows, or the fused residual add): one
+// vector a thread, on the fewest lanes or threads that hold the row; false for rows longer than
+// the largest block.
 bool spread_config(norm_kind k, dtype t, int vec, long long vectors, norm_config& out) noexcept {
   for (const auto& w : default_lanes)
     if (vectors <= w.lanes) {
