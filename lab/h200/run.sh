@@ -20,11 +20,14 @@
 #   norm             build, the norm and softmax GPU tests (TESTS_S 150), the PyTorch package and its
 #                    tests (PYTHON_S 240; PYTHON_WHAT all, tests or bench), bench-norm (NORM_S 200)
 #   norm-sweep       the norm GPU tests (GroupNorm's too) if TESTS=1, the sweeps SWEEPS (rmsnorm's
-#                    and layernorm's; configs/groupnorm.yaml too) into DB ($OUT/norm.db; SEED_DB
-#                    resumes) (SWEEP_S 330); unless EXPORT=0, each swept op exported (UPDATE=1:
-#                    its swept problems into the committed results), and unless
-#                    COMPARE=0, rebuild against the export, reinstall the package, bench-norm
-#                    (NORM_S 300; NORM_OPS narrows it: e.g. groupnorm)
+#                    and layernorm's; configs/groupnorm.yaml too) into DB (/tmp/norm.db, which
+#                    does not come back; SEED_DB resumes) (SWEEP_S 330); unless EXPORT=0, each
+#                    swept op exported (UPDATE=1: its swept problems into the committed results)
+#                    and its file kept as $OUT/OP-<gpu>.json, with TRIALS=1 every trial of it as
+#                    $OUT/OP-trials.csv.xz (lab/norm/trials_csv.py); unless COMPARE=0, rebuild
+#                    against the export, reinstall the package, bench-norm (NORM_S 300; NORM_OPS
+#                    narrows it: e.g. groupnorm). The exported tree moves to /tmp/norm-results,
+#                    out of $OUT: of more files than a call brings back, none of them would come.
 #   softmax          build, tests (TESTS=all, or softmax: the softmax GPU tests), the softmax sweep
 #                    (SWEEP_S 400; SEED_DB resumes; ONLY_COLS=N only the problems of N columns,
 #                    exported with --update) and once more (60 s: nothing measured twice), export,
@@ -174,7 +177,7 @@ norm)
   within "${NORM_S:-200}" bench-norm
   ;;
 norm-sweep)
-  export DB="${DB:-$OUT/norm.db}"
+  export DB="${DB:-/tmp/norm.db}"
   sweeps="${SWEEPS:-configs/rmsnorm.yaml configs/layernorm.yaml}"
   built || exit 1
   [[ "${TESTS:-0}" != 1 ]] || within "${TESTS_S:-150}" gpu-tests '*norm*:*softmax*'
@@ -183,9 +186,14 @@ norm-sweep)
   [[ "${EXPORT:-1}" == 1 ]] || exit 0
   # Each swept op (the files' `op:`) once; UPDATE=1: only the swept problems (region sweeps).
   ops=$(for spec in $sweeps; do sed -n 's/^op: *\([a-z0-9_]*\).*/\1/p' "$spec" | head -1; done | sort -u)
-  for op in $ops; do run export "$op" ${UPDATE:+--update} || exit 1; done
+  for op in $ops; do
+    run export "$op" ${UPDATE:+--update} || exit 1
+    keep_export "$op"
+    [[ "${TRIALS:-0}" == 1 ]] && python3 lab/norm/trials_csv.py "$DB" "$op" | xz > "$OUT/$op-trials.csv.xz"
+  done
+  rm -rf /tmp/norm-results && mv "$OUT/results" /tmp/norm-results
   [[ "${COMPARE:-1}" == 1 ]] || exit 0
-  RESULTS="$OUT/results" run build || exit 1
+  RESULTS=/tmp/norm-results run build || exit 1
   within 120 python install
   within "${NORM_S:-300}" bench-norm
   ;;
