@@ -88,11 +88,6 @@ catalog::op_desc describe() {
 
 }  // namespace
 
-bool fuses_residual(const catalog::dim_values& dims) noexcept {
-  const auto it = dims.find("residual");
-  return it != dims.end() && it->second != 0;
-}
-
 catalog::op_desc describe_norm(kn::norm_kind kind) {
   return kind == kn::norm_kind::layernorm ? describe<kn::norm_kind::layernorm>() : describe<kn::norm_kind::rmsnorm>();
 }

@@ -24,7 +24,12 @@ kernels::norm::norm_config norm_config_of(kernels::norm::norm_kind kind, const s
 
 kernel_candidate norm_kernel_of(kernels::norm::norm_kind kind, const space::point& point, const spec::problem& p);
 
-// Whether the problem fuses the residual add (rmsnorm's `residual` dimension; layernorm: never).
-bool fuses_residual(const catalog::dim_values& dims) noexcept;
+// Whether the problem fuses the residual add (rmsnorm's `residual` dimension; layernorm: never),
+// from a sweep's dimensions or a stored trial's (maps of a name to its value).
+template <typename Dims>
+bool fuses_residual(const Dims& dims) noexcept {
+  const auto it = dims.find("residual");
+  return it != dims.end() && it->second != 0;
+}
 
 }  // namespace cuop::ops

@@ -34,10 +34,8 @@ std::string cxx_config(const kn::norm_config& c) {
 emit::model_traits traits_for(kn::norm_kind kind, const std::string& target) {
   emit::model_traits t;
   t.is_baseline = [kind](const results::result_trial& r) {
-    const auto residual = r.dims.find("residual");
-    const bool fused = residual != r.dims.end() && residual->second != 0;
     return r.instance == kn::instance_name(kn::default_config(kind, *parse_dtype(r.dtype), r.dims.at("rows"),
-                                                              r.dims.at("cols"), fused));
+                                                              r.dims.at("cols"), fuses_residual(r.dims)));
   };
   t.ships = [target](const results::result_file& f, const results::result_trial& r) {
     return emit::legal_on(f, r.instance, target);
