@@ -100,8 +100,9 @@ constexpr int default_loop_threads = 512;
 // stores each vector's sum before it loads the next residual vector, so that chain is long at any
 // row count: with a residual the rule spreads every launch.
 constexpr long long few_rows = 512;
-// block_row's block sizes for one vector a thread, for rows of more than 32 vectors.
-constexpr int spread_block_threads[] = {64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024};
+// block_row's smallest block for one vector a thread (rows of 33 to 64 vectors); longer rows take
+// the default block sizes.
+constexpr int spread_min_threads = 64;
 
 // The rule's configuration for a launch it spreads (few rows, or the fused residual add): one
 // vector a thread, on the fewest lanes or threads that hold the row; false for rows longer than
@@ -112,7 +113,11 @@ bool spread_config(norm_kind k, dtype t, int vec, long long vectors, norm_config
       out = warp_config(k, t, vec, w.lanes, 1);
       return true;
     }
-  for (const int threads : spread_block_threads)
+  if (vectors <= spread_min_threads) {
+    out = block_config(k, t, vec, spread_min_threads, 1);
+    return true;
+  }
+  for (const int threads : default_block_threads)
     if (vectors <= threads) {
       out = block_config(k, t, vec, threads, 1);
       return true;
@@ -147,7 +152,8 @@ std::vector<norm_config> default_configs(norm_kind k, dtype t) {
       out.push_back(warp_config(k, t, vec, w.lanes, chunks));
     held = w.lanes * w.max_chunks;
   }
-  for (const int threads : spread_block_threads) out.push_back(block_config(k, t, vec, threads, 1));
+  out.push_back(block_config(k, t, vec, spread_min_threads, 1));
+  for (const int threads : default_block_threads) out.push_back(block_config(k, t, vec, threads, 1));
   for (const int threads : default_block_threads) out.push_back(block_config(k, t, vec, threads, default_block_chunks));
   out.push_back(block_config(k, t, vec, default_loop_threads, 0));
   return out;
