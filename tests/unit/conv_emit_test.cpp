@@ -159,3 +159,30 @@ TEST(conv_emit, every_type_and_layout_has_the_heuristic_as_default) {
           << t << " " << l;
   EXPECT_NE(out.instantiation.find("nullptr"), std::string::npos);  // no kernels: one null slot
 }
+
+TEST(conv_emit, a_kernel_that_loses_only_the_smallest_call_is_the_default_above_a_floor) {
+  // Five shapes of one depthwise group: the kernel runs 2x cuDNN's heuristic on three, and loses at
+  // one image of 7x7 and of 14x14 pixels, where launches dominate. No group default wins at every
+  // shape; one above a floor on the batch and the output pixels does. (With one losing shape,
+  // leave-one-out would refuse it: the others could not have placed the floor.)
+  result_file f = h200_results(50);
+  f.trials.clear();
+  const auto dw = depthwise_config();
+  for (const auto& [n, hw, us] : {std::tuple{1, 7, 6.0}, {1, 14, 8.0}, {4, 14, 40.0}, {32, 28, 60.0}, {8, 56, 80.0}}) {
+    auto dims = depthwise_dims;
+    dims["n"] = n, dims["h"] = dims["w"] = hw;
+    const double base = n == 1 ? us / 2 : 2 * us;
+    auto heuristic =
+        trial("f16", dims, "cudnn", {{"rank", 0}, {"workspace_mb", 256}}, "conv2d_f16_cudnn_heuristic", base);
+    auto kernel = trial("f16", dims, "depthwise", params_of(dw), kc::instance_name(dw), us);
+    heuristic.problem = kernel.problem = "conv2d_f16_dw_n" + std::to_string(n) + "_hw" + std::to_string(hw);
+    f.trials.push_back(heuristic);
+    f.trials.push_back(kernel);
+  }
+  const auto out = emit_conv({f}, {"90a"});
+  const auto at = out.header.find("5 tuned shapes of f16_nhwc_filter7x7_stride1_pad3_dil1_depthwise");
+  ASSERT_NE(at, std::string::npos) << out.header;
+  const std::string model = out.header.substr(at, out.header.find('\n', out.header.find('\n', at) + 1) - at);
+  // group default: column 0, floor_features 2, a floor above the one-image 7x7 shape's size
+  EXPECT_NE(model.find("}, 0, 2, "), std::string::npos) << model;
+}

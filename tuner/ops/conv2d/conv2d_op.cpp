@@ -157,7 +157,10 @@ catalog::op_desc describe() {
                       .baseline_of = baseline_of,
                       .bytes_of = bytes_of,
                       .flops_of = flops_of,
-                      .compute_bound = compute_bound};
+                      .compute_bound = compute_bound,
+                      // batch and output pixels: the smallest calls (one image of few pixels) are
+                      // launch-bound, where the library's heuristic holds its own
+                      .default_floor_features = 2};
   op.dims = {
       {"n", 1, {}, {}},
       {"h", 1, {}, {}},
