@@ -25,7 +25,7 @@ side() {  # NAME: build, (B) the norm GPU tests, the package, bench-norm to $OUT
     echo "B: norm GPU tests exit $?"
   fi
   ci/gpu/run.sh python install >> "$OUT/build-$1.log" 2>&1
-  NORM_OPS=layernorm,rmsnorm timeout "${BENCH_S:-150}" ci/gpu/run.sh bench-norm >> "$OUT/build-$1.log" 2>&1
+  NORM_OPS="${NORM_OPS:-layernorm,rmsnorm}" timeout "${BENCH_S:-150}" ci/gpu/run.sh bench-norm >> "$OUT/build-$1.log" 2>&1
   cp "$RUN_OUT/bench-norm.json" "$OUT/norm-$1.json"
   rm -f "$RUN_OUT"/bench-norm.*
   echo "$1: done at $(($(date +%s) - t0)) s"

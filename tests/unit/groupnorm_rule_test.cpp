@@ -81,18 +81,29 @@ TEST(groupnorm_rule, few_large_groups_take_a_cluster_many_or_small_ones_a_block_
   EXPECT_EQ(name(nchw, {1, 512, 4096, 16}, 90), "groupnorm_bf16_nchw_silu_group_cluster_vec8_threads256_cluster16");
   EXPECT_EQ(name(nchw, {2, 320, 4096, 32}, 90), "groupnorm_bf16_nchw_silu_group_cluster_vec8_threads1024_cluster2");
   EXPECT_EQ(name(nhwc, {2, 320, 4096, 32}, 100), "groupnorm_bf16_nhwc_silu_group_cluster_vec2_threads1024_cluster2");
-  EXPECT_EQ(name(nchw, {2, 320, 4096, 32}, 80), "groupnorm_bf16_nchw_silu_group_loop_vec8_threads512");
-  EXPECT_EQ(name(nchw, {2, 320, 256, 32}, 90), "groupnorm_bf16_nchw_silu_group_loop_vec8_threads512");   // small groups
+  // No clusters: one large block a group where the groups leave the GPU short.
+  EXPECT_EQ(name(nchw, {2, 320, 4096, 32}, 80), "groupnorm_bf16_nchw_silu_group_loop_vec8_threads1024");
+  // More than 64 groups: pairs would not fit an SM each; one large block a group instead.
+  EXPECT_EQ(name(nchw, {3, 320, 4096, 32}, 90), "groupnorm_bf16_nchw_silu_group_loop_vec8_threads1024");
+  EXPECT_EQ(name(nchw, {2, 320, 256, 32}, 90), "groupnorm_bf16_nchw_silu_group_loop_vec8_threads512");  // small groups
+  EXPECT_EQ(name(nchw, {2, 320, 49, 32}, 90),
+            "groupnorm_bf16_nchw_silu_group_loop_vec8_threads128");  // < 1024 elements
   EXPECT_EQ(name(nchw, {4, 320, 4096, 32}, 90), "groupnorm_bf16_nchw_silu_group_loop_vec8_threads512");  // 128 groups
   EXPECT_EQ(name(nhwc, {8, 64, 3136, 32}, 90), "groupnorm_bf16_nhwc_silu_group_loop_vec2_threads512");
 }
 
 TEST(groupnorm_rule, nhwc_vectors_divide_a_groups_channels_nchw_ones_are_16_bytes) {
-  for (const auto& s : shapes())
+  std::vector<kg::groupnorm_shape> all = shapes();
+  for (long long c : {73, 2336 / 32 * 31, 3 * 32}) all.push_back({2, c, 1024, c % 32 == 0 ? 32 : 1});  // odd groups
+  for (const auto& s : all)
     for (const dtype t : {dtype::f32, dtype::f16}) {
       const auto nhwc = kg::default_config(t, kg::layout::nhwc, false, s, 90);
       const long long channels = s.c / s.groups;
       const long long bytes = static_cast<long long>(nhwc.vec) * static_cast<long long>(cuop::size_of(t));
+      if (channels % 2 == 1) {  // off every vector's grid: the widest
+        EXPECT_EQ(bytes, 16) << kg::instance_name(nhwc) << " for " << channels;
+        continue;
+      }
       EXPECT_TRUE(channels % nhwc.vec == 0 || bytes == 4) << kg::instance_name(nhwc) << " for " << channels;
       EXPECT_TRUE(bytes == 16 || channels % (2 * nhwc.vec) != 0) << kg::instance_name(nhwc) << " for " << channels;
       EXPECT_EQ(kg::default_config(t, kg::layout::nchw, false, s, 90).vec * static_cast<int>(cuop::size_of(t)), 16);

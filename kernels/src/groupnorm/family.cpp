@@ -15,18 +15,24 @@ constexpr long long max_grid = std::numeric_limits<int>::max();
 // The kernels' positions within a group are ints.
 constexpr long long max_group = std::numeric_limits<int>::max();
 // The default rule (docs/norm.md, "GroupNorm's default rule"): a block of default_threads per
-// group where the groups fill the GPU. Where one such block per group would leave it short of
-// cluster_below_threads, and each group has cluster_min_elements to share, a cluster per group:
-// up to few_groups groups, clusters of small blocks, enough for rule_blocks in all; more groups,
-// pairs of large blocks. Clusters of 16 blocks are non-portable: the rule takes them only on the
-// architecture they were measured on, and 8 at most elsewhere.
+// group where the groups fill the GPU, small_group_threads for groups of fewer than
+// small_group_elements (a larger block would idle most of its lanes). Where one default block per
+// group would leave the GPU short of cluster_below_threads, and each group has
+// cluster_min_elements to share, more threads per group: up to few_groups groups, a cluster of
+// small blocks each, enough for rule_blocks in all; up to pair_groups, pairs of large blocks (one
+// block of an SM each); more, or without clusters, one large block each. Clusters of 16 blocks
+// are non-portable: the rule takes them only on the architecture they were measured on, and 8 at
+// most elsewhere.
 constexpr int default_threads = 512;
+constexpr int small_group_threads = 128;
+constexpr long long small_group_elements = 1024;
 constexpr long long cluster_below_threads = 1LL << 16;
 constexpr long long cluster_min_elements = 1LL << 14;
 constexpr long long few_groups = 32;
+constexpr long long pair_groups = 64;
 constexpr long long rule_blocks = 256;
 constexpr int small_cluster_threads = 256;
-constexpr int pair_threads = 1024;
+constexpr int large_threads = 1024;
 constexpr int measured_sm = 90;
 int max_rule_cluster(int sm) noexcept { return sm == measured_sm ? 16 : 8; }
 // group_passes::unroll times the largest step between a thread's vectors (16 blocks of 1024).
@@ -101,9 +107,9 @@ int widest_vec(dtype t) noexcept { return static_cast<int>(16 / size_of(t)); }
 int narrowest_vec(dtype t) noexcept { return std::max(1, static_cast<int>(4 / size_of(t))); }
 
 // A few values, without allocating (default_config is noexcept).
-template <typename T>
+template <typename T, std::size_t N = 4>
 struct short_list {
-  std::array<T, 4> at{};
+  std::array<T, N> at{};
   std::size_t size = 0;
   void push_back(const T& v) noexcept { at[size++] = v; }
   const T* begin() const noexcept { return at.data(); }
@@ -111,7 +117,9 @@ struct short_list {
 };
 
 // The vectors the rule takes: NCHW 16 bytes; NHWC 4 to 16 bytes, the widest that divides a
-// group's channels, so that every run of the group starts and ends on a vector.
+// group's channels, so that every run of the group starts and ends on a vector. A group of an odd
+// channel count starts off the grid of any vector wider than an element every other run, and takes
+// the widest: the kernels cover a run's ends with whole vectors.
 short_list<int> rule_vecs(dtype t, layout l) noexcept {
   short_list<int> out;
   for (int vec = l == layout::nchw ? widest_vec(t) : narrowest_vec(t); vec <= widest_vec(t); vec *= 2)
@@ -120,6 +128,7 @@ short_list<int> rule_vecs(dtype t, layout l) noexcept {
 }
 
 int rule_vec(dtype t, layout l, long long channels_per_group) noexcept {
+  if (channels_per_group % 2 == 1) return widest_vec(t);
   const auto vecs = rule_vecs(t, l);
   int vec = vecs.at[0];
   for (const int v : vecs)
@@ -135,13 +144,16 @@ struct rule_launch {
 };
 
 // Every launch the rule takes on architecture `sm`, in the order rule_launch_for indexes them:
-// group_loop; then, where clusters run, pairs of large blocks, then clusters of small blocks from
-// 8 up to the largest the architecture allows the rule.
-short_list<rule_launch> rule_launches(int sm) noexcept {
-  short_list<rule_launch> out;
+// group_loop with default, small and large blocks; then, where clusters run, pairs of large
+// blocks, then clusters of small blocks from 8 up to the largest the architecture allows the rule.
+constexpr std::size_t loop_default = 0, loop_small = 1, loop_large = 2, cluster_pairs = 3, small_clusters = 4;
+short_list<rule_launch, 6> rule_launches(int sm) noexcept {
+  short_list<rule_launch, 6> out;
   out.push_back({family::group_loop, default_threads, 0});
+  out.push_back({family::group_loop, small_group_threads, 0});
+  out.push_back({family::group_loop, large_threads, 0});
   if (sm < min_sm(family::group_cluster)) return out;
-  out.push_back({family::group_cluster, pair_threads, 2});
+  out.push_back({family::group_cluster, large_threads, 2});
   for (int cluster = 8; cluster <= max_rule_cluster(sm); cluster *= 2)
     out.push_back({family::group_cluster, small_cluster_threads, cluster});
   return out;
@@ -151,10 +163,12 @@ rule_launch rule_launch_for(const groupnorm_shape& s, int sm) noexcept {
   const auto launches = rule_launches(sm);
   const long long owners = std::max<long long>(1, s.n * s.groups);
   const long long elements = s.c / std::max<long long>(1, s.groups) * s.hw;
-  if (launches.size == 1 || owners * default_threads >= cluster_below_threads || elements < cluster_min_elements)
-    return launches.at[0];
-  if (owners > few_groups) return launches.at[1];
-  std::size_t i = 2;  // the smallest cluster that gives rule_blocks in all, or the largest
+  if (elements < small_group_elements) return launches.at[loop_small];
+  if (owners * default_threads >= cluster_below_threads || elements < cluster_min_elements)
+    return launches.at[loop_default];
+  if (launches.size <= cluster_pairs || owners > pair_groups) return launches.at[loop_large];
+  if (owners > few_groups) return launches.at[cluster_pairs];
+  std::size_t i = small_clusters;  // the smallest cluster that gives rule_blocks in all, or the largest
   while (i + 1 < launches.size && owners * launches.at[i].cluster < rule_blocks) ++i;
   return launches.at[i];
 }

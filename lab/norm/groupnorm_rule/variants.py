@@ -18,30 +18,28 @@ sys.path.insert(0, os.path.dirname(__file__))
 import fit  # noqa: E402
 
 
-def odd_channels_widest(t, lay, silu, n, c, hw, g, sm=90):
-    """NHWC groups of an odd channel count take 16-byte vectors (the kernels cover a run's ends)."""
+def every_nhwc_widest(t, lay, silu, n, c, hw, g, sm=90):
+    """Every NHWC group takes 16-byte vectors, not only those of an odd channel count."""
     inst = fit.rule(t, lay, silu, n, c, hw, g, sm)
-    cpg = c // g
-    if lay == "nhwc" and cpg % 2 == 1:
-        inst = inst.replace(f"_vec{fit.nhwc_vec(t, cpg)}_", f"_vec{16 // fit.ELEM[t]}_")
+    if lay == "nhwc":
+        vec = inst.split("_vec")[1].split("_")[0]
+        inst = inst.replace(f"_vec{vec}_", f"_vec{16 // fit.ELEM[t]}_")
     return inst
 
 
-def small_groups_128(base, below):
-    """group_loop on 128-thread blocks where a group has fewer than `below` elements."""
-    def rule(t, lay, silu, n, c, hw, g, sm=90):
-        inst = base(t, lay, silu, n, c, hw, g, sm)
-        if "group_loop" in inst and c // g * hw < below:
-            inst = inst.replace("_threads512", "_threads128")
-        return inst
-    return rule
+def pairs_to_127(t, lay, silu, n, c, hw, g, sm=90):
+    """Pairs of 1024-thread blocks for 33 to 127 groups, as the previous rule took."""
+    inst = fit.rule(t, lay, silu, n, c, hw, g, sm)
+    if "group_loop" in inst and "_threads1024" in inst and fit.PAIR_GROUPS < n * g and sm >= 90:
+        inst = inst.replace("group_loop", "group_cluster") + "_cluster2"
+    return inst
 
 
 VARIANTS = {
     "the library's rule": fit.rule,
-    "NHWC odd channels: 16-byte vectors": odd_channels_widest,
-    "groups below 1024 elements: 128 threads": small_groups_128(fit.rule, 1024),
-    "both": small_groups_128(odd_channels_widest, 1024),
+    "the previous rule (e400a55)": fit.previous_rule,
+    "every NHWC group: 16-byte vectors": every_nhwc_widest,
+    "pairs of blocks up to 127 groups": pairs_to_127,
 }
 
 
