@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# A/B of a change to the row normalizations on one machine, in one device call: bench-norm
-# (LayerNorm and RMSNorm against torch, swept and validation shapes) with PATCH reversed (A), then
-# as copied (B), the norm GPU tests on B first; lab/norm/ab_table.py compares the two.
+# A/B of a change to the normalizations on one machine, in one device call: bench-norm (NORM_OPS
+# against torch, swept and validation shapes; LayerNorm and RMSNorm unless named) with PATCH
+# reversed (A), then as copied (B), the norm GPU tests on B first; lab/norm/ab_table.py compares
+# the two.
 # usage: PATCH=<patch of the change, relative to the repository> [APPLY=1] [CUOP_GIT_REV=<rev>]
-#          bash lab/norm/ab.sh
+#          [NORM_OPS=layernorm,rmsnorm,groupnorm] bash lab/norm/ab.sh
 #   (on the lent machine; $OUT comes back). Make the patch before the call, e.g.
 #   git diff main -- kernels configs > lab/tmp-gpu/change.patch (the machine has no .git).
 #   APPLY=1: the tree is A and the patch makes B (e.g. lab/norm/variants/*.patch).
