@@ -48,6 +48,14 @@ def former_rule(t, lay, silu, n, c, hw, g):
     return name(t, lay, silu, "group_loop", 16 // ELEM[t], 512)
 
 
+def small_clusters(t, lay, silu, vec, owners, sm):
+    """The smallest cluster of 256-thread blocks that gives RULE_BLOCKS in all, or the largest."""
+    cluster = 8
+    while cluster < (16 if sm == 90 else 8) and owners * cluster < RULE_BLOCKS:  # 16: non-portable
+        cluster *= 2
+    return name(t, lay, silu, "group_cluster", vec, 256, cluster)
+
+
 def previous_rule(t, lay, silu, n, c, hw, g, sm=90):
     """The rule of e400a55, measured on validation shapes (docs/norm.md)."""
     cpg = c // g
@@ -56,10 +64,7 @@ def previous_rule(t, lay, silu, n, c, hw, g, sm=90):
     if sm >= 90 and owners * THREADS < CLUSTER_BELOW_THREADS and cpg * hw >= CLUSTER_MIN_ELEMENTS:
         if owners > FEW_GROUPS:
             return name(t, lay, silu, "group_cluster", vec, 1024, 2)
-        cluster = 8
-        while cluster < (16 if sm == 90 else 8) and owners * cluster < RULE_BLOCKS:  # 16: non-portable
-            cluster *= 2
-        return name(t, lay, silu, "group_cluster", vec, 256, cluster)
+        return small_clusters(t, lay, silu, vec, owners, sm)
     return name(t, lay, silu, "group_loop", vec, THREADS)
 
 
@@ -75,10 +80,7 @@ def rule(t, lay, silu, n, c, hw, g, sm=90):
         return name(t, lay, silu, "group_loop", vec, 1024)
     if owners > FEW_GROUPS:
         return name(t, lay, silu, "group_cluster", vec, 1024, 2)
-    cluster = 8
-    while cluster < (16 if sm == 90 else 8) and owners * cluster < RULE_BLOCKS:  # 16: non-portable
-        cluster *= 2
-    return name(t, lay, silu, "group_cluster", vec, 256, cluster)
+    return small_clusters(t, lay, silu, vec, owners, sm)
 
 
 def region(t, lay, silu, n, c, hw, g):
